@@ -1,0 +1,40 @@
+// Two Node bundles (extension and CLI) plus the panel's browser script; codicons are copied into dist/.
+import * as esbuild from 'esbuild';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+const common = {
+  bundle: true,
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+  mainFields: ['module', 'main'],
+};
+
+const targets = [
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
+];
+if (existsSync('media/panel.ts')) {
+  targets.push({ ...common, entryPoints: ['media/panel.ts'], outfile: 'dist/panel.js', platform: 'browser', format: 'iife', target: 'es2022' });
+}
+
+function copyCodicons() {
+  mkdirSync('dist/codicons', { recursive: true });
+  for (const f of ['codicon.css', 'codicon.ttf']) {
+    cpSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/codicons/${f}`);
+  }
+}
+
+if (watch) {
+  copyCodicons();
+  for (const t of targets) {
+    const ctx = await esbuild.context(t);
+    await ctx.watch();
+  }
+} else {
+  await Promise.all(targets.map((t) => esbuild.build(t)));
+  copyCodicons();
+}

@@ -1,0 +1,64 @@
+// The headless front end: `fix-until-green <command> [flags]`.
+import { UsageError } from './errors';
+import type { CliIo } from './runCommand';
+import { runCommand } from './runCommand';
+
+const USAGE = `usage: fix-until-green <command> [flags]
+
+commands:
+  run     run the loop: --cwd DIR --model replay:FILE|openai-compatible:ID|anthropic:ID
+          [--base-url URL] [--max-steps N] [--token-ceiling N] [--stall-threshold N]
+          [--time-limit S] [--check NAME=COMMAND]... [--instruction TEXT] [--json]
+
+exit: 0 green, 1 stopped not green, 2 usage or preflight error`;
+
+type Command = (argv: string[], io: CliIo) => Promise<number>;
+
+const commands: Record<string, Command> = {
+  run: runCommand,
+};
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  const cmd = commands[name];
+  if (!cmd) {
+    io.stderr(`fix-until-green: unknown command "${name}" (one of ${Object.keys(commands).join(', ')})`);
+    return 2;
+  }
+  try {
+    return await cmd(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`fix-until-green ${name}: ${e.message}`);
+      return 2;
+    }
+    // parseArgs reports unknown or malformed flags with ERR_PARSE_ARGS_* codes.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr(`fix-until-green ${name}: ${(e as Error).message}`);
+      return 2;
+    }
+    io.stderr(`fix-until-green ${name}: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return 3;
+  }
+}
+
+if (require.main === module) {
+  const io: CliIo = {
+    stdout: (s) => process.stdout.write(s + '\n'),
+    stderr: (s) => process.stderr.write(s + '\n'),
+  };
+  main(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`fix-until-green: ${String(e)}\n`);
+      process.exitCode = 3;
+    },
+  );
+}

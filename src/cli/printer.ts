@@ -1,0 +1,53 @@
+// Human-readable timeline of a run, printed as events arrive.
+import type { RunReport, TimedEvent } from '../core/trace/events';
+
+function fmtTokens(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+export function createTimelinePrinter(write: (line: string) => void): (e: TimedEvent) => void {
+  return (e) => {
+    switch (e.type) {
+      case 'run-start':
+        write(`fix-until-green: run ${e.runId}`);
+        write(`  model ${e.model} · max ${e.limits.maxSteps} steps · ${fmtTokens(e.limits.tokenCeiling)} tokens · ${e.limits.timeLimitSeconds} s`);
+        write(`  checks: ${e.checks.map((c) => `${c.name} (${c.command})`).join(', ') || '(none)'}`);
+        break;
+      case 'verify':
+        if (e.reason === 'initial') {
+          write(`step 0  ${e.green ? 'green' : `${e.failureCount} failure(s)`}  ${e.failureHash.slice(0, 8)}  ${e.checks.map((c) => `${c.name}:${c.failureCount === 0 && c.exitCode === 0 ? 'ok' : c.timedOut ? 'timeout' : c.failureCount}`).join(' ')}`);
+        }
+        break;
+      case 'step-end': {
+        const r = e.record;
+        const files = r.files.map((f) => `${f.path} +${f.added}/-${f.removed}`).join(', ');
+        const checks = r.checks.map((c) => `${c.name}:${c.failureCount === 0 && c.exitCode === 0 ? 'ok' : c.timedOut ? 'timeout' : c.failureCount}`).join(' ');
+        write(`step ${r.index}  ${r.failureCount === 0 ? 'green' : `${r.failureCount} failure(s)`}  ${r.failureHash.slice(0, 8)}  ${checks}  ${fmtTokens(r.tokens)} tok${r.confidence !== null ? `  conf ${r.confidence}` : ''}`);
+        if (r.applied) write(`        edited ${files || '(nothing)'}`);
+        else write(`        not applied: ${(r.feedback ?? '').split('\n')[0]}`);
+        if (r.postMortem) write(`        post-mortem: ${r.postMortem}`);
+        for (const c of r.critics) write(`        critic ${c.critic}: ${c.verdict} (${c.reason})`);
+        break;
+      }
+      default:
+        break;
+    }
+  };
+}
+
+export function formatSummary(r: RunReport): string[] {
+  const lines = [
+    `stop: ${r.stopReason} (${r.outcome}) - ${r.detail}`,
+    `steps ${r.steps.length}/${r.limits.maxSteps} · tokens ${fmtTokens(r.tokensUsed)}/${fmtTokens(r.limits.tokenCeiling)} · ${(r.elapsedMs / 1000).toFixed(1)} s · best step ${r.bestStep}`,
+  ];
+  if (r.fixedFailures.length > 0) lines.push(`fixed ${r.fixedFailures.length} failure(s)`);
+  if (r.remainingFailures.length > 0) {
+    lines.push(`remaining ${r.remainingFailures.length} failure(s):`);
+    for (const f of r.remainingFailures.slice(0, 10)) {
+      lines.push(`  [${f.check}] ${f.file ? `${f.file}${f.line ? `:${f.line}` : ''} ` : ''}${f.message.split('\n')[0]}`);
+    }
+  }
+  for (const h of r.hypotheses) lines.push(`hypothesis: ${h}`);
+  lines.push(`trace: ${r.tracePath}`);
+  return lines;
+}

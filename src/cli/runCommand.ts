@@ -1,0 +1,145 @@
+// `fix-until-green run`: the loop, headless.
+import { existsSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { FsWorkspace } from '../core/edit/workspace';
+import { Run } from '../core/loop/run';
+import type { RunReport } from '../core/trace/events';
+import { Verifier } from '../core/verify/verifier';
+import { UsageError } from './errors';
+import { createTimelinePrinter, formatSummary } from './printer';
+import { createProvider, parseModelSpec } from './providers';
+import { defaultStorageDir } from './storage';
+import { resolveSettings } from './workspaceSettings';
+
+export interface CliIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+}
+
+function intFlag(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^-?\d+$/.test(v.trim())) throw new UsageError(`${flag}: "${v}" is not a whole number`);
+  return Number(v);
+}
+
+export function resolveCwd(value: string | undefined): string {
+  const cwd = path.resolve(value ?? '.');
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${cwd} is not a directory`);
+  return cwd;
+}
+
+export function parseCheckFlags(values: string[]): { name: string; command: string }[] {
+  return values.map((v) => {
+    const i = v.indexOf('=');
+    if (i <= 0 || i === v.length - 1) throw new UsageError(`--check: "${v}" must be NAME=COMMAND`);
+    return { name: v.slice(0, i).trim(), command: v.slice(i + 1).trim() };
+  });
+}
+
+export async function runCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      cwd: { type: 'string' },
+      model: { type: 'string' },
+      'base-url': { type: 'string' },
+      'max-steps': { type: 'string' },
+      'token-ceiling': { type: 'string' },
+      'stall-threshold': { type: 'string' },
+      'time-limit': { type: 'string' },
+      check: { type: 'string', multiple: true },
+      instruction: { type: 'string' },
+      storage: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      quiet: { type: 'boolean', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const cwd = resolveCwd(values.cwd);
+  const overrides: Record<string, { value: unknown; flag: string }> = {};
+  const put = (key: string, flag: string, value: unknown): void => {
+    if (value !== undefined) overrides[key] = { value, flag };
+  };
+  put('maxSteps', '--max-steps', intFlag('--max-steps', values['max-steps']));
+  put('tokenCeiling', '--token-ceiling', intFlag('--token-ceiling', values['token-ceiling']));
+  put('stallThreshold', '--stall-threshold', intFlag('--stall-threshold', values['stall-threshold']));
+  put('timeLimitSeconds', '--time-limit', intFlag('--time-limit', values['time-limit']));
+  if (values.check && values.check.length > 0) put('checks', '--check', parseCheckFlags(values.check));
+  if (values.model !== undefined) {
+    const spec = parseModelSpec(values.model);
+    // A replay file named on the command line is relative to where the command runs.
+    const id = spec.provider === 'replay' ? path.resolve(spec.id) : spec.id;
+    put('model.provider', '--model', spec.provider);
+    put('model.id', '--model', id);
+  }
+  if (values['base-url'] !== undefined) put('model.baseUrl', '--base-url', values['base-url']);
+
+  const settings = resolveSettings(cwd, overrides);
+  if (values.model === undefined && settings.model.provider === 'vscode-lm') {
+    throw new UsageError('--model is required outside VS Code (replay:FILE, openai-compatible:ID or anthropic:ID), or set fixUntilGreen.model.provider');
+  }
+  const provider = createProvider(settings, cwd);
+  const verifier = new Verifier({ root: cwd, checks: settings.checks, parallel: settings.parallelChecks, outputLimitKb: settings.outputLimitKb });
+  const problems = verifier.preflight();
+  if (problems.length > 0) throw new UsageError(problems.join('; '));
+
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const printer = values.json || values.quiet ? undefined : createTimelinePrinter(io.stdout);
+  const run = new Run({
+    workspace: new FsWorkspace(cwd),
+    verifier,
+    provider,
+    settings,
+    storageDir: path.resolve(values.storage ?? defaultStorageDir(cwd)),
+    signal: controller.signal,
+    ...(values.instruction ? { instruction: values.instruction } : {}),
+    ...(printer ? { onEvent: printer } : {}),
+  });
+  let report: RunReport;
+  try {
+    report = await run.start();
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  if (values.json) io.stdout(JSON.stringify(toJson(report), null, 2));
+  else for (const l of formatSummary(report)) io.stdout(l);
+  if (report.stopReason === 'preflight-failed') return 2;
+  return report.stopReason === 'green' ? 0 : 1;
+}
+
+/** The public `run --json` object (DESIGN §8), with extra fields after the contract's. */
+export function toJson(r: RunReport): Record<string, unknown> {
+  return {
+    stopReason: r.stopReason,
+    outcome: r.outcome,
+    detail: r.detail,
+    steps: r.steps.map((s) => ({
+      index: s.index,
+      failureHash: s.failureHash,
+      failureCount: s.failureCount,
+      applied: s.applied,
+      tokens: s.tokens,
+      postMortem: s.postMortem,
+      status: s.status,
+      confidence: s.confidence,
+      files: s.files,
+      critics: s.critics,
+      feedback: s.feedback,
+    })),
+    tokensUsed: r.tokensUsed,
+    elapsedMs: r.elapsedMs,
+    remainingFailures: r.remainingFailures,
+    tracePath: r.tracePath,
+    runId: r.runId,
+    fixedFailures: r.fixedFailures,
+    initialFailureCount: r.initialFailureCount,
+    bestStep: r.bestStep,
+    hypotheses: r.hypotheses,
+  };
+}

@@ -1,0 +1,241 @@
+// The one typed view of `fixUntilGreen.*` settings, shared by the CLI and the extension.
+import type { CheckSpec, ParserId } from './types';
+
+export type OnStop = 'keep-best' | 'keep-last' | 'revert';
+export type EditFormat = 'auto' | 'diff' | 'search-replace';
+export type ProviderId = 'vscode-lm' | 'openai-compatible' | 'anthropic' | 'replay';
+
+export interface ConfidenceBudgetSettings {
+  enabled: boolean;
+  stepCost: number;
+  noveltyGain: number;
+}
+
+export interface ModelSettings {
+  provider: ProviderId;
+  id: string;
+  baseUrl: string;
+}
+
+export interface Settings {
+  checks: CheckSpec[];
+  maxSteps: number;
+  tokenCeiling: number;
+  stallThreshold: number;
+  timeLimitSeconds: number;
+  flakyReruns: number;
+  parallelChecks: boolean;
+  outputLimitKb: number;
+  onStop: OnStop;
+  editFormat: EditFormat;
+  protectedPaths: string[];
+  forbidSuppressions: boolean;
+  rollbackRegressions: boolean;
+  escalateBelowConfidence: number;
+  confidenceBudget: ConfidenceBudgetSettings;
+  contextTokenBudget: number;
+  model: ModelSettings;
+}
+
+export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
+  '**/*.test.*',
+  '**/*.spec.*',
+  '**/__tests__/**',
+  '**/test/**',
+  '**/tests/**',
+];
+
+export function defaultSettings(): Settings {
+  return {
+    checks: [],
+    maxSteps: 8,
+    tokenCeiling: 200000,
+    stallThreshold: 3,
+    timeLimitSeconds: 1800,
+    flakyReruns: 1,
+    parallelChecks: true,
+    outputLimitKb: 256,
+    onStop: 'keep-best',
+    editFormat: 'auto',
+    protectedPaths: [...DEFAULT_PROTECTED_PATHS],
+    forbidSuppressions: true,
+    rollbackRegressions: true,
+    escalateBelowConfidence: 0,
+    confidenceBudget: { enabled: false, stepCost: 0.08, noveltyGain: 0.12 },
+    contextTokenBudget: 24000,
+    model: { provider: 'vscode-lm', id: '', baseUrl: '' },
+  };
+}
+
+export const PARSER_IDS: readonly ParserId[] = ['tsc', 'eslint', 'mocha', 'jest', 'vitest', 'node-test', 'tap', 'generic'];
+export const PROVIDER_IDS: readonly ProviderId[] = ['vscode-lm', 'openai-compatible', 'anthropic', 'replay'];
+
+export interface SettingsIssue {
+  /** The full setting name, e.g. `fixUntilGreen.maxSteps`. */
+  setting: string;
+  message: string;
+}
+
+export type SettingsResult = { ok: true; settings: Settings } | { ok: false; issues: SettingsIssue[] };
+
+const PREFIX = 'fixUntilGreen.';
+
+function describe(v: unknown): string {
+  return JSON.stringify(v) ?? String(v);
+}
+
+/**
+ * Validates a flat or nested bag of `fixUntilGreen.*` values (keys without the prefix; `model.id`
+ * may come flat as in settings.json or nested) over the defaults. Unknown keys are ignored so that
+ * newer settings files work with older builds.
+ */
+export function validateSettings(raw: Record<string, unknown>, base: Settings = defaultSettings()): SettingsResult {
+  const s: Settings = structuredClone(base);
+  const issues: SettingsIssue[] = [];
+  const bad = (key: string, message: string): void => {
+    issues.push({ setting: PREFIX + key, message: `${PREFIX}${key} ${message}` });
+  };
+  const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(raw, k) && raw[k] !== undefined;
+
+  const int = (key: keyof Settings, min: number, max: number): void => {
+    if (!has(key)) return;
+    const v = raw[key];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+      bad(key, `must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'any' : max}; got ${describe(v)}`);
+    } else {
+      (s[key] as number) = v;
+    }
+  };
+  const num = (key: keyof Settings, min: number, max: number): void => {
+    if (!has(key)) return;
+    const v = raw[key];
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) {
+      bad(key, `must be a number from ${min} to ${max}; got ${describe(v)}`);
+    } else {
+      (s[key] as number) = v;
+    }
+  };
+  const bool = (key: keyof Settings): void => {
+    if (!has(key)) return;
+    const v = raw[key];
+    if (typeof v !== 'boolean') bad(key, `must be true or false; got ${describe(v)}`);
+    else (s[key] as boolean) = v;
+  };
+  const oneOf = <T extends string>(key: keyof Settings, allowed: readonly T[]): void => {
+    if (!has(key)) return;
+    const v = raw[key];
+    if (typeof v !== 'string' || !allowed.includes(v as T)) bad(key, `must be one of ${allowed.join(', ')}; got ${describe(v)}`);
+    else (s[key] as string) = v;
+  };
+
+  const MAX = Number.MAX_SAFE_INTEGER;
+  int('maxSteps', 1, 100);
+  int('tokenCeiling', 1000, MAX);
+  int('stallThreshold', 2, 20);
+  int('timeLimitSeconds', 10, MAX);
+  int('flakyReruns', 0, 5);
+  int('outputLimitKb', 16, 65536);
+  int('contextTokenBudget', 1000, MAX);
+  num('escalateBelowConfidence', 0, 1);
+  bool('parallelChecks');
+  bool('forbidSuppressions');
+  bool('rollbackRegressions');
+  oneOf<OnStop>('onStop', ['keep-best', 'keep-last', 'revert']);
+  oneOf<EditFormat>('editFormat', ['auto', 'diff', 'search-replace']);
+
+  if (has('protectedPaths')) {
+    const v = raw.protectedPaths;
+    if (!Array.isArray(v) || v.some((p) => typeof p !== 'string' || p.length === 0)) {
+      bad('protectedPaths', `must be an array of non-empty glob strings; got ${describe(v)}`);
+    } else {
+      s.protectedPaths = v as string[];
+    }
+  }
+
+  if (has('checks')) {
+    const v = raw.checks;
+    if (!Array.isArray(v)) {
+      bad('checks', `must be an array of {name, command} objects; got ${describe(v)}`);
+    } else {
+      const checks: CheckSpec[] = [];
+      const names = new Set<string>();
+      v.forEach((c: unknown, i: number) => {
+        const key = `checks[${i}]`;
+        if (typeof c !== 'object' || c === null || Array.isArray(c)) {
+          bad(key, `must be an object with "name" and "command"; got ${describe(c)}`);
+          return;
+        }
+        const o = c as Record<string, unknown>;
+        if (typeof o.name !== 'string' || o.name.trim() === '') { bad(`${key}.name`, 'must be a non-empty string'); return; }
+        if (typeof o.command !== 'string' || o.command.trim() === '') { bad(`${key}.command`, 'must be a non-empty string'); return; }
+        if (names.has(o.name)) { bad(`${key}.name`, `duplicates the check name "${o.name}"`); return; }
+        if (o.parser !== undefined && (typeof o.parser !== 'string' || !PARSER_IDS.includes(o.parser as ParserId))) {
+          bad(`${key}.parser`, `must be one of ${PARSER_IDS.join(', ')}; got ${describe(o.parser)}`);
+          return;
+        }
+        if (o.timeoutSeconds !== undefined && (typeof o.timeoutSeconds !== 'number' || !(o.timeoutSeconds > 0) || o.timeoutSeconds > 86400)) {
+          bad(`${key}.timeoutSeconds`, `must be a number of seconds from 1 to 86400; got ${describe(o.timeoutSeconds)}`);
+          return;
+        }
+        if (o.cwd !== undefined && typeof o.cwd !== 'string') { bad(`${key}.cwd`, 'must be a workspace-relative path string'); return; }
+        names.add(o.name);
+        const spec: CheckSpec = { name: o.name, command: o.command };
+        if (o.parser !== undefined) spec.parser = o.parser as ParserId;
+        if (o.timeoutSeconds !== undefined) spec.timeoutSeconds = o.timeoutSeconds as number;
+        if (o.cwd !== undefined) spec.cwd = o.cwd as string;
+        checks.push(spec);
+      });
+      s.checks = checks;
+    }
+  }
+
+  const cb = raw.confidenceBudget;
+  if (cb !== undefined) {
+    if (typeof cb !== 'object' || cb === null || Array.isArray(cb)) {
+      bad('confidenceBudget', `must be an object {enabled, stepCost, noveltyGain}; got ${describe(cb)}`);
+    } else {
+      const o = cb as Record<string, unknown>;
+      if (o.enabled !== undefined) {
+        if (typeof o.enabled !== 'boolean') bad('confidenceBudget.enabled', 'must be true or false');
+        else s.confidenceBudget.enabled = o.enabled;
+      }
+      for (const k of ['stepCost', 'noveltyGain'] as const) {
+        if (o[k] === undefined) continue;
+        const n = o[k];
+        if (typeof n !== 'number' || !(n >= 0) || n > 1) bad(`confidenceBudget.${k}`, `must be a number from 0 to 1; got ${describe(n)}`);
+        else s.confidenceBudget[k] = n;
+      }
+    }
+  }
+
+  const model: Record<string, unknown> = {};
+  if (typeof raw.model === 'object' && raw.model !== null && !Array.isArray(raw.model)) Object.assign(model, raw.model);
+  else if (raw.model !== undefined) bad('model', `must be an object; got ${describe(raw.model)}`);
+  for (const k of ['provider', 'id', 'baseUrl']) if (has(`model.${k}`)) model[k] = raw[`model.${k}`];
+  if (model.provider !== undefined) {
+    if (typeof model.provider !== 'string' || !PROVIDER_IDS.includes(model.provider as ProviderId)) {
+      bad('model.provider', `must be one of ${PROVIDER_IDS.join(', ')}; got ${describe(model.provider)}`);
+    } else s.model.provider = model.provider as ProviderId;
+  }
+  if (model.id !== undefined) {
+    if (typeof model.id !== 'string') bad('model.id', 'must be a string');
+    else s.model.id = model.id;
+  }
+  if (model.baseUrl !== undefined) {
+    if (typeof model.baseUrl !== 'string') bad('model.baseUrl', 'must be a string URL');
+    else if (model.baseUrl !== '' && !/^https?:\/\/[^\s]+$/i.test(model.baseUrl)) bad('model.baseUrl', `must be an http(s) URL; got ${describe(model.baseUrl)}`);
+    else s.model.baseUrl = model.baseUrl;
+  }
+
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, settings: s };
+}
+
+/** Picks `fixUntilGreen.*` keys out of a parsed settings.json, dropping the prefix. */
+export function pickPrefixed(json: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(json)) {
+    if (k.startsWith(PREFIX)) out[k.slice(PREFIX.length)] = v;
+  }
+  if (typeof json.fixUntilGreen === 'object' && json.fixUntilGreen !== null) Object.assign(out, json.fixUntilGreen);
+  return out;
+}

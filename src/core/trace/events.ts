@@ -1,0 +1,73 @@
+// The run's events: what the loop emits and what the trace records, one JSON object per line.
+import type { Decision, Outcome, StopReason } from '../policy/reasons';
+import type { ModelStatus } from '../policy/selfReport';
+import type { FileSummary } from '../edit/apply';
+import type { Failure, Usage } from '../types';
+
+export interface CheckSummary {
+  name: string;
+  exitCode: number | null;
+  durationMs: number;
+  failureCount: number;
+  timedOut: boolean;
+}
+
+export interface CriticVerdict {
+  critic: string;
+  verdict: 'continue' | 'retry' | 'stop';
+  reason: string;
+  score?: number;
+}
+
+/** One model step as the report, the CLI's JSON and the panel show it. */
+export interface StepRecord {
+  index: number;
+  failureHash: string;
+  failureCount: number;
+  applied: boolean;
+  /** Tokens this step's call used (input + output). */
+  tokens: number;
+  postMortem: string | null;
+  status: ModelStatus | null;
+  confidence: number | null;
+  files: FileSummary[];
+  checks: CheckSummary[];
+  critics: CriticVerdict[];
+  /** Why the edit was not applied or was rolled back, when it was. */
+  feedback: string | null;
+  durationMs: number;
+  /** Directory holding `before/` and `after/` copies of the files this step changed. */
+  snapshotDir: string | null;
+}
+
+export interface RunReport {
+  runId: string;
+  stopReason: StopReason;
+  outcome: Outcome;
+  detail: string;
+  steps: StepRecord[];
+  tokensUsed: number;
+  elapsedMs: number;
+  initialFailureCount: number;
+  remainingFailures: Failure[];
+  fixedFailures: Failure[];
+  bestStep: number;
+  /** For `uncertain`: the competing hypotheses the post-mortems put forward. */
+  hypotheses: string[];
+  tracePath: string;
+  limits: { maxSteps: number; tokenCeiling: number; timeLimitSeconds: number };
+}
+
+export type RunEvent =
+  | { type: 'run-start'; step: 0; runId: string; root: string; model: string; instruction: string | null; checks: { name: string; command: string }[]; limits: RunReport['limits']; settings: Record<string, unknown> }
+  | { type: 'verify'; step: number; green: boolean; failureHash: string; failureCount: number; failures: Failure[]; flaky: Failure[]; checks: CheckSummary[]; durationMs: number; reason: 'initial' | 'step' | 'rollback' }
+  | { type: 'model-call'; step: number; model: string; promptTokens: number; maxOutputTokens: number; usage: Usage | null; usageReported: boolean; durationMs: number; tokensUsed: number; reply: string | null; status: ModelStatus | null; confidence: number | null; postMortem: string | null; problems: string[]; error: string | null; prompt?: { system: string; user: string } }
+  | { type: 'edit'; step: number; applied: boolean; files: FileSummary[]; errors: string[]; rolledBack?: boolean }
+  | { type: 'critic'; step: number; phase: 'proposal' | 'result'; verdict: CriticVerdict }
+  | { type: 'decision'; step: number; reason: StopReason; detail: string; overridden?: boolean }
+  | { type: 'step-end'; step: number; record: StepRecord; tokensUsed: number; elapsedMs: number }
+  | { type: 'run-end'; step: number; report: RunReport };
+
+export type TimedEvent = RunEvent & { ts: string };
+
+export type { Decision };

@@ -1,0 +1,87 @@
+// Shared shapes of the engine. Everything a front end (CLI, VS Code) sees of a run is here.
+
+export type ParserId = 'tsc' | 'eslint' | 'mocha' | 'jest' | 'vitest' | 'node-test' | 'tap' | 'generic';
+
+export interface CheckSpec {
+  name: string;
+  command: string;
+  parser?: ParserId;
+  timeoutSeconds?: number;
+  /** Workspace-relative directory the check runs in (default: the workspace root). */
+  cwd?: string;
+}
+
+/** One failing thing a check reported. `file` is workspace-relative with forward slashes. */
+export interface Failure {
+  check: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  /** TS code, ESLint rule, or full test title. */
+  id?: string;
+  message: string;
+}
+
+export interface CheckResult {
+  name: string;
+  command: string;
+  exitCode: number | null;
+  durationMs: number;
+  timedOut: boolean;
+  cancelled: boolean;
+  /** Output kept after decoding, ANSI stripping and capping (head and tail). */
+  output: string;
+  truncated: boolean;
+  failures: Failure[];
+  flaky: Failure[];
+}
+
+export interface VerifyResult {
+  green: boolean;
+  failures: Failure[];
+  /** Failures seen once and not reproduced on re-run; kept out of the identity. */
+  flaky: Failure[];
+  failureHash: string;
+  checks: CheckResult[];
+  durationMs: number;
+}
+
+export interface Usage {
+  input: number;
+  output: number;
+}
+
+export interface ChatMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface CompletionRequest {
+  system: string;
+  messages: ChatMessage[];
+  maxOutputTokens: number;
+  signal: AbortSignal;
+}
+
+export interface Completion {
+  text: string;
+  usage: Usage;
+  /** True when the provider reported the usage; false when it was estimated with the tokenizer. */
+  usageReported: boolean;
+  /** Why generation ended, when the provider says (`stop`, `length`, ...). */
+  finishReason?: string;
+}
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+  debug(message: string): void;
+}
+
+export const silentLogger: Logger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  debug: () => undefined,
+};
