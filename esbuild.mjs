@@ -1,6 +1,6 @@
 // Two Node bundles (extension and CLI) plus the panel's browser script; codicons are copied into dist/.
 import * as esbuild from 'esbuild';
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -15,10 +15,16 @@ const common = {
 
 const targets = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
 ];
 if (existsSync('media/panel.ts')) {
   targets.push({ ...common, entryPoints: ['media/panel.ts'], outfile: 'dist/panel.js', platform: 'browser', format: 'iife', target: 'es2022' });
+}
+
+// The package is ESM for its sources and tests; the bundles in dist/ are CommonJS, as VS Code loads them.
+function markCommonJs() {
+  mkdirSync('dist', { recursive: true });
+  writeFileSync('dist/package.json', '{ "type": "commonjs" }\n');
 }
 
 function copyCodicons() {
@@ -29,6 +35,7 @@ function copyCodicons() {
 }
 
 if (watch) {
+  markCommonJs();
   copyCodicons();
   for (const t of targets) {
     const ctx = await esbuild.context(t);
@@ -36,5 +43,6 @@ if (watch) {
   }
 } else {
   await Promise.all(targets.map((t) => esbuild.build(t)));
+  markCommonJs();
   copyCodicons();
 }

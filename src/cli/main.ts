@@ -46,19 +46,3 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return 3;
   }
 }
-
-if (require.main === module) {
-  const io: CliIo = {
-    stdout: (s) => process.stdout.write(s + '\n'),
-    stderr: (s) => process.stderr.write(s + '\n'),
-  };
-  main(process.argv.slice(2), io).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      process.stderr.write(`fix-until-green: ${String(e)}\n`);
-      process.exitCode = 3;
-    },
-  );
-}
