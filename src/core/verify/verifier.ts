@@ -100,7 +100,7 @@ export class Verifier {
     } else if (r.spawnError !== undefined) {
       failures = [{ check: spec.name, id: 'spawn', message: `${spec.name} could not start: ${r.spawnError}` }];
     } else {
-      failures = parseOutput(parser, r.output, { check: spec.name, root: this.opts.root, exitCode: r.exitCode });
+      failures = parseOutput(parser, r.output, { check: spec.name, root: this.opts.root, cwd, exitCode: r.exitCode });
     }
     this.logger.debug(`check ${spec.name}: exit ${r.exitCode} in ${r.durationMs} ms, ${failures.length} failure(s)`);
     return {

@@ -1,20 +1,47 @@
+// The parser table, and the rules that hold whatever the tool: a failing check never reads as green.
+import stripAnsi from 'strip-ansi';
 import type { Failure, ParserId } from '../../types';
-import type { ParseContext } from './generic';
+import type { ParseContext } from './common';
 import { parseGeneric } from './generic';
+import { parseNodeTest } from './nodeTest';
+import { parseTap } from './tap';
+import { parseTsc } from './tsc';
 
 export type Parser = (output: string, ctx: ParseContext) => Failure[];
 
 const parsers: Partial<Record<ParserId, Parser>> = {
+  tsc: parseTsc,
+  'node-test': parseNodeTest,
+  tap: parseTap,
   generic: parseGeneric,
 };
 
+function exactKey(f: Failure): string {
+  return JSON.stringify([f.check, f.file ?? '', f.line ?? 0, f.column ?? 0, f.id ?? '', f.message]);
+}
+
 /**
- * Parses a check's output. A parser that finds nothing in a failing check's output falls back to
- * one generic failure, so a failing check never reads as green.
+ * Parses a check's output. Rules, whatever the tool:
+ * - a parser that finds nothing in a failing check's output (non-zero exit) falls back to one
+ *   generic failure, so a failing check never reads as green;
+ * - failures a tool-specific parser finds count even when the check exited 0 (`tsc || true`, a
+ *   wrapper script that loses the exit code): the tool said so;
+ * - ANSI colour codes never reach a parser;
+ * - the same failure printed twice at the same place (a runner's inline report and its summary)
+ *   counts once.
  */
 export function parseOutput(parser: ParserId, output: string, ctx: ParseContext): Failure[] {
   const p = parsers[parser] ?? parseGeneric;
-  const found = p(output, ctx);
-  if (found.length === 0 && ctx.exitCode !== 0) return parseGeneric(output, ctx);
-  return found;
+  // Output piped in by hand (`parse`) may still carry colour codes; the runner's is already clean.
+  const text = stripAnsi(output);
+  const clean: ParseContext = ctx.stdout !== undefined ? { ...ctx, stdout: stripAnsi(ctx.stdout) } : ctx;
+  const found = p(text, clean);
+  if (found.length === 0 && ctx.exitCode !== 0) return parseGeneric(text, clean);
+  const seen = new Set<string>();
+  return found.filter((f) => {
+    const k = exactKey(f);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }
