@@ -95,6 +95,13 @@ export function workspaceFrames(lines: readonly string[], ctx: Pick<ParseContext
   return frames;
 }
 
+const TEST_FILE = /(^|\/)(test|tests|spec|specs|__tests__)\/|\.(test|spec)\.[cm]?[jt]sx?$/;
+
+/** The frame in a test file when there is one (the assertion), else the innermost workspace frame. */
+export function pickTestFrame(frames: readonly StackFrame[]): StackFrame | undefined {
+  return frames.find((f) => TEST_FILE.test(f.file)) ?? frames[0];
+}
+
 export function isStackLine(line: string): boolean {
   return /^\s*at\s+\S/.test(line) || /^\s*at\s*$/.test(line);
 }

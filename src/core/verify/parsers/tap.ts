@@ -2,7 +2,7 @@
 import { load } from 'js-yaml';
 import type { Failure } from '../../types';
 import type { ParseContext } from './common';
-import { dedent, failure, formatFrames, indentOf, splitLines, workspaceFrames, workspacePath } from './common';
+import { dedent, failure, formatFrames, indentOf, isStackLine, pickTestFrame, splitLines, tidyErrorHead, workspaceFrames, workspacePath } from './common';
 
 const RESULT = /^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*)$/;
 const SUBTEST = /^# Subtest:\s*(.*)$/;
@@ -86,9 +86,14 @@ export function readTap(output: string): { results: TapResult[]; bailOut: string
       if (!yaml) raw = dedent(block.body);
       i = block.end;
     } else {
-      // Diagnostics as `# ...` comment lines right after the result (tape, older producers).
-      while (i + 1 < lines.length && /^\s*#\s?(?!\s*Subtest:)/.test(lines[i + 1]!) && !/^\s*# (tests|pass|fail|ok)\b/.test(lines[i + 1]!)) {
-        raw.push(lines[i + 1]!.replace(/^\s*#\s?/, ''));
+      // Diagnostics without YAML: `# ...` comment lines (tape) or plain indented lines (mocha's tap).
+      while (i + 1 < lines.length) {
+        const l = lines[i + 1]!;
+        const t = l.trim();
+        const comment = /^#\s?/.test(t) && !SUBTEST.test(t) && !/^# (tests|suites|pass|fail|ok|skip|todo|cancelled|duration_ms)\b/.test(t);
+        const indented = t !== '' && indentOf(l) > indent && !RESULT.test(t) && !SUBTEST.test(t) && !/^\d+\.\.\d+/.test(t) && t !== '---';
+        if (!comment && !indented && !(t === '' && i + 2 < lines.length && indentOf(lines[i + 2]!) > indent && lines[i + 2]!.trim() !== '' && !RESULT.test(lines[i + 2]!.trim()))) break;
+        raw.push(comment ? l.replace(/^\s*#\s?/, '') : l);
         i++;
       }
       raw = dedent(raw);
@@ -122,6 +127,21 @@ function locationOf(y: Record<string, unknown>): { file: string; line?: number; 
   return undefined;
 }
 
+/**
+ * The message in raw diagnostics: the lines before the stack, and where a producer prints the
+ * message and then the error's stack head repeating it (mocha), the stack head's version only.
+ */
+function rawMessage(raw: readonly string[]): string[] {
+  const stackAt = raw.findIndex(isStackLine);
+  const text = (stackAt >= 0 ? raw.slice(0, stackAt) : [...raw]).map((l) => l.trimEnd());
+  const first = text[0]?.trim();
+  const k = text.findIndex((l, n) => n > 0 && first !== undefined && first !== '' && tidyErrorHead(l.trim()).replace(/^\w*Error: /, '') === first);
+  const out = k > 0 ? text.slice(k) : text;
+  while (out.length > 0 && out[out.length - 1]!.trim() === '') out.pop();
+  if (out.length > 0) out[0] = tidyErrorHead(out[0]!);
+  return out;
+}
+
 /** The failure a `not ok` stands for; undefined for TODO/SKIP and for a parent whose only fault is its subtests. */
 export function tapFailure(r: TapResult, ctx: ParseContext): Failure | undefined {
   if (r.ok || r.directive !== undefined) return undefined;
@@ -138,7 +158,7 @@ export function tapFailure(r: TapResult, ctx: ParseContext): Failure | undefined
   const wanted = str(y.wanted ?? y.expected);
   if (head === undefined && (found !== undefined || wanted !== undefined)) message.push(`expected ${wanted}, got ${found}`);
   if (typeof y.diff === 'string' && y.diff.trim() !== '') message.push(y.diff.trimEnd());
-  if (message.length === 0 && r.raw.length > 0) message.push(...r.raw.filter((l) => !/^\s*at\s/.test(l)));
+  if (message.length === 0 && r.raw.length > 0) message.push(...rawMessage(r.raw));
   if (message.length === 0) message.push('failed');
   const stack = typeof y.stack === 'string' ? splitLines(y.stack) : r.raw;
   const frames = workspaceFrames(stack, ctx);
@@ -146,8 +166,9 @@ export function tapFailure(r: TapResult, ctx: ParseContext): Failure | undefined
   const locFile = loc ? workspacePath(loc.file, ctx) : undefined;
   // The test's own file, at the line where it failed when the stack says so.
   const inTest = frames.find((f) => f.file === locFile);
-  const file = locFile ?? frames[0]?.file;
-  const at = inTest ?? (locFile === undefined ? frames[0] : undefined);
+  const testFrame = pickTestFrame(frames);
+  const file = locFile ?? testFrame?.file;
+  const at = inTest ?? (locFile === undefined ? testFrame : undefined);
   return failure({
     check: ctx.check,
     ...(file !== undefined ? { file } : {}),
