@@ -62,7 +62,7 @@ describe('runner', function () {
   });
   afterEach(() => rmSync(tmp, { recursive: true, force: true }));
 
-  it('on timeout kills the whole tree: a check ignoring SIGTERM, its grandchild ignoring it too, and one that left the group', async () => {
+  it('on timeout kills the whole tree: a check ignoring SIGTERM, its grandchild ignoring it too, and one that left the group', async function () {
     if (process.platform !== 'linux') this.skip();
     const pidFile = path.join(tmp, 'pids');
     const started = Date.now();
@@ -77,7 +77,7 @@ describe('runner', function () {
     for (const pid of pids) assert.ok(!alive(pid), `pid ${pid} still alive`);
   });
 
-  it('on cancel (AbortSignal) kills the whole tree the same way', async () => {
+  it('on cancel (AbortSignal) kills the whole tree the same way', async function () {
     if (process.platform !== 'linux') this.skip();
     const pidFile = path.join(tmp, 'pids');
     const controller = new AbortController();
@@ -90,7 +90,7 @@ describe('runner', function () {
     for (const pid of readPids(pidFile)) assert.ok(!alive(pid), `pid ${pid} still alive`);
   });
 
-  it('kills processes a check leaves behind when it exits normally, and says which', async () => {
+  it('kills processes a check leaves behind when it exits normally, and says which', async function () {
     if (process.platform !== 'linux') this.skip();
     const pidFile = path.join(tmp, 'pids');
     const script = `const {spawn}=require('node:child_process');const fs=require('node:fs');const c=spawn(process.execPath,['-e','setInterval(()=>{},1000)'],{stdio:'ignore',detached:true});fs.writeFileSync(${JSON.stringify(pidFile)},String(c.pid));process.exit(0)`;
@@ -190,7 +190,7 @@ describe('verifier: running checks', function () {
     }
   });
 
-  it('a hanging test is stopped at the check timeout, reported as one timeout failure, and nothing of it remains', async () => {
+  it('a hanging test is stopped at the check timeout, reported as one timeout failure, and nothing of it remains', async function () {
     if (process.platform !== 'linux') this.skip();
     const s = copyFixture('verify/hang');
     try {
@@ -243,7 +243,7 @@ describe('verifier: running checks', function () {
     }
   });
 
-  it('cancelling verify() stops every running check and leaves no process', async () => {
+  it('cancelling verify() stops every running check and leaves no process', async function () {
     if (process.platform !== 'linux') this.skip();
     const s = copyFixture('verify/hang');
     try {
