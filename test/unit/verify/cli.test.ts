@@ -60,7 +60,7 @@ describe('CLI check and parse', function () {
     writeFileSync(path.join(s.project, '.vscode', 'settings.json'), '{\n  // JSONC, as VS Code writes it\n  "fixUntilGreen.checks": [{ "name": "boom", "command": "node -e \\"process.exit(3)\\"" }],\n}\n');
     const fromFile = cli(['check', '--cwd', s.project, '--storage', s.storage, '--json']);
     assert.equal(fromFile.code, 1);
-    const out = JSON.parse(fromFile.stdout) as { discovered: boolean; failures: { check: string; id: string }[] };
+    const out = JSON.parse(fromFile.stdout) as { discovered: boolean; failures: { check: string; id: string; message: string }[] };
     assert.equal(out.discovered, false);
     assert.deepEqual(out.failures.map((f) => [f.check, f.id, f.message]), [['boom', 'exit', 'boom failed with exit code 3 and no output']]);
     const flag = cli(['check', '--cwd', s.project, '--storage', s.storage, '--json', '--check', 'ok=node -e 0']);
