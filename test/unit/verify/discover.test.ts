@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { discoverChecks, expandScript, parserForScript, resolveChecks } from '../../../src/core/verify/discover';
-import { inferParser, Verifier } from '../../../src/core/verify/verifier';
+import { discoverChecks, resolveChecks } from '../../../src/core/verify/discover';
+import { expandScript, inferParser, parserForCommand, parserForScript } from '../../../src/core/verify/infer';
+import { Verifier } from '../../../src/core/verify/verifier';
 import { REPO, copyFixture } from '../../support/fixtures';
 
 describe('check discovery', function () {
@@ -63,6 +64,10 @@ describe('check discovery', function () {
       assert.equal(parserForScript({ test: script }, 'test'), parser, script);
     }
     assert.equal(inferParser('tsc --noEmit -p .'), 'tsc');
+    write('package.json', JSON.stringify({ scripts: { test: 'jest', lint: 'eslint .', check: 'yarn lint' } }));
+    assert.equal(parserForCommand('npm test', dir), 'jest', 'a configured `npm test` is read by what the script runs');
+    assert.equal(parserForCommand('yarn check', dir), 'eslint');
+    assert.equal(parserForCommand('make test', dir), 'generic');
     assert.equal(inferParser('eslint --format json .'), 'eslint');
   });
 
