@@ -266,6 +266,8 @@ export class Run {
     for (const f of wanted) texts.set(f, await this.readText(f));
     const report = formatFailureReport(cur.verify.failures, {
       readText: (rel) => texts.get(rel),
+      flaky: cur.verify.flaky,
+      root: this.opts.workspace.root,
       maxTokens: Math.floor(s.contextTokenBudget / 2),
     });
     let budget = s.contextTokenBudget - countTokens(report);
