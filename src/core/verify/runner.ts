@@ -248,15 +248,17 @@ export async function runCommand(opts: RunCommandOptions): Promise<RunCommandRes
     signalPids(markedProcesses(marker), signal);
   };
   const terminate = (): void => {
-    if (exited) return;
     killEverything('SIGTERM');
     killTimer ??= setTimeout(() => killEverything('SIGKILL'), grace);
   };
+  // Once the main process has exited the check is done, whatever a stray still holding its pipes does.
   const timer = setTimeout(() => {
+    if (exited) return;
     timedOut = true;
     terminate();
   }, opts.timeoutMs);
   const onAbort = (): void => {
+    if (exited) return;
     cancelled = true;
     terminate();
   };
