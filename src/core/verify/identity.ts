@@ -27,6 +27,7 @@ export function normalizeMessage(message: string, ctx: NormalizeContext): string
     .replace(/\(\d+,\d+\)/g, '')
     .replace(/\bline \d+\b/gi, 'line N')
     // durations and timings
+    .replace(/\b(duration_ms|duration|elapsed|time)(["']?\s*[:=]?\s*)\d+(?:\.\d+)?/gi, '$1$2T')
     .replace(/\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|m|min)\b/g, 'T')
     // ISO timestamps and clock times
     .replace(/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?\b/g, 'TS')
