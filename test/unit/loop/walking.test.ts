@@ -146,10 +146,12 @@ describe('the loop on a real project (walking product)', function () {
     const controller = new AbortController();
     const { run } = start(s, [{ text: 'unused' }], { checks: [{ name: 'hang', command: 'node hang.js', timeoutSeconds: 600 }] }, controller.signal);
     const done = run.start();
+    // The file appears before its content does: wait for a whole PID.
+    const readPid = (): number => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) || 0 : 0);
     const t0 = Date.now();
-    while (!existsSync(pidFile) && Date.now() - t0 < 30000) await new Promise((r) => setTimeout(r, 50));
-    const pid = Number(readFileSync(pidFile, 'utf8'));
-    assert.ok(pid > 0);
+    while (readPid() === 0 && Date.now() - t0 < 60000) await new Promise((r) => setTimeout(r, 50));
+    const pid = readPid();
+    assert.ok(pid > 0, 'the grandchild started');
     controller.abort();
     const r = await done;
     assert.equal(r.stopReason, 'cancelled');
