@@ -1,5 +1,7 @@
 // The headless front end: `fix-until-green <command> [flags]`.
+import { applyCommand } from './applyCommand';
 import { UsageError } from './errors';
+import { revertCommand } from './revertCommand';
 import type { CliIo } from './runCommand';
 import { runCommand } from './runCommand';
 
@@ -9,6 +11,10 @@ commands:
   run     run the loop: --cwd DIR --model replay:FILE|openai-compatible:ID|anthropic:ID
           [--base-url URL] [--max-steps N] [--token-ceiling N] [--stall-threshold N]
           [--time-limit S] [--check NAME=COMMAND]... [--instruction TEXT] [--json]
+  apply   apply a model reply read on stdin: [--cwd DIR] [--dry-run] [--storage DIR];
+          prints {applied, files, errors}; exit 1 if not applied (--dry-run: if it would not apply)
+  revert  restore the files an interrupted run wrote: [--cwd DIR] [--storage DIR] [--run ID] [--json];
+          exit 1 if a file changed since the run wrote it (it is left alone)
 
 exit: 0 green, 1 stopped not green, 2 usage or preflight error`;
 
@@ -16,6 +22,8 @@ type Command = (argv: string[], io: CliIo) => Promise<number>;
 
 const commands: Record<string, Command> = {
   run: runCommand,
+  apply: applyCommand,
+  revert: revertCommand,
 };
 
 export async function main(argv: string[], io: CliIo): Promise<number> {

@@ -92,10 +92,45 @@ function indentShift(file: string[], old: HunkLine[], p: Placement): (s: string)
     if (shift === undefined) shift = s;
     else if (JSON.stringify(shift) !== JSON.stringify(s)) consistent = false;
   });
-  if (!consistent || shift === undefined) return (s) => s;
+  if (!consistent) return indentScale(file, old, p);
+  if (shift === undefined) return (s) => s;
   const sh = shift;
   if ('add' in sh) return sh.add === '' ? (s) => s : (s) => (s.trim() === '' ? s : sh.add + s);
   return (s) => (s.startsWith(sh.remove) ? s.slice(sh.remove.length) : s);
+}
+
+/**
+ * The model re-indented with another width (2 spaces per level where the file has 4): when every
+ * matched line's indentation is the same multiple of the hunk's, added lines are scaled alike.
+ */
+function indentScale(file: string[], old: HunkLine[], p: Placement): (s: string) => string {
+  let ratio: number | undefined;
+  let ok = true;
+  old.forEach((l, k) => {
+    const at = p.map[k]!;
+    if (!ok || at < 0 || l.text.trim() === '') return;
+    const fi = leadingWs(file[at]!);
+    const hi = leadingWs(l.text);
+    if (/[^ ]/.test(fi) || /[^ ]/.test(hi)) {
+      ok = false;
+      return;
+    }
+    if (hi.length === 0) {
+      if (fi.length !== 0) ok = false;
+      return;
+    }
+    const r = fi.length / hi.length;
+    if (ratio === undefined) ratio = r;
+    else if (ratio !== r) ok = false;
+  });
+  const k = ratio;
+  if (!ok || k === undefined || k === 1) return (s) => s;
+  return (s) => {
+    const hi = leadingWs(s);
+    const width = hi.length * k;
+    if (/[^ ]/.test(hi) || !Number.isInteger(width) || s.trim() === '') return s;
+    return ' '.repeat(width) + s.slice(hi.length);
+  };
 }
 
 function placeHunk(lines: Line[], hunk: Hunk, p: Placement, eol: '\n' | '\r\n'): Line[] {
@@ -136,12 +171,20 @@ function describeFailure(rel: string, label: string, head: string, r: Exclude<Re
   return `${rel}: ${label} did not match the file's current content. It starts:\n${head}\n${where}`;
 }
 
-function applyHunks(rel: string, file: TextFile, hunks: Hunk[], labelOf: (k: number) => string, fuzz: number | undefined, errors: string[]): TextFile {
+function applyHunks(
+  rel: string,
+  file: TextFile,
+  hunks: Hunk[],
+  labelOf: (k: number) => string,
+  fuzz: number | undefined,
+  errors: string[],
+  headOf: (h: Hunk) => string = hunkHead,
+): TextFile {
   let lines = file.lines;
   let offset = 0;
   hunks.forEach((h, k) => {
     const old = h.lines.filter((l) => l.op !== '+');
-    const head = hunkHead(h);
+    const head = headOf(h);
     const bad = h.lines.find((l) => l.op === '+' && isElision(l.text) && !old.some((o) => o.text === l.text));
     if (bad) {
       errors.push(`${rel}: ${labelOf(k)} adds the line \`${bad.text.trim()}\`, an elision that would be written literally; give the complete new text. It starts:\n${head}`);
@@ -255,7 +298,7 @@ class Planner {
     }
     if (w.text === null) throw new EditError(`${rel}: ${label} searches a file that does not exist; to create it, leave SEARCH empty`);
     const errors: string[] = [];
-    const next = applyHunks(rel, w.text, [searchReplaceHunk(e)], () => label, this.opts.fuzz, errors);
+    const next = applyHunks(rel, w.text, [searchReplaceHunk(e)], () => label, this.opts.fuzz, errors, () => quote(['<<<<<<< SEARCH', ...e.search], 4));
     if (errors.length > 0) {
       this.errors.push(...errors);
       return;

@@ -238,7 +238,9 @@ export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}
       }
     }
     const loose = align(f, b, removed, lo, hi, false);
-    if (loose && (!closest || loose.matched > closest.matched)) closest = loose;
+    // A region that shares only braces and blank lines with the hunk is no lead worth naming.
+    const telling = loose ? loose.map.filter((x, k) => x >= 0 && b[k]!.length >= 4).length : 0;
+    if (loose && telling > 0 && (!closest || loose.matched > closest.matched)) closest = loose;
   }
   if (accepted.length > 0) {
     const bestCost = Math.min(...accepted.map((a) => a.cost));

@@ -72,7 +72,8 @@ const FENCE = /^\s*(`{3,}|~{3,})(.*)$/;
 const SEARCH = /^\s*<{5,9}\s*SEARCH\s*$/i;
 const DIVIDER = /^\s*={5,9}\s*$/;
 const REPLACE = /^\s*>{5,9}\s*REPLACE\s*$/i;
-const HUNK = /^@@\s*(?:-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?\s*)?@@/;
+// `@@ -12,7 +12,8 @@ fn`, but also `@@ ... @@` and `@@`: models drop or invent the numbers.
+const HUNK = /^@@(?:\s*-(\d+)(?:,\d+)?(?:\s+\+\d+(?:,\d+)?)?)?(?:\s.*)?$/;
 const GIT_HEADER = /^diff --git (\S+) (\S+)\s*$/;
 const GIT_META = /^(index |new file mode|deleted file mode|old mode|new mode|similarity index|dissimilarity index|rename from |rename to |copy from |copy to |Binary files )/;
 

@@ -1,5 +1,5 @@
 // Every path an edit names is resolved inside the workspace, or refused with the reason.
-import { lstatSync, realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 
 export type PathCheck = { ok: true; rel: string } | { ok: false; reason: string };
@@ -20,6 +20,17 @@ function realOrSelf(p: string): string {
     return realpathSync(p);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return p;
+    throw e;
+  }
+}
+
+/** The target of `p` when `p` is a symlink whose target does not exist. */
+function danglingLink(p: string): string | undefined {
+  try {
+    return lstatSync(p).isSymbolicLink() ? readlinkSync(p) : undefined;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw e;
   }
 }
@@ -83,6 +94,10 @@ export function resolveEditPath(raw: string, policy: PathPolicy): PathCheck {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') return { ok: false, reason: `path "${raw}": ${(e as Error).message}` };
+      const link = danglingLink(probe);
+      if (link !== undefined) {
+        return { ok: false, reason: `path "${raw}" goes through a broken symbolic link (${path.relative(root, probe).split(path.sep).join('/')} -> ${link})` };
+      }
       const parent = path.dirname(probe);
       if (parent === probe) break;
       probe = parent;
