@@ -7,7 +7,9 @@ import type { ApplyResult } from '../edit/apply';
 import { applyEdits } from '../edit/apply';
 import { Checkpoint } from '../edit/checkpoint';
 import { parseReply } from '../edit/parse';
-import type { FileChange, Workspace } from '../edit/workspace';
+import { restoreState } from '../edit/restore';
+import { FileTracker } from '../edit/tracker';
+import type { Workspace } from '../edit/workspace';
 import type { ModelProvider } from '../model/provider';
 import { ProviderFatalError } from '../model/provider';
 import { stepPrompt, systemPrompt } from '../model/prompts';
@@ -64,12 +66,6 @@ function summarizeChecks(v: VerifyResult): CheckSummary[] {
   return v.checks.map((c) => ({ name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut }));
 }
 
-function sameBytes(a: Uint8Array | null | undefined, b: Uint8Array | null | undefined): boolean {
-  if (a === b) return true;
-  if (!a || !b) return (a ?? null) === (b ?? null);
-  return Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
-}
-
 function failureKey(f: Failure): string {
   return `${f.check}\u0000${f.file ?? ''}\u0000${f.id ?? ''}\u0000${f.id ? '' : f.message}`;
 }
@@ -104,8 +100,8 @@ export class Run {
   private initial: Observed | undefined;
   private current: Observed | undefined;
   private best: Observed | undefined;
-  /** What the run last wrote to (or read from) each file it touched, to detect user edits. */
-  private readonly lastKnown: FileState = new Map();
+  /** What the run last wrote to (or read from) each file, so a file changed by someone else is never overwritten. */
+  private readonly tracker: FileTracker;
   private feedback: string | undefined;
   private report: RunReport | undefined;
   private userCancelled = false;
@@ -118,6 +114,7 @@ export class Run {
     this.runId = opts.runId ?? `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
     this.runDir = path.join(opts.storageDir, 'runs', this.runId);
     this.tracePath = path.join(this.runDir, 'trace.jsonl');
+    this.tracker = new FileTracker(opts.workspace);
     this.trace = new TraceWriter(this.tracePath);
     this.maxSteps = opts.settings.maxSteps;
     this.tokenCeiling = opts.settings.tokenCeiling;
@@ -253,6 +250,7 @@ export class Run {
 
   private async readText(rel: string): Promise<string | undefined> {
     const b = await this.opts.workspace.read(rel);
+    this.tracker.noteRead(rel, b);
     if (!b) return undefined;
     const t = Buffer.from(b).toString('utf8');
     return t.includes('\0') ? undefined : t;
@@ -354,12 +352,15 @@ export class Run {
     if (parsed.errors.length > 0) {
       feedback = parsed.errors.join('\n');
     } else {
-      await this.guardUserEdits(parsed.edits.map((e) => e.newPath ?? e.oldPath).filter((p): p is string => p !== null));
       result = await applyEdits(parsed.edits, {
         workspace: this.opts.workspace,
         policy: { root: this.opts.workspace.root, forbiddenDirs: [this.opts.storageDir] },
+        tracker: this.tracker,
         ...(this.checkpoint ? { checkpoint: this.checkpoint } : {}),
       });
+      if (result.conflicts.length > 0) {
+        throw new StopSignal({ reason: 'error', detail: `${result.errors.slice(0, result.conflicts.length).join('; ')}; the run stopped at step ${step}` });
+      }
       if (!result.applied) feedback = result.errors.join('\n');
     }
     const applied = result?.applied === true;
@@ -372,7 +373,6 @@ export class Run {
       files = new Map(this.current!.files);
       for (const c of result.changes) {
         files.set(c.path, c.content);
-        this.lastKnown.set(c.path, c.content);
         this.editedFiles.add(c.path);
       }
       snapshotDir = this.saveSnapshot(step, result);
@@ -459,18 +459,6 @@ export class Run {
     });
   }
 
-  /** A file the user changed since the run last wrote it is never overwritten. */
-  private async guardUserEdits(paths: string[]): Promise<void> {
-    for (const raw of paths) {
-      const rel = raw.replace(/^(?:a|b)\//, '');
-      if (!this.lastKnown.has(rel)) continue;
-      const disk = (await this.opts.workspace.read(rel)) ?? null;
-      if (!sameBytes(disk, this.lastKnown.get(rel))) {
-        throw new StopSignal({ reason: 'error', detail: `${rel} was changed outside the run since step ${this.stepsDone - 1}; the run stopped rather than overwrite it` });
-      }
-    }
-  }
-
   private saveSnapshot(step: number, r: ApplyResult): string {
     const dir = path.join(this.runDir, 'steps', String(step));
     for (const c of r.changes) {
@@ -487,19 +475,8 @@ export class Run {
   /** Brings every touched file to `target`'s content (original bytes where target has none). */
   private async restore(target: Observed): Promise<void> {
     if (!this.checkpoint) return;
-    const changes: FileChange[] = [];
-    for (const rel of this.checkpoint.touched) {
-      const want = target.files.has(rel) ? target.files.get(rel)! : ((await this.checkpoint.original(rel)) ?? null);
-      const disk = (await this.opts.workspace.read(rel)) ?? null;
-      const known = this.lastKnown.has(rel) ? this.lastKnown.get(rel)! : disk;
-      if (!sameBytes(disk, known)) {
-        this.logger.warn(`${rel} changed outside the run; left as the user has it`);
-        continue;
-      }
-      if (!sameBytes(disk, want)) changes.push({ path: rel, content: want });
-    }
-    if (changes.length > 0) await this.opts.workspace.apply(changes);
-    for (const c of changes) this.lastKnown.set(c.path, c.content);
+    const r = await restoreState(target.files, { workspace: this.opts.workspace, checkpoint: this.checkpoint, tracker: this.tracker });
+    for (const c of r.conflicts) this.logger.warn(c.reason);
   }
 
   private outcome(green: boolean): Outcome {
