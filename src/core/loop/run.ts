@@ -686,8 +686,8 @@ export class Run {
   }
 
   /** Brings every touched file to `target`'s content (original bytes where target has none). */
-  private async restore(target: Observed): Promise<void> {
-    if (!this.checkpoint) return;
+  private async restore(target: Observed): Promise<number> {
+    if (!this.checkpoint) return 0;
     const changes: FileChange[] = [];
     for (const rel of this.checkpoint.touched) {
       const want = target.files.has(rel) ? target.files.get(rel)! : ((await this.checkpoint.original(rel)) ?? null);
@@ -701,6 +701,7 @@ export class Run {
     }
     if (changes.length > 0) await this.opts.workspace.apply(changes);
     for (const c of changes) this.lastKnown.set(c.path, c.content);
+    return changes.length;
   }
 
   private async finish(decision: Decision): Promise<RunReport> {
@@ -725,8 +726,10 @@ export class Run {
         const where = restoreTarget(judged.outcome, this.opts.settings.onStop);
         const target = where === 'initial' ? this.initial : where === 'best' ? this.best! : this.current;
         if (target !== this.current) {
-          await this.restore(target);
+          const changed = await this.restore(target);
           final = target;
+          // Only a continuation reads this: it resumes from what the workspace now holds.
+          if (changed > 0) this.feedback = `The run paused and the workspace was restored to the state of step ${target.step} (${where === 'initial' ? 'the original files' : 'the best state'}); continue from there.`;
         }
       }
     } catch (e) {
