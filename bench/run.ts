@@ -23,6 +23,7 @@ const REPO = path.resolve(import.meta.dirname, '..');
 const JSON_OUT = process.argv.includes('--json');
 const RECORD = process.argv.includes('--record');
 const QUICK = process.argv.includes('--quick');
+const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 const scratchRoot = mkdtempSync(path.join(os.tmpdir(), 'fug-bench-'));
 
 interface Stat {
@@ -89,10 +90,19 @@ function tsProject(dir: string, n: number): void {
   for (let i = 0; i < n; i++) {
     const dep = i > 0 ? `import { value${i - 1} } from './m${i - 1}.js';\n` : '';
     const base = i > 0 ? `value${i - 1}.total` : '0';
+    // Enough typed code per module (generics, mapped and conditional types) that checking, not
+    // parsing, is most of tsc's work, as in a real project.
+    const helpers = Array.from({ length: 12 }, (_, j) =>
+      `export type Pick${i}_${j}<T> = { [K in keyof T as K extends string ? \`${j}_\${K}\` : never]: T[K] extends number ? T[K] | null : readonly T[K][] };\n` +
+      `export function map${i}_${j}<T extends Record${i}, U>(xs: readonly T[], f: (x: T, i: number) => U): Map<number, U> {\n` +
+      `  const out = new Map<number, U>();\n  xs.forEach((x, k) => out.set(x.id * ${j + 1} + k, f(x, k)));\n  return out;\n}\n` +
+      `export const table${i}_${j}: Pick${i}_${j}<Record${i}> = { '${j}_id': ${j}, '${j}_name': ['m${i}'], '${j}_total': null };\n`,
+    ).join('\n');
     files[`src/m${i}.ts`] =
       `${dep}export interface Record${i} {\n  id: number;\n  name: string;\n  total: number;\n}\n\n` +
       `export const value${i}: Record${i} = { id: ${i}, name: 'm${i}', total: ${base} + ${i} };\n\n` +
-      `export function describe${i}(r: Record${i}): string {\n  return \`\${r.name}#\${r.id}: \${r.total.toFixed(2)}\`;\n}\n`;
+      `export function describe${i}(r: Record${i}): string {\n  return \`\${r.name}#\${r.id}: \${r.total.toFixed(2)}\`;\n}\n\n` +
+      helpers;
   }
   files['test/chain.test.mjs'] =
     "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n" +
@@ -386,15 +396,19 @@ function table(): string {
 async function main(): Promise<void> {
   const started = performance.now();
   try {
-    await engineOverhead();
-    await parallelVerify();
-    await incrementalTsc();
-    await compactness();
-    await stuckRunCost();
-    await extensionFigures();
-    await outputFlood();
+    const all: [string, () => Promise<void>][] = [
+      ['engine-overhead', engineOverhead],
+      ['parallel-verify', parallelVerify],
+      ['incremental-tsc', incrementalTsc],
+      ['feedback-compactness', compactness],
+      ['stuck-run-cost', stuckRunCost],
+      ['extension', extensionFigures],
+      ['output-flood', outputFlood],
+    ];
+    for (const [id, f] of all) if (!ONLY || ONLY.includes(id)) await f();
   } finally {
-    rmSync(scratchRoot, { recursive: true, force: true });
+    if (process.env.KEEP_BENCH !== '1') rmSync(scratchRoot, { recursive: true, force: true });
+    else log(`kept ${scratchRoot}`);
   }
   const totalS = (performance.now() - started) / 1000;
   const m = machine();
