@@ -180,8 +180,10 @@ function fuzzyCandidates(f: string[], b: string[], limit: number): number[] {
     else where.set(l, [i]);
   });
   const votes = new Map<number, number>();
+  // Braces and other short lines are everywhere; they anchor only when the hunk has nothing better.
+  const telling = b.some((l) => l.length >= 4);
   b.forEach((l, k) => {
-    if (l === '') return;
+    if (l === '' || (telling && l.length < 4)) return;
     for (const i of where.get(l) ?? []) votes.set(i - k, (votes.get(i - k) ?? 0) + 1);
   });
   return [...votes.entries()]
