@@ -7,7 +7,7 @@ import { describeEndpoint } from './endpoint';
 import type { FaultContext } from './httpFaults';
 import { GIVE_UP_HINT, classifyProviderError } from './httpFaults';
 import type { ModelProvider } from './provider';
-import { ProviderReplyError } from './provider';
+import { ProviderReplyError, malformedReply } from './provider';
 import type { RetryNotice, RetryPolicy } from './retry';
 import { withRetry } from './retry';
 import { countRequestTokens, countTokens } from './tokens';
@@ -89,6 +89,7 @@ export class AnthropicProvider implements ModelProvider {
           { signal: req.signal },
         );
       } catch (e) {
+        if (e instanceof SyntaxError && !req.signal.aborted) throw malformedReply(e, req);
         throw classifyProviderError(e, Anthropic, this.ctx, req.signal);
       }
       return this.read(res, req);

@@ -8,7 +8,7 @@ import { describeEndpoint } from './endpoint';
 import type { FaultContext } from './httpFaults';
 import { GIVE_UP_HINT, classifyProviderError } from './httpFaults';
 import type { ModelProvider } from './provider';
-import { ProviderReplyError } from './provider';
+import { ProviderReplyError, malformedReply } from './provider';
 import type { RetryNotice, RetryPolicy } from './retry';
 import { withRetry } from './retry';
 import { countRequestTokens, countTokens } from './tokens';
@@ -97,6 +97,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       res = await this.client.chat.completions.create(body, { signal: req.signal });
     } catch (e) {
       if (this.switchTokenParam(e)) return this.attempt(req);
+      if (e instanceof SyntaxError && !req.signal.aborted) throw malformedReply(e, req);
       throw classifyProviderError(e, OpenAI, this.ctx, req.signal);
     }
     return this.read(res, req);
