@@ -6,7 +6,7 @@ import { silentLogger } from '../types';
 import { formatFailureReport } from '../verify/report';
 import type { PromptFile } from './prompts';
 import { formatFile, stepPrompt, systemPrompt } from './prompts';
-import { countTokens } from './tokens';
+import { countTokens, truncateToTokens } from './tokens';
 
 export interface StepContextInput {
   step: number;
@@ -36,9 +36,22 @@ export interface StepContext {
 /** Lines shown on each side of a failure when a file is too large to show whole. */
 const EXCERPT_RADIUS = 30;
 /** Share of the budget the failure report may take; the rest is for files and post-mortems. */
-const REPORT_SHARE = 0.5;
-/** Feedback (e.g. apply errors) beyond this many characters is cut: it repeats itself. */
-const FEEDBACK_MAX_CHARS = 4000;
+const REPORT_SHARE = 0.45;
+/** Shares of the budget the feedback, the post-mortems and the task may take at most. */
+const FEEDBACK_SHARE = 0.1;
+const POSTMORTEM_SHARE = 0.15;
+const INSTRUCTION_SHARE = 0.1;
+/**
+ * More characters per token than source text ever averages: a file longer than this many times the
+ * tokens left cannot fit, so it is not counted (counting is slow), only excerpted.
+ */
+const MAX_CHARS_PER_TOKEN = 10;
+/** Omitted files named one by one, at most; the rest are counted. */
+const OMITTED_NAMED = 20;
+
+function omittedList(paths: string[]): string[] {
+  return paths.length <= OMITTED_NAMED ? paths : [...paths.slice(0, OMITTED_NAMED), `and ${paths.length - OMITTED_NAMED} more`];
+}
 
 function safeRel(p: string): boolean {
   return p !== '' && !p.startsWith('/') && !/^[A-Za-z]:/.test(p) && !p.split('/').includes('..');
@@ -154,23 +167,30 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
   }
   for (const p of wanted) await read(p);
 
-  const report = formatFailureReport(input.failures, { readText: (rel) => texts.get(rel), maxTokens: Math.floor(budget * REPORT_SHARE) });
+  // Shares of the budget for the parts that are not files; what they leave is for the files.
+  const share = (f: number): number => Math.max(50, Math.floor(budget * f));
+  const postMortems = [...input.postMortems];
+  while (postMortems.length > 1 && countTokens(postMortems.join('\n')) > share(POSTMORTEM_SHARE)) postMortems.shift();
+  if (postMortems.length === 1) postMortems[0] = truncateToTokens(postMortems[0]!, share(POSTMORTEM_SHARE));
   const base = {
     step: input.step,
-    ...(input.instruction ? { instruction: input.instruction } : {}),
-    failureReport: report,
-    postMortems: [...input.postMortems],
-    ...(input.feedback ? { feedback: input.feedback.length > FEEDBACK_MAX_CHARS ? `${input.feedback.slice(0, FEEDBACK_MAX_CHARS)}\n[… ${input.feedback.length - FEEDBACK_MAX_CHARS} more characters cut]` : input.feedback } : {}),
+    ...(input.instruction ? { instruction: truncateToTokens(input.instruction, share(INSTRUCTION_SHARE)) } : {}),
+    postMortems,
+    ...(input.feedback ? { feedback: truncateToTokens(input.feedback, share(FEEDBACK_SHARE)) } : {}),
   };
   const present = wanted.filter((p) => texts.get(p) !== undefined);
+  let reportTokens = Math.floor(budget * REPORT_SHARE);
+  let report = formatFailureReport(input.failures, { readText: (rel) => texts.get(rel), maxTokens: reportTokens });
+  const compose = (files: PromptFile[], omitted: string[]): string => stepPrompt({ ...base, failureReport: report, files, omittedFiles: omittedList(omitted) });
+
   // Everything but the files, with every candidate named as omitted: the worst case for the rest.
-  let left = budget - countTokens(stepPrompt({ ...base, files: [], omittedFiles: present }));
+  let left = budget - countTokens(compose([], present));
   const files: PromptFile[] = [];
   const omitted: string[] = [];
   for (const p of present) {
     const text = texts.get(p)!;
     const whole: PromptFile = { path: p, text };
-    const cost = countTokens(formatFile(whole)) + 2;
+    const cost = text.length > left * MAX_CHARS_PER_TOKEN ? Infinity : countTokens(formatFile(whole)) + 2;
     if (cost <= left) {
       files.push(whole);
       left -= cost;
@@ -182,7 +202,7 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
       const ex = excerptOf(text, lines, radius);
       if (!ex) break;
       const part: PromptFile = { path: p, text: ex.text, excerpt: ex.label };
-      const c = countTokens(formatFile(part)) + 2;
+      const c = ex.text.length > left * MAX_CHARS_PER_TOKEN ? Infinity : countTokens(formatFile(part)) + 2;
       if (c <= left) {
         files.push(part);
         left -= c;
@@ -192,7 +212,17 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
     }
     if (!shown) omitted.push(p);
   }
-  const user = stepPrompt({ ...base, files, omittedFiles: omitted });
+  // Token counts of parts do not add up exactly to the count of the whole: make sure the whole fits.
+  let user = compose(files, omitted);
+  while (countTokens(user) > budget && files.length > 0) {
+    omitted.unshift(files.pop()!.path);
+    user = compose(files, omitted);
+  }
+  while (countTokens(user) > budget && reportTokens > 50) {
+    reportTokens = Math.floor(reportTokens / 2);
+    report = formatFailureReport(input.failures, { readText: (rel) => texts.get(rel), maxTokens: reportTokens });
+    user = compose(files, omitted);
+  }
   return {
     system: systemPrompt(input.settings.editFormat, { protectedPaths: input.settings.protectedPaths, forbidSuppressions: input.settings.forbidSuppressions }),
     user,

@@ -129,7 +129,8 @@ export function stepPrompt(input: StepPromptInput): string {
   const parts: string[] = [`# Step ${input.step}`];
   parts.push(`## Task\n${input.instruction?.trim() ? input.instruction.trim() : 'Make every check pass.'}`);
   if (input.feedback) parts.push(`## Your previous reply was not accepted\n${input.feedback}`);
-  parts.push(`## Failures\n${input.failureReport}`);
+  // The report's own headings sit one level below the prompt's sections.
+  parts.push(`## Failures\n${input.failureReport.replace(/^(#{1,5}) /gm, '#$1 ')}`);
   if (input.postMortems.length > 0) {
     parts.push(`## Earlier post-mortems (oldest first)\n${input.postMortems.map((p, i) => `${i + 1}. ${p}`).join('\n')}`);
   }
