@@ -1,5 +1,7 @@
 // The headless front end: `fix-until-green <command> [flags]`.
 import { UsageError } from './errors';
+import { calibrateCommand } from './calibrateCommand';
+import { evalCommand } from './evalCommand';
 import type { CliIo } from './runCommand';
 import { runCommand } from './runCommand';
 
@@ -9,6 +11,10 @@ commands:
   run     run the loop: --cwd DIR --model replay:FILE|openai-compatible:ID|anthropic:ID
           [--base-url URL] [--max-steps N] [--token-ceiling N] [--stall-threshold N]
           [--time-limit S] [--check NAME=COMMAND]... [--instruction TEXT] [--json]
+  eval    run scenarios (DIR has project/, replay.json, expect.json, optional settings.json;
+          or DIR is a folder of them) and print a table: eval DIR... [--json] [--keep]
+  calibrate  CONFIDENCE against outcomes from traces (files or run directories):
+          calibrate TRACE... [--max-false-rate R] [--json]
 
 exit: 0 green, 1 stopped not green, 2 usage or preflight error`;
 
@@ -16,6 +22,8 @@ type Command = (argv: string[], io: CliIo) => Promise<number>;
 
 const commands: Record<string, Command> = {
   run: runCommand,
+  eval: evalCommand,
+  calibrate: calibrateCommand,
 };
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
