@@ -8,7 +8,9 @@ import type { ApplyResult } from '../edit/apply';
 import { applyEdits } from '../edit/apply';
 import { Checkpoint } from '../edit/checkpoint';
 import { parseReply } from '../edit/parse';
-import type { FileChange, Workspace } from '../edit/workspace';
+import { restoreState } from '../edit/restore';
+import { FileTracker } from '../edit/tracker';
+import type { Workspace } from '../edit/workspace';
 import type { ModelProvider } from '../model/provider';
 import { ProviderFatalError } from '../model/provider';
 import { stepPrompt, systemPrompt } from '../model/prompts';
@@ -99,12 +101,6 @@ function summary(o: Observed): StateSummary {
   return { step: o.step, green: o.verify.green, failures: o.verify.failures };
 }
 
-function sameBytes(a: Uint8Array | null | undefined, b: Uint8Array | null | undefined): boolean {
-  if (a === b) return true;
-  if (!a || !b) return (a ?? null) === (b ?? null);
-  return Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
-}
-
 function textOf(b: Uint8Array | null | undefined): string | null {
   if (!b) return null;
   const t = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
@@ -152,7 +148,7 @@ export class Run {
   private current: Observed | undefined;
   private best: Observed | undefined;
   /** What the run last wrote to (or read from) each file it touched, to detect user edits. */
-  private readonly lastKnown: FileState = new Map();
+  private readonly tracker: FileTracker;
   private feedback: string | undefined;
   private report: RunReport | undefined;
   private userCancelled = false;
@@ -166,6 +162,7 @@ export class Run {
     this.runId = opts.runId ?? `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
     this.runDir = path.join(opts.storageDir, 'runs', this.runId);
     this.tracePath = path.join(this.runDir, 'trace.jsonl');
+    this.tracker = new FileTracker(opts.workspace);
     this.trace = new TraceWriter(this.tracePath);
     this.maxSteps = opts.settings.maxSteps;
     this.tokenCeiling = opts.settings.tokenCeiling;
@@ -327,6 +324,7 @@ export class Run {
 
   private async readText(rel: string): Promise<string | undefined> {
     const b = await this.opts.workspace.read(rel);
+    this.tracker.noteRead(rel, b);
     if (!b) return undefined;
     const t = Buffer.from(b).toString('utf8');
     return t.includes('\0') ? undefined : t;
@@ -475,14 +473,15 @@ export class Run {
     if (parsed.errors.length > 0) {
       feedback = parsed.errors.join('\n');
     } else {
-      await this.guardUserEdits(parsed.edits.map((e) => e.newPath ?? e.oldPath).filter((p): p is string => p !== null));
       const editOpts = {
         workspace: this.opts.workspace,
         policy: { root: this.opts.workspace.root, forbiddenDirs: [this.opts.storageDir] },
+        tracker: this.tracker,
         ...(this.checkpoint ? { checkpoint: this.checkpoint } : {}),
       };
       // Computed first and shown to the critics; written only if none of them objects.
       const proposed = await applyEdits(parsed.edits, { ...editOpts, dryRun: true });
+      this.stopOnConflicts(proposed, step);
       if (proposed.errors.length > 0) {
         feedback = proposed.errors.join('\n');
         result = proposed;
@@ -499,6 +498,7 @@ export class Run {
           result = proposed;
         } else {
           result = await applyEdits(parsed.edits, editOpts);
+          this.stopOnConflicts(result, step);
           if (!result.applied) feedback = result.errors.join('\n');
         }
       }
@@ -512,7 +512,6 @@ export class Run {
       const files = new Map(previous.files);
       for (const c of result.changes) {
         files.set(c.path, c.content);
-        this.lastKnown.set(c.path, c.content);
         this.editedFiles.add(c.path);
       }
       snapshotDir = this.saveSnapshot(step, result);
@@ -660,16 +659,10 @@ export class Run {
     });
   }
 
-  /** A file the user changed since the run last wrote it is never overwritten. */
-  private async guardUserEdits(paths: string[]): Promise<void> {
-    for (const raw of paths) {
-      const rel = raw.replace(/^(?:a|b)\//, '');
-      if (!this.lastKnown.has(rel)) continue;
-      const disk = (await this.opts.workspace.read(rel)) ?? null;
-      if (!sameBytes(disk, this.lastKnown.get(rel))) {
-        throw new StopSignal({ reason: 'error', detail: `${rel} was changed outside the run since step ${this.stepsDone - 1}; the run stopped rather than overwrite it` });
-      }
-    }
+  /** A file changed outside the run since it last read or wrote it is never overwritten: the run stops. */
+  private stopOnConflicts(r: ApplyResult, step: number): void {
+    if (r.conflicts.length === 0) return;
+    throw new StopSignal({ reason: 'error', detail: `${r.errors.slice(0, r.conflicts.length).join('; ')}; the run stopped at step ${step}` });
   }
 
   private saveSnapshot(step: number, r: ApplyResult): string {
@@ -688,20 +681,9 @@ export class Run {
   /** Brings every touched file to `target`'s content (original bytes where target has none). */
   private async restore(target: Observed): Promise<number> {
     if (!this.checkpoint) return 0;
-    const changes: FileChange[] = [];
-    for (const rel of this.checkpoint.touched) {
-      const want = target.files.has(rel) ? target.files.get(rel)! : ((await this.checkpoint.original(rel)) ?? null);
-      const disk = (await this.opts.workspace.read(rel)) ?? null;
-      const known = this.lastKnown.has(rel) ? this.lastKnown.get(rel)! : disk;
-      if (!sameBytes(disk, known)) {
-        this.logger.warn(`${rel} changed outside the run; left as the user has it`);
-        continue;
-      }
-      if (!sameBytes(disk, want)) changes.push({ path: rel, content: want });
-    }
-    if (changes.length > 0) await this.opts.workspace.apply(changes);
-    for (const c of changes) this.lastKnown.set(c.path, c.content);
-    return changes.length;
+    const r = await restoreState(target.files, { workspace: this.opts.workspace, checkpoint: this.checkpoint, tracker: this.tracker });
+    for (const c of r.conflicts) this.logger.warn(c.reason);
+    return r.actions.length;
   }
 
   private async finish(decision: Decision): Promise<RunReport> {
