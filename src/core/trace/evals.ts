@@ -16,6 +16,7 @@ import { pickPrefixed, validateSettings } from '../settings';
 import type { Settings } from '../settings';
 import type { Logger } from '../types';
 import { silentLogger } from '../types';
+import { resolveChecks } from '../verify/discover';
 import { Verifier } from '../verify/verifier';
 import type { RunReport, TimedEvent } from './events';
 import { readTrace } from './trace';
@@ -188,12 +189,12 @@ export interface EvalOptions {
   /** Keep the scratch copies (for debugging a failing scenario). */
   keep?: boolean;
   logger?: Logger;
-  /** Builds the verifier for a scenario's settings (the front end's own, so evals run what users run). */
-  verifier?: (root: string, settings: Settings) => VerifierPort;
+  /** Builds the verifier for a scenario's settings (by default the one `run` builds, so evals run what users run). */
+  verifier?: (root: string, settings: Settings, storageDir: string) => VerifierPort;
 }
 
-export function defaultVerifier(root: string, settings: Settings): VerifierPort {
-  return new Verifier({ root, checks: settings.checks, parallel: settings.parallelChecks, outputLimitKb: settings.outputLimitKb });
+export function defaultVerifier(root: string, settings: Settings, storageDir: string): VerifierPort {
+  return new Verifier({ root, checks: settings.checks, parallel: settings.parallelChecks, outputLimitKb: settings.outputLimitKb, flakyReruns: settings.flakyReruns, storageDir });
 }
 
 function mismatch(expect: ScenarioExpect, r: RunReport): string | undefined {
@@ -217,15 +218,17 @@ export async function runScenario(s: Scenario, opts: EvalOptions = {}): Promise<
   try {
     const validated = validateSettings(s.settings);
     if (!validated.ok) throw new ScenarioError(`scenario ${s.name}: ${validated.issues.map((i) => i.message).join('; ')}`);
-    const settings = validated.settings;
     const project = path.join(scratch, 'project');
     cpSync(s.project, project, { recursive: true, filter: (src) => path.basename(src) !== 'node_modules' || path.dirname(src) !== s.project });
     // The copy reaches the same tools the original would: its own node_modules or the nearest above it.
     const nm = nearestNodeModules(s.project);
     if (nm) symlinkSync(nm, path.join(project, 'node_modules'), 'dir');
+    // No checks configured: discover them, as `run` does.
+    const settings: Settings = { ...validated.settings, checks: resolveChecks(project, validated.settings.checks).checks };
+    const storageDir = path.join(scratch, 'storage');
     const provider = new ReplayProvider(loadReplayScript(s.replay), `replay:${s.name}/replay.json`);
-    const verifier = (opts.verifier ?? defaultVerifier)(project, settings);
-    const run = new Run({ workspace: new FsWorkspace(project), verifier, provider, settings, storageDir: path.join(scratch, 'storage'), logger });
+    const verifier = (opts.verifier ?? defaultVerifier)(project, settings, storageDir);
+    const run = new Run({ workspace: new FsWorkspace(project), verifier, provider, settings, storageDir, logger });
     const r = await run.start();
     result.got = { stopReason: r.stopReason, steps: r.steps.length, outcome: r.outcome, detail: r.detail };
     result.tokens = r.tokensUsed;
