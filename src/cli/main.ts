@@ -1,6 +1,8 @@
 // The headless front end: `fix-until-green <command> [flags]`.
 import { applyCommand } from './applyCommand';
 import { UsageError } from './errors';
+import { calibrateCommand } from './calibrateCommand';
+import { evalCommand } from './evalCommand';
 import { revertCommand } from './revertCommand';
 import type { CliIo } from './runCommand';
 import { runCommand } from './runCommand';
@@ -21,6 +23,10 @@ commands:
           prints {applied, files, errors}; exit 1 if not applied (--dry-run: if it would not apply)
   revert  restore the files an interrupted run wrote: [--cwd DIR] [--storage DIR] [--run ID] [--json];
           exit 1 if a file changed since the run wrote it (it is left alone)
+  eval    run scenarios (DIR has project/, replay.json, expect.json, optional settings.json;
+          or DIR is a folder of them) and print a table: eval DIR... [--json] [--keep]
+  calibrate  CONFIDENCE against outcomes from traces (files or run directories):
+          calibrate TRACE... [--max-false-rate R] [--json]
 
 exit: 0 green, 1 stopped not green, 2 usage or preflight error`;
 
@@ -32,6 +38,8 @@ const commands: Record<string, Command> = {
   parse: parseCommand,
   apply: applyCommand,
   revert: revertCommand,
+  eval: evalCommand,
+  calibrate: calibrateCommand,
 };
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
