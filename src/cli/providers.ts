@@ -1,8 +1,12 @@
-// Builds the model provider a `--model` value names.
+// Builds the model provider a `--model` value names. Keys come from the environment only.
 import * as path from 'node:path';
+import { AnthropicProvider } from '../core/model/anthropic';
+import { missingKeyProblem } from '../core/model/endpoint';
+import { OPENAI_DEFAULT_BASE_URL, OpenAICompatibleProvider } from '../core/model/openaiCompatible';
 import type { ModelProvider } from '../core/model/provider';
 import { loadReplayScript, ReplayFileError, ReplayProvider } from '../core/model/replay';
 import type { Settings } from '../core/settings';
+import type { Logger } from '../core/types';
 import { UsageError } from './errors';
 
 export interface ModelSpec {
@@ -18,8 +22,20 @@ export function parseModelSpec(value: string): ModelSpec {
   return { provider: m[1] as ModelSpec['provider'], id: m[2]! };
 }
 
-export function createProvider(settings: Settings, cwd: string): ModelProvider {
-  const { provider, id } = settings.model;
+/** The environment variable each network provider reads its key from. */
+export const KEY_ENV: Readonly<Record<'openai-compatible' | 'anthropic', string>> = {
+  'openai-compatible': 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+};
+
+export interface ProviderEnv {
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+}
+
+export function createProvider(settings: Settings, cwd: string, opts: ProviderEnv = {}): ModelProvider {
+  const { provider, id, baseUrl } = settings.model;
+  const env = opts.env ?? process.env;
   switch (provider) {
     case 'replay': {
       if (!id) throw new UsageError('--model replay:FILE needs a file');
@@ -31,9 +47,21 @@ export function createProvider(settings: Settings, cwd: string): ModelProvider {
         throw e;
       }
     }
+    case 'openai-compatible':
+    case 'anthropic': {
+      if (!id.trim()) throw new UsageError(`--model ${provider}:ID needs a model id (or set fixUntilGreen.model.id)`);
+      const envName = KEY_ENV[provider];
+      const apiKey = env[envName]?.trim() || undefined;
+      const keyHint = `set the ${envName} environment variable to a valid key`;
+      const url = baseUrl || (provider === 'anthropic' ? 'https://api.anthropic.com' : OPENAI_DEFAULT_BASE_URL);
+      const problem = missingKeyProblem({ provider, baseUrl: url, apiKey, keyHint });
+      if (problem) throw new UsageError(problem);
+      const common = { model: id, baseUrl: url, keyHint, ...(apiKey ? { apiKey } : {}), ...(opts.logger ? { logger: opts.logger } : {}) };
+      return provider === 'anthropic' ? new AnthropicProvider(common) : new OpenAICompatibleProvider(common);
+    }
     case 'vscode-lm':
       throw new UsageError('the vscode-lm provider runs only inside VS Code; pass --model replay:FILE, openai-compatible:ID or anthropic:ID');
     default:
-      throw new UsageError(`--model ${provider}: this provider is not available in this build of the CLI`);
+      throw new UsageError(`--model ${String(provider)}: this provider is not available in this build of the CLI`);
   }
 }
