@@ -31,6 +31,10 @@ export const KEY_ENV: Readonly<Record<'openai-compatible' | 'anthropic', string>
 export interface ProviderEnv {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
+  /** A key from elsewhere (VS Code's SecretStorage); when given, the environment is not read. */
+  apiKey?: string;
+  /** How the user sets the key, for the missing-key message (default: the environment variable). */
+  keyHint?: string;
 }
 
 export function createProvider(settings: Settings, cwd: string, opts: ProviderEnv = {}): ModelProvider {
@@ -51,8 +55,8 @@ export function createProvider(settings: Settings, cwd: string, opts: ProviderEn
     case 'anthropic': {
       if (!id.trim()) throw new UsageError(`--model ${provider}:ID needs a model id (or set fixUntilGreen.model.id)`);
       const envName = KEY_ENV[provider];
-      const apiKey = env[envName]?.trim() || undefined;
-      const keyHint = `set the ${envName} environment variable to a valid key`;
+      const apiKey = (opts.apiKey !== undefined ? opts.apiKey : env[envName])?.trim() || undefined;
+      const keyHint = opts.keyHint ?? `set the ${envName} environment variable to a valid key`;
       const url = baseUrl || (provider === 'anthropic' ? 'https://api.anthropic.com' : OPENAI_DEFAULT_BASE_URL);
       const problem = missingKeyProblem({ provider, baseUrl: url, apiKey, keyHint });
       if (problem) throw new UsageError(problem);

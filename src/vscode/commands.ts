@@ -203,7 +203,7 @@ export class Commands {
   private async createRun(folder: vscode.WorkspaceFolder, settings: Settings, storageDir: string, instruction: string, signal: AbortSignal, onEvent: (e: TimedEvent) => void): Promise<Run> {
     const root = folder.uri.fsPath;
     const logger = this.deps.logger;
-    const choice = await createModelProvider(settings, root, this.deps.keys);
+    const choice = await createModelProvider(settings, root, this.deps.keys, logger);
     if (!choice.ok) logger.warn(`model: ${choice.problem}`);
     return new Run({
       workspace: new VscodeWorkspace(root, logger),

@@ -2,13 +2,14 @@
 // factory the CLI uses, with the key from SecretStorage.
 import type { ModelProvider } from '../core/model/provider';
 import type { Settings } from '../core/settings';
+import type { Logger } from '../core/types';
 import { createProvider } from '../cli/providers';
 import type { ApiKeys } from './secrets';
 import { describeAvailableModels, selectLanguageModel, VscodeLmProvider } from './lmProvider';
 
 export type ProviderChoice = { ok: true; provider: ModelProvider } | { ok: false; problem: string };
 
-export async function createModelProvider(settings: Settings, folder: string, keys: ApiKeys): Promise<ProviderChoice> {
+export async function createModelProvider(settings: Settings, folder: string, keys: ApiKeys, logger: Logger): Promise<ProviderChoice> {
   const { provider, id } = settings.model;
   if (provider === 'vscode-lm') {
     const model = await selectLanguageModel(id);
@@ -21,8 +22,16 @@ export async function createModelProvider(settings: Settings, folder: string, ke
     return { ok: true, provider: new VscodeLmProvider(model) };
   }
   try {
-    void keys;
-    return { ok: true, provider: createProvider(settings, folder) };
+    const keyed = provider === 'openai-compatible' || provider === 'anthropic';
+    const apiKey = keyed ? await keys.get(provider) : undefined;
+    return {
+      ok: true,
+      provider: createProvider(settings, folder, {
+        logger,
+        // Keys come from SecretStorage only; the extension host's environment is not consulted.
+        ...(keyed ? { apiKey: apiKey ?? '', keyHint: 'run "Fix Until Green: Set API Key" to store one' } : {}),
+      }),
+    };
   } catch (e) {
     return { ok: false, problem: e instanceof Error ? e.message : String(e) };
   }

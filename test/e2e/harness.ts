@@ -63,6 +63,14 @@ export async function until<T>(what: string, probe: () => T | undefined | Promis
 }
 
 /** A copy of a fixture project in a scratch dir, with the repo's typescript and tsx reachable. */
+/** The demo project's recorded replies: the first attempt half right, the second lands. */
+export function demoReplies(): string[] {
+  const r = JSON.parse(readFileSync(path.join(REPO, 'examples', 'demo', 'replay.json'), 'utf8')) as { responses: { text: string }[] };
+  return r.responses.map((x) => x.text);
+}
+
+export const DEMO = path.join(REPO, 'examples', 'demo');
+
 export function workspaceFrom(source: string, name: string, settings: Record<string, unknown> = {}): string {
   const dir = path.join(CACHE, 'workspaces', name);
   rmSync(dir, { recursive: true, force: true });
@@ -226,6 +234,27 @@ export class VsCode {
     if (promptLike) await this.page.locator('.quick-input-widget', { hasText: promptLike }).waitFor({ timeout: 30000 });
     await this.quickInput().fill(text);
     await this.page.keyboard.press('Enter');
+  }
+
+  /** Opens a workspace file in an editor through Quick Open, as a user would. */
+  async openFile(rel: string): Promise<void> {
+    await this.openPalette(rel);
+    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: path.basename(rel) }).first();
+    await row.waitFor({ timeout: 30000 });
+    await this.page.keyboard.press('Enter');
+    await this.page.locator('.tabs-container .tab', { hasText: path.basename(rel) }).first().waitFor({ timeout: 30000 });
+  }
+
+  /** The text the active editor shows (the visible lines). */
+  async editorText(): Promise<string> {
+    return (await this.page.locator('.editor-group-container.active .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+  }
+
+  /** Rows of the Problems panel (opened with its keyboard shortcut). */
+  async problems(): Promise<string[]> {
+    await this.page.keyboard.press('Control+Shift+M');
+    await this.page.locator('.markers-panel').first().waitFor({ timeout: 30000 });
+    return this.page.locator('.markers-panel .monaco-list-row').allInnerTexts();
   }
 
   meter(): Locator {
