@@ -2,6 +2,8 @@
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
 import { runCommand } from './runCommand';
+import { checkCommand } from './checkCommand';
+import { parseCommand } from './parseCommand';
 
 const USAGE = `usage: fix-until-green <command> [flags]
 
@@ -9,6 +11,10 @@ commands:
   run     run the loop: --cwd DIR --model replay:FILE|openai-compatible:ID|anthropic:ID
           [--base-url URL] [--max-steps N] [--token-ceiling N] [--stall-threshold N]
           [--time-limit S] [--check NAME=COMMAND]... [--instruction TEXT] [--json]
+  check   verify once, no model: [--cwd DIR] [--check NAME=COMMAND]... [--storage DIR] [--json]
+          (checks come from fixUntilGreen.checks, else are discovered; exit 0 green, 1 failures)
+  parse   read a check's output on stdin: --parser tsc|eslint|mocha|jest|vitest|node-test|tap|generic
+          [--root DIR] [--cwd DIR] [--check NAME] [--exit-code N]; prints {failures, failureHash}
 
 exit: 0 green, 1 stopped not green, 2 usage or preflight error`;
 
@@ -16,6 +22,8 @@ type Command = (argv: string[], io: CliIo) => Promise<number>;
 
 const commands: Record<string, Command> = {
   run: runCommand,
+  check: checkCommand,
+  parse: parseCommand,
 };
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
