@@ -1,10 +1,22 @@
-import type { Completion, CompletionRequest } from '../types';
+import type { ChatMessage, Completion, CompletionRequest, Usage } from '../types';
+import { countRequestTokens } from './tokens';
 
 /** The model port. Providers never decide anything about the run; they only answer. */
 export interface ModelProvider {
   /** A label for traces and reports, e.g. `replay:demo.json`. Never contains a key. */
   readonly label: string;
+  /**
+   * Answers one request. Throws `ProviderFatalError` for faults retrying cannot cure (auth, model
+   * not found, bad request, transient faults that outlasted the retry policy), `ProviderReplyError`
+   * for an answer that carries no usable text (the step fails, the run goes on), and the abort
+   * reason when `req.signal` aborts.
+   */
   complete(req: CompletionRequest): Promise<Completion>;
+  /**
+   * The provider's own count of a request's input tokens, when it has one (Anthropic's count
+   * endpoint, VS Code's `countTokens`). The loop's pre-call gate then needs no tokenizer margin.
+   */
+  countInputTokens?(req: { system: string; messages: ChatMessage[] }, signal: AbortSignal): Promise<number>;
 }
 
 /** A fault the loop cannot recover from by retrying (auth refused, model not found, script ended). */
@@ -13,4 +25,37 @@ export class ProviderFatalError extends Error {
     super(message);
     this.name = 'ProviderFatalError';
   }
+}
+
+/**
+ * Why an answer was unusable: no text at all, cut off by the output limit, something other than
+ * text (a tool call, a refusal), withheld by a content filter, or a body the client could not read.
+ */
+export type ReplyProblem = 'empty' | 'truncated' | 'not-text' | 'filtered' | 'malformed';
+
+/**
+ * The provider answered, but with nothing the loop can apply. The loop records a failed step
+ * (the unchanged state is observed again) and tells the model why in the next prompt. The tokens
+ * the answer cost are carried so the budget still counts them.
+ */
+export class ProviderReplyError extends Error {
+  constructor(
+    readonly problem: ReplyProblem,
+    message: string,
+    readonly usage: Usage,
+    readonly usageReported: boolean,
+    /** Whatever text came back (e.g. the cut-off part of a truncated reply), for the trace. */
+    readonly partialText: string | null = null,
+  ) {
+    super(message);
+    this.name = 'ProviderReplyError';
+  }
+}
+
+/**
+ * A response body the SDK could not read as JSON: a failed step. What it cost is unknown, so the
+ * budget is charged the worst case (the estimated input and the whole output limit).
+ */
+export function malformedReply(e: SyntaxError, req: CompletionRequest): ProviderReplyError {
+  return new ProviderReplyError('malformed', `the server's answer is not valid JSON (${e.message})`, { input: countRequestTokens(req), output: req.maxOutputTokens }, false);
 }

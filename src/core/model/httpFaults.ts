@@ -1,0 +1,85 @@
+// Turns an HTTP provider's failure into one of three things the loop understands: retry it
+// (TransientProviderError), stop the run with a message that says what to fix (ProviderFatalError),
+// or pass the abort through. Both SDKs (openai, @anthropic-ai/sdk) share this error shape.
+import { describeEndpoint, redactSecrets } from './endpoint';
+import { ProviderFatalError } from './provider';
+import { TransientProviderError, parseRetryAfter } from './retry';
+
+/** The error classes of one SDK; passed in so that `instanceof` is exact for each. */
+export interface SdkErrorClasses {
+  APIError: abstract new (...args: never[]) => Error & { status?: number | undefined; headers?: { get(name: string): string | null } | undefined };
+  APIConnectionError: abstract new (...args: never[]) => Error;
+  APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
+  APIUserAbortError: abstract new (...args: never[]) => Error;
+}
+
+export interface FaultContext {
+  provider: 'openai-compatible' | 'anthropic';
+  model: string;
+  baseUrl: string;
+  /** Where the key comes from, e.g. `set the OPENAI_API_KEY environment variable`. */
+  keyHint: string;
+  /** Every secret the request carried; removed from any text that leaves the provider. */
+  secrets: readonly (string | undefined)[];
+  timeoutMs: number;
+}
+
+/** The deepest `code` in an error's cause chain (ECONNRESET, ECONNREFUSED, UND_ERR_SOCKET, ...). */
+function causeCode(e: unknown): string | undefined {
+  let code: string | undefined;
+  for (let c: unknown = e, depth = 0; c && typeof c === 'object' && depth < 8; c = (c as { cause?: unknown }).cause, depth++) {
+    const v = (c as { code?: unknown }).code;
+    if (typeof v === 'string') code = v;
+  }
+  return code;
+}
+
+/** The statuses a later attempt can succeed on: request timeout, conflict, rate limit, server faults. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** Maps an SDK error to the error the provider throws. Anything unrecognized is returned as it is. */
+export function classifyProviderError(e: unknown, sdk: SdkErrorClasses, ctx: FaultContext, signal: AbortSignal): unknown {
+  if (signal.aborted) return signal.reason instanceof Error ? signal.reason : e;
+  if (e instanceof sdk.APIUserAbortError) return e;
+  const who = `${ctx.provider}:${ctx.model} at ${describeEndpoint(ctx.baseUrl)}`;
+  const clean = (s: string): string => redactSecrets(s, ctx.secrets);
+  if (e instanceof sdk.APIConnectionTimeoutError) {
+    return new TransientProviderError(`no answer within the ${Math.round(ctx.timeoutMs / 1000)} s request timeout`);
+  }
+  if (e instanceof sdk.APIConnectionError) {
+    const code = causeCode(e);
+    return new TransientProviderError(`could not reach ${describeEndpoint(ctx.baseUrl)} (${code ?? clean(e.message)})`);
+  }
+  if (!(e instanceof sdk.APIError) || typeof e.status !== 'number') return e;
+  const status = e.status;
+  const said = clean(e.message);
+  if (isRetryableStatus(status)) return new TransientProviderError(said, parseRetryAfter(e.headers));
+
+  const idSetting = 'fixUntilGreen.model.id (CLI: --model)';
+  const urlSetting = 'fixUntilGreen.model.baseUrl (CLI: --base-url)';
+  switch (status) {
+    case 401:
+      return new ProviderFatalError(`${who} refused the API key (${said}). Fix: ${ctx.keyHint}.`);
+    case 402:
+      return new ProviderFatalError(`${who} refused the request for billing reasons (${said}). Fix: check the account's credit or plan, or use another key: ${ctx.keyHint}.`);
+    case 403:
+      return new ProviderFatalError(`${who} denied access (${said}). Fix: use a key that may use model "${ctx.model}" (${ctx.keyHint}), or choose another model in ${idSetting}.`);
+    case 404:
+      return new ProviderFatalError(
+        `${who}: model "${ctx.model}" or the endpoint was not found (${said}). Fix: set ${idSetting} to a model this server serves, and check ${urlSetting}${ctx.provider === 'openai-compatible' ? ' (OpenAI-compatible base URLs usually end in /v1)' : ''}.`,
+      );
+    default: {
+      const contextTooLong = /context|too long|too many tokens|maximum.*tokens|prompt is too long/i.test(said);
+      const fix = contextTooLong
+        ? 'Fix: lower fixUntilGreen.contextTokenBudget so that prompts fit the model\'s context window, or choose a model with a larger one.'
+        : `Fix: check ${idSetting} and ${urlSetting}; the server does not accept this request.`;
+      return new ProviderFatalError(`${who} rejected the request (${said}). ${fix}`);
+    }
+  }
+}
+
+/** The hint shown when transient faults outlast the retry policy. */
+export const GIVE_UP_HINT =
+  'The server is down, overloaded or rate-limiting: try again later, check that fixUntilGreen.model.baseUrl (CLI: --base-url) points at a running server, or raise fixUntilGreen.timeLimitSeconds.';
