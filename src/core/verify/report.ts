@@ -6,7 +6,7 @@ import { normalizeMessage } from './identity';
 export interface ReportOptions {
   /** Reads a workspace file's text, for the source lines around a failure. */
   readText?: (rel: string) => string | undefined;
-  /** Lines of source shown above and below a failing line (default 2). */
+  /** Lines of source shown above and below a failing line (default 1). */
   contextLines?: number;
   /** The report's size limit in tokens; detail is dropped before failures are. */
   maxTokens?: number;
@@ -17,11 +17,15 @@ export interface ReportOptions {
 }
 
 const MESSAGE_LINES = 20;
-/** Locations of a folded failure shown with source; the rest are listed by line number. */
+/** Places of a folded failure shown with source; the rest are listed by position only. */
 const SNIPPETS_PER_ENTRY = 3;
+/** Places of a folded failure listed at all. */
+const PLACES_LISTED = 20;
 
 interface Entry {
   f: Failure;
+  /** Each distinct place it happened: line, and column when known. */
+  places: { line: number; column?: number }[];
   lines: number[];
   count: number;
 }
@@ -32,20 +36,24 @@ function fold(list: readonly Failure[], root: string): Entry[] {
     // The same error at several places (or printed twice) is one entry with a count.
     const key = JSON.stringify([f.check, f.id ?? '', normalizeMessage(f.message, { root })]);
     const e = entries.get(key);
+    const place = f.line !== undefined ? { line: f.line, ...(f.column !== undefined ? { column: f.column } : {}) } : undefined;
     if (e) {
       e.count++;
+      if (place && !e.places.some((p) => p.line === place.line && p.column === place.column)) e.places.push(place);
       if (f.line !== undefined && !e.lines.includes(f.line)) e.lines.push(f.line);
     } else {
-      entries.set(key, { f, lines: f.line !== undefined ? [f.line] : [], count: 1 });
+      entries.set(key, { f, places: place ? [place] : [], lines: f.line !== undefined ? [f.line] : [], count: 1 });
     }
   }
   return [...entries.values()].sort((a, b) => (a.lines[0] ?? 0) - (b.lines[0] ?? 0));
 }
 
+/** Every place as `file:line:col` (what editors and the model jump to), the first few when there are many. */
 function where(file: string, e: Entry): string {
-  if (e.lines.length === 0) return file;
-  if (e.lines.length === 1) return `${file}:${e.lines[0]}${e.f.column !== undefined && e.count === 1 ? `:${e.f.column}` : ''}`;
-  return `${file} lines ${e.lines.join(', ')}`;
+  if (e.places.length === 0) return file;
+  const shown = e.places.slice(0, PLACES_LISTED).map((p) => `${file}:${p.line}${p.column !== undefined ? `:${p.column}` : ''}`);
+  const more = e.places.length - shown.length;
+  return shown.join(', ') + (more > 0 ? ` and ${more} more place(s)` : '');
 }
 
 function snippet(src: readonly string[], line: number, ctx: number): string[] {
@@ -61,7 +69,12 @@ function snippet(src: readonly string[], line: number, ctx: number): string[] {
 function renderEntry(file: string, e: Entry, src: readonly string[] | undefined, level: number, ctxLines: number): string {
   const f = e.f;
   const head = `- [${f.check}${f.id ? ` ${f.id}` : ''}] ${where(file, e)}${e.count > 1 ? ` (×${e.count})` : ''}`;
-  const msg = f.message.trim().split('\n');
+  // A stack frame that only repeats where the failure is (already in the heading) is dropped.
+  const here = f.file !== undefined && f.line !== undefined ? `${f.file}:${f.line}:` : undefined;
+  const msg = f.message
+    .trim()
+    .split('\n')
+    .filter((l) => !(here && /^\s*at\s/.test(l) && l.includes(here)));
   const shown = level === 0 ? msg.slice(0, 1) : msg.slice(0, MESSAGE_LINES);
   const lines = [head, ...shown.map((l) => `    ${l}`)];
   if (level > 0 && msg.length > shown.length) lines.push(`    [${msg.length - shown.length} more line(s)]`);
@@ -82,7 +95,7 @@ export function formatFailureReport(failures: readonly Failure[], opts: ReportOp
   if (failures.length === 0) {
     return flaky.length === 0 ? 'All checks pass.' : `All checks pass (flaky, not counted: ${flaky.map((f) => `[${f.check}] ${f.id ?? f.message.split('\n')[0]}`).join('; ')}).`;
   }
-  const ctxLines = opts.contextLines ?? 2;
+  const ctxLines = opts.contextLines ?? 1;
   const root = opts.root ?? '';
   const byFile = new Map<string, Failure[]>();
   for (const f of failures) {

@@ -19,7 +19,7 @@ describe('failure report', function () {
   this.timeout(120000);
 
   it('groups by file, shows each failure once with the source around it', () => {
-    const r = formatFailureReport([ts('src/b.ts', 1, 'Something about b.', 'TS1000'), ts('src/a.ts', 4, "Cannot find name 'g'.", 'TS2304')], { readText: read });
+    const r = formatFailureReport([ts('src/b.ts', 1, 'Something about b.', 'TS1000'), ts('src/a.ts', 4, "Cannot find name 'g'.", 'TS2304')], { readText: read, contextLines: 2 });
     assert.ok(r.startsWith('2 failure(s) in 2 file(s):'));
     assert.ok(r.indexOf('## src/a.ts') < r.indexOf('## src/b.ts'), 'files in order');
     assert.match(r, /- \[tsc TS2304\] src\/a\.ts:4:5\n {4}Cannot find name 'g'\.\n {4}```\n {5} {4}2 \| let b: number = 'x';\n {5} {4}3 \| function f\(\) \{\n {4}> {4}4 \| {3}return g\('y'\);\n {5} {4}5 \| \}\n {5} {4}6 \| let c: number = 'z';\n {4}```/);
@@ -29,7 +29,7 @@ describe('failure report', function () {
     const msg = "Type 'string' is not assignable to type 'number'.";
     const r = formatFailureReport([ts('src/a.ts', 2, msg), ts('src/a.ts', 6, msg)], { readText: read });
     assert.match(r, /^2 failure\(s\) \(1 distinct\) in 1 file\(s\):/);
-    assert.match(r, /- \[tsc TS2322\] src\/a\.ts lines 2, 6 \(×2\)\n {4}Type 'string' is not assignable/);
+    assert.match(r, /- \[tsc TS2322\] src\/a\.ts:2:5, src\/a\.ts:6:5 \(×2\)\n {4}Type 'string' is not assignable/);
     assert.equal(r.split(msg).length - 1, 1, 'the message once');
     assert.match(r, />\s+2 \| let b/);
     assert.match(r, />\s+6 \| let c/);
@@ -39,6 +39,14 @@ describe('failure report', function () {
     const t = (ms: number): Failure => ({ check: 'test', file: 'test/a.test.js', line: 3, id: 'slow', message: `Timeout of ${ms}ms exceeded` });
     const r = formatFailureReport([t(2001), t(2003)], { root: '/w' });
     assert.match(r, /\(×2\)/);
+  });
+
+  it('shows one line of source around by default, and drops a stack frame that only repeats the position', () => {
+    const f: Failure = { check: 'test', file: 'src/a.ts', line: 4, column: 10, id: 'g', message: "TypeError: g is not a function\n    at f (src/a.ts:4:10)\n    at Object.<anonymous> (test/a.test.ts:9:3)" };
+    const r = formatFailureReport([f], { readText: read });
+    assert.ok(!r.includes('(src/a.ts:4:10)'));
+    assert.match(r, /at Object\.<anonymous> \(test\/a\.test\.ts:9:3\)/);
+    assert.match(r, / {4}```\n {5} {4}3 \| function f\(\) \{\n {4}> {4}4 \| {3}return g\('y'\);\n {5} {4}5 \| \}\n {4}```/);
   });
 
   it('puts failures without a file last, lists flaky ones apart, says when all pass', () => {
