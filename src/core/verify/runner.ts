@@ -163,6 +163,11 @@ export function checkEnv(cwd: string, extra?: Record<string, string | undefined>
 
 function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
+  if (process.platform === 'win32') {
+    // No process groups on Windows: taskkill ends the tree. (Untested here: the CI machines are Linux.)
+    if (signal === 'SIGKILL' || signal === 'SIGTERM') void execa('taskkill', ['/pid', String(pid), '/T', '/F'], { reject: false, windowsHide: true });
+    return;
+  }
   try {
     process.kill(-pid, signal);
   } catch (e) {
