@@ -26,6 +26,9 @@ const r = spawnSync(
   [path.join(repo, 'dist', 'cli.js'), 'run', '--cwd', project, '--model', `replay:${path.join(example, 'replay.json')}`, '--storage', storage, ...process.argv.slice(2)],
   { stdio: 'inherit' },
 );
-if (process.env.KEEP_DEMO !== '1') rmSync(scratch, { recursive: true, force: true });
-else console.log(`\nKept ${scratch}`);
+if (process.env.KEEP_DEMO === '1') console.log(`\nKept ${scratch} (the fixed project and the run's trace).`);
+else {
+  rmSync(scratch, { recursive: true, force: true });
+  console.log('\n(The scratch copy and its trace were removed; KEEP_DEMO=1 npm run demo keeps them.)');
+}
 process.exit(r.status ?? 1);

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { FsWorkspace } from '../core/edit/workspace';
 import { Run } from '../core/loop/run';
 import type { RunReport } from '../core/trace/events';
+import { resolveChecks } from '../core/verify/discover';
 import { Verifier } from '../core/verify/verifier';
 import { UsageError } from './errors';
 import { createTimelinePrinter, formatSummary } from './printer';
@@ -81,9 +82,19 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError('--model is required outside VS Code (replay:FILE, openai-compatible:ID or anthropic:ID), or set fixUntilGreen.model.provider');
   }
   const provider = createProvider(settings, cwd);
-  const verifier = new Verifier({ root: cwd, checks: settings.checks, parallel: settings.parallelChecks, outputLimitKb: settings.outputLimitKb });
+  // No checks configured: discover them (tsconfig, ESLint config, scripts.test), as `check` does.
+  const { checks, discovered, notes } = resolveChecks(cwd, settings.checks);
+  const storageDir = path.resolve(values.storage ?? defaultStorageDir(cwd));
+  const verifier = new Verifier({
+    root: cwd,
+    checks,
+    parallel: settings.parallelChecks,
+    outputLimitKb: settings.outputLimitKb,
+    flakyReruns: settings.flakyReruns,
+    storageDir,
+  });
   const problems = verifier.preflight();
-  if (problems.length > 0) throw new UsageError(problems.join('; '));
+  if (problems.length > 0) throw new UsageError([...problems, ...(discovered ? notes : [])].join('; '));
 
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
@@ -94,8 +105,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     workspace: new FsWorkspace(cwd),
     verifier,
     provider,
-    settings,
-    storageDir: path.resolve(values.storage ?? defaultStorageDir(cwd)),
+    settings: { ...settings, checks },
+    storageDir,
     signal: controller.signal,
     ...(values.instruction ? { instruction: values.instruction } : {}),
     ...(printer ? { onEvent: printer } : {}),

@@ -34,6 +34,12 @@ export interface CheckResult {
   truncated: boolean;
   failures: Failure[];
   flaky: Failure[];
+  /** The parser that read the output (named by the check or inferred from its command). */
+  parser?: ParserId;
+  /** How many times the check ran: 1, or more when it was re-run to tell flakes from failures. */
+  runs?: number;
+  /** PIDs of the check's processes still alive after its main process ended; all were killed. */
+  strays?: number[];
 }
 
 export interface VerifyResult {

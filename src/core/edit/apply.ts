@@ -1,9 +1,15 @@
-// Applies a reply's edits atomically: every file's new content is computed in memory first.
-import { applyPatch } from 'diff';
+// Applies a reply's edits atomically: every file's new content is computed in memory first, and
+// nothing is written unless every hunk of every file found its place.
+import { diffArrays } from 'diff';
 import type { Checkpoint } from './checkpoint';
-import type { ProposedEdit } from './parse';
+import type { Placement } from './match';
+import { isElision, locate } from './match';
+import type { FilePatch, Hunk, HunkLine, ProposedEdit, SearchReplaceEdit } from './parse';
 import type { PathPolicy } from './paths';
 import { resolveEditPath } from './paths';
+import type { Line, TextFile } from './text';
+import { decodeText, encodeText, splitText, withFinalNewline } from './text';
+import type { FileTracker } from './tracker';
 import type { FileChange, Workspace } from './workspace';
 
 export interface FileSummary {
@@ -21,97 +27,421 @@ export interface ApplyResult {
   changes: FileChange[];
   /** Each touched file's bytes before the change (undefined when it did not exist). */
   before: Map<string, Uint8Array | undefined>;
+  /**
+   * Files changed on disk since the run last read or wrote them. Nothing was written; the loop
+   * stops with `error` naming them rather than overwrite someone's work.
+   */
+  conflicts: string[];
 }
 
 export interface ApplyOptions {
   workspace: Workspace;
   policy: PathPolicy;
   checkpoint?: Checkpoint;
+  /** Knows what the run last read or wrote per file; a file changed since is not overwritten. */
+  tracker?: FileTracker;
   dryRun?: boolean;
+  /** Max old-side lines of a hunk that may differ from the file (default 2). */
+  fuzz?: number;
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
-
-function decode(bytes: Uint8Array): string | undefined {
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    return undefined;
-  }
+interface WorkFile {
+  rel: string;
+  original: Uint8Array | undefined;
+  /** Current content in this apply, or null when the file does not exist (now). */
+  text: TextFile | null;
 }
 
-export async function computeChanges(edits: readonly ProposedEdit[], opts: ApplyOptions): Promise<ApplyResult> {
-  const errors: string[] = [];
-  const files: FileSummary[] = [];
-  const changes: FileChange[] = [];
-  const before = new Map<string, Uint8Array | undefined>();
-  const pending = new Map<string, string | null>();
+class EditError extends Error {}
 
-  for (const e of edits) {
-    const target = e.newPath ?? e.oldPath;
-    if (target === null) {
-      errors.push('a diff names neither an old nor a new file');
-      continue;
-    }
-    const checked = resolveEditPath(target, opts.policy);
-    if (!checked.ok) {
-      errors.push(checked.reason);
-      continue;
-    }
-    const rel = checked.rel;
-    if (!before.has(rel)) before.set(rel, await opts.workspace.read(rel));
-    const bytes = before.get(rel);
-    let current: string | null;
-    if (pending.has(rel)) current = pending.get(rel)!;
-    else if (bytes === undefined) current = null;
+function quote(lines: string[], max = 3): string {
+  const shown = lines.slice(0, max).map((l) => `    ${l}`);
+  if (lines.length > max) shown.push('    …');
+  return shown.join('\n');
+}
+
+function hunkHead(h: Hunk): string {
+  return quote([h.header.trim(), ...h.lines.map((l) => l.op + l.text)], 4);
+}
+
+function leadingWs(s: string): string {
+  return /^\s*/.exec(s)![0];
+}
+
+/**
+ * When the hunk matched only up to indentation and the file is consistently indented deeper (or
+ * shallower) than the hunk, the added lines get the same shift, so the result stays well-formed.
+ */
+function indentShift(file: string[], old: HunkLine[], p: Placement): (s: string) => string {
+  if (p.level === 'exact') return (s) => s;
+  let shift: { add: string } | { remove: string } | undefined;
+  let consistent = true;
+  old.forEach((l, k) => {
+    const at = p.map[k]!;
+    if (at < 0 || l.text.trim() === '' || !consistent) return;
+    const fi = leadingWs(file[at]!);
+    const hi = leadingWs(l.text);
+    let s: { add: string } | { remove: string };
+    if (fi === hi) s = { add: '' };
+    else if (fi.endsWith(hi)) s = { add: fi.slice(0, fi.length - hi.length) };
+    else if (hi.endsWith(fi)) s = { remove: hi.slice(0, hi.length - fi.length) };
     else {
-      const text = decode(bytes);
-      if (text === undefined || text.includes('\0')) {
-        errors.push(`${rel}: binary file refused`);
-        continue;
-      }
-      current = text;
+      consistent = false;
+      return;
     }
-
-    const added = e.patch.hunks.reduce((n, h) => n + h.lines.filter((l) => l.startsWith('+')).length, 0);
-    const removed = e.patch.hunks.reduce((n, h) => n + h.lines.filter((l) => l.startsWith('-')).length, 0);
-
-    if (e.newPath === null) {
-      if (current === null) {
-        errors.push(`${rel}: cannot delete a file that does not exist`);
-        continue;
-      }
-      pending.set(rel, null);
-      files.push({ path: rel, kind: 'delete', added: 0, removed: current.split('\n').length });
-      continue;
-    }
-    if (e.oldPath === null && current !== null) {
-      errors.push(`${rel}: the diff creates this file but it already exists`);
-      continue;
-    }
-    const result = applyPatch(current ?? '', e.patch, { fuzzFactor: 2 });
-    if (result === false) {
-      const first = e.patch.hunks[0];
-      const head = first ? first.lines.slice(0, 3).join('\n') : '';
-      errors.push(`${rel}: a hunk did not match the file's current content; it starts:\n${head}`);
-      continue;
-    }
-    pending.set(rel, result);
-    files.push({ path: rel, kind: current === null ? 'create' : 'modify', added, removed });
-  }
-
-  for (const [rel, text] of pending) changes.push({ path: rel, content: text === null ? null : Buffer.from(text, 'utf8') });
-  return { applied: false, files, errors, changes, before };
+    if (shift === undefined) shift = s;
+    else if (JSON.stringify(shift) !== JSON.stringify(s)) consistent = false;
+  });
+  if (!consistent) return indentScale(file, old, p);
+  if (shift === undefined) return (s) => s;
+  const sh = shift;
+  if ('add' in sh) return sh.add === '' ? (s) => s : (s) => (s.trim() === '' ? s : sh.add + s);
+  return (s) => (s.startsWith(sh.remove) ? s.slice(sh.remove.length) : s);
 }
 
-/** Computes, then writes every change or none. Originals are checkpointed before any write. */
+/**
+ * The model re-indented with another width (2 spaces per level where the file has 4): when every
+ * matched line's indentation is the same multiple of the hunk's, added lines are scaled alike.
+ */
+function indentScale(file: string[], old: HunkLine[], p: Placement): (s: string) => string {
+  let ratio: number | undefined;
+  let ok = true;
+  old.forEach((l, k) => {
+    const at = p.map[k]!;
+    if (!ok || at < 0 || l.text.trim() === '') return;
+    const fi = leadingWs(file[at]!);
+    const hi = leadingWs(l.text);
+    if (/[^ ]/.test(fi) || /[^ ]/.test(hi)) {
+      ok = false;
+      return;
+    }
+    if (hi.length === 0) {
+      if (fi.length !== 0) ok = false;
+      return;
+    }
+    const r = fi.length / hi.length;
+    if (ratio === undefined) ratio = r;
+    else if (ratio !== r) ok = false;
+  });
+  const k = ratio;
+  if (!ok || k === undefined || k === 1) return (s) => s;
+  return (s) => {
+    const hi = leadingWs(s);
+    const width = hi.length * k;
+    if (/[^ ]/.test(hi) || !Number.isInteger(width) || s.trim() === '') return s;
+    return ' '.repeat(width) + s.slice(hi.length);
+  };
+}
+
+function placeHunk(lines: Line[], hunk: Hunk, p: Placement, eol: '\n' | '\r\n'): Line[] {
+  const texts = lines.map((l) => l.text);
+  const old = hunk.lines.filter((l) => l.op !== '+');
+  const shift = indentShift(texts, old, p);
+  const out: Line[] = lines.slice(0, p.start);
+  let fi = p.start;
+  let o = 0;
+  for (const hl of hunk.lines) {
+    if (hl.op === '+') {
+      out.push({ text: shift(hl.text), eol });
+      continue;
+    }
+    const m = p.map[o++]!;
+    if (m < 0) continue;
+    // File lines the hunk did not know about stay where they are.
+    while (fi < m) out.push(lines[fi++]!);
+    if (hl.op === ' ') out.push(lines[m]!);
+    fi = m + 1;
+  }
+  while (fi < p.end) out.push(lines[fi++]!);
+  for (let i = p.end; i < lines.length; i++) out.push(lines[i]!);
+  return out;
+}
+
+function describeFailure(rel: string, label: string, head: string, r: Exclude<ReturnType<typeof locate>, { ok: true }>): string {
+  if (r.kind === 'ambiguous') {
+    const at = r.starts.map((s) => s + 1);
+    return `${rel}: ${label} matches ${at.length} places equally well (lines ${at.slice(0, 5).join(', ')}${at.length > 5 ? ', …' : ''}), so it was not applied rather than guessed. Include more unchanged lines around the change so it matches exactly one place. It starts:\n${head}`;
+  }
+  if (r.kind === 'elision') {
+    return `${rel}: ${label} abbreviates the current text with \`${r.line.trim()}\` (its old line ${r.index + 1}); quote every current line exactly, without "..." elisions. It starts:\n${head}`;
+  }
+  const where = r.closest
+    ? `Closest region: lines ${r.closest.start + 1}-${r.closest.end} (${r.closest.matched} line(s) match); rejected because ${r.closest.why}.`
+    : 'No region of the file resembles it.';
+  return `${rel}: ${label} did not match the file's current content. It starts:\n${head}\n${where}`;
+}
+
+function applyHunks(
+  rel: string,
+  file: TextFile,
+  hunks: Hunk[],
+  labelOf: (k: number) => string,
+  fuzz: number | undefined,
+  errors: string[],
+  headOf: (h: Hunk) => string = hunkHead,
+): TextFile {
+  let lines = file.lines;
+  let offset = 0;
+  hunks.forEach((h, k) => {
+    const old = h.lines.filter((l) => l.op !== '+');
+    const head = headOf(h);
+    const bad = h.lines.find((l) => l.op === '+' && isElision(l.text) && !old.some((o) => o.text === l.text));
+    if (bad) {
+      errors.push(`${rel}: ${labelOf(k)} adds the line \`${bad.text.trim()}\`, an elision that would be written literally; give the complete new text. It starts:\n${head}`);
+      return;
+    }
+    if (old.length === 0) {
+      if (lines.length === 0 || (lines.length === 1 && lines[0]!.text === '')) {
+        lines = placeHunk([], h, { start: 0, end: 0, map: [], level: 'exact', cost: 0 }, file.eol);
+        return;
+      }
+      errors.push(`${rel}: ${labelOf(k)} has no context or removed lines, so where it goes cannot be checked; include 2-3 unchanged lines around the insertion. It starts:\n${head}`);
+      return;
+    }
+    const hint = h.oldStart !== undefined ? Math.max(0, h.oldStart - 1 + offset) : undefined;
+    const r = locate(
+      lines.map((l) => l.text),
+      old.map((l) => ({ text: l.text, removed: l.op === '-' })),
+      { hint, ...(fuzz !== undefined ? { fuzz } : {}) },
+    );
+    if (!r.ok) {
+      errors.push(describeFailure(rel, labelOf(k), head, r));
+      return;
+    }
+    const next = placeHunk(lines, h, r.placement, file.eol);
+    offset += next.length - lines.length;
+    lines = next;
+  });
+  return { ...file, lines: withFinalNewline(lines, file.finalNewline, file.eol) };
+}
+
+/** A search/replace block as a hunk: lines SEARCH and REPLACE share become context (fuzz may apply to them). */
+export function searchReplaceHunk(e: SearchReplaceEdit): Hunk {
+  const lines: HunkLine[] = [];
+  for (const c of diffArrays(e.search, e.replace)) {
+    const op = c.added ? '+' : c.removed ? '-' : ' ';
+    for (const t of c.value) lines.push({ op, text: t });
+  }
+  return { header: '<<<<<<< SEARCH', oldStart: undefined, lines, oldNoEol: false, newNoEol: false };
+}
+
+function countChange(before: TextFile | null, after: TextFile | null): { added: number; removed: number } {
+  const a = before ? before.lines.map((l) => l.text) : [];
+  const b = after ? after.lines.map((l) => l.text) : [];
+  let added = 0;
+  let removed = 0;
+  for (const c of diffArrays(a, b)) {
+    if (c.added) added += c.count;
+    else if (c.removed) removed += c.count;
+  }
+  return { added, removed };
+}
+
+function sameBytes(a: Uint8Array | null | undefined, b: Uint8Array | null | undefined): boolean {
+  if (!a || !b) return (a ?? null) === (b ?? null);
+  return Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+}
+
+class Planner {
+  readonly work = new Map<string, WorkFile>();
+  readonly errors: string[] = [];
+  /** Files whose current content is known to be text (decoded), keyed by rel. */
+  private readonly originals = new Map<string, TextFile | null>();
+
+  constructor(private readonly opts: ApplyOptions) {}
+
+  resolve(raw: string): string {
+    const r = resolveEditPath(raw, this.opts.policy);
+    if (!r.ok) throw new EditError(r.reason);
+    return r.rel;
+  }
+
+  async load(rel: string): Promise<WorkFile> {
+    let w = this.work.get(rel);
+    if (w) return w;
+    const bytes = await this.opts.workspace.read(rel);
+    let text: TextFile | null = null;
+    if (bytes !== undefined) {
+      const d = decodeText(bytes);
+      if (!d.ok) throw new EditError(`${rel}: ${d.reason} refused: only UTF-8 text files are edited`);
+      text = d.file;
+    }
+    w = { rel, original: bytes, text };
+    this.work.set(rel, w);
+    this.originals.set(rel, text);
+    return w;
+  }
+
+  originalText(rel: string): TextFile | null {
+    return this.originals.get(rel) ?? null;
+  }
+
+  async edit(e: ProposedEdit): Promise<void> {
+    if (e.kind === 'search-replace') return this.searchReplace(e);
+    return this.diff(e);
+  }
+
+  private async searchReplace(e: SearchReplaceEdit): Promise<void> {
+    const rel = this.resolve(e.newPath);
+    const w = await this.load(rel);
+    const label = `the search/replace block at reply line ${e.replyLine}`;
+    const searchEmpty = e.search.every((l) => l.trim() === '');
+    if (searchEmpty) {
+      if (w.text !== null && w.text.lines.some((l) => l.text.trim() !== '')) {
+        throw new EditError(`${rel}: ${label} has an empty SEARCH but the file exists and is not empty; quote the lines to replace (or the lines the new text goes after)`);
+      }
+      const bad = e.replace.find((l) => isElision(l));
+      if (bad) throw new EditError(`${rel}: ${label} writes the line \`${bad.trim()}\`, an elision that would be written literally; give the complete text`);
+      const base = w.text ?? splitText('');
+      w.text = { ...base, lines: withFinalNewline(e.replace.map((t) => ({ text: t, eol: base.eol })), true, base.eol) };
+      return;
+    }
+    if (w.text === null) throw new EditError(`${rel}: ${label} searches a file that does not exist; to create it, leave SEARCH empty`);
+    const errors: string[] = [];
+    const next = applyHunks(rel, w.text, [searchReplaceHunk(e)], () => label, this.opts.fuzz, errors, () => quote(['<<<<<<< SEARCH', ...e.search], 4));
+    if (errors.length > 0) {
+      this.errors.push(...errors);
+      return;
+    }
+    w.text = next;
+  }
+
+  private newFileFromHunks(rel: string, hunks: Hunk[]): TextFile {
+    const lines: Line[] = [];
+    for (const h of hunks) {
+      const stray = h.lines.find((l) => l.op !== '+' && !(l.op === ' ' && l.text === ''));
+      if (stray) throw new EditError(`${rel}: the diff creates this file, so its hunks may only add lines, but one has \`${stray.op}${stray.text}\``);
+      const bad = h.lines.find((l) => l.op === '+' && isElision(l.text));
+      if (bad) throw new EditError(`${rel}: the new file's line \`${bad.text.trim()}\` is an elision that would be written literally; give the complete text`);
+      for (const l of h.lines) if (l.op === '+') lines.push({ text: l.text, eol: '\n' });
+    }
+    const last = hunks[hunks.length - 1];
+    const file = splitText('');
+    return { ...file, lines: withFinalNewline(lines, !(last?.newNoEol ?? false), '\n') };
+  }
+
+  private async diff(e: FilePatch): Promise<void> {
+    const oldRel = e.oldPath !== null ? this.resolve(e.oldPath) : null;
+    const newRel = e.newPath !== null ? this.resolve(e.newPath) : null;
+    const labelOf = (k: number): string => `hunk ${k + 1} of ${e.hunks.length} (reply line ${e.replyLine})`;
+
+    if (oldRel === null && newRel !== null) {
+      const w = await this.load(newRel);
+      if (w.text !== null) {
+        throw new EditError(`${newRel}: the diff creates this file (--- /dev/null) but it already exists; give a diff against its current content instead`);
+      }
+      w.text = this.newFileFromHunks(newRel, e.hunks);
+      return;
+    }
+    if (oldRel !== null && newRel === null) {
+      const w = await this.load(oldRel);
+      if (w.text === null) throw new EditError(`${oldRel}: the diff deletes this file (+++ /dev/null) but it does not exist`);
+      if (e.hunks.length > 0) {
+        const errors: string[] = [];
+        const left = applyHunks(oldRel, w.text, e.hunks, labelOf, this.opts.fuzz, errors);
+        if (errors.length > 0) {
+          this.errors.push(...errors);
+          return;
+        }
+        const rest = left.lines.filter((l) => l.text.trim() !== '');
+        if (rest.length > 0) {
+          throw new EditError(`${oldRel}: the diff deletes this file, but its removed lines do not cover the file: ${rest.length} line(s) would remain, starting with \`${rest[0]!.text.trim()}\`. The file was not deleted.`);
+        }
+      }
+      w.text = null;
+      return;
+    }
+    if (oldRel === null || newRel === null) throw new EditError(`the diff at reply line ${e.replyLine} names neither an old nor a new file`);
+
+    const src = await this.load(oldRel);
+    if (oldRel === newRel) {
+      if (src.text === null) throw new EditError(`${oldRel}: the diff modifies this file but it does not exist; to create it use \`--- /dev/null\``);
+      const errors: string[] = [];
+      const next = applyHunks(oldRel, src.text, e.hunks, labelOf, this.opts.fuzz, errors);
+      if (errors.length > 0) this.errors.push(...errors);
+      else src.text = next;
+      return;
+    }
+    // Different old and new names: a rename when only the old one exists.
+    const dst = await this.load(newRel);
+    if (src.text !== null && dst.text === null) {
+      const errors: string[] = [];
+      const next = e.hunks.length > 0 ? applyHunks(oldRel, src.text, e.hunks, labelOf, this.opts.fuzz, errors) : src.text;
+      if (errors.length > 0) {
+        this.errors.push(...errors);
+        return;
+      }
+      dst.text = next;
+      src.text = null;
+      return;
+    }
+    if (src.text === null && dst.text !== null) {
+      // `--- foo.orig  +++ foo`: the new name is the file meant.
+      const errors: string[] = [];
+      const next = applyHunks(newRel, dst.text, e.hunks, labelOf, this.opts.fuzz, errors);
+      if (errors.length > 0) this.errors.push(...errors);
+      else dst.text = next;
+      return;
+    }
+    if (src.text !== null) throw new EditError(`the diff at reply line ${e.replyLine} names two different existing files (${oldRel} and ${newRel}); a diff changes one file`);
+    throw new EditError(`the diff at reply line ${e.replyLine} names ${oldRel} and ${newRel}, neither of which exists; to create a file use \`--- /dev/null\``);
+  }
+
+  result(): { files: FileSummary[]; changes: FileChange[]; before: Map<string, Uint8Array | undefined> } {
+    const files: FileSummary[] = [];
+    const changes: FileChange[] = [];
+    const before = new Map<string, Uint8Array | undefined>();
+    for (const w of this.work.values()) {
+      const content = w.text === null ? null : encodeText(w.text);
+      if (sameBytes(content, w.original ?? null)) continue;
+      const orig = this.originalText(w.rel);
+      const kind: FileSummary['kind'] = w.original === undefined ? 'create' : content === null ? 'delete' : 'modify';
+      files.push({ path: w.rel, kind, ...countChange(orig, w.text) });
+      changes.push({ path: w.rel, content });
+      before.set(w.rel, w.original);
+    }
+    return { files, changes, before };
+  }
+}
+
+/** Computes every file's new content; writes nothing. */
+export async function computeChanges(edits: readonly ProposedEdit[], opts: ApplyOptions): Promise<ApplyResult> {
+  const planner = new Planner(opts);
+  for (const e of edits) {
+    try {
+      await planner.edit(e);
+    } catch (err) {
+      if (!(err instanceof EditError)) throw err;
+      planner.errors.push(err.message);
+    }
+  }
+  const r = planner.result();
+  const errors = [...planner.errors];
+  if (errors.length === 0 && r.changes.length === 0) errors.push('the edits change nothing: every file already has the content they produce');
+  return { applied: false, ...r, errors, conflicts: [] };
+}
+
+/** Computes, then writes every change or none. Originals are checkpointed (and flushed) before any write. */
 export async function applyEdits(edits: readonly ProposedEdit[], opts: ApplyOptions): Promise<ApplyResult> {
   if (edits.length === 0) {
-    return { applied: false, files: [], errors: ['the reply contains no edits'], changes: [], before: new Map() };
+    return { applied: false, files: [], errors: ['the reply contains no edits'], changes: [], before: new Map(), conflicts: [] };
   }
   const r = await computeChanges(edits, opts);
+  if (opts.tracker) {
+    const conflicts = await opts.tracker.changedSince([...r.before.keys()], r.before);
+    if (conflicts.length > 0) {
+      return { ...r, applied: false, conflicts: conflicts.map((c) => c.path), errors: [...conflicts.map((c) => c.message), ...r.errors] };
+    }
+  }
   if (r.errors.length > 0 || opts.dryRun) return r;
-  if (opts.checkpoint) await opts.checkpoint.saveOriginals(opts.workspace, r.changes);
-  await opts.workspace.apply(r.changes);
+  if (opts.checkpoint) await opts.checkpoint.beginWrite(opts.workspace, r.changes);
+  try {
+    await opts.workspace.apply(r.changes);
+  } catch (e) {
+    if (opts.checkpoint) await opts.checkpoint.endWrite(false);
+    throw e;
+  }
+  if (opts.checkpoint) await opts.checkpoint.endWrite(true);
+  opts.tracker?.noteWritten(r.changes);
   return { ...r, applied: true };
 }

@@ -1,22 +1,36 @@
-// Before the first write to a file in a run, its original bytes (or absence) are saved and flushed.
-import { promises as fs, openSync, writeSync, fsyncSync, closeSync, renameSync } from 'node:fs';
+// Before the first write to a file in a run, its original bytes (or absence) and mode are saved and
+// flushed to disk. Every write batch is logged before it starts (the intended content) and after it
+// ends, so after a crash at any point a revert can tell the run's writes (whole or torn) from
+// someone else's, restore the former byte for byte and leave the latter alone.
+import { closeSync, fsyncSync, openSync, promises as fs, renameSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
-import { createHash } from 'node:crypto';
+import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
 
 interface Entry {
   path: string;
   existed: boolean;
   blob?: string;
+  mode?: number;
+  /** Hash of what the run last wrote; null when it deleted the file; absent before its first write. */
+  last?: string | null;
+  /** Hash the write in progress will leave (null: a delete); absent when no write is in progress. */
+  pending?: string | null;
 }
 
 interface Manifest {
-  version: 1;
+  version: 2;
   runId: string;
   root: string;
+  createdAt: string;
   finished: boolean;
+  reverted: boolean;
+  /** A write batch started and has not ended: a crash happened mid-apply if the run is not finished. */
+  writing: boolean;
   entries: Entry[];
 }
+
+export const CHECKPOINT_FILE = 'checkpoint.json';
 
 function writeDurable(file: string, data: Uint8Array | string): void {
   const fd = openSync(file, 'w');
@@ -28,9 +42,39 @@ function writeDurable(file: string, data: Uint8Array | string): void {
   }
 }
 
+function fsyncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface RevertAction {
+  path: string;
+  /** restored: original content written back; removed: a file the run created; recreated: a file the run deleted. */
+  action: 'restored' | 'removed' | 'recreated';
+}
+
+export interface RevertConflict {
+  path: string;
+  reason: string;
+  /** Where the original bytes are kept, so nothing is lost even when the file is left alone. */
+  originalAt: string | null;
+}
+
+export interface RevertPlan {
+  changes: FileChange[];
+  actions: RevertAction[];
+  conflicts: RevertConflict[];
+  /** Touched files already holding their original content. */
+  unchanged: string[];
+}
+
 export class Checkpoint {
   private readonly manifest: Manifest;
-  private readonly dir: string;
+  readonly dir: string;
 
   private constructor(dir: string, manifest: Manifest) {
     this.dir = dir;
@@ -39,19 +83,39 @@ export class Checkpoint {
 
   static async create(dir: string, runId: string, root: string): Promise<Checkpoint> {
     await fs.mkdir(path.join(dir, 'blobs'), { recursive: true });
-    const cp = new Checkpoint(dir, { version: 1, runId, root, finished: false, entries: [] });
+    const cp = new Checkpoint(dir, { version: 2, runId, root, createdAt: new Date().toISOString(), finished: false, reverted: false, writing: false, entries: [] });
     cp.flush();
     return cp;
   }
 
   static async load(dir: string): Promise<Checkpoint | undefined> {
+    let text: string;
     try {
-      const m = JSON.parse(await fs.readFile(path.join(dir, 'checkpoint.json'), 'utf8')) as Manifest;
-      return new Checkpoint(dir, m);
+      text = await fs.readFile(path.join(dir, CHECKPOINT_FILE), 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
     }
+    let raw: Partial<Manifest> & { version?: number };
+    try {
+      raw = JSON.parse(text) as Partial<Manifest>;
+    } catch (e) {
+      throw new Error(`checkpoint ${path.join(dir, CHECKPOINT_FILE)} is not valid JSON: ${(e as Error).message}`);
+    }
+    if (typeof raw.runId !== 'string' || typeof raw.root !== 'string' || !Array.isArray(raw.entries)) {
+      throw new Error(`checkpoint ${path.join(dir, CHECKPOINT_FILE)} is not a checkpoint manifest`);
+    }
+    // Version 1 manifests lack the write log; their entries still hold every original.
+    return new Checkpoint(dir, {
+      version: 2,
+      runId: raw.runId,
+      root: raw.root,
+      createdAt: raw.createdAt ?? new Date(0).toISOString(),
+      finished: raw.finished === true,
+      reverted: raw.reverted === true,
+      writing: raw.writing === true,
+      entries: raw.entries,
+    });
   }
 
   get touched(): string[] {
@@ -62,12 +126,43 @@ export class Checkpoint {
     return this.manifest.finished;
   }
 
+  get reverted(): boolean {
+    return this.manifest.reverted;
+  }
+
+  /** A write batch was started and never ended. */
+  get interruptedWrite(): boolean {
+    return this.manifest.writing;
+  }
+
   get runId(): string {
     return this.manifest.runId;
   }
 
+  get root(): string {
+    return this.manifest.root;
+  }
+
+  get createdAt(): string {
+    return this.manifest.createdAt;
+  }
+
   has(rel: string): boolean {
     return this.manifest.entries.some((e) => e.path === rel);
+  }
+
+  private entry(rel: string): Entry | undefined {
+    return this.manifest.entries.find((e) => e.path === rel);
+  }
+
+  private blobPath(hash: string): string {
+    return path.join(this.dir, 'blobs', hash);
+  }
+
+  private saveBlob(bytes: Uint8Array): string {
+    const hash = contentHash(bytes)!;
+    writeDurable(this.blobPath(hash), bytes);
+    return hash;
   }
 
   /** Saves the originals of every file in `changes` not yet saved, before any of them is written. */
@@ -78,30 +173,119 @@ export class Checkpoint {
       const bytes = await ws.read(c.path);
       const entry: Entry = { path: c.path, existed: bytes !== undefined };
       if (bytes !== undefined) {
-        const blob = createHash('sha256').update(bytes).digest('hex');
-        writeDurable(path.join(this.dir, 'blobs', blob), bytes);
-        entry.blob = blob;
+        entry.blob = this.saveBlob(bytes);
+        const mode = await ws.mode?.(c.path);
+        if (mode !== undefined) entry.mode = mode;
       }
       this.manifest.entries.push(entry);
       changed = true;
     }
-    if (changed) this.flush();
+    if (changed) {
+      fsyncDir(path.join(this.dir, 'blobs'));
+      this.flush();
+    }
+  }
+
+  /** Logs a write batch before it starts: originals saved, intended contents kept, all flushed. */
+  async beginWrite(ws: Workspace, changes: readonly FileChange[]): Promise<void> {
+    await this.saveOriginals(ws, changes);
+    for (const c of changes) {
+      const e = this.entry(c.path)!;
+      e.pending = c.content === null ? null : this.saveBlob(c.content);
+    }
+    fsyncDir(path.join(this.dir, 'blobs'));
+    this.manifest.writing = true;
+    this.flush();
+  }
+
+  /** Ends the logged batch: on success what was written becomes the run's last write. */
+  async endWrite(ok: boolean): Promise<void> {
+    for (const e of this.manifest.entries) {
+      if (e.pending === undefined) continue;
+      if (ok) e.last = e.pending;
+      delete e.pending;
+    }
+    this.manifest.writing = false;
+    this.flush();
   }
 
   async original(rel: string): Promise<Uint8Array | null | undefined> {
-    const e = this.manifest.entries.find((x) => x.path === rel);
+    const e = this.entry(rel);
     if (!e) return undefined;
     if (!e.existed || !e.blob) return null;
-    return fs.readFile(path.join(this.dir, 'blobs', e.blob));
+    return fs.readFile(this.blobPath(e.blob));
   }
 
-  /** The changes that bring every touched file back to its original bytes. */
+  /** The original mode bits of a touched file, when known. */
+  originalMode(rel: string): number | undefined {
+    return this.entry(rel)?.mode;
+  }
+
+  /** The changes that bring every touched file back to its original bytes, unconditionally. */
   async revertChanges(): Promise<FileChange[]> {
     const out: FileChange[] = [];
     for (const e of this.manifest.entries) {
-      out.push({ path: e.path, content: e.existed && e.blob ? await fs.readFile(path.join(this.dir, 'blobs', e.blob)) : null });
+      const content = e.existed && e.blob ? await fs.readFile(this.blobPath(e.blob)) : null;
+      out.push({ path: e.path, content, ...(content !== null && e.mode !== undefined ? { mode: e.mode } : {}) });
     }
     return out;
+  }
+
+  /**
+   * Whether the disk content of a touched file is the run's doing: its original, what the run last
+   * wrote, or (after a crash mid-batch) the intended content, whole or torn (a prefix of it).
+   */
+  async owns(rel: string, disk: Uint8Array | undefined): Promise<boolean> {
+    const e = this.entry(rel);
+    return e !== undefined && this.isRuns(e, disk);
+  }
+
+  private async isRuns(e: Entry, disk: Uint8Array | undefined): Promise<boolean> {
+    const h = contentHash(disk);
+    const origHash = e.existed ? (e.blob ?? null) : null;
+    if (h === origHash) return true;
+    if (e.last !== undefined && h === e.last) return true;
+    if (this.manifest.writing && e.pending !== undefined) {
+      if (h === e.pending) return true;
+      if (disk !== undefined && e.pending !== null) {
+        const want = await fs.readFile(this.blobPath(e.pending));
+        if (disk.length <= want.length && Buffer.compare(Buffer.from(disk), want.subarray(0, disk.length)) === 0) return true;
+      }
+    }
+    return false;
+  }
+
+  /** What a revert would do: restore what the run wrote, leave anything changed by someone else. */
+  async planRevert(ws: Workspace): Promise<RevertPlan> {
+    const plan: RevertPlan = { changes: [], actions: [], conflicts: [], unchanged: [] };
+    for (const e of this.manifest.entries) {
+      if (await ws.hasUnsavedChanges?.(e.path)) {
+        plan.conflicts.push({ path: e.path, reason: `${e.path} has unsaved changes in an editor; it was left as it is`, originalAt: e.blob ? this.blobPath(e.blob) : null });
+        continue;
+      }
+      const disk = await ws.read(e.path);
+      const original = e.existed && e.blob ? await fs.readFile(this.blobPath(e.blob)) : null;
+      const originalAt = e.blob ? this.blobPath(e.blob) : null;
+      if (contentHash(disk) === contentHash(original)) {
+        const mode = disk !== undefined ? await ws.mode?.(e.path) : undefined;
+        if (original !== null && e.mode !== undefined && mode !== undefined && mode !== e.mode) {
+          plan.changes.push({ path: e.path, content: original, mode: e.mode });
+          plan.actions.push({ path: e.path, action: 'restored' });
+        } else plan.unchanged.push(e.path);
+        continue;
+      }
+      if (!(await this.isRuns(e, disk))) {
+        plan.conflicts.push({
+          path: e.path,
+          reason: `${e.path} was changed after the run last wrote it; it was left as it is${originalAt ? ` (its original is kept at ${originalAt})` : ' (the run created it)'}`,
+          originalAt,
+        });
+        continue;
+      }
+      plan.changes.push({ path: e.path, content: original, ...(original !== null && e.mode !== undefined ? { mode: e.mode } : {}) });
+      plan.actions.push({ path: e.path, action: original === null ? 'removed' : disk === undefined ? 'recreated' : 'restored' });
+    }
+    return plan;
   }
 
   async markFinished(): Promise<void> {
@@ -109,10 +293,17 @@ export class Checkpoint {
     this.flush();
   }
 
+  async markReverted(): Promise<void> {
+    this.manifest.reverted = true;
+    this.manifest.finished = true;
+    this.flush();
+  }
+
   private flush(): void {
-    const tmp = path.join(this.dir, 'checkpoint.json.tmp');
+    const tmp = path.join(this.dir, `${CHECKPOINT_FILE}.tmp`);
     writeDurable(tmp, JSON.stringify(this.manifest, null, 1));
     // rename is atomic: a crash leaves the old or the new manifest, never half of one.
-    renameSync(tmp, path.join(this.dir, 'checkpoint.json'));
+    renameSync(tmp, path.join(this.dir, CHECKPOINT_FILE));
+    fsyncDir(this.dir);
   }
 }

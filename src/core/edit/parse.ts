@@ -1,58 +1,380 @@
-// Finds the edits in a model reply. Prose around them is ignored.
-import { parsePatch } from 'diff';
-import type { StructuredPatch } from 'diff';
+// Finds the edits in a model reply: unified diffs (fenced or bare) and search/replace blocks.
+// Prose around them is ignored. The parser is lenient where models are sloppy (miscounted hunk
+// headers, context lines that lost their leading space inside a fence, decorated path lines) and
+// strict where a guess could write the wrong thing (a hunk with no file, an unterminated block).
+import type { StructuredPatch, StructuredPatchHunk } from 'diff';
 import type { EditFormat } from '../settings';
+
+export interface HunkLine {
+  op: ' ' | '-' | '+';
+  text: string;
+}
+
+export interface Hunk {
+  /** The `@@` line as written, for error messages. */
+  header: string;
+  /** 1-based start line on the old side as the header says; undefined when it gives none. Only a hint. */
+  oldStart: number | undefined;
+  lines: HunkLine[];
+  /** `\ No newline at end of file` followed the last old-side / new-side line. */
+  oldNoEol: boolean;
+  newNoEol: boolean;
+}
 
 export interface FilePatch {
   kind: 'diff';
-  /** Path as the model wrote it (prefixes stripped later by path resolution). */
+  /** Old path (git's `a/` stripped), or null for `/dev/null` (a create). */
   oldPath: string | null;
+  /** New path (git's `b/` stripped), or null for `/dev/null` (a delete). */
   newPath: string | null;
+  hunks: Hunk[];
+  /** The same hunks in the `diff` package's shape, for consumers that read raw lines. */
   patch: StructuredPatch;
+  /** 1-based line of the reply where this edit starts. */
+  replyLine: number;
 }
 
-export type ProposedEdit = FilePatch;
+export interface SearchReplaceEdit {
+  kind: 'search-replace';
+  /** The file, as written on the path line. An empty SEARCH creates it. */
+  oldPath: string;
+  newPath: string;
+  search: string[];
+  replace: string[];
+  replyLine: number;
+}
+
+export type ProposedEdit = FilePatch | SearchReplaceEdit;
 
 export interface ParsedReply {
   edits: ProposedEdit[];
   errors: string[];
 }
 
-const FENCE = /```[ \t]*(diff|patch|udiff)?[^\n]*\n([\s\S]*?)```/g;
-
-function diffTexts(reply: string): string[] {
-  const texts: string[] = [];
-  for (const m of reply.matchAll(FENCE)) {
-    const body = m[2] ?? '';
-    if (m[1] !== undefined || /^(---|\+\+\+|@@) /m.test(body)) texts.push(body);
+/** The lines an edit adds, for critics that look for suppressions and the like. */
+export function addedLines(e: ProposedEdit): string[] {
+  if (e.kind === 'search-replace') {
+    const before = new Set(e.search);
+    return e.replace.filter((l) => !before.has(l));
   }
-  if (texts.length === 0 && /^--- .*\n\+\+\+ /m.test(reply)) texts.push(reply.slice(reply.search(/^--- /m)));
-  return texts;
+  return e.hunks.flatMap((h) => h.lines.filter((l) => l.op === '+').map((l) => l.text));
 }
 
-function cleanName(name: string | undefined): string | null {
-  if (name === undefined) return null;
-  const n = name.split('\t')[0]!.trim();
+/** Every path an edit names (old and new), as written. */
+export function editPaths(e: ProposedEdit): string[] {
+  const out: string[] = [];
+  if (e.oldPath !== null) out.push(e.oldPath);
+  if (e.newPath !== null && e.newPath !== e.oldPath) out.push(e.newPath);
+  return out;
+}
+
+const FENCE = /^\s*(`{3,}|~{3,})(.*)$/;
+const SEARCH = /^\s*<{5,9}\s*SEARCH\s*$/i;
+const DIVIDER = /^\s*={5,9}\s*$/;
+const REPLACE = /^\s*>{5,9}\s*REPLACE\s*$/i;
+// `@@ -12,7 +12,8 @@ fn`, but also `@@ ... @@` and `@@`: models drop or invent the numbers.
+const HUNK = /^@@(?:\s*-(\d+)(?:,\d+)?(?:\s+\+\d+(?:,\d+)?)?)?(?:\s.*)?$/;
+const GIT_HEADER = /^diff --git (\S+) (\S+)\s*$/;
+const GIT_META = /^(index |new file mode|deleted file mode|old mode|new mode|similarity index|dissimilarity index|rename from |rename to |copy from |copy to |Binary files )/;
+
+interface ReplyLines {
+  lines: string[];
+  /** Line i is a fence opener or closer. */
+  fence: boolean[];
+  /** Line i is inside a fenced block (fence lines themselves excluded). */
+  inFence: boolean[];
+  used: boolean[];
+}
+
+function scan(reply: string): ReplyLines {
+  const lines = reply.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
+  const fence: boolean[] = [];
+  const inFence: boolean[] = [];
+  let open: string | null = null;
+  for (const line of lines) {
+    const m = FENCE.exec(line);
+    if (m && open === null) {
+      open = m[1]!;
+      fence.push(true);
+      inFence.push(false);
+    } else if (m && open !== null && m[1]!.startsWith(open[0]!) && m[1]!.length >= open.length && m[2]!.trim() === '') {
+      open = null;
+      fence.push(true);
+      inFence.push(false);
+    } else {
+      fence.push(false);
+      inFence.push(open !== null);
+    }
+  }
+  return { lines, fence, inFence, used: lines.map(() => false) };
+}
+
+/** `**src/a.ts**`, "### `src/a.ts`", `File: src/a.ts:` and the like, down to the path. */
+export function cleanPathLine(line: string): string | null {
+  // "Update `src/my file.ts`:" — a backticked path is taken whole, spaces and all.
+  const quoted = /`([^`]*[./][^`]*)`/.exec(line);
+  if (quoted && !/[<>|]/.test(quoted[1]!) && quoted[1]!.trim() !== '') return quoted[1]!.trim();
+  let s = line.trim();
+  s = s.replace(/^#+\s*/, '').replace(/^(?:\/\/|#|--|;)\s*/, '');
+  s = s.replace(/^(?:file(?:name)?|path)\s*:\s*/i, '');
+  const strip = (t: string): string =>
+    t
+      .replace(/^[*_`'"(]+/, '')
+      .replace(/[*_`'")]+$/, '')
+      .replace(/[:,;.]+$/, '')
+      .replace(/[*_`'")]+$/, '')
+      .trim();
+  s = strip(s);
+  if (s === '') return null;
+  if (/\s/.test(s)) {
+    // "Update src/a.ts:" — take the last word that looks like a path.
+    const words = s.split(/\s+/).map(strip).filter((w) => /[./]/.test(w) && !/^\.+$/.test(w));
+    if (words.length === 0) return null;
+    s = words[words.length - 1]!;
+  }
+  if (/[<>|]/.test(s) || !/[\w]/.test(s)) return null;
+  return s;
+}
+
+function parseSearchReplace(r: ReplyLines, edits: ProposedEdit[], errors: string[]): void {
+  const { lines } = r;
+  let lastPath: string | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    if (!SEARCH.test(lines[i]!)) continue;
+    let pathLine = -1;
+    for (let j = i - 1; j >= 0 && j >= i - 4; j--) {
+      if (r.fence[j] || lines[j]!.trim() === '') continue;
+      pathLine = j;
+      break;
+    }
+    const fromLine = pathLine >= 0 && !r.used[pathLine] ? cleanPathLine(lines[pathLine]!) : null;
+    const file: string | null = fromLine ?? lastPath;
+    let divider = -1;
+    let end = -1;
+    for (let j = i + 1; j < lines.length; j++) {
+      const l = lines[j]!;
+      if (SEARCH.test(l)) break;
+      if (divider === -1 && DIVIDER.test(l)) divider = j;
+      else if (divider !== -1 && REPLACE.test(l)) {
+        end = j;
+        break;
+      }
+    }
+    if (divider === -1 || end === -1) {
+      errors.push(
+        `the search/replace block at reply line ${i + 1} is not terminated: it needs a \`=======\` line and then a \`>>>>>>> REPLACE\` line`,
+      );
+      r.used[i] = true;
+      continue;
+    }
+    for (let j = i; j <= end; j++) r.used[j] = true;
+    if (fromLine !== null && pathLine >= 0) r.used[pathLine] = true;
+    if (file === null) {
+      errors.push(`the search/replace block at reply line ${i + 1} has no file path: put the path alone on the line before \`<<<<<<< SEARCH\``);
+      i = end;
+      continue;
+    }
+    lastPath = file;
+    edits.push({
+      kind: 'search-replace',
+      oldPath: file,
+      newPath: file,
+      search: lines.slice(i + 1, divider),
+      replace: lines.slice(divider + 1, end),
+      replyLine: (fromLine !== null ? pathLine : i) + 1,
+    });
+    i = end;
+  }
+}
+
+function cleanDiffName(raw: string, prefix: 'a/' | 'b/'): string | null {
+  let n = raw.split('\t')[0]!.trim();
+  if (n.startsWith('"') && n.endsWith('"') && n.length >= 2) n = n.slice(1, -1);
   if (n === '/dev/null' || n === '') return null;
-  return n.replace(/^(?:a|b)\//, '');
+  if (n.startsWith(prefix)) n = n.slice(2);
+  return n;
+}
+
+interface OpenPatch {
+  oldPath: string | null;
+  newPath: string | null;
+  hunks: Hunk[];
+  replyLine: number;
+  gitNew: boolean;
+  gitDeleted: boolean;
+  gitRename: boolean;
+  headerSeen: boolean;
+}
+
+function isFileHeaderAt(lines: string[], i: number): boolean {
+  return lines[i]!.startsWith('--- ') && (lines[i + 1] ?? '').startsWith('+++ ');
+}
+
+function toStructured(p: OpenPatch): StructuredPatch {
+  const hunks: StructuredPatchHunk[] = p.hunks.map((h) => {
+    const oldLines = h.lines.filter((l) => l.op !== '+').length;
+    const newLines = h.lines.filter((l) => l.op !== '-').length;
+    const start = h.oldStart ?? 1;
+    return { oldStart: start, oldLines, newStart: start, newLines, lines: h.lines.map((l) => l.op + l.text) };
+  });
+  return {
+    oldFileName: p.oldPath ?? '/dev/null',
+    newFileName: p.newPath ?? '/dev/null',
+    oldHeader: undefined,
+    newHeader: undefined,
+    hunks,
+  };
+}
+
+function parseDiffs(r: ReplyLines, edits: ProposedEdit[], errors: string[]): void {
+  const { lines } = r;
+  let cur: OpenPatch | null = null;
+  const close = (): void => {
+    if (!cur) return;
+    const p = cur;
+    cur = null;
+    const name = p.newPath ?? p.oldPath ?? '(unnamed)';
+    if (p.hunks.length === 0) {
+      const deleting = p.newPath === null && p.oldPath !== null;
+      const creatingEmpty = p.oldPath === null && p.newPath !== null && p.gitNew;
+      const renaming = p.gitRename && p.oldPath !== null && p.newPath !== null;
+      if (!deleting && !creatingEmpty && !renaming) {
+        errors.push(`the diff for ${name} at reply line ${p.replyLine} has no @@ hunks`);
+        return;
+      }
+    }
+    edits.push({ kind: 'diff', oldPath: p.oldPath, newPath: p.newPath, hunks: p.hunks, patch: toStructured(p), replyLine: p.replyLine });
+  };
+
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i]!;
+    if (r.used[i]) {
+      close();
+      i++;
+      continue;
+    }
+    const git = GIT_HEADER.exec(line);
+    if (git) {
+      close();
+      cur = {
+        oldPath: cleanDiffName(git[1]!, 'a/'),
+        newPath: cleanDiffName(git[2]!, 'b/'),
+        hunks: [],
+        replyLine: i + 1,
+        gitNew: false,
+        gitDeleted: false,
+        gitRename: false,
+        headerSeen: false,
+      };
+      i++;
+      while (i < lines.length && GIT_META.test(lines[i]!)) {
+        const meta = lines[i]!;
+        if (meta.startsWith('new file mode')) cur.gitNew = true;
+        if (meta.startsWith('deleted file mode')) cur.gitDeleted = true;
+        if (meta.startsWith('rename from ')) {
+          cur.gitRename = true;
+          cur.oldPath = meta.slice('rename from '.length).trim();
+        }
+        if (meta.startsWith('rename to ')) {
+          cur.gitRename = true;
+          cur.newPath = meta.slice('rename to '.length).trim();
+        }
+        i++;
+      }
+      if (cur.gitNew) cur.oldPath = null;
+      if (cur.gitDeleted) cur.newPath = null;
+      continue;
+    }
+    if (isFileHeaderAt(lines, i)) {
+      const oldPath = cleanDiffName(line.slice(4), 'a/');
+      const newPath = cleanDiffName(lines[i + 1]!.slice(4), 'b/');
+      if (cur && !cur.headerSeen && cur.hunks.length === 0) {
+        // The ---/+++ pair of a `diff --git` section: it has the final word on create and delete.
+        cur.oldPath = oldPath;
+        cur.newPath = newPath;
+        cur.headerSeen = true;
+      } else {
+        close();
+        cur = { oldPath, newPath, hunks: [], replyLine: i + 1, gitNew: false, gitDeleted: false, gitRename: false, headerSeen: true };
+      }
+      i += 2;
+      continue;
+    }
+    const hm = HUNK.exec(line);
+    if (hm) {
+      if (!cur) {
+        errors.push(`the hunk at reply line ${i + 1} (${line.trim()}) has no \`--- a/path\` / \`+++ b/path\` header naming its file`);
+        i = skipHunkBody(r, i + 1);
+        continue;
+      }
+      const hunk: Hunk = { header: line, oldStart: hm[1] !== undefined ? Number(hm[1]) : undefined, lines: [], oldNoEol: false, newNoEol: false };
+      i = readHunkBody(r, i + 1, hunk);
+      cur.hunks.push(hunk);
+      continue;
+    }
+    // Anything else (prose, fence lines, STATUS headers) ends the current file's hunks.
+    if (cur && (cur.hunks.length > 0 || r.fence[i] || line.trim() !== '')) close();
+    i++;
+  }
+  close();
+}
+
+function isBodyStart(r: ReplyLines, i: number): boolean {
+  const l = r.lines[i]!;
+  if (r.used[i] || r.fence[i]) return false;
+  if (HUNK.test(l) || GIT_HEADER.test(l) || isFileHeaderAt(r.lines, i)) return false;
+  if (l.startsWith(' ') || l.startsWith('+') || l.startsWith('-') || l.startsWith('\\')) return true;
+  // Inside a fence, a line with no marker is a context line whose leading space got lost.
+  return r.inFence[i]! && l !== '';
+}
+
+function skipHunkBody(r: ReplyLines, i: number): number {
+  while (i < r.lines.length && (isBodyStart(r, i) || r.lines[i] === '')) i++;
+  return i;
+}
+
+function readHunkBody(r: ReplyLines, i: number, hunk: Hunk): number {
+  let pendingBlank = 0;
+  while (i < r.lines.length) {
+    const l = r.lines[i]!;
+    if (l === '' && !r.used[i] && !r.fence[i]) {
+      pendingBlank++;
+      i++;
+      continue;
+    }
+    if (!isBodyStart(r, i)) break;
+    for (; pendingBlank > 0; pendingBlank--) hunk.lines.push({ op: ' ', text: '' });
+    if (l.startsWith('\\')) {
+      const last = hunk.lines[hunk.lines.length - 1];
+      if (last?.op === '-' || last?.op === ' ') hunk.oldNoEol = true;
+      if (last?.op === '+' || last?.op === ' ') hunk.newNoEol = true;
+    } else if (l.startsWith('+') || l.startsWith('-') || l.startsWith(' ')) {
+      hunk.lines.push({ op: l[0] as HunkLine['op'], text: l.slice(1) });
+    } else {
+      hunk.lines.push({ op: ' ', text: l });
+    }
+    i++;
+  }
+  // Blank lines before whatever ended the hunk belong to the prose, not to the hunk.
+  return i - pendingBlank;
+}
+
+function errorForFormat(format: EditFormat, found: 'diff' | 'search-replace'): string {
+  return found === 'diff'
+    ? `the reply contains unified diffs, but editFormat is "${format}": give search/replace blocks (path line, <<<<<<< SEARCH, =======, >>>>>>> REPLACE)`
+    : `the reply contains search/replace blocks, but editFormat is "${format}": give unified diffs (--- a/path, +++ b/path, @@ hunks)`;
 }
 
 export function parseReply(reply: string, format: EditFormat = 'auto'): ParsedReply {
-  const edits: ProposedEdit[] = [];
+  const r = scan(reply);
+  const sr: ProposedEdit[] = [];
+  const diffs: ProposedEdit[] = [];
   const errors: string[] = [];
-  if (format === 'search-replace') return { edits, errors: ['search/replace blocks are not supported by this build; use unified diffs'] };
-  for (const text of diffTexts(reply)) {
-    let patches: StructuredPatch[];
-    try {
-      patches = parsePatch(text.replace(/\r\n/g, '\n'));
-    } catch (e) {
-      errors.push(`could not parse the diff: ${(e as Error).message}`);
-      continue;
-    }
-    for (const p of patches) {
-      if (p.hunks.length === 0 && !p.oldFileName && !p.newFileName) continue;
-      edits.push({ kind: 'diff', oldPath: cleanName(p.oldFileName), newPath: cleanName(p.newFileName), patch: p });
-    }
-  }
+  parseSearchReplace(r, sr, errors);
+  parseDiffs(r, diffs, errors);
+  if (format === 'diff' && sr.length > 0) return { edits: [], errors: [errorForFormat(format, 'search-replace'), ...errors] };
+  if (format === 'search-replace' && diffs.length > 0) return { edits: [], errors: [errorForFormat(format, 'diff'), ...errors] };
+  const edits = [...sr, ...diffs].sort((a, b) => a.replyLine - b.replyLine);
   return { edits, errors };
 }

@@ -1,5 +1,5 @@
 // Every path an edit names is resolved inside the workspace, or refused with the reason.
-import { realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 
 export type PathCheck = { ok: true; rel: string } | { ok: false; reason: string };
@@ -10,50 +10,94 @@ export interface PathPolicy {
   forbiddenDirs?: string[];
 }
 
-function stripPrefix(p: string): string {
-  return p.replace(/^"(.*)"$/, '$1').replace(/^(?:a|b)\//, '');
+function inside(dir: string, abs: string): boolean {
+  const r = path.relative(dir, abs);
+  return r === '' || (!r.startsWith('..') && !path.isAbsolute(r));
 }
 
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return p;
+    throw e;
+  }
+}
+
+/** The target of `p` when `p` is a symlink whose target does not exist. */
+function danglingLink(p: string): string | undefined {
+  try {
+    return lstatSync(p).isSymbolicLink() ? readlinkSync(p) : undefined;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw e;
+  }
+}
+
+/** Resolves a workspace-relative path (forward or back slashes) or says why it is refused. */
 export function resolveEditPath(raw: string, policy: PathPolicy): PathCheck {
-  const name = stripPrefix(raw.trim());
+  const name = raw.trim().replace(/^"(.*)"$/, '$1');
   if (name === '') return { ok: false, reason: 'empty path' };
   if (name.includes('\0')) return { ok: false, reason: `path "${raw}" contains a NUL byte` };
-  if (path.isAbsolute(name) || /^[A-Za-z]:[\\/]/.test(name)) {
+  if (path.isAbsolute(name) || /^[A-Za-z]:[\\/]/.test(name) || name.startsWith('\\\\') || name.startsWith('~')) {
     return { ok: false, reason: `absolute path "${raw}" refused: edits must name workspace-relative paths` };
   }
   const root = path.resolve(policy.root);
-  const abs = path.resolve(root, name);
+  const abs = path.resolve(root, ...name.split(/[\\/]/));
   const rel = path.relative(root, abs);
   if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) {
     return { ok: false, reason: `path "${raw}" escapes the workspace folder` };
   }
   const parts = rel.split(path.sep);
-  if (parts.includes('.git')) return { ok: false, reason: `path "${raw}" is inside .git/` };
-  if (parts.includes('node_modules')) return { ok: false, reason: `path "${raw}" is inside node_modules/` };
-  for (const dir of policy.forbiddenDirs ?? []) {
-    const r = path.relative(path.resolve(dir), abs);
-    if (r === '' || (!r.startsWith('..') && !path.isAbsolute(r))) {
-      return { ok: false, reason: `path "${raw}" is inside the run's storage` };
-    }
-  }
-  // Symlinks: the deepest existing ancestor must resolve inside the real root.
+  if (parts.includes('.git')) return { ok: false, reason: `path "${raw}" is inside .git/, which edits never touch` };
+  if (parts.includes('node_modules')) return { ok: false, reason: `path "${raw}" is inside node_modules/, which edits never touch` };
   let realRoot: string;
   try {
     realRoot = realpathSync(root);
-  } catch {
-    return { ok: false, reason: `workspace folder ${root} does not exist` };
+  } catch (e) {
+    return { ok: false, reason: `workspace folder ${root} cannot be resolved: ${(e as Error).message}` };
   }
+  for (const dir of policy.forbiddenDirs ?? []) {
+    const d = path.resolve(dir);
+    if (inside(d, abs) || inside(realOrSelf(d), path.join(realRoot, rel))) {
+      return { ok: false, reason: `path "${raw}" is inside the run's storage, which edits never touch` };
+    }
+  }
+  // The file itself may not be a symlink: writing through it would change a file under another name.
+  try {
+    if (lstatSync(abs).isSymbolicLink()) {
+      const target = realOrSelf(abs);
+      return inside(realRoot, target)
+        ? { ok: false, reason: `path "${raw}" is a symbolic link; edit the file it points to (${path.relative(realRoot, target).split(path.sep).join('/')}) instead` }
+        : { ok: false, reason: `path "${raw}" is a symbolic link pointing outside the workspace` };
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ENOTDIR') {
+      return { ok: false, reason: `path "${raw}": ${(e as Error).message}` };
+    }
+  }
+  // Symlinked folders: the deepest existing ancestor must resolve inside the real root.
   let probe = abs;
   for (;;) {
     try {
       const real = realpathSync(probe);
-      const r = path.relative(realRoot, real);
-      if (r.startsWith('..') || path.isAbsolute(r)) {
-        return { ok: false, reason: `path "${raw}" resolves through a symlink to outside the workspace` };
+      if (!inside(realRoot, real)) return { ok: false, reason: `path "${raw}" resolves through a symlink to outside the workspace` };
+      const realRel = path.relative(realRoot, real).split(path.sep);
+      if (realRel.includes('.git') || realRel.includes('node_modules')) {
+        return { ok: false, reason: `path "${raw}" resolves through a symlink into ${realRel.includes('.git') ? '.git/' : 'node_modules/'}` };
+      }
+      for (const dir of policy.forbiddenDirs ?? []) {
+        if (inside(realOrSelf(path.resolve(dir)), real)) return { ok: false, reason: `path "${raw}" resolves through a symlink into the run's storage` };
       }
       break;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return { ok: false, reason: `path "${raw}": ${(e as Error).message}` };
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return { ok: false, reason: `path "${raw}": ${(e as Error).message}` };
+      const link = danglingLink(probe);
+      if (link !== undefined) {
+        return { ok: false, reason: `path "${raw}" goes through a broken symbolic link (${path.relative(root, probe).split(path.sep).join('/')} -> ${link})` };
+      }
       const parent = path.dirname(probe);
       if (parent === probe) break;
       probe = parent;

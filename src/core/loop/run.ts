@@ -1,5 +1,6 @@
 // One run of the loop: preflight, step 0, steps, decisions, final report (DESIGN §2).
-// The loop returns values and emits events; it knows nothing of any UI.
+// The loop returns values and emits events; it knows nothing of any UI. What to stop for, and in
+// which order, lives in ../policy; this file only gathers the state those pure functions read.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -7,28 +8,57 @@ import type { ApplyResult } from '../edit/apply';
 import { applyEdits } from '../edit/apply';
 import { Checkpoint } from '../edit/checkpoint';
 import { parseReply } from '../edit/parse';
-import type { FileChange, Workspace } from '../edit/workspace';
+import { restoreState } from '../edit/restore';
+import { FileTracker } from '../edit/tracker';
+import type { Workspace } from '../edit/workspace';
 import type { InputAllowance } from '../model/budget';
 import { InputGauge } from '../model/budget';
 import { buildStepContext } from '../model/context';
 import type { ModelProvider } from '../model/provider';
 import { ProviderFatalError, ProviderReplyError } from '../model/provider';
 import { countRequestTokens } from '../model/tokens';
+import { BUDGET_FLOOR, ConfidenceBudget, novelty } from '../policy/budget';
+import type { Critic, CriticPhase, CriticsResult, CriticState, CriticVerdict, ProposedFile } from '../policy/critics';
+import { builtinCritics, CriticFault, runCritics } from '../policy/critics';
+import type { StateSummary } from '../policy/outcome';
+import { competingHypotheses, decideOutcome, fixedAndRemaining, isBetter, restoreTarget } from '../policy/outcome';
 import type { GateState } from '../policy/policy';
 import { gateDecision, stepDecision } from '../policy/policy';
-import type { Decision, Outcome } from '../policy/reasons';
+import type { Decision } from '../policy/reasons';
+import { CONTINUABLE } from '../policy/reasons';
 import type { SelfReport } from '../policy/selfReport';
-import { parseSelfReport } from '../policy/selfReport';
+import { parseSelfReport, PostMortems } from '../policy/selfReport';
 import type { Settings } from '../settings';
 import type { CheckSummary, RunEvent, RunReport, StepRecord, TimedEvent } from '../trace/events';
 import { TraceWriter } from '../trace/trace';
-import type { Failure, Logger, VerifyResult } from '../types';
+import type { Logger, VerifyResult } from '../types';
 import { silentLogger } from '../types';
+import { raceAbort } from './abort';
 
 export interface VerifierPort {
   preflight(): string[] | Promise<string[]>;
   verify(signal?: AbortSignal): Promise<VerifyResult>;
 }
+
+/** More budget for a run stopped (or about to stop) by `step-cap` or `token-ceiling`. */
+export interface ContinueGrant {
+  extraSteps?: number;
+  extraTokens?: number;
+}
+
+export interface ContinuationState {
+  stepsDone: number;
+  maxSteps: number;
+  tokensUsed: number;
+  tokenCeiling: number;
+  elapsedMs: number;
+}
+
+/**
+ * Asked when `step-cap` or `token-ceiling` fires; a grant that adds what ran out overrides the stop
+ * (recorded in the trace as a `decision` with `overridden: true`) and the run goes on.
+ */
+export type ContinuationHook = (stop: Decision, state: ContinuationState) => ContinueGrant | undefined | Promise<ContinueGrant | undefined>;
 
 export interface RunOptions {
   workspace: Workspace;
@@ -45,6 +75,9 @@ export interface RunOptions {
   now?: () => number;
   /** Extra preflight problems found by the front end (settings, model reachability). */
   preflightProblems?: string[];
+  /** Critics run after the built-in ones the settings switch on. */
+  critics?: Critic[];
+  continuation?: ContinuationHook;
   /** The file open in the editor (VS Code), workspace-relative: shown to the model when the budget allows. */
   activeFile?: string;
 }
@@ -68,14 +101,19 @@ function summarizeChecks(v: VerifyResult): CheckSummary[] {
   return v.checks.map((c) => ({ name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut }));
 }
 
-function sameBytes(a: Uint8Array | null | undefined, b: Uint8Array | null | undefined): boolean {
-  if (a === b) return true;
-  if (!a || !b) return (a ?? null) === (b ?? null);
-  return Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+function summary(o: Observed): StateSummary {
+  return { step: o.step, green: o.verify.green, failures: o.verify.failures };
 }
 
-function failureKey(f: Failure): string {
-  return `${f.check}\u0000${f.file ?? ''}\u0000${f.id ?? ''}\u0000${f.id ? '' : f.message}`;
+function textOf(b: Uint8Array | null | undefined): string | null {
+  if (!b) return null;
+  const t = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
+  return t.includes('\0') ? null : t;
+}
+
+function proposedFiles(r: ApplyResult): ProposedFile[] {
+  const after = new Map(r.changes.map((c) => [c.path, c.content]));
+  return r.files.map((f) => ({ path: f.path, kind: f.kind, before: textOf(r.before.get(f.path)), after: f.kind === 'delete' ? null : textOf(after.get(f.path)) }));
 }
 
 /** What the model is told, in the next prompt, about a reply that carried nothing usable. */
@@ -104,7 +142,12 @@ export class Run {
   private readonly now: () => number;
   private readonly trace: TraceWriter;
   private readonly abort = new AbortController();
+  private readonly critics: Critic[];
+  private readonly budget: ConfidenceBudget;
   private startedAt = 0;
+  /** Time between a stop and a `continue()`, which the time limit does not count. */
+  private pausedMs = 0;
+  private stoppedAt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private checkpoint: Checkpoint | undefined;
 
@@ -114,16 +157,17 @@ export class Run {
   private stepsDone = 0;
   private readonly steps: StepRecord[] = [];
   private readonly seen = new Map<string, number[]>();
-  private readonly postMortems: string[] = [];
+  private readonly postMortems = new PostMortems(POSTMORTEMS_KEPT);
   private readonly editedFiles = new Set<string>();
   private initial: Observed | undefined;
   private current: Observed | undefined;
   private best: Observed | undefined;
   /** What the run last wrote to (or read from) each file it touched, to detect user edits. */
-  private readonly lastKnown: FileState = new Map();
+  private readonly tracker: FileTracker;
   private feedback: string | undefined;
   private report: RunReport | undefined;
   private userCancelled = false;
+  /** Every state a step's checks observed, kept or rolled back. */
   private readonly observedStates: Observed[] = [];
   private readonly inputGauge = new InputGauge();
 
@@ -134,9 +178,12 @@ export class Run {
     this.runId = opts.runId ?? `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
     this.runDir = path.join(opts.storageDir, 'runs', this.runId);
     this.tracePath = path.join(this.runDir, 'trace.jsonl');
+    this.tracker = new FileTracker(opts.workspace);
     this.trace = new TraceWriter(this.tracePath);
     this.maxSteps = opts.settings.maxSteps;
     this.tokenCeiling = opts.settings.tokenCeiling;
+    this.critics = [...builtinCritics(opts.settings), ...(opts.critics ?? [])];
+    this.budget = new ConfidenceBudget(opts.settings.confidenceBudget);
     opts.signal?.addEventListener('abort', () => this.cancel(), { once: true });
     if (opts.signal?.aborted) this.userCancelled = true;
   }
@@ -157,7 +204,7 @@ export class Run {
   }
 
   private elapsed(): number {
-    return this.now() - this.startedAt;
+    return this.now() - this.startedAt - this.pausedMs;
   }
 
   private timeLimitMs(): number {
@@ -170,11 +217,23 @@ export class Run {
   }
 
   private interrupted(): Decision | undefined {
-    if (this.userCancelled) return { reason: 'cancelled', detail: `stopped by the user after ${this.stepsDone} step(s)` };
+    if (this.userCancelled) return { reason: 'cancelled', detail: `stopped by the user after ${this.stepsDone} step(s)`, evidence: { stepsDone: this.stepsDone } };
     if (this.abort.signal.aborted || this.elapsed() >= this.timeLimitMs()) {
-      return { reason: 'time-limit', detail: `${Math.round(this.elapsed() / 1000)} s elapsed of the ${this.opts.settings.timeLimitSeconds} s limit; the in-flight work was aborted` };
+      return {
+        reason: 'time-limit',
+        detail: `${Math.round(this.elapsed() / 1000)} s elapsed of the ${this.opts.settings.timeLimitSeconds} s limit; the in-flight work was aborted`,
+        evidence: { elapsedMs: this.elapsed(), timeLimitMs: this.timeLimitMs() },
+      };
     }
     return undefined;
+  }
+
+  /** Runs the checks; the time limit or a cancel ends the wait at once, whatever the check does. */
+  private async verifyNow(): Promise<VerifyResult> {
+    const v = await raceAbort(this.opts.verifier.verify(this.abort.signal), this.abort.signal);
+    const stop = this.interrupted();
+    if (stop) throw new StopSignal(stop);
+    return v;
   }
 
   async start(): Promise<RunReport> {
@@ -194,19 +253,18 @@ export class Run {
 
     const problems = [...(this.opts.preflightProblems ?? []), ...(await this.opts.verifier.preflight())];
     if (problems.length === 0 && this.opts.provider.preflight) problems.push(...(await this.opts.provider.preflight(this.abort.signal)));
-    if (problems.length > 0) return this.finish({ reason: 'preflight-failed', detail: problems.join('; ') });
+    if (problems.length > 0) return this.finish({ reason: 'preflight-failed', detail: problems.join('; '), evidence: { problems } });
 
     this.armTimer();
     try {
-      const v0 = await this.opts.verifier.verify(this.abort.signal);
-      const stop = this.interrupted();
-      if (stop) return this.finish(stop);
+      if (this.userCancelled) throw new StopSignal(this.interrupted()!);
+      const v0 = await this.verifyNow();
       this.emitVerify(0, v0, 'initial');
       this.initial = { step: 0, verify: v0, files: new Map() };
       this.current = this.initial;
       this.best = this.initial;
       this.observe(0, v0.failureHash);
-      if (v0.green) return this.finish({ reason: 'green', detail: 'every check passes before any step: nothing to fix' });
+      if (v0.green) return this.finish({ reason: 'green', detail: 'every check passes before any step: nothing to fix', evidence: { step: 0, failureHash: v0.failureHash } });
       this.checkpoint = await Checkpoint.create(path.join(this.runDir, 'checkpoint'), this.runId, this.opts.workspace.root);
       return await this.loop();
     } catch (e) {
@@ -216,15 +274,28 @@ export class Run {
 
   /**
    * Resumes a run stopped by `step-cap` or `token-ceiling` from its current state, with more
-   * budget. The stall history is kept.
+   * budget. The stall history, the post-mortems and the best state are kept.
    */
-  async continue(extra: { extraSteps?: number; extraTokens?: number }): Promise<RunReport> {
+  async continue(extra: ContinueGrant): Promise<RunReport> {
     const last = this.report;
-    if (!last || (last.stopReason !== 'step-cap' && last.stopReason !== 'token-ceiling')) {
+    if (!last || !CONTINUABLE.includes(last.stopReason)) {
       throw new Error(`only a run stopped by step-cap or token-ceiling can continue${last ? `; this one stopped with ${last.stopReason}` : ''}`);
     }
-    this.maxSteps += Math.max(0, extra.extraSteps ?? 0);
-    this.tokenCeiling += Math.max(0, extra.extraTokens ?? 0);
+    const grant = { extraSteps: Math.max(0, Math.floor(extra.extraSteps ?? 0)), extraTokens: Math.max(0, Math.floor(extra.extraTokens ?? 0)) };
+    if (last.stopReason === 'step-cap' && grant.extraSteps === 0) throw new Error('a run stopped by step-cap needs extraSteps > 0 to continue');
+    if (last.stopReason === 'token-ceiling' && grant.extraTokens === 0) throw new Error('a run stopped by token-ceiling needs extraTokens > 0 to continue');
+    if (this.stoppedAt !== undefined) this.pausedMs += this.now() - this.stoppedAt;
+    this.stoppedAt = undefined;
+    this.maxSteps += grant.extraSteps;
+    this.tokenCeiling += grant.extraTokens;
+    this.emit({
+      type: 'decision',
+      step: this.stepsDone,
+      reason: last.stopReason,
+      detail: `continued by the user: +${grant.extraSteps} step(s), +${grant.extraTokens} token(s); now ${this.maxSteps} steps and ${this.tokenCeiling} tokens`,
+      overridden: true,
+      grant,
+    });
     this.report = undefined;
     this.armTimer();
     try {
@@ -270,6 +341,7 @@ export class Run {
 
   private async readText(rel: string): Promise<string | undefined> {
     const b = await this.opts.workspace.read(rel);
+    this.tracker.noteRead(rel, b);
     if (!b) return undefined;
     const t = Buffer.from(b).toString('utf8');
     return t.includes('\0') ? undefined : t;
@@ -283,7 +355,7 @@ export class Run {
       editedFiles: this.editedFiles,
       ...(this.opts.activeFile ? { activeFile: this.opts.activeFile } : {}),
       ...(this.opts.instruction ? { instruction: this.opts.instruction } : {}),
-      postMortems: this.postMortems,
+      postMortems: this.postMortems.texts,
       ...(this.feedback ? { feedback: this.feedback } : {}),
       readText: (rel) => this.readText(rel),
       logger: this.logger,
@@ -325,13 +397,58 @@ export class Run {
       });
       // The gates that need no token count go first: counting may itself call the provider.
       const early = gateDecision({ ...gateState(0), nextCallMinTokens: 0 });
-      if (early) return this.finish(early);
+      if (early) {
+        if (await this.overridden(early)) continue;
+        return this.finish(early);
+      }
       const measured = await this.measurePrompt(prompt);
       const gate = gateDecision(gateState(measured.allowance));
-      if (gate) return this.finish(gate);
+      if (gate) {
+        if (await this.overridden(gate)) continue;
+        return this.finish(gate);
+      }
       const decision = await this.step(step, prompt, measured);
       if (decision) return this.finish(decision);
     }
+  }
+
+  /** Asks the continuation hook about a continuable stop; a useful grant extends the run. */
+  private async overridden(stop: Decision): Promise<boolean> {
+    const hook = this.opts.continuation;
+    if (!hook || !CONTINUABLE.includes(stop.reason)) return false;
+    const g = await hook(stop, { stepsDone: this.stepsDone, maxSteps: this.maxSteps, tokensUsed: this.tokensUsed, tokenCeiling: this.tokenCeiling, elapsedMs: this.elapsed() });
+    const grant = { extraSteps: Math.max(0, Math.floor(g?.extraSteps ?? 0)), extraTokens: Math.max(0, Math.floor(g?.extraTokens ?? 0)) };
+    // A grant that does not add what ran out would only fire the same stop again.
+    const useful = stop.reason === 'step-cap' ? grant.extraSteps > 0 : grant.extraTokens > 0;
+    if (!useful) return false;
+    this.maxSteps += grant.extraSteps;
+    this.tokenCeiling += grant.extraTokens;
+    this.emit({
+      type: 'decision',
+      step: this.stepsDone,
+      reason: stop.reason,
+      detail: `${stop.detail}; overridden by the continuation hook: +${grant.extraSteps} step(s), +${grant.extraTokens} token(s)`,
+      ...(stop.evidence ? { evidence: stop.evidence } : {}),
+      overridden: true,
+      grant,
+    });
+    return true;
+  }
+
+  private criticState(step: number, previous: Observed): CriticState {
+    return { step, settings: this.opts.settings, initial: summary(this.initial!), best: summary(this.best!), previous: summary(previous) };
+  }
+
+  private async review(phase: CriticPhase, step: number, subject: Parameters<typeof runCritics>[2], previous: Observed): Promise<CriticsResult> {
+    let r: CriticsResult;
+    try {
+      r = await runCritics(this.critics, phase, subject, this.criticState(step, previous));
+    } catch (e) {
+      if (e instanceof CriticFault) throw new StopSignal({ reason: 'error', detail: e.message, evidence: { critic: e.critic } });
+      throw e;
+    }
+    for (const v of r.verdicts) this.emit({ type: 'critic', step, phase, verdict: v });
+    return r;
   }
 
   private async step(step: number, prompt: { system: string; user: string }, measured: InputAllowance): Promise<Decision | undefined> {
@@ -340,29 +457,34 @@ export class Run {
     const promptTokens = measured.allowance;
     const maxOutputTokens = Math.min(MAX_OUTPUT_TOKENS, remaining - promptTokens);
     this.stepsDone = step;
+    const previous = this.current!;
 
-    let text: string | null = null;
+    let text: string;
     let usage = { input: 0, output: 0 };
     let usageReported = false;
-    let callError: string | null = null;
     let replyError: ProviderReplyError | undefined;
     const callStarted = this.now();
     try {
-      const c = await this.opts.provider.complete({
-        system: prompt.system,
-        messages: [{ role: 'user', content: prompt.user }],
-        maxOutputTokens,
-        signal: this.abort.signal,
-      });
-      text = c.text;
+      const c = await raceAbort(
+        this.opts.provider.complete({
+          system: prompt.system,
+          messages: [{ role: 'user', content: prompt.user }],
+          maxOutputTokens,
+          signal: this.abort.signal,
+        }),
+        this.abort.signal,
+      );
+      // A provider may hand back anything; a missing text is an empty reply, which the header parser names.
+      text = typeof c.text === 'string' ? c.text : '';
       usage = c.usage;
       usageReported = c.usageReported;
     } catch (e) {
       const stop = this.interrupted();
-      callError = e instanceof Error ? e.message : String(e);
+      const callError = e instanceof Error ? e.message : String(e);
       if (e instanceof ProviderReplyError && !stop) {
         // An answer with nothing usable in it: a failed step that re-observes the unchanged state, not a crash.
         replyError = e;
+        text = '';
         usage = e.usage;
         usageReported = e.usageReported;
       } else {
@@ -374,81 +496,156 @@ export class Run {
     }
     this.tokensUsed += usage.input + usage.output;
     if (usageReported) this.inputGauge.observe(measured, usage.input);
-    const self = parseSelfReport(text ?? '');
+    const self = parseSelfReport(text);
     this.emitModelCall(
       step, prompt, promptTokens, maxOutputTokens, usage, usageReported, this.now() - callStarted,
-      text ?? replyError?.partialText ?? null, replyError ? undefined : self, replyError ? `${replyError.problem}: ${replyError.message}` : null,
+      replyError ? (replyError.partialText ?? null) : text, replyError ? undefined : self, replyError ? `${replyError.problem}: ${replyError.message}` : null,
     );
-    if (self.postMortem) {
-      this.postMortems.push(self.postMortem);
-      while (this.postMortems.length > POSTMORTEMS_KEPT) this.postMortems.shift();
-    }
+    if (self.postMortem && !replyError) this.postMortems.add(step, self.postMortem);
 
-    const parsed = replyError ? { edits: [], errors: [replyFeedback(replyError)] } : parseReply(text ?? '', this.opts.settings.editFormat);
-    let result: ApplyResult | undefined;
+    const verdicts: CriticVerdict[] = [];
+    let criticStop: CriticVerdict | undefined;
+    let rolledBack: 'previous' | 'best' | null = null;
     let feedback: string | null = null;
+    let result: ApplyResult | undefined;
+
+    const parsed = replyError ? { edits: [], errors: [replyFeedback(replyError)] } : parseReply(text, this.opts.settings.editFormat);
     if (parsed.errors.length > 0) {
       feedback = parsed.errors.join('\n');
     } else {
-      await this.guardUserEdits(parsed.edits.map((e) => e.newPath ?? e.oldPath).filter((p): p is string => p !== null));
-      result = await applyEdits(parsed.edits, {
+      const editOpts = {
         workspace: this.opts.workspace,
         policy: { root: this.opts.workspace.root, forbiddenDirs: [this.opts.storageDir] },
+        tracker: this.tracker,
         ...(this.checkpoint ? { checkpoint: this.checkpoint } : {}),
-      });
-      if (!result.applied) feedback = result.errors.join('\n');
+      };
+      // Computed first and shown to the critics; written only if none of them objects.
+      const proposed = await applyEdits(parsed.edits, { ...editOpts, dryRun: true });
+      this.stopOnConflicts(proposed, step);
+      if (proposed.errors.length > 0) {
+        feedback = proposed.errors.join('\n');
+        result = proposed;
+      } else {
+        const review = await this.review('proposal', step, { step, reply: text, files: proposedFiles(proposed) }, previous);
+        verdicts.push(...review.verdicts);
+        if (review.stop) {
+          criticStop = review.stop;
+          feedback = `critic ${review.stop.critic} stopped the run: ${review.stop.reason}`;
+          result = proposed;
+        } else if (review.verdict === 'retry') {
+          feedback = `Your edit was not applied: ${review.retries.map((r) => `${r.critic}: ${r.reason}`).join('\n')}`;
+          rolledBack = 'previous';
+          result = proposed;
+        } else {
+          result = await applyEdits(parsed.edits, editOpts);
+          this.stopOnConflicts(result, step);
+          if (!result.applied) feedback = result.errors.join('\n');
+        }
+      }
     }
     const applied = result?.applied === true;
     this.emit({ type: 'edit', step, applied, files: result?.files ?? [], errors: feedback ? feedback.split('\n') : [] });
 
-    let verify: VerifyResult;
-    let files: FileState;
+    let final: Observed;
     let snapshotDir: string | null = null;
     if (applied && result) {
-      files = new Map(this.current!.files);
+      const files = new Map(previous.files);
       for (const c of result.changes) {
         files.set(c.path, c.content);
-        this.lastKnown.set(c.path, c.content);
         this.editedFiles.add(c.path);
       }
       snapshotDir = this.saveSnapshot(step, result);
-      verify = await this.opts.verifier.verify(this.abort.signal);
-      const stop = this.interrupted();
-      if (stop) throw new StopSignal(stop);
+      const verify = await this.verifyNow();
       this.emitVerify(step, verify, 'step');
-      this.feedback = undefined;
+      const stepped: Observed = { step, verify, files };
+      this.observedStates.push(stepped);
+      final = stepped;
+      const review = await this.review(
+        'result',
+        step,
+        { step, green: verify.green, failures: verify.failures, failureHash: verify.failureHash, files: proposedFiles(result) },
+        previous,
+      );
+      verdicts.push(...review.verdicts);
+      if (review.stop) {
+        criticStop = review.stop;
+      } else if (review.verdict === 'retry') {
+        const target = review.rollbackTo === 'best' ? this.best! : previous;
+        await this.restore(target);
+        rolledBack = review.rollbackTo;
+        final = { step: target.step, verify: target.verify, files: target.files };
+        feedback = `Your edit at step ${step} was rolled back to the state of step ${target.step}: ${review.retries.map((r) => `${r.critic}: ${r.reason}`).join('\n')}`;
+        this.emit({ type: 'edit', step, applied: false, files: result.files, errors: [feedback], rolledBack: true, restoredToStep: target.step });
+      }
+      this.feedback = rolledBack ? feedback ?? undefined : undefined;
     } else {
       // Nothing changed on disk: the unchanged state is observed again and counts toward stalled.
-      verify = this.current!.verify;
-      files = this.current!.files;
-      this.feedback = `Your edits were not applied, so nothing changed:\n${feedback ?? 'no edits found in the reply'}`;
+      final = previous;
+      this.feedback = rolledBack || criticStop ? (feedback ?? undefined) : `Your edits were not applied, so nothing changed:\n${feedback ?? 'no edits found in the reply'}`;
     }
-    if (self.status === 'done' && !verify.green) {
-      const note = `STATUS: done was rejected: the checks still report ${verify.failures.length} failure(s).`;
-      this.feedback = this.feedback ? `${this.feedback}\n${note}` : note;
+    const verify = final.verify;
+
+    // What the step leaves is the state the stall count, the budget and the next prompt see.
+    const seenBefore = this.seen.has(verify.failureHash);
+    const bestBefore = this.best!;
+    const obs: Observed = { step, verify, files: final.files };
+    this.current = obs;
+    if (!rolledBack && isBetter(summary(obs), summary(this.best!))) this.best = obs;
+    this.observe(step, verify.failureHash);
+
+    let budgetBalance: number | null = null;
+    if (this.budget.enabled) {
+      const entry = this.budget.step(step, novelty(seenBefore, verify.failures.length, bestBefore.verify.failures.length));
+      budgetBalance = entry.balance;
+      this.emit({ type: 'budget', floor: BUDGET_FLOOR, ...entry });
     }
 
-    const obs: Observed = { step, verify, files };
-    this.current = obs;
-    this.observedStates.push(obs);
-    if (verify.failures.length < this.best!.verify.failures.length || (verify.green && !this.best!.verify.green)) this.best = obs;
-    this.observe(step, verify.failureHash);
+    let note: string | null = null;
+    let agreed: boolean | null = null;
+    if (self.status === 'done') {
+      agreed = verify.green;
+      if (!verify.green) {
+        note = `STATUS: done was rejected: the checks still report ${verify.failures.length} failure(s).`;
+        this.feedback = this.feedback ? `${this.feedback}\n${note}` : note;
+      } else note = 'STATUS: done confirmed by the checks';
+    } else if (self.status === 'blocked') {
+      agreed = !verify.green;
+      note = verify.green ? 'STATUS: blocked ignored: the checks pass' : 'STATUS: blocked with failures remaining';
+    }
+    if (self.problems.length > 0) {
+      const bad = `The header of your reply could not be read fully (${self.problems.join('; ')}). Start every reply with STATUS, CONFIDENCE and POSTMORTEM lines.`;
+      this.feedback = this.feedback ? `${this.feedback}\n${bad}` : bad;
+    }
+    this.emit({
+      type: 'self-report',
+      step,
+      status: self.status ?? null,
+      confidence: self.confidence ?? null,
+      postMortem: self.postMortem ?? null,
+      problems: self.problems,
+      agreed,
+      note,
+      postMortems: this.postMortems.entries,
+    });
 
     const record: StepRecord = {
       index: step,
       failureHash: verify.failureHash,
       failureCount: verify.failures.length,
-      applied,
+      applied: applied && !rolledBack,
       tokens: usage.input + usage.output,
       postMortem: self.postMortem ?? null,
       status: self.status ?? null,
       confidence: self.confidence ?? null,
       files: result?.files ?? [],
       checks: summarizeChecks(verify),
-      critics: [],
+      critics: verdicts,
       feedback,
       durationMs: this.now() - started,
       snapshotDir,
+      rolledBack,
+      budgetBalance,
+      selfReportProblems: self.problems,
     };
     this.steps.push(record);
     this.emit({ type: 'step-end', step, record, tokensUsed: this.tokensUsed, elapsedMs: this.elapsed() });
@@ -458,8 +655,15 @@ export class Run {
       step,
       green: verify.green,
       failureHash: verify.failureHash,
+      failureCount: verify.failures.length,
       seen: this.seen,
       stallThreshold: this.opts.settings.stallThreshold,
+      criticStop: criticStop ? { critic: criticStop.critic, reason: criticStop.reason } : null,
+      budgetBalance,
+      budgetFloor: BUDGET_FLOOR,
+      confidence: self.confidence ?? null,
+      escalateBelowConfidence: this.opts.settings.escalateBelowConfidence,
+      status: self.status ?? null,
     });
   }
 
@@ -495,16 +699,10 @@ export class Run {
     });
   }
 
-  /** A file the user changed since the run last wrote it is never overwritten. */
-  private async guardUserEdits(paths: string[]): Promise<void> {
-    for (const raw of paths) {
-      const rel = raw.replace(/^(?:a|b)\//, '');
-      if (!this.lastKnown.has(rel)) continue;
-      const disk = (await this.opts.workspace.read(rel)) ?? null;
-      if (!sameBytes(disk, this.lastKnown.get(rel))) {
-        throw new StopSignal({ reason: 'error', detail: `${rel} was changed outside the run since step ${this.stepsDone - 1}; the run stopped rather than overwrite it` });
-      }
-    }
+  /** A file changed outside the run since it last read or wrote it is never overwritten: the run stops. */
+  private stopOnConflicts(r: ApplyResult, step: number): void {
+    if (r.conflicts.length === 0) return;
+    throw new StopSignal({ reason: 'error', detail: `${r.errors.slice(0, r.conflicts.length).join('; ')}; the run stopped at step ${step}` });
   }
 
   private saveSnapshot(step: number, r: ApplyResult): string {
@@ -521,51 +719,39 @@ export class Run {
   }
 
   /** Brings every touched file to `target`'s content (original bytes where target has none). */
-  private async restore(target: Observed): Promise<void> {
-    if (!this.checkpoint) return;
-    const changes: FileChange[] = [];
-    for (const rel of this.checkpoint.touched) {
-      const want = target.files.has(rel) ? target.files.get(rel)! : ((await this.checkpoint.original(rel)) ?? null);
-      const disk = (await this.opts.workspace.read(rel)) ?? null;
-      const known = this.lastKnown.has(rel) ? this.lastKnown.get(rel)! : disk;
-      if (!sameBytes(disk, known)) {
-        this.logger.warn(`${rel} changed outside the run; left as the user has it`);
-        continue;
-      }
-      if (!sameBytes(disk, want)) changes.push({ path: rel, content: want });
-    }
-    if (changes.length > 0) await this.opts.workspace.apply(changes);
-    for (const c of changes) this.lastKnown.set(c.path, c.content);
-  }
-
-  private outcome(green: boolean): Outcome {
-    if (green) return 'fixed';
-    const initial = this.initial?.verify.failures.length ?? 0;
-    const best = this.best?.verify.failures.length ?? initial;
-    if (best < initial) return 'partial';
-    // Some step fixed an initial failure but broke another: competing hypotheses, no net gain.
-    const initialKeys = (this.initial?.verify.failures ?? []).map(failureKey);
-    const anyFixed = this.observedStates.some((o) => {
-      const keys = new Set(o.verify.failures.map(failureKey));
-      return initialKeys.some((k) => !keys.has(k));
-    });
-    return anyFixed ? 'uncertain' : 'punt';
+  private async restore(target: Observed): Promise<number> {
+    if (!this.checkpoint) return 0;
+    const r = await restoreState(target.files, { workspace: this.opts.workspace, checkpoint: this.checkpoint, tracker: this.tracker });
+    for (const c of r.conflicts) this.logger.warn(c.reason);
+    return r.actions.length;
   }
 
   private async finish(decision: Decision): Promise<RunReport> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.emit({ type: 'decision', step: this.stepsDone, reason: decision.reason, detail: decision.detail });
+    this.stoppedAt = this.now();
+    this.emit({
+      type: 'decision',
+      step: this.stepsDone,
+      reason: decision.reason,
+      detail: decision.detail,
+      ...(decision.evidence ? { evidence: decision.evidence } : {}),
+      ...(decision.alsoFired ? { alsoFired: decision.alsoFired } : {}),
+    });
     const green = decision.reason === 'green';
-    const outcome: Outcome = this.initial ? this.outcome(green) : 'punt';
+    const judged = this.initial
+      ? decideOutcome({ green, initial: summary(this.initial), best: summary(this.best!), observed: this.observedStates.map(summary) })
+      : { outcome: 'punt' as const, why: 'the run stopped before step 0 was verified; nothing was changed' };
     let final = this.current;
     try {
-      if (!green && this.checkpoint && this.initial) {
-        const mode = outcome === 'punt' ? 'revert' : this.opts.settings.onStop;
-        const target = mode === 'revert' ? this.initial : mode === 'keep-best' ? this.best! : this.current!;
+      if (this.checkpoint && this.initial && this.current) {
+        const where = restoreTarget(judged.outcome, this.opts.settings.onStop);
+        const target = where === 'initial' ? this.initial : where === 'best' ? this.best! : this.current;
         if (target !== this.current) {
-          await this.restore(target);
+          const changed = await this.restore(target);
           final = target;
+          // Only a continuation reads this: it resumes from what the workspace now holds.
+          if (changed > 0) this.feedback = `The run paused and the workspace was restored to the state of step ${target.step} (${where === 'initial' ? 'the original files' : 'the best state'}); continue from there.`;
         }
       }
     } catch (e) {
@@ -573,21 +759,22 @@ export class Run {
     }
     if (final) this.current = final;
     const initialFailures = this.initial?.verify.failures ?? [];
-    const remaining = final?.verify.failures ?? initialFailures;
-    const remainingKeys = new Set(remaining.map(failureKey));
+    const { fixed, remaining } = fixedAndRemaining(initialFailures, final?.verify.failures ?? initialFailures);
     const report: RunReport = {
       runId: this.runId,
       stopReason: decision.reason,
-      outcome,
+      outcome: judged.outcome,
       detail: decision.detail,
       steps: [...this.steps],
       tokensUsed: this.tokensUsed,
       elapsedMs: this.elapsed(),
       initialFailureCount: initialFailures.length,
       remainingFailures: remaining,
-      fixedFailures: initialFailures.filter((f) => !remainingKeys.has(failureKey(f))),
+      fixedFailures: fixed,
       bestStep: this.best?.step ?? 0,
-      hypotheses: outcome === 'uncertain' ? [...this.postMortems] : [],
+      hypotheses: judged.outcome === 'uncertain' ? competingHypotheses(this.postMortems.entries) : [],
+      outcomeWhy: judged.why,
+      ...(decision.alsoFired ? { alsoFired: decision.alsoFired } : {}),
       tracePath: this.tracePath,
       limits: this.limits(),
     };

@@ -1,5 +1,7 @@
 // The run's events: what the loop emits and what the trace records, one JSON object per line.
-import type { Decision, Outcome, StopReason } from '../policy/reasons';
+import type { BudgetEntry } from '../policy/budget';
+import type { CriticVerdict } from '../policy/critics';
+import type { Decision, Evidence, Outcome, StopReason } from '../policy/reasons';
 import type { ModelStatus } from '../policy/selfReport';
 import type { FileSummary } from '../edit/apply';
 import type { Failure, Usage } from '../types';
@@ -10,13 +12,6 @@ export interface CheckSummary {
   durationMs: number;
   failureCount: number;
   timedOut: boolean;
-}
-
-export interface CriticVerdict {
-  critic: string;
-  verdict: 'continue' | 'retry' | 'stop';
-  reason: string;
-  score?: number;
 }
 
 /** One model step as the report, the CLI's JSON and the panel show it. */
@@ -35,6 +30,12 @@ export interface StepRecord {
   critics: CriticVerdict[];
   /** Why the edit was not applied or was rolled back, when it was. */
   feedback: string | null;
+  /** Set when a critic's retry rolled the edit back: to the state before the step, or the best state. */
+  rolledBack?: 'previous' | 'best' | null;
+  /** The confidence budget's balance after the step, when the budget is on. */
+  budgetBalance?: number | null;
+  /** What could not be read of the reply's STATUS / CONFIDENCE / POSTMORTEM header. */
+  selfReportProblems?: string[];
   durationMs: number;
   /** Directory holding `before/` and `after/` copies of the files this step changed. */
   snapshotDir: string | null;
@@ -54,6 +55,10 @@ export interface RunReport {
   bestStep: number;
   /** For `uncertain`: the competing hypotheses the post-mortems put forward. */
   hypotheses: string[];
+  /** Why the outcome is what it is, with the counts. */
+  outcomeWhy?: string;
+  /** Later criteria that fired together with the stop reason and lost to it in the fixed order. */
+  alsoFired?: StopReason[];
   tracePath: string;
   limits: { maxSteps: number; tokenCeiling: number; timeLimitSeconds: number };
 }
@@ -62,12 +67,38 @@ export type RunEvent =
   | { type: 'run-start'; step: 0; runId: string; root: string; model: string; instruction: string | null; checks: { name: string; command: string }[]; limits: RunReport['limits']; settings: Record<string, unknown> }
   | { type: 'verify'; step: number; green: boolean; failureHash: string; failureCount: number; failures: Failure[]; flaky: Failure[]; checks: CheckSummary[]; durationMs: number; reason: 'initial' | 'step' | 'rollback' }
   | { type: 'model-call'; step: number; model: string; promptTokens: number; maxOutputTokens: number; usage: Usage | null; usageReported: boolean; durationMs: number; tokensUsed: number; reply: string | null; status: ModelStatus | null; confidence: number | null; postMortem: string | null; problems: string[]; error: string | null; prompt?: { system: string; user: string } }
-  | { type: 'edit'; step: number; applied: boolean; files: FileSummary[]; errors: string[]; rolledBack?: boolean }
+  | { type: 'edit'; step: number; applied: boolean; files: FileSummary[]; errors: string[]; rolledBack?: boolean; restoredToStep?: number }
   | { type: 'critic'; step: number; phase: 'proposal' | 'result'; verdict: CriticVerdict }
-  | { type: 'decision'; step: number; reason: StopReason; detail: string; overridden?: boolean }
+  | {
+      type: 'self-report';
+      step: number;
+      status: ModelStatus | null;
+      confidence: number | null;
+      postMortem: string | null;
+      problems: string[];
+      /** For STATUS done or blocked: whether the verifier agreed (done: green; blocked: not green). */
+      agreed: boolean | null;
+      /** What the loop did with the report, e.g. a `done` rejected because failures remain. */
+      note: string | null;
+      /** The post-mortems kept for the next prompt (the last 3), oldest first. */
+      postMortems: { step: number; text: string }[];
+    }
+  | ({ type: 'budget'; step: number; floor: number } & BudgetEntry)
+  | {
+      type: 'decision';
+      step: number;
+      reason: StopReason;
+      detail: string;
+      evidence?: Evidence;
+      alsoFired?: StopReason[];
+      /** True when a continuation hook or `continue()` overrode this stop and the run went on. */
+      overridden?: boolean;
+      /** The budget the override added. */
+      grant?: { extraSteps: number; extraTokens: number };
+    }
   | { type: 'step-end'; step: number; record: StepRecord; tokensUsed: number; elapsedMs: number }
   | { type: 'run-end'; step: number; report: RunReport };
 
 export type TimedEvent = RunEvent & { ts: string };
 
-export type { Decision };
+export type { CriticVerdict, Decision };

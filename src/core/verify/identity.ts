@@ -1,5 +1,7 @@
-// The failure identity: what stays the same while a failure stays the same.
+// The failure identity: what stays the same while a failure stays the same (DESIGN §4).
 import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import * as os from 'node:os';
 import stripAnsi from 'strip-ansi';
 import type { Failure } from '../types';
 
@@ -12,43 +14,120 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Removes what changes without the failure changing (DESIGN §4). */
+const spellingCache = new Map<string, string[]>();
+
+function spellings(dir: string): string[] {
+  const cached = spellingCache.get(dir);
+  if (cached) return cached;
+  const set = new Set<string>();
+  const add = (p: string): void => {
+    const fwd = p.replace(/\\/g, '/').replace(/\/+$/, '');
+    if (fwd.length > 1) set.add(fwd);
+  };
+  add(dir);
+  try {
+    add(realpathSync(dir));
+  } catch (e) {
+    // A root that is not on this machine (output parsed elsewhere) has only the spelling given.
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  // Longest first, so /private/var/x is removed before /var/x could leave `/private` behind.
+  const out = [...set].sort((a, b) => b.length - a.length);
+  spellingCache.set(dir, out);
+  return out;
+}
+
+// A stack frame: `at fn (file:l:c)`, `at file:l:c`, `at new X (<anonymous>)`, Vitest's `❯ file:l:c`.
+const STACK_FRAME = /^\s*(?:at\s+(?:.*\(.*\)|\S+:\d+(?::\d+)?|async\s.*|new\s.*)|❯\s+\S.*:\d+(?::\d+)?)\s*$/;
+
+// Segments of an absolute path: no whitespace, quotes, brackets or colons.
+const SEG = String.raw`[^\s/'"()\[\]{}<>:,;` + '`' + String.raw`]+`;
+const ABS_PATH = new RegExp(String.raw`(^|[\s'"(\[=:,` + '`' + String.raw`])((?:[A-Za-z]:)?(?:/${SEG})+)`, 'g');
+
+/**
+ * Removes what changes without the failure changing (DESIGN §4): ANSI, stack frames, the workspace
+ * root and other absolute paths (temp dirs go entirely), line and column numbers, durations,
+ * timestamps, hex addresses, UUIDs, seeds, PIDs, ephemeral ports, and whitespace runs.
+ */
 export function normalizeMessage(message: string, ctx: NormalizeContext): string {
   let m = stripAnsi(message).replace(/\r\n?/g, '\n');
-  if (ctx.root) {
-    const root = ctx.root.replace(/\\/g, '/').replace(/\/+$/, '');
-    m = m.replace(/\\/g, '/').replace(new RegExp(escapeRegExp(root) + '/?', 'g'), '');
-  }
   m = m
-    // temp dirs and other absolute paths: keep the base name only
-    .replace(/(?:file:\/\/)?(?:\/[\w.@+-]+){2,}\/([\w.@+-]+)/g, '$1')
-    // line/column suffixes and (line,col) pairs
-    .replace(/:\d+:\d+\b/g, '')
-    .replace(/\(\d+,\d+\)/g, '')
-    .replace(/\bline \d+\b/gi, 'line N')
-    // durations and timings
-    .replace(/\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|m|min)\b/g, 'T')
-    // ISO timestamps and clock times
-    .replace(/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?\b/g, 'TS')
+    .split('\n')
+    .filter((l) => !STACK_FRAME.test(l))
+    .join('\n');
+  m = m.replace(/file:\/\/(?=\/|[A-Za-z]:)/g, '').replace(/\\/g, '/');
+  if (ctx.root) {
+    for (const root of spellings(ctx.root)) {
+      m = m.split(root + '/').join('').replace(new RegExp(escapeRegExp(root) + '(?![\\w.-])', 'g'), '.');
+    }
+  }
+  for (const tmp of spellings(os.tmpdir())) {
+    // A temp dir's own name is random (mkdtemp): `<tmp>` and what lies under it.
+    m = m.replace(new RegExp(escapeRegExp(tmp) + '/' + SEG, 'g'), '<tmp>');
+  }
+  m = m.replace(ABS_PATH, (_all, pre: string, p: string) => {
+    if (p === '/' || !p.includes('/', 1)) return pre + p; // `/x`: a lone segment, more likely a regex or a unit
+    const nm = p.lastIndexOf('/node_modules/');
+    // A dependency's path from node_modules on is the same on every machine; elsewhere the base name is.
+    return pre + (nm >= 0 ? p.slice(nm + 1) : p.slice(p.lastIndexOf('/') + 1));
+  });
+  m = m
+    // line and column: `file.ts:12:5`, `file.ts:12`, `(12,5)`, `line 12`, `column 5`
+    .replace(/(\.[A-Za-z0-9]{1,6}):\d+(?::\d+)?\b/g, '$1')
+    .replace(/\(\d+,\s?\d+\)/g, '')
+    .replace(/\b(line|column|col|ln)\s+\d+\b/gi, '$1 N')
+    // ISO timestamps (also npm's log-file spelling with underscores), Date#toString, clock times, epoch ms
+    .replace(/\b\d{4}-\d{2}-\d{2}[T _]\d{2}[:_]\d{2}[:_]\d{2}(?:[._]\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g, 'TS')
+    .replace(/\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2} \d{4}( TS| \d{2}:\d{2}:\d{2})?(?: GMT[+-]\d{4}(?: \([^)]*\))?)?/g, 'TS')
     .replace(/\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b/g, 'TS')
-    // hex addresses
+    .replace(/\b1[5-9]\d{11}\b/g, 'TS')
+    // durations and timings
+    .replace(/\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns)\b/g, 'T')
+    .replace(/\b\d+(?:\.\d+)?s\b/g, 'T')
+    .replace(/\b\d+(?:\.\d+)? s\b(?!['\w])/g, 'T')
+    .replace(/\b\d+(?:\.\d+)?\s(?:seconds?|secs?|minutes?|mins?)\b/g, 'T')
+    .replace(/\b(duration(?:_ms)?|elapsed|time)(["']?\s*[:=]\s*)\d+(?:\.\d+)?/gi, '$1$2T')
+    // hex addresses and UUIDs
     .replace(/\b0x[0-9a-f]{4,}\b/gi, '0xA')
-    // seeds and PIDs
-    .replace(/\b(seed|pid|PID)\s*[:=]?\s*\d+/g, '$1 N')
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, 'UUID')
+    // seeds, PIDs, ephemeral ports
+    .replace(/\b(seed|pid|process)\b(["']?\s*[:=#]?\s*)-?\d+/gi, '$1$2N')
+    .replace(/\b(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\]):\d+/g, '$1:PORT')
     .replace(/[ \t]+/g, ' ')
     .replace(/ *\n */g, '\n')
+    .replace(/\n{2,}/g, '\n')
     .trim();
   return m;
 }
 
-export function failureKey(f: Failure, ctx: NormalizeContext): string {
-  return JSON.stringify([f.check, f.file ?? '', f.id ?? '', normalizeMessage(f.message, ctx)]);
+/** A test title or rule id, as the identity uses it: colour and paths out, the words kept. */
+export function normalizeId(id: string, ctx: NormalizeContext): string {
+  let s = stripAnsi(id).replace(/\\/g, '/');
+  if (ctx.root) for (const root of spellings(ctx.root)) s = s.split(root + '/').join('');
+  return s.trim();
 }
 
-/** SHA-256 of the sorted, de-duplicated (check, file, id, normalized message) tuples. */
+/** The (check, file, id, normalized message) tuple of one failure. */
+export function failureKey(f: Failure, ctx: NormalizeContext): string {
+  let message = normalizeMessage(f.message, ctx);
+  // A generic failure is a log tail; tools running in parallel interleave it differently run to run.
+  if (f.id === 'exit') message = [...new Set(message.split('\n'))].sort().join('\n');
+  return JSON.stringify([f.check, f.file ?? '', normalizeId(f.id ?? '', ctx), message]);
+}
+
+/**
+ * SHA-256 of the sorted, de-duplicated tuples. Each distinct tuple is counted, so fixing one of two
+ * identical errors (same message, same file, lines apart) is a different state, while the order
+ * failures were printed in is not.
+ */
 export function failureIdentity(failures: readonly Failure[], ctx: NormalizeContext): string {
-  const keys = [...new Set(failures.map((f) => failureKey(f, ctx)))].sort();
-  return createHash('sha256').update(keys.join('\n')).digest('hex');
+  const counts = new Map<string, number>();
+  for (const f of failures) {
+    const k = failureKey(f, ctx);
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  const lines = [...counts].map(([k, n]) => (n === 1 ? k : `${k}×${n}`)).sort();
+  return createHash('sha256').update(lines.join('\n')).digest('hex');
 }
 
 /** The identity of a green state (no failures). */

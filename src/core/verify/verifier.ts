@@ -1,10 +1,13 @@
-// Verifies the workspace: runs every check, parses failures, computes the state's identity.
-import { existsSync, statSync } from 'node:fs';
+// Verifies the workspace: runs every check, parses failures, confirms them, computes the state's identity.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { CheckResult, CheckSpec, Failure, Logger, ParserId, VerifyResult } from '../types';
 import { silentLogger } from '../types';
-import { failureIdentity } from './identity';
+import { failureIdentity, failureKey } from './identity';
+import { parserForCommand } from './infer';
 import { parseOutput } from './parsers/index';
+import type { RunCommandResult } from './runner';
 import { checkEnv, runCommand, splitCommand } from './runner';
 
 export interface VerifierOptions {
@@ -14,24 +17,70 @@ export interface VerifierOptions {
   outputLimitKb: number;
   defaultTimeoutSeconds?: number;
   logger?: Logger;
+  /**
+   * Re-runs of a check whose failures differ from the previous state's, or that turned green
+   * (default 1, as the `flakyReruns` setting). 0 turns flake detection off.
+   */
+  flakyReruns?: number;
+  /**
+   * The run's storage directory (outside the user's tree). tsc checks keep their incremental
+   * build info under `<storageDir>/tsc/`; without it they run non-incrementally.
+   */
+  storageDir?: string;
+  /** Extra environment for every check; `undefined` removes a variable. */
+  env?: Record<string, string | undefined>;
+  /** Grace between SIGTERM and SIGKILL when a check is stopped. */
+  killGraceMs?: number;
+}
+
+export interface VerifyOptions {
+  /**
+   * The state to compare with for flake detection. Default: this verifier's own last result.
+   * `null` means no previous state (every check counts as changed).
+   */
+  previous?: VerifyResult | null;
 }
 
 export const DEFAULT_CHECK_TIMEOUT_SECONDS = 300;
+/** stdout kept apart for a machine-readable report (a big ESLint JSON with sources, say). */
+const MACHINE_STDOUT_LIMIT_BYTES = 16 * 1024 * 1024;
+/** Static analysis gives the same answer twice: re-running it to look for flakes only costs time. */
+const DETERMINISTIC: ReadonlySet<ParserId> = new Set(['tsc', 'eslint']);
 
-/** Infers a parser from the command when the check does not name one. */
-export function inferParser(command: string): ParserId {
-  if (/\btsc\b/.test(command)) return 'tsc';
-  if (/\beslint\b/.test(command)) return 'eslint';
-  if (/\bvitest\b/.test(command)) return 'vitest';
-  if (/\bjest\b/.test(command)) return 'jest';
-  if (/\bmocha\b/.test(command)) return 'mocha';
-  if (/--test\b/.test(command)) return 'node-test';
-  if (/\btap\b/.test(command)) return 'tap';
-  return 'generic';
+/** Whether the command asks its tool for a JSON report, which is then read from stdout alone. */
+export function wantsMachineOutput(command: string): boolean {
+  return /(--format[= ]json\b|--format[= ]json-with-metadata\b|(^|\s)-f json\b|--json\b|--reporter[= ]json\b|(^|\s)-R json\b)/.test(command);
+}
+
+/**
+ * The argv of a tsc check made incremental with its build info in storage, never in the user's
+ * tree; undefined when the command is not a plain tsc call that can take it (a shell line, build
+ * mode, watch mode, or build info the user placed themselves).
+ */
+export function incrementalTscArgv(command: string, buildInfoFile: string): string[] | undefined {
+  const argv = splitCommand(command);
+  if (!argv) return undefined;
+  const i = argv.findIndex((a) => path.basename(a) === 'tsc');
+  const launcher = argv.slice(0, Math.max(0, i));
+  if (i < 0 || !launcher.every((a) => ['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install'].includes(a))) return undefined;
+  const flags = argv.slice(i + 1);
+  if (flags.some((a) => /^(-b|--build|-w|--watch|--tsBuildInfoFile|--incremental|--composite)$/.test(a))) return undefined;
+  return [...argv, '--incremental', '--tsBuildInfoFile', buildInfoFile];
+}
+
+function looseKey(f: Failure): string {
+  // A test's failure reproduces when the same test fails again, even if a random value in its message moved.
+  return JSON.stringify([f.check, f.file ?? '', f.id ?? '']);
+}
+
+interface Attempt {
+  r: RunCommandResult;
+  failures: Failure[];
 }
 
 export class Verifier {
   private readonly logger: Logger;
+  private previous: VerifyResult | undefined;
 
   constructor(private readonly opts: VerifierOptions) {
     this.logger = opts.logger ?? silentLogger;
@@ -41,11 +90,19 @@ export class Verifier {
     return this.opts.checks;
   }
 
+  /** The state later verifications compare with for flake detection (the loop sets it after a rollback). */
+  setPrevious(previous: VerifyResult | undefined): void {
+    this.previous = previous;
+  }
+
   /** Problems that make a run pointless before it starts: no checks, missing executables. */
   preflight(): string[] {
     const problems: string[] = [];
     if (this.opts.checks.length === 0) problems.push('no checks configured or discovered: set fixUntilGreen.checks');
+    const names = new Set<string>();
     for (const c of this.opts.checks) {
+      if (names.has(c.name)) problems.push(`check "${c.name}" is defined twice: names must be unique`);
+      names.add(c.name);
       const cwd = path.resolve(this.opts.root, c.cwd ?? '.');
       if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
         problems.push(`check "${c.name}": working directory ${c.cwd} does not exist`);
@@ -59,9 +116,10 @@ export class Verifier {
     return problems;
   }
 
-  async verify(signal?: AbortSignal): Promise<VerifyResult> {
+  async verify(signal?: AbortSignal, options: VerifyOptions = {}): Promise<VerifyResult> {
     const started = Date.now();
-    const run = (c: CheckSpec): Promise<CheckResult> => this.runCheck(c, signal);
+    const previous = options.previous === undefined ? this.previous : (options.previous ?? undefined);
+    const run = (c: CheckSpec): Promise<CheckResult> => this.runCheck(c, previous, signal);
     let checks: CheckResult[];
     if (this.opts.parallel) {
       checks = await Promise.all(this.opts.checks.map(run));
@@ -71,7 +129,7 @@ export class Verifier {
     }
     const failures: Failure[] = checks.flatMap((c) => c.failures);
     const flaky: Failure[] = checks.flatMap((c) => c.flaky);
-    return {
+    const result: VerifyResult = {
       green: failures.length === 0 && checks.every((c) => c.exitCode === 0),
       failures,
       flaky,
@@ -79,51 +137,151 @@ export class Verifier {
       checks,
       durationMs: Date.now() - started,
     };
+    // A cancelled verification saw nothing reliable: it is no baseline for the next one.
+    if (!checks.some((c) => c.cancelled)) this.previous = result;
+    return result;
   }
 
-  private async runCheck(spec: CheckSpec, signal?: AbortSignal): Promise<CheckResult> {
+  private timeoutMs(spec: CheckSpec): number {
+    return (spec.timeoutSeconds ?? this.opts.defaultTimeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS) * 1000;
+  }
+
+  private buildInfoFile(spec: CheckSpec): string | undefined {
+    if (this.opts.storageDir === undefined) return undefined;
+    const id = createHash('sha256').update(`${path.resolve(this.opts.root)}\0${spec.name}\0${spec.command}`).digest('hex').slice(0, 16);
+    return path.join(this.opts.storageDir, 'tsc', `${id}.tsbuildinfo`);
+  }
+
+  private async attempt(spec: CheckSpec, parser: ParserId, signal?: AbortSignal): Promise<Attempt> {
     const cwd = path.resolve(this.opts.root, spec.cwd ?? '.');
-    const timeoutMs = (spec.timeoutSeconds ?? this.opts.defaultTimeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS) * 1000;
-    this.logger.debug(`check ${spec.name}: ${spec.command}`);
+    const timeoutMs = this.timeoutMs(spec);
+    let argv: string[] | undefined;
+    if (parser === 'tsc') {
+      const info = this.buildInfoFile(spec);
+      argv = info !== undefined ? incrementalTscArgv(spec.command, info) : undefined;
+      if (argv && info) mkdirSync(path.dirname(info), { recursive: true });
+    }
+    this.logger.debug(`check ${spec.name}: ${argv ? argv.join(' ') : spec.command}`);
     const r = await runCommand({
       command: spec.command,
+      ...(argv ? { argv } : {}),
       cwd,
       timeoutMs,
       outputLimitBytes: this.opts.outputLimitKb * 1024,
-      env: checkEnv(cwd),
+      ...(wantsMachineOutput(spec.command) ? { stdoutLimitBytes: Math.max(MACHINE_STDOUT_LIMIT_BYTES, this.opts.outputLimitKb * 1024) } : {}),
+      env: checkEnv(cwd, this.opts.env),
+      ...(this.opts.killGraceMs !== undefined ? { killGraceMs: this.opts.killGraceMs } : {}),
       ...(signal ? { signal } : {}),
     });
-    const parser = spec.parser ?? inferParser(spec.command);
     let failures: Failure[];
-    if (r.timedOut) {
-      failures = [{ check: spec.name, id: 'timeout', message: `${spec.name} timed out after ${timeoutMs / 1000} s and was killed` }];
+    if (r.cancelled) {
+      failures = [];
+    } else if (r.timedOut) {
+      failures = [{ check: spec.name, id: 'timeout', message: `${spec.name} did not finish within its ${timeoutMs / 1000} s timeout and was stopped` }];
     } else if (r.spawnError !== undefined) {
       failures = [{ check: spec.name, id: 'spawn', message: `${spec.name} could not start: ${r.spawnError}` }];
     } else {
-      failures = parseOutput(parser, r.output, { check: spec.name, root: this.opts.root, exitCode: r.exitCode });
+      failures = parseOutput(parser, r.output, {
+        check: spec.name,
+        root: this.opts.root,
+        cwd,
+        exitCode: r.exitCode,
+        ...(r.stdout !== undefined && !r.stdoutTruncated ? { stdout: r.stdout } : {}),
+      });
     }
     this.logger.debug(`check ${spec.name}: exit ${r.exitCode} in ${r.durationMs} ms, ${failures.length} failure(s)`);
+    return { r, failures };
+  }
+
+  /**
+   * One check, confirmed (DESIGN §4 Flakes). A check whose failures differ from the previous state's
+   * (or that turned green, or has no previous state) is re-run `flakyReruns` times:
+   * - a failure counts when the same (check, file, test or rule) fails in every run;
+   * - the others are flaky: reported apart, kept out of the identity;
+   * - a check that failed in every run but never the same way has all of its first run's failures
+   *   counted: it never passed, so none of them can be called flaky.
+   * Not re-run: static checks (tsc, eslint), timeouts (waiting the limit out twice costs more than a
+   * flaky timeout), cancelled checks.
+   */
+  private async runCheck(spec: CheckSpec, previous: VerifyResult | undefined, signal?: AbortSignal): Promise<CheckResult> {
+    const parser = spec.parser ?? parserForCommand(spec.command, path.resolve(this.opts.root, spec.cwd ?? '.'));
+    const first = await this.attempt(spec, parser, signal);
+    const attempts = [first];
+    const reruns = Math.max(0, this.opts.flakyReruns ?? 1);
+    if (reruns > 0 && !DETERMINISTIC.has(parser) && !first.r.timedOut && !first.r.cancelled && first.r.spawnError === undefined && this.changed(spec.name, first.failures, previous)) {
+      for (let i = 0; i < reruns && !signal?.aborted; i++) {
+        const a = await this.attempt(spec, parser, signal);
+        if (a.r.cancelled) break;
+        attempts.push(a);
+      }
+    }
+    const { counted, flaky, shown } = confirm(attempts);
+    const r = shown.r;
     return {
       name: spec.name,
       command: spec.command,
       exitCode: r.timedOut ? null : r.exitCode,
-      durationMs: r.durationMs,
+      durationMs: attempts.reduce((n, a) => n + a.r.durationMs, 0),
       timedOut: r.timedOut,
-      cancelled: r.cancelled,
+      cancelled: attempts.some((a) => a.r.cancelled),
       output: r.output,
       truncated: r.truncated,
-      failures,
-      flaky: [],
+      failures: counted,
+      flaky,
+      parser,
+      runs: attempts.length,
+      ...(attempts.some((a) => a.r.strays.length > 0) ? { strays: [...new Set(attempts.flatMap((a) => a.r.strays))] } : {}),
     };
+  }
+
+  private changed(check: string, failures: readonly Failure[], previous: VerifyResult | undefined): boolean {
+    const before = previous?.checks.find((c) => c.name === check);
+    if (!before || before.cancelled) return true;
+    const ctx = { root: this.opts.root };
+    const a = failures.map((f) => failureKey(f, ctx)).sort();
+    const b = before.failures.map((f) => failureKey(f, ctx)).sort();
+    if (a.length === 0 && b.length === 0) return before.exitCode !== 0; // green after not green: confirm it
+    return a.length !== b.length || a.some((k, i) => k !== b[i]);
   }
 }
 
-/** The executable a command starts, or undefined when a shell decides (pipelines, builtins). */
+/** What the runs of one check say together (see `runCheck`). */
+function confirm(attempts: readonly Attempt[]): { counted: Failure[]; flaky: Failure[]; shown: Attempt } {
+  const [first, ...reruns] = attempts;
+  if (reruns.length === 0) return { counted: first!.failures, flaky: [], shown: first! };
+  let counted = first!.failures.filter((f) => reruns.every((a) => a.failures.some((g) => looseKey(g) === looseKey(f))));
+  const passed = attempts.find((a) => a.failures.length === 0 && a.r.exitCode === 0);
+  if (counted.length === 0 && !passed) counted = first!.failures;
+  const countedKeys = new Set(counted.map(looseKey));
+  const flaky: Failure[] = [];
+  const flakyKeys = new Set<string>();
+  for (const a of attempts) {
+    for (const f of a.failures) {
+      const k = looseKey(f);
+      if (countedKeys.has(k) || flakyKeys.has(k)) continue;
+      flakyKeys.add(k);
+      flaky.push(f);
+    }
+  }
+  // The run shown (exit code, output) is the first, unless nothing counts: then a run that passed.
+  const shown = counted.length === 0 && passed ? passed : first!;
+  return { counted, flaky, shown };
+}
+
+const SHELL_BUILTINS = new Set(['cd', 'exec', 'export', 'set', 'test', '[', 'true', 'false', 'echo', 'printf', ':', '.', 'source', 'eval', 'if', 'for', 'while', '(', '{']);
+
+/**
+ * The executable a command starts, or undefined when a shell decides (a builtin such as `cd`
+ * first). Leading `VAR=value` assignments are skipped.
+ */
 export function executableOf(command: string): string | undefined {
   const argv = splitCommand(command);
   if (argv) return argv[0];
-  const m = /^\s*([A-Za-z0-9_./@-]+)/.exec(command);
-  return m?.[1];
+  const tokens = command.trim().split(/\s+/);
+  while (tokens.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(tokens[0]!)) tokens.shift();
+  const m = /^([A-Za-z0-9_./@+-]+)/.exec(tokens[0] ?? '');
+  if (!m || SHELL_BUILTINS.has(m[1]!)) return undefined;
+  return m[1];
 }
 
 export function findExecutable(exe: string, cwd: string): string | undefined {

@@ -1,18 +1,18 @@
+// The fallback: one failure from the output's tail, for output no parser understands.
 import type { Failure } from '../../types';
-
-export interface ParseContext {
-  check: string;
-  /** Absolute workspace root, for making paths relative. */
-  root: string;
-  exitCode: number | null;
-}
+import type { ParseContext } from './common';
+import { splitLines } from './common';
 
 const TAIL_LINES = 30;
 
-/** One failure from the output's tail, for output no parser understands. */
+/**
+ * A failing check (non-zero exit) yields one `exit` failure carrying the last lines of its output;
+ * a check that exits 0 yields none, whatever it prints: for a tool no parser understands, the exit
+ * code is the only verdict there is.
+ */
 export function parseGeneric(output: string, ctx: ParseContext): Failure[] {
   if (ctx.exitCode === 0) return [];
-  const lines = output.replace(/\r\n?/g, '\n').split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
+  const lines = splitLines(output).map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
   const tail = lines.slice(-TAIL_LINES).join('\n');
   const code = ctx.exitCode === null ? 'no exit code' : `exit code ${ctx.exitCode}`;
   return [{ check: ctx.check, id: 'exit', message: tail === '' ? `${ctx.check} failed with ${code} and no output` : tail }];

@@ -1,20 +1,78 @@
+// The parser table, and the rules that hold whatever the tool: a failing check never reads as green.
+import { realpathSync } from 'node:fs';
+import * as path from 'node:path';
+import stripAnsi from 'strip-ansi';
 import type { Failure, ParserId } from '../../types';
-import type { ParseContext } from './generic';
+import type { ParseContext } from './common';
+import { parseEslint } from './eslint';
 import { parseGeneric } from './generic';
+import { parseJest } from './jest';
+import { parseMocha } from './mocha';
+import { parseNodeTest } from './nodeTest';
+import { parseTap } from './tap';
+import { parseTsc } from './tsc';
+import { parseVitest } from './vitest';
 
 export type Parser = (output: string, ctx: ParseContext) => Failure[];
 
-const parsers: Partial<Record<ParserId, Parser>> = {
+const parsers: Record<ParserId, Parser> = {
+  tsc: parseTsc,
+  eslint: parseEslint,
+  mocha: parseMocha,
+  jest: parseJest,
+  vitest: parseVitest,
+  'node-test': parseNodeTest,
+  tap: parseTap,
   generic: parseGeneric,
 };
 
+function rootPrefixes(root: string): string[] {
+  const out = new Set([path.resolve(root) + path.sep]);
+  try {
+    out.add(realpathSync(root) + path.sep);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  return [...out].filter((p) => p.length > 2);
+}
+
+/** Messages name workspace files as the failure's `file` does: relative, so the model reads them as such. */
+function relativize(message: string, prefixes: readonly string[]): string {
+  let m = message;
+  for (const p of prefixes) m = m.split(`file://${p}`).join('').split(p).join('');
+  return m;
+}
+
+function exactKey(f: Failure): string {
+  return JSON.stringify([f.check, f.file ?? '', f.line ?? 0, f.column ?? 0, f.id ?? '', f.message]);
+}
+
 /**
- * Parses a check's output. A parser that finds nothing in a failing check's output falls back to
- * one generic failure, so a failing check never reads as green.
+ * Parses a check's output. Rules, whatever the tool:
+ * - a parser that finds nothing in a failing check's output (non-zero exit) falls back to one
+ *   generic failure, so a failing check never reads as green;
+ * - failures a tool-specific parser finds count even when the check exited 0 (`tsc || true`, a
+ *   wrapper script that loses the exit code): the tool said so;
+ * - ANSI colour codes never reach a parser;
+ * - messages name workspace files relative to the root, as `file` does;
+ * - the same failure printed twice at the same place (a runner's inline report and its summary)
+ *   counts once.
  */
 export function parseOutput(parser: ParserId, output: string, ctx: ParseContext): Failure[] {
-  const p = parsers[parser] ?? parseGeneric;
-  const found = p(output, ctx);
-  if (found.length === 0 && ctx.exitCode !== 0) return parseGeneric(output, ctx);
-  return found;
+  const p = parsers[parser];
+  // Output piped in by hand (`parse`) may still carry colour codes; the runner's is already clean.
+  const text = stripAnsi(output);
+  const clean: ParseContext = ctx.stdout !== undefined ? { ...ctx, stdout: stripAnsi(ctx.stdout) } : ctx;
+  const found = p(text, clean);
+  if (found.length === 0 && ctx.exitCode !== 0) return parseGeneric(text, clean);
+  const seen = new Set<string>();
+  const prefixes = rootPrefixes(ctx.root);
+  return found
+    .map((f) => ({ ...f, message: relativize(f.message, prefixes) }))
+    .filter((f) => {
+      const k = exactKey(f);
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
 }

@@ -1,0 +1,11 @@
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const { applyDiscount } = require('../src/discount');
+
+test('takes ten per cent off 200', () => {
+  assert.equal(applyDiscount(200, 10), 180);
+});
+
+test('takes nothing off at 0 per cent', () => {
+  assert.equal(applyDiscount(200, 0), 200);
+});

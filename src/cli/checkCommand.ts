@@ -1,0 +1,119 @@
+// `fix-until-green check`: verify once, no model (DESIGN §8).
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { CheckResult, VerifyResult } from '../core/types';
+import { resolveChecks } from '../core/verify/discover';
+import { formatFailureReport } from '../core/verify/report';
+import { Verifier } from '../core/verify/verifier';
+import { UsageError } from './errors';
+import type { CliIo } from './runCommand';
+import { parseCheckFlags, resolveCwd } from './runCommand';
+import { defaultStorageDir } from './storage';
+import { resolveSettings } from './workspaceSettings';
+
+/** The public `check --json` object, with extra fields after the contract's. */
+export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: string[] }): Record<string, unknown> {
+  return {
+    green: v.green,
+    failureHash: v.failureHash,
+    failures: v.failures,
+    checks: v.checks.map((c: CheckResult) => ({
+      name: c.name,
+      exitCode: c.exitCode,
+      durationMs: c.durationMs,
+      failures: c.failures,
+      command: c.command,
+      parser: c.parser,
+      runs: c.runs,
+      timedOut: c.timedOut,
+      truncated: c.truncated,
+      flaky: c.flaky,
+    })),
+    flaky: v.flaky,
+    durationMs: v.durationMs,
+    discovered: extra.discovered,
+    notes: extra.notes,
+  };
+}
+
+function readWorkspaceText(cwd: string, rel: string): string | undefined {
+  try {
+    return readFileSync(path.join(cwd, rel), 'utf8');
+  } catch (e) {
+    // A failure may name a file that is gone or unreadable: the report then shows no source for it.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') return undefined;
+    throw e;
+  }
+}
+
+function checkLine(c: CheckResult): string {
+  const state = c.timedOut ? 'timed out' : c.failures.length === 0 && c.exitCode === 0 ? 'ok' : `${c.failures.length} failure(s)`;
+  const extra = [`exit ${c.exitCode ?? '-'}`, `${(c.durationMs / 1000).toFixed(1)} s`];
+  if ((c.runs ?? 1) > 1) extra.push(`${c.runs} runs`);
+  if (c.flaky.length > 0) extra.push(`${c.flaky.length} flaky`);
+  if (c.truncated) extra.push('output cut');
+  return `  ${c.name}: ${state} (${extra.join(', ')})`;
+}
+
+export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      cwd: { type: 'string' },
+      check: { type: 'string', multiple: true },
+      storage: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const cwd = resolveCwd(values.cwd);
+  const overrides: Record<string, { value: unknown; flag: string }> = {};
+  if (values.check && values.check.length > 0) overrides.checks = { value: parseCheckFlags(values.check), flag: '--check' };
+  const settings = resolveSettings(cwd, overrides);
+  const { checks, discovered, notes } = resolveChecks(cwd, settings.checks);
+  const verifier = new Verifier({
+    root: cwd,
+    checks,
+    parallel: settings.parallelChecks,
+    outputLimitKb: settings.outputLimitKb,
+    flakyReruns: settings.flakyReruns,
+    storageDir: path.resolve(values.storage ?? defaultStorageDir(cwd)),
+  });
+  const problems = verifier.preflight();
+  if (problems.length > 0) throw new UsageError([...problems, ...(discovered ? notes : [])].join('; '));
+
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let v: VerifyResult;
+  try {
+    v = await verifier.verify(controller.signal);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  if (controller.signal.aborted) {
+    io.stderr('fix-until-green check: cancelled');
+    return 1;
+  }
+  if (values.json) {
+    io.stdout(JSON.stringify(checkJson(v, { discovered, notes }), null, 2));
+  } else {
+    io.stdout(`checks${discovered ? ' (discovered)' : ''}:`);
+    for (const c of checks) io.stdout(`  ${c.name}: ${c.command}`);
+    for (const n of discovered ? notes : []) io.stdout(`  · ${n}`);
+    io.stdout('');
+    for (const c of v.checks) io.stdout(checkLine(c));
+    io.stdout('');
+    io.stdout(v.green ? `green · ${v.failureHash.slice(0, 12)}` : `not green · ${v.failures.length} failure(s) · ${v.failureHash.slice(0, 12)}`);
+    if (!v.green) {
+      io.stdout('');
+      io.stdout(formatFailureReport(v.failures, { flaky: v.flaky, root: cwd, contextLines: 0, readText: (rel) => readWorkspaceText(cwd, rel) }));
+    }
+  }
+  return v.green ? 0 : 1;
+}

@@ -1,0 +1,91 @@
+// `fix-until-green run` as a user runs it: a real process, real checks, exit codes and JSON.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { runCli, ensureBuilt } from '../../support/cli';
+import { copyFixture, treeHash } from '../../support/fixtures';
+import type { Scratch } from '../../support/fixtures';
+import { diffOf, reply } from '../../support/replies';
+
+const TEST = 'test=node --import tsx --test test/calc.test.ts';
+
+describe('fix-until-green run (CLI)', function () {
+  let s: Scratch;
+  before(() => ensureBuilt());
+  beforeEach(() => {
+    s = copyFixture('loop/calc');
+  });
+  afterEach(() => s.cleanup());
+
+  function replayFile(texts: string[]): string {
+    const file = path.join(s.dir, 'replay.json');
+    writeFileSync(file, JSON.stringify({ responses: texts.map((text) => ({ text, usage: { input: 500, output: 50 } })) }));
+    return file;
+  }
+
+  it('runs to green and prints the public JSON object', () => {
+    const calc = path.join(s.project, 'src/calc.ts');
+    const before = readFileSync(calc, 'utf8');
+    const after = before.replace(/(mul\(a: number, b: number\): number \{\n {2}return )a \+ b/, '$1a * b');
+    const file = replayFile([reply([diffOf('src/calc.ts', before, after)], { status: 'done' })]);
+    const r = runCli(['run', '--cwd', s.project, '--model', `replay:${file}`, '--check', TEST, '--storage', s.storage, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as Record<string, unknown>;
+    for (const k of ['stopReason', 'outcome', 'detail', 'steps', 'tokensUsed', 'elapsedMs', 'remainingFailures', 'tracePath']) assert.ok(k in out, `has ${k}`);
+    assert.equal(out.stopReason, 'green');
+    assert.equal(out.outcome, 'fixed');
+    assert.equal(out.tokensUsed, 550);
+    const steps = out.steps as Record<string, unknown>[];
+    assert.equal(steps.length, 1);
+    for (const k of ['index', 'failureHash', 'failureCount', 'applied', 'tokens', 'postMortem']) assert.ok(k in steps[0]!, `step has ${k}`);
+    assert.ok(existsSync(out.tracePath as string));
+  });
+
+  it('exits 1 when the run stops without green', () => {
+    const file = replayFile(['STATUS: in_progress\nCONFIDENCE: 0.2\nPOSTMORTEM: no idea\n\nI cannot see the problem.']);
+    const r = runCli(['run', '--cwd', s.project, '--model', `replay:${file}`, '--check', TEST, '--storage', s.storage, '--max-steps', '1']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /stop: step-cap/);
+  });
+
+  describe('usage and preflight errors: exit 2, one clear line, nothing written', () => {
+    const cases: { name: string; args: (file: string) => string[]; setup?: () => void; expect: RegExp }[] = [
+      { name: 'a bad --model value', args: () => ['--model', 'gpt-9'], expect: /--model: "gpt-9" is not one of replay:FILE, openai-compatible:ID, anthropic:ID/ },
+      { name: 'a missing replay file', args: () => ['--model', 'replay:/nonexistent/replies.json'], expect: /replay file \/nonexistent\/replies\.json cannot be read: ENOENT/ },
+      { name: 'a check command that does not exist', args: (f) => ['--model', `replay:${f}`, '--check', 'lint=no-such-linter --fix'], expect: /check "lint": executable "no-such-linter" not found/ },
+      { name: 'a bad --max-steps', args: (f) => ['--model', `replay:${f}`, '--max-steps', '0'], expect: /--max-steps: must be an integer from 1 to 100; got 0/ },
+      {
+        name: 'a settings file that is not JSON',
+        args: (f) => ['--model', `replay:${f}`],
+        setup: () => {
+          mkdirSync(path.join(s.project, '.vscode'), { recursive: true });
+          writeFileSync(path.join(s.project, '.vscode', 'settings.json'), '{ "fixUntilGreen.maxSteps": 3,, }');
+        },
+        expect: /\.vscode\/settings\.json is not valid JSON: PropertyNameExpected at line 1/,
+      },
+      {
+        name: 'a bad setting in the settings file',
+        args: (f) => ['--model', `replay:${f}`],
+        setup: () => {
+          mkdirSync(path.join(s.project, '.vscode'), { recursive: true });
+          writeFileSync(path.join(s.project, '.vscode', 'settings.json'), '{ "fixUntilGreen.stallThreshold": 1 }');
+        },
+        expect: /fixUntilGreen\.stallThreshold must be an integer from 2 to 20; got 1/,
+      },
+    ];
+    for (const c of cases) {
+      it(c.name, () => {
+        const file = replayFile(['never used']);
+        c.setup?.();
+        const hash = treeHash(s.project);
+        const r = runCli(['run', '--cwd', s.project, '--check', TEST, '--storage', s.storage, ...c.args(file)]);
+        assert.equal(r.code, 2, `stdout: ${r.stdout}\nstderr: ${r.stderr}`);
+        assert.match(r.stderr, c.expect);
+        assert.equal(r.stderr.trim().split('\n').length, 1, 'one line');
+        assert.equal(r.stdout, '');
+        assert.equal(treeHash(s.project), hash, 'the project is untouched');
+        assert.equal(existsSync(s.storage), false, 'no run storage was written');
+      });
+    }
+  });
+});

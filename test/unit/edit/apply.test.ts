@@ -1,0 +1,140 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { applyEdits } from '../../../src/core/edit/apply';
+import type { ApplyResult } from '../../../src/core/edit/apply';
+import { parseReply } from '../../../src/core/edit/parse';
+import { FsWorkspace } from '../../../src/core/edit/workspace';
+import { treeHash } from '../../support/fixtures';
+
+describe('edit/apply', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'fug-apply-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const put = (rel: string, content: string | Buffer): void => {
+    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), content);
+  };
+  const get = (rel: string): string => readFileSync(path.join(root, rel), 'utf8');
+  const run = async (reply: string, dryRun = false): Promise<ApplyResult> => {
+    const parsed = parseReply(reply);
+    assert.deepEqual(parsed.errors, []);
+    return applyEdits(parsed.edits, { workspace: new FsWorkspace(root), policy: { root }, dryRun });
+  };
+
+  const FN = ['function a() {', '  return 1;', '}', '', 'function b() {', '  return 2;', '}', ''].join('\n');
+
+  it('applies a hunk whose line numbers are stale', async () => {
+    put('x.ts', '// header\n// more\n\n' + FN);
+    const r = await run('--- a/x.ts\n+++ b/x.ts\n@@ -5,3 +5,3 @@\n function b() {\n-  return 2;\n+  return 3;\n }\n');
+    assert.deepEqual(r.errors, []);
+    assert.equal(get('x.ts'), '// header\n// more\n\n' + FN.replace('return 2', 'return 3'));
+    assert.deepEqual(r.files, [{ path: 'x.ts', kind: 'modify', added: 1, removed: 1 }]);
+  });
+
+  it('keeps CRLF endings, the BOM and a missing final newline', async () => {
+    const crlf = '\uFEFF' + FN.replace(/\n/g, '\r\n').replace(/\r\n$/, '');
+    put('x.ts', crlf);
+    const r = await run('x.ts\n<<<<<<< SEARCH\n  return 2;\n}\n=======\n  return 2 + 0;\n}\n>>>>>>> REPLACE\n');
+    assert.deepEqual(r.errors, []);
+    assert.equal(get('x.ts'), crlf.replace('return 2;', 'return 2 + 0;'));
+  });
+
+  it('matches despite whitespace differences and re-indents the added lines', async () => {
+    put('x.ts', 'class C {\n    m() {\n        return 1;\n    }\n}\n');
+    const r = await run('x.ts\n<<<<<<< SEARCH\nm() {\n    return 1;\n}\n=======\nm() {\n    const v = 1;\n    return v;\n}\n>>>>>>> REPLACE\n');
+    assert.deepEqual(r.errors, []);
+    assert.equal(get('x.ts'), 'class C {\n    m() {\n        const v = 1;\n        return v;\n    }\n}\n');
+  });
+
+  it('tolerates an altered context line within the fuzz bound, keeping the file\'s line', async () => {
+    put('x.ts', FN);
+    const r = await run('--- a/x.ts\n+++ b/x.ts\n@@ -4,4 +4,4 @@\n \n function b() { // second\n-  return 2;\n+  return 3;\n }\n');
+    assert.deepEqual(r.errors, []);
+    assert.equal(get('x.ts'), FN.replace('return 2', 'return 3'));
+  });
+
+  it('refuses two equally good places and writes nothing', async () => {
+    put('x.ts', 'if (a) {\n  go();\n}\nif (b) {\n  go();\n}\n');
+    const before = treeHash(root);
+    const r = await run('x.ts\n<<<<<<< SEARCH\n  go();\n=======\n  stop();\n>>>>>>> REPLACE\n');
+    assert.equal(r.applied, false);
+    assert.match(r.errors[0]!, /matches 2 places equally well \(lines 2, 5\)/);
+    assert.equal(treeHash(root), before);
+  });
+
+  it('refuses "..." elisions in the search text with a clear message', async () => {
+    put('x.ts', FN);
+    const r = await run('x.ts\n<<<<<<< SEARCH\nfunction a() {\n  // ...\n}\n=======\nfunction a() {\n  return 0;\n}\n>>>>>>> REPLACE\n');
+    assert.equal(r.applied, false);
+    assert.match(r.errors[0]!, /elision/);
+  });
+
+  it('names the closest region and why it was rejected', async () => {
+    put('x.ts', FN);
+    const r = await run('--- a/x.ts\n+++ b/x.ts\n@@ -1,3 +1,3 @@\n function a() {\n-  return 10;\n+  return 11;\n }\n');
+    assert.equal(r.applied, false);
+    assert.match(r.errors[0]!, /x\.ts: hunk 1 of 1/);
+    assert.match(r.errors[0]!, /Closest region: lines 1-3/);
+    assert.match(r.errors[0]!, /removes `return 10;` but line 2 there is `return 1;`/);
+  });
+
+  it('creates, deletes and renames files, atomically with a failing edit', async () => {
+    put('old.ts', 'export const o = 1;\n');
+    put('gone.ts', 'x\n');
+    put('keep.ts', FN);
+    const good = '--- /dev/null\n+++ b/new.ts\n@@ -0,0 +1 @@\n+export const n = 1;\n--- a/gone.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n--- a/old.ts\n+++ b/moved.ts\n@@ -1 +1 @@\n-export const o = 1;\n+export const o = 2;\n';
+    const bad = '--- a/keep.ts\n+++ b/keep.ts\n@@ -1,2 +1,2 @@\n-function zzz() {\n+function yyy() {\n   return 1;\n';
+    const before = treeHash(root);
+    const refused = await run(good + bad);
+    assert.equal(refused.applied, false);
+    assert.equal(treeHash(root), before);
+    const r = await run(good);
+    assert.deepEqual(r.errors, []);
+    assert.equal(get('new.ts'), 'export const n = 1;\n');
+    assert.equal(existsSync(path.join(root, 'gone.ts')), false);
+    assert.equal(existsSync(path.join(root, 'old.ts')), false);
+    assert.equal(get('moved.ts'), 'export const o = 2;\n');
+    assert.deepEqual(r.files.map((f) => [f.path, f.kind]).sort(), [['gone.ts', 'delete'], ['moved.ts', 'create'], ['new.ts', 'create'], ['old.ts', 'delete']]);
+  });
+
+  it('refuses binary files', async () => {
+    put('img.bin', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]));
+    const r = await run('img.bin\n<<<<<<< SEARCH\nPNG\n=======\nJPG\n>>>>>>> REPLACE\n');
+    assert.match(r.errors[0]!, /binary/);
+  });
+
+  it('applies search/replace blocks in order, each on the result of the one before', async () => {
+    put('x.ts', FN);
+    const r = await run('x.ts\n<<<<<<< SEARCH\n  return 1;\n=======\n  return 10;\n>>>>>>> REPLACE\n\nx.ts\n<<<<<<< SEARCH\n  return 10;\n}\n\nfunction b() {\n=======\n  return 10;\n}\n\nexport function b() {\n>>>>>>> REPLACE\n');
+    assert.deepEqual(r.errors, []);
+    assert.equal(get('x.ts'), FN.replace('return 1;', 'return 10;').replace('function b', 'export function b'));
+  });
+
+  it('dry-run computes the result and writes nothing', async () => {
+    put('x.ts', FN);
+    const before = treeHash(root);
+    const r = await run('x.ts\n<<<<<<< SEARCH\n  return 1;\n=======\n  return 10;\n>>>>>>> REPLACE\n', true);
+    assert.equal(r.applied, false);
+    assert.deepEqual(r.errors, []);
+    assert.equal(r.files.length, 1);
+    assert.equal(treeHash(root), before);
+  });
+
+  it('keeps each line\'s own ending in a mixed-ending file; new lines take the majority ending', async () => {
+    put('x.ts', 'a\r\nb\nc\r\nd\r\n');
+    const r = await run('x.ts\n<<<<<<< SEARCH\nc\n=======\nc\nc2\n>>>>>>> REPLACE\n');
+    assert.deepEqual(r.errors, []);
+    assert.equal(get('x.ts'), 'a\r\nb\nc\r\nc2\r\nd\r\n');
+  });
+
+  it('creates a file without a final newline when the diff says so', async () => {
+    const r = await run('--- /dev/null\n+++ b/n.ts\n@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n');
+    assert.deepEqual(r.errors, []);
+    assert.equal(get('n.ts'), 'one\ntwo');
+  });
+});

@@ -1,0 +1,120 @@
+import * as assert from 'node:assert/strict';
+import { cleanPathLine, parseReply } from '../../../src/core/edit/parse';
+import type { FilePatch, SearchReplaceEdit } from '../../../src/core/edit/parse';
+
+describe('edit/parse', () => {
+  it('finds a fenced unified diff and strips a/ b/ prefixes', () => {
+    const r = parseReply(['STATUS: in_progress', 'Here is the fix:', '```diff', '--- a/src/x.ts', '+++ b/src/x.ts', '@@ -1,2 +1,2 @@', ' a', '-b', '+c', '```', 'Done.'].join('\n'));
+    assert.deepEqual(r.errors, []);
+    assert.equal(r.edits.length, 1);
+    const e = r.edits[0] as FilePatch;
+    assert.equal(e.kind, 'diff');
+    assert.equal(e.oldPath, 'src/x.ts');
+    assert.equal(e.newPath, 'src/x.ts');
+    assert.deepEqual(e.hunks[0]!.lines, [{ op: ' ', text: 'a' }, { op: '-', text: 'b' }, { op: '+', text: 'c' }]);
+    assert.equal(e.hunks[0]!.oldStart, 1);
+  });
+
+  it('reads a bare diff with miscounted headers and several files', () => {
+    const r = parseReply(['--- x.ts', '+++ x.ts', '@@ -10,9 +10,3 @@', ' a', '-b', '+c', '--- /dev/null', '+++ b/new.ts', '@@ -0,0 +1 @@', '+hello', '--- a/old.ts', '+++ /dev/null', 'Prose after.'].join('\n'));
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(
+      r.edits.map((e) => [e.oldPath, e.newPath]),
+      [['x.ts', 'x.ts'], [null, 'new.ts'], ['old.ts', null]],
+    );
+  });
+
+  it('treats unmarked lines inside a fenced hunk as context whose space got lost', () => {
+    const r = parseReply(['```diff', '--- a/x.ts', '+++ b/x.ts', '@@ -1,3 +1,3 @@', 'function f() {', '-  return 1;', '+  return 2;', '}', '```'].join('\n'));
+    const e = r.edits[0] as FilePatch;
+    assert.deepEqual(e.hunks[0]!.lines.map((l) => l.op), [' ', '-', '+', ' ']);
+  });
+
+  it('keeps blank context lines inside a hunk but not the blank line before prose', () => {
+    const r = parseReply(['--- a/x.ts', '+++ b/x.ts', '@@ -1,4 +1,4 @@', ' a', '', '-b', '+c', '', 'That is all.'].join('\n'));
+    const e = r.edits[0] as FilePatch;
+    assert.deepEqual(e.hunks[0]!.lines, [{ op: ' ', text: 'a' }, { op: ' ', text: '' }, { op: '-', text: 'b' }, { op: '+', text: 'c' }]);
+  });
+
+  it('parses search/replace blocks with decorated path lines, fenced or not', () => {
+    const reply = [
+      'STATUS: in_progress',
+      '**src/a.ts**',
+      '```ts',
+      '<<<<<<< SEARCH',
+      'const a = 1;',
+      '=======',
+      'const a = 2;',
+      '>>>>>>> REPLACE',
+      '```',
+      '',
+      'src/b.ts:',
+      '<<<<<<< SEARCH',
+      '=======',
+      'export const b = 1;',
+      '>>>>>>> REPLACE',
+    ].join('\r\n');
+    const r = parseReply(reply);
+    assert.deepEqual(r.errors, []);
+    const [a, b] = r.edits as SearchReplaceEdit[];
+    assert.equal(a!.newPath, 'src/a.ts');
+    assert.deepEqual(a!.search, ['const a = 1;']);
+    assert.deepEqual(a!.replace, ['const a = 2;']);
+    assert.equal(b!.newPath, 'src/b.ts');
+    assert.deepEqual(b!.search, []);
+  });
+
+  it('reports a hunk with no file header and an unterminated block', () => {
+    assert.match(parseReply('@@ -1 +1 @@\n-a\n+b\n').errors[0]!, /no `--- a\/path`/);
+    assert.match(parseReply('x.ts\n<<<<<<< SEARCH\na\n=======\nb\n').errors[0]!, /not terminated/);
+  });
+
+  it('ignores prose-only and empty replies', () => {
+    assert.deepEqual(parseReply(''), { edits: [], errors: [] });
+    assert.deepEqual(parseReply('STATUS: blocked\nI cannot fix this --- sorry.\n'), { edits: [], errors: [] });
+  });
+
+  it('honours editFormat', () => {
+    const sr = 'a.ts\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n';
+    const diff = '--- a/a.ts\n+++ b/a.ts\n@@ -1 +1 @@\n-a\n+b\n';
+    assert.match(parseReply(sr, 'diff').errors[0]!, /editFormat is "diff"/);
+    assert.match(parseReply(diff, 'search-replace').errors[0]!, /editFormat is "search-replace"/);
+    assert.equal(parseReply(sr + '\n' + diff, 'auto').edits.length, 2);
+  });
+
+  it('reads git headers: new, deleted and renamed files', () => {
+    const r = parseReply(
+      [
+        'diff --git a/gone.ts b/gone.ts',
+        'deleted file mode 100644',
+        'index 123..000',
+        'diff --git a/from.ts b/to.ts',
+        'similarity index 100%',
+        'rename from from.ts',
+        'rename to to.ts',
+        'diff --git a/empty.ts b/empty.ts',
+        'new file mode 100644',
+      ].join('\n'),
+    );
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(
+      r.edits.map((e) => [e.oldPath, e.newPath]),
+      [['gone.ts', null], ['from.ts', 'to.ts'], [null, 'empty.ts']],
+    );
+  });
+
+  it('cleans decorated path lines down to the path', () => {
+    for (const [line, want] of [
+      ['**src/a.ts**', 'src/a.ts'],
+      ['### `src/a.ts`', 'src/a.ts'],
+      ['File: src/a.ts', 'src/a.ts'],
+      ['src/a.ts:', 'src/a.ts'],
+      ['Update `src/my file.ts`:', 'src/my file.ts'],
+      ['In src/a.ts, change the helper:', 'src/a.ts'],
+      ['// src/a.ts', 'src/a.ts'],
+    ] as const) {
+      assert.equal(cleanPathLine(line), want, line);
+    }
+    assert.equal(cleanPathLine('Here is the change'), null);
+  });
+});
