@@ -7,12 +7,12 @@ import * as path from 'node:path';
 import { execa } from 'execa';
 import type { FakeOpenAI, FakeOpenAIOptions } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
+import { CLI, ensureBuilt } from '../../support/cli';
 import { copyFixture, REPO } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 import { diffOf, reply } from '../../support/replies';
 
 const CALC = 'src/calc.ts';
-const BIN = path.join(REPO, 'src', 'cli', 'bin.ts');
 
 interface CliResult {
   exitCode: number;
@@ -38,6 +38,7 @@ describe('CLI run against the local OpenAI-compatible server', function () {
   let server: FakeOpenAI | undefined;
   let original: string;
 
+  before(() => ensureBuilt());
   beforeEach(() => {
     s = copyFixture('loop/calc');
     original = readFileSync(path.join(s.project, CALC), 'utf8');
@@ -63,7 +64,8 @@ describe('CLI run against the local OpenAI-compatible server', function () {
   }
 
   async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-    const r = await execa(process.execPath, ['--import', 'tsx', BIN, 'run', '--cwd', s.project, '--storage', s.storage, ...args], {
+    // Async on purpose: the model server answers from this process while the CLI runs.
+    const r = await execa(process.execPath, [CLI, 'run', '--cwd', s.project, '--storage', s.storage, ...args], {
       cwd: REPO,
       reject: false,
       // Only what the test gives: no key from the machine running the tests.
