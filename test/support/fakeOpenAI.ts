@@ -381,6 +381,14 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       return;
     }
     if (req.method === 'GET' && /\/models$/.test(p)) {
+      const auth = req.headers.authorization;
+      const given = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : (req.headers['x-api-key'] as string | undefined);
+      if (opts.apiKey !== undefined && given !== opts.apiKey) {
+        record.outcome = 'models 401';
+        log(record);
+        sendJson(res, 401, errorBody('openai', 401, `Incorrect API key provided: ${given ?? '(none)'}.`, 'invalid_api_key'));
+        return;
+      }
       record.outcome = 'models';
       log(record);
       const ids = opts.models ?? ['fake-model'];

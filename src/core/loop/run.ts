@@ -252,6 +252,7 @@ export class Run {
     });
 
     const problems = [...(this.opts.preflightProblems ?? []), ...(await this.opts.verifier.preflight())];
+    if (problems.length === 0 && this.opts.provider.preflight) problems.push(...(await this.opts.provider.preflight(this.abort.signal)));
     if (problems.length > 0) return this.finish({ reason: 'preflight-failed', detail: problems.join('; '), evidence: { problems } });
 
     this.armTimer();

@@ -3,9 +3,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { Message } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ChatMessage, Completion, CompletionRequest, Logger, Usage } from '../types';
 import { silentLogger } from '../types';
-import { describeEndpoint } from './endpoint';
+import { describeEndpoint, redactSecrets } from './endpoint';
 import type { FaultContext } from './httpFaults';
-import { GIVE_UP_HINT, classifyProviderError } from './httpFaults';
+import { GIVE_UP_HINT, PREFLIGHT_TIMEOUT_MS, classifyProviderError, unreachableProblem } from './httpFaults';
 import type { ModelProvider } from './provider';
 import { ProviderReplyError, malformedReply } from './provider';
 import type { RetryNotice, RetryPolicy } from './retry';
@@ -13,7 +13,7 @@ import { withChildSignal, withRetry } from './retry';
 import { countRequestTokens, countTokens } from './tokens';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
-const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
 
 export interface AnthropicOptions {
   model: string;
@@ -96,6 +96,21 @@ export class AnthropicProvider implements ModelProvider {
       }
       return this.read(res, req);
     });
+  }
+
+  /** Lists the server's models once, only to learn whether the server answers at all. */
+  async preflight(signal: AbortSignal): Promise<string[]> {
+    try {
+      await withChildSignal(signal, (child) => this.client.models.list(undefined, { signal: child, timeout: PREFLIGHT_TIMEOUT_MS }));
+      return [];
+    } catch (e) {
+      if (signal.aborted) throw e;
+      const problem = unreachableProblem(e, Anthropic, this.ctx);
+      if (problem) return [problem];
+      // It answered (perhaps 401 or 404: not every server lists models); the first call reports those.
+      this.logger.debug(`${this.label}: listing models failed (${redactSecrets(e instanceof Error ? e.message : String(e), this.ctx.secrets)}); the server answers, so the run goes on`);
+      return [];
+    }
   }
 
   /** Anthropic's own count of the request's input, so that the loop's gate needs no tokenizer margin. */

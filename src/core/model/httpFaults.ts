@@ -83,3 +83,22 @@ export function classifyProviderError(e: unknown, sdk: SdkErrorClasses, ctx: Fau
 /** The hint shown when transient faults outlast the retry policy. */
 export const GIVE_UP_HINT =
   'The server is down, overloaded or rate-limiting: try again later, check that fixUntilGreen.model.baseUrl (CLI: --base-url) points at a running server, or raise fixUntilGreen.timeLimitSeconds.';
+
+/** How long the reachability check waits for an answer. */
+export const PREFLIGHT_TIMEOUT_MS = 10_000;
+
+/**
+ * The preflight's verdict on a failed model listing: a problem when the server could not be
+ * reached at all; undefined when it answered anything, even an error status (auth and model faults
+ * are the first call's to report, with their fix).
+ */
+export function unreachableProblem(e: unknown, sdk: SdkErrorClasses, ctx: Pick<FaultContext, 'provider' | 'model' | 'baseUrl'>): string | undefined {
+  const where = describeEndpoint(ctx.baseUrl);
+  if (e instanceof sdk.APIConnectionTimeoutError) {
+    return `${ctx.provider}:${ctx.model}: ${where} did not answer within ${PREFLIGHT_TIMEOUT_MS / 1000} s; check that the server is running and fixUntilGreen.model.baseUrl (CLI: --base-url)`;
+  }
+  if (e instanceof sdk.APIConnectionError) {
+    return `${ctx.provider}:${ctx.model}: cannot reach ${where} (${causeCode(e) ?? 'connection failed'}); check that the server is running and fixUntilGreen.model.baseUrl (CLI: --base-url)`;
+  }
+  return undefined;
+}

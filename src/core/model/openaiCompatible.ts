@@ -4,9 +4,9 @@ import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { Completion, CompletionRequest, Logger, Usage } from '../types';
 import { silentLogger } from '../types';
-import { describeEndpoint } from './endpoint';
+import { describeEndpoint, redactSecrets } from './endpoint';
 import type { FaultContext } from './httpFaults';
-import { GIVE_UP_HINT, classifyProviderError } from './httpFaults';
+import { GIVE_UP_HINT, PREFLIGHT_TIMEOUT_MS, classifyProviderError, unreachableProblem } from './httpFaults';
 import type { ModelProvider } from './provider';
 import { ProviderReplyError, malformedReply } from './provider';
 import type { RetryNotice, RetryPolicy } from './retry';
@@ -15,7 +15,7 @@ import { countRequestTokens, countTokens } from './tokens';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** How long one request may take before it counts as a (retryable) timeout. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
 
 export interface OpenAICompatibleOptions {
   model: string;
@@ -84,6 +84,21 @@ export class OpenAICompatibleProvider implements ModelProvider {
       },
       ...(this.opts.random ? { random: this.opts.random } : {}),
     });
+  }
+
+  /** Lists the server's models once, only to learn whether the server answers at all. */
+  async preflight(signal: AbortSignal): Promise<string[]> {
+    try {
+      await withChildSignal(signal, (child) => this.client.models.list({ signal: child, timeout: PREFLIGHT_TIMEOUT_MS }));
+      return [];
+    } catch (e) {
+      if (signal.aborted) throw e;
+      const problem = unreachableProblem(e, OpenAI, this.ctx);
+      if (problem) return [problem];
+      // It answered (perhaps 401 or 404: not every server lists models); the first call reports those.
+      this.logger.debug(`${this.label}: listing models failed (${redactSecrets(e instanceof Error ? e.message : String(e), this.ctx.secrets)}); the server answers, so the run goes on`);
+      return [];
+    }
   }
 
   private async attempt(req: CompletionRequest): Promise<Completion> {

@@ -17,6 +17,11 @@ export interface ModelProvider {
    * endpoint, VS Code's `countTokens`). The loop's pre-call gate then needs no tokenizer margin.
    */
   countInputTokens?(req: { system: string; messages: ChatMessage[] }, signal: AbortSignal): Promise<number>;
+  /**
+   * Problems that make the model unusable before the run spends anything: the server cannot be
+   * reached at all. Costs no tokens. Auth and model faults are left to the first call.
+   */
+  preflight?(signal: AbortSignal): Promise<string[]>;
 }
 
 /** A fault the loop cannot recover from by retrying (auth refused, model not found, script ended). */

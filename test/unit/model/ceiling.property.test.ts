@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { FsWorkspace } from '../../../src/core/edit/workspace';
 import type { VerifierPort } from '../../../src/core/loop/run';
 import { Run } from '../../../src/core/loop/run';
+import { AnthropicProvider } from '../../../src/core/model/anthropic';
 import { OpenAICompatibleProvider } from '../../../src/core/model/openaiCompatible';
 import { defaultSettings } from '../../../src/core/settings';
 import type { Failure, VerifyResult } from '../../../src/core/types';
@@ -65,7 +66,9 @@ interface Outcome {
   calls: number;
 }
 
-async function oneRun(seed: number): Promise<Outcome> {
+type Kind = 'openai-compatible' | 'anthropic';
+
+async function oneRun(seed: number, kind: Kind): Promise<Outcome> {
   const r = rng(seed);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-ceiling-'));
   try {
@@ -92,7 +95,9 @@ async function oneRun(seed: number): Promise<Outcome> {
       },
     });
     try {
-      const provider = new OpenAICompatibleProvider({ model: 'fake-model', baseUrl: server.url, keyHint: 'n/a', retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 } });
+      const common = { model: 'fake-model', baseUrl: server.url, keyHint: 'n/a', retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 } };
+      // The anthropic provider counts the prompt with the server's own endpoint before each call.
+      const provider = kind === 'anthropic' ? new AnthropicProvider(common) : new OpenAICompatibleProvider(common);
       const settings = {
         ...defaultSettings(),
         checks: [{ name: 'scripted', command: 'true' }],
@@ -129,16 +134,18 @@ async function oneRun(seed: number): Promise<Outcome> {
 describe('token ceiling property (randomized runs against the local server)', function () {
   this.timeout(600_000);
   const base = Number(process.env.FUG_PROPERTY_SEED ?? 20260101);
-  const runs = Number(process.env.FUG_PROPERTY_RUNS ?? 40);
+  const total = Number(process.env.FUG_PROPERTY_RUNS ?? 40);
 
-  it(`holds across ${runs} runs: usage never exceeds the ceiling, no request asks for more than remains`, async () => {
-    const outcomes: Outcome[] = [];
-    for (let i = 0; i < runs; i++) outcomes.push(await oneRun(base + i));
-    const ceilingStops = outcomes.filter((o) => o.stop === 'token-ceiling');
-    // The property is only tested if runs actually reach the ceiling.
-    assert.ok(ceilingStops.length >= runs / 4, `only ${ceilingStops.length} of ${runs} runs reached the ceiling`);
-    const fill = ceilingStops.map((o) => o.used / o.ceiling);
-    const mean = fill.reduce((a, b) => a + b, 0) / fill.length;
-    console.log(`      ${runs} runs, ${outcomes.reduce((n, o) => n + o.calls, 0)} calls; ${ceilingStops.length} stopped at the ceiling, using ${(Math.min(...fill) * 100).toFixed(1)}-${(Math.max(...fill) * 100).toFixed(1)}% (mean ${(mean * 100).toFixed(1)}%) of it`);
-  });
+  for (const [kind, runs] of [['openai-compatible', total], ['anthropic', Math.ceil(total / 3)]] as const) {
+    it(`${kind}: across ${runs} runs usage never exceeds the ceiling, and no request asks for more than remains`, async () => {
+      const outcomes: Outcome[] = [];
+      for (let i = 0; i < runs; i++) outcomes.push(await oneRun(base + i, kind));
+      const ceilingStops = outcomes.filter((o) => o.stop === 'token-ceiling');
+      // The property is only tested if runs actually reach the ceiling.
+      assert.ok(ceilingStops.length >= runs / 4, `only ${ceilingStops.length} of ${runs} runs reached the ceiling`);
+      const fill = ceilingStops.map((o) => o.used / o.ceiling);
+      const mean = fill.reduce((a, b) => a + b, 0) / fill.length;
+      console.log(`      ${runs} runs, ${outcomes.reduce((n, o) => n + o.calls, 0)} calls; ${ceilingStops.length} stopped at the ceiling, using ${(Math.min(...fill) * 100).toFixed(1)}-${(Math.max(...fill) * 100).toFixed(1)}% (mean ${(mean * 100).toFixed(1)}%) of it`);
+    });
+  }
 });

@@ -7,12 +7,12 @@ import * as path from 'node:path';
 import { execa } from 'execa';
 import type { FakeOpenAI, FakeOpenAIOptions } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
+import { CLI, ensureBuilt } from '../../support/cli';
 import { copyFixture, REPO } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 import { diffOf, reply } from '../../support/replies';
 
 const CALC = 'src/calc.ts';
-const BIN = path.join(REPO, 'src', 'cli', 'bin.ts');
 
 interface CliResult {
   exitCode: number;
@@ -38,6 +38,7 @@ describe('CLI run against the local OpenAI-compatible server', function () {
   let server: FakeOpenAI | undefined;
   let original: string;
 
+  before(() => ensureBuilt());
   beforeEach(() => {
     s = copyFixture('loop/calc');
     original = readFileSync(path.join(s.project, CALC), 'utf8');
@@ -63,7 +64,8 @@ describe('CLI run against the local OpenAI-compatible server', function () {
   }
 
   async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-    const r = await execa(process.execPath, ['--import', 'tsx', BIN, 'run', '--cwd', s.project, '--storage', s.storage, ...args], {
+    // Async on purpose: the model server answers from this process while the CLI runs.
+    const r = await execa(process.execPath, [CLI, 'run', '--cwd', s.project, '--storage', s.storage, ...args], {
       cwd: REPO,
       reject: false,
       // Only what the test gives: no key from the machine running the tests.
@@ -77,6 +79,8 @@ describe('CLI run against the local OpenAI-compatible server', function () {
   }
 
   const model = (srv: FakeOpenAI, id = 'fake-model'): string[] => ['--model', `openai-compatible:${id}`, '--base-url', srv.url];
+  /** The model calls the server saw (the preflight's model listing left out). */
+  const calls = (srv: FakeOpenAI): FakeOpenAI['requests'] => srv.requests.filter((q) => q.index >= 0);
 
   it('goes green end to end, and counts exactly the usage the server reported', async () => {
     const srv = await serve({ replies: [reply([diffOf(CALC, original, wrong())], { postMortem: 'first attempt' }), fixReply(wrong())] });
@@ -85,16 +89,17 @@ describe('CLI run against the local OpenAI-compatible server', function () {
     assert.equal(r.json!.stopReason, 'green', String(r.json!.detail));
     assert.equal((r.json!.steps as unknown[]).length, 2);
     assert.equal(readFileSync(path.join(s.project, CALC), 'utf8'), fixed());
-    const reported = srv.requests.reduce((n, q) => n + (q.usage ? q.usage.input + q.usage.output : 0), 0);
+    assert.equal(srv.requests[0]!.outcome, 'models', 'the preflight asked whether the server is there');
+    const reported = calls(srv).reduce((n, q) => n + (q.usage ? q.usage.input + q.usage.output : 0), 0);
     assert.equal(r.json!.tokensUsed, reported);
     let used = 0;
-    for (const q of srv.requests) {
+    for (const q of calls(srv)) {
       assert.equal(q.model, 'fake-model');
       assert.ok(q.maxTokens! <= 50_000 - used, `request ${q.index} asked for ${q.maxTokens} with ${50_000 - used} left`);
       used += q.usage!.input + q.usage!.output;
     }
     // The second prompt carries the first reply's post-mortem and the failure it left.
-    const second = srv.requests[1]!.body as { messages: { role: string; content: string }[] };
+    const second = calls(srv)[1]!.body as { messages: { role: string; content: string }[] };
     const user = second.messages.find((m) => m.role === 'user')!.content;
     assert.match(user, /## Earlier post-mortems \(oldest first\)\n1\. first attempt/);
     assert.match(user, /### src\/calc\.ts\n```ts\n/);
@@ -107,8 +112,8 @@ describe('CLI run against the local OpenAI-compatible server', function () {
     const r = await cli([...model(srv), '--json']);
     assert.equal(r.exitCode, 0, r.stderr);
     assert.equal(r.json!.stopReason, 'green');
-    assert.deepEqual(srv.requests.map((q) => q.outcome), ['status 429', 'status 500', 'reset', 'reply']);
-    assert.ok(srv.requests[1]!.at - srv.requests[0]!.at >= 1000, 'waited out the Retry-After');
+    assert.deepEqual(calls(srv).map((q) => q.outcome), ['status 429', 'status 500', 'reset', 'reply']);
+    assert.ok(calls(srv)[1]!.at - calls(srv)[0]!.at >= 1000, 'waited out the Retry-After');
     assert.match(r.stderr, /attempt 1 failed \(429 .*\); retrying in \d+ ms/);
   });
 
@@ -124,13 +129,13 @@ describe('CLI run against the local OpenAI-compatible server', function () {
     assert.ok(steps[0]!.tokens > 0, 'an empty reply still costs its input');
     assert.match(steps[1]!.feedback!, /cut off at the output limit/);
     // The model was told why, and the trace says what went wrong with each call.
-    const third = (srv.requests[2]!.body as { messages: { content: string }[] }).messages[1]!.content;
+    const third = (calls(srv)[2]!.body as { messages: { content: string }[] }).messages[1]!.content;
     assert.match(third, /## Your previous reply was not accepted\n[\s\S]*cut off at the output limit[\s\S]*Keep the reply short/);
     const trace = readFileSync(String(r.json!.tracePath), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; error?: string | null });
-    const calls = trace.filter((e) => e.type === 'model-call');
-    assert.match(calls[0]!.error ?? '', /^empty: /);
-    assert.match(calls[1]!.error ?? '', /^truncated: /);
-    assert.equal(calls[2]!.error, null);
+    const modelCalls = trace.filter((e) => e.type === 'model-call');
+    assert.match(modelCalls[0]!.error ?? '', /^empty: /);
+    assert.match(modelCalls[1]!.error ?? '', /^truncated: /);
+    assert.equal(modelCalls[2]!.error, null);
   });
 
   it('stops with error and the fix when the model is not found (404)', async () => {
@@ -139,7 +144,7 @@ describe('CLI run against the local OpenAI-compatible server', function () {
     assert.equal(r.exitCode, 1);
     assert.equal(r.json!.stopReason, 'error');
     assert.match(String(r.json!.detail), /model "no-such-model" or the endpoint was not found.*fixUntilGreen\.model\.id \(CLI: --model\)/);
-    assert.equal(srv.requests.length, 1, 'not retried');
+    assert.equal(calls(srv).length, 1, 'not retried');
     assert.equal(readFileSync(path.join(s.project, CALC), 'utf8'), original, 'nothing written');
   });
 
@@ -158,6 +163,18 @@ describe('CLI run against the local OpenAI-compatible server', function () {
     assert.equal(r.exitCode, 1);
     assert.equal(r.json!.stopReason, 'time-limit', String(r.json!.detail));
     assert.ok(Date.now() - started < 60_000);
+  });
+
+  it('stops with preflight-failed when nothing listens at the base URL, before any check or call (exit 2)', async () => {
+    const srv = await serve({});
+    const url = srv.url;
+    await srv.close();
+    server = undefined;
+    const r = await cli(['--model', 'openai-compatible:fake-model', '--base-url', url, '--json']);
+    assert.equal(r.exitCode, 2);
+    assert.equal(r.json!.stopReason, 'preflight-failed');
+    assert.match(String(r.json!.detail), /cannot reach 127\.0\.0\.1:\d+\/v1 \(ECONNREFUSED\)/);
+    assert.deepEqual(r.json!.steps, []);
   });
 
   it('refuses a remote base URL without a key before calling anything (exit 2, names OPENAI_API_KEY)', async () => {
@@ -194,7 +211,7 @@ describe('CLI run against the local OpenAI-compatible server', function () {
         writeFileSync(path.join(s.project, CALC), original);
         srv.push({ content: fixReply() });
       }
-      assert.ok(srv.requests.length >= 2 && srv.requests.every((q) => q.headers.authorization === `Bearer ${KEY}`), 'the key was sent, so the check above could have failed');
+      assert.ok(calls(srv).length >= 2 && srv.requests.every((q) => q.headers.authorization === `Bearer ${KEY}`), 'the key was sent, so the check above could have failed');
     });
 
     it('an auth fault whose error body echoes the key', async () => {
@@ -207,7 +224,7 @@ describe('CLI run against the local OpenAI-compatible server', function () {
         assert.match(text, /OPENAI_API_KEY/);
         assertNothingLeaked(r);
       }
-      assert.equal(srv.requests.length, 2);
+      assert.deepEqual(srv.requests.map((q) => q.outcome), ['models 401', 'status 401', 'models 401', 'status 401']);
     });
   });
 });

@@ -69,6 +69,26 @@ describe('openai-compatible provider (against the local fake server)', () => {
     assert.equal((await p.complete(request())).text, 'ok');
   });
 
+  describe('preflight (is the server there at all?)', () => {
+    it('passes when the server answers, even with 401 (auth is the first call\'s to report)', async () => {
+      const p = await setup({ replies: ['x'] });
+      assert.deepEqual(await p.preflight(new AbortController().signal), []);
+      const q = await setup({ apiKey: 'sk-another-key-0000000' });
+      assert.deepEqual(await q.preflight(new AbortController().signal), []);
+      assert.deepEqual(server!.requests.map((r) => r.outcome), ['models 401']);
+    });
+
+    it('names the unreachable server and the setting to check', async () => {
+      const p = await setup({});
+      const url = server!.url;
+      await server!.close();
+      server = undefined;
+      const problems = await p.preflight(new AbortController().signal);
+      assert.equal(problems.length, 1);
+      assert.match(problems[0]!, new RegExp(`cannot reach ${url.replace('http://', '').replace(/[./]/g, '\\$&')} \\(ECONNREFUSED\\); check that the server is running and fixUntilGreen\\.model\\.baseUrl`));
+    });
+  });
+
   describe('transient faults are retried', () => {
     it('429 with Retry-After: waits what the server asked, then succeeds', async () => {
       const p = await setup({ script: [{ fault: 'status', status: 429, retryAfter: 1 }, { content: 'after the wait' }] });
