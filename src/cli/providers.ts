@@ -1,8 +1,6 @@
 // Builds the model provider a `--model` value names. Keys come from the environment only.
 import * as path from 'node:path';
-import { AnthropicProvider } from '../core/model/anthropic';
-import { missingKeyProblem } from '../core/model/endpoint';
-import { OPENAI_DEFAULT_BASE_URL, OpenAICompatibleProvider } from '../core/model/openaiCompatible';
+import { KEY_ENV, ProviderConfigError, createHttpProvider } from '../core/model/factory';
 import type { ModelProvider } from '../core/model/provider';
 import { loadReplayScript, ReplayFileError, ReplayProvider } from '../core/model/replay';
 import type { Settings } from '../core/settings';
@@ -22,10 +20,12 @@ export function parseModelSpec(value: string): ModelSpec {
   return { provider: m[1] as ModelSpec['provider'], id: m[2]! };
 }
 
-/** The environment variable each network provider reads its key from. */
-export const KEY_ENV: Readonly<Record<'openai-compatible' | 'anthropic', string>> = {
-  'openai-compatible': 'OPENAI_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
+/** Retries and other provider warnings go to stderr, so that `--json` output stays one object on stdout. */
+const stderrLogger: Logger = {
+  info: () => undefined,
+  debug: () => undefined,
+  warn: (m) => process.stderr.write(`fix-until-green: ${m}\n`),
+  error: (m) => process.stderr.write(`fix-until-green: ${m}\n`),
 };
 
 export interface ProviderEnv {
@@ -49,15 +49,19 @@ export function createProvider(settings: Settings, cwd: string, opts: ProviderEn
     }
     case 'openai-compatible':
     case 'anthropic': {
-      if (!id.trim()) throw new UsageError(`--model ${provider}:ID needs a model id (or set fixUntilGreen.model.id)`);
       const envName = KEY_ENV[provider];
-      const apiKey = env[envName]?.trim() || undefined;
-      const keyHint = `set the ${envName} environment variable to a valid key`;
-      const url = baseUrl || (provider === 'anthropic' ? 'https://api.anthropic.com' : OPENAI_DEFAULT_BASE_URL);
-      const problem = missingKeyProblem({ provider, baseUrl: url, apiKey, keyHint });
-      if (problem) throw new UsageError(problem);
-      const common = { model: id, baseUrl: url, keyHint, ...(apiKey ? { apiKey } : {}), ...(opts.logger ? { logger: opts.logger } : {}) };
-      return provider === 'anthropic' ? new AnthropicProvider(common) : new OpenAICompatibleProvider(common);
+      const logger = opts.logger ?? stderrLogger;
+      try {
+        return createHttpProvider({
+          model: { provider, id, baseUrl },
+          keyHint: `set the ${envName} environment variable to a valid key`,
+          logger,
+          ...(env[envName] ? { apiKey: env[envName] } : {}),
+        });
+      } catch (e) {
+        if (e instanceof ProviderConfigError) throw new UsageError(e.message);
+        throw e;
+      }
     }
     case 'vscode-lm':
       throw new UsageError('the vscode-lm provider runs only inside VS Code; pass --model replay:FILE, openai-compatible:ID or anthropic:ID');

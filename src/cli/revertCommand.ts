@@ -48,7 +48,9 @@ export async function revertCommand(argv: string[], io: CliIo): Promise<number> 
   });
   const cwd = resolveCwd(values.cwd);
   const storage = path.resolve(values.storage ?? defaultStorageDir(cwd));
-  const all = (await listCheckpoints(storage)).filter((r) => sameDir(r.root, cwd));
+  const stored = await listCheckpoints(storage);
+  for (const u of stored.unreadable) io.stderr(`fix-until-green revert: skipped an unreadable checkpoint: ${u.reason}`);
+  const all = stored.runs.filter((r) => sameDir(r.root, cwd));
   let targets: StoredRun[];
   if (values.run !== undefined) {
     const found = all.find((r) => r.runId === values.run);

@@ -25,7 +25,7 @@ export interface FakeReply {
 
 export type FakeFault =
   /** An HTTP error with an OpenAI-style error body. `retryAfter` sets the Retry-After header (seconds or a date). */
-  | { fault: 'status'; status: number; message?: string; code?: string; retryAfter?: string | number }
+  | { fault: 'status'; status: number; message?: string; code?: string; retryAfter?: string | number; retryAfterMs?: number }
   /** The connection is destroyed after the request is read, with no response. */
   | { fault: 'reset' }
   /** No answer for `delayMs` (default: never); a client timeout or abort ends it. */
@@ -164,6 +164,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       case 'status': {
         const headers: Record<string, string> = {};
         if (f.retryAfter !== undefined) headers['retry-after'] = String(f.retryAfter);
+        if (f.retryAfterMs !== undefined) headers['retry-after-ms'] = String(f.retryAfterMs);
         // Real gateways ask the SDK not to retry on their own; ours retries by policy, not by header.
         headers['x-should-retry'] = 'false';
         sendJson(res, f.status, errorBody(api, f.status, f.message ?? `fake server fault ${f.status}`, f.code), headers);
@@ -178,8 +179,9 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
           await closed;
           return;
         }
-        const timer = new Promise((r) => setTimeout(r, f.delayMs));
-        await Promise.race([closed, timer]);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([closed, new Promise((r) => (timer = setTimeout(r, f.delayMs)))]);
+        clearTimeout(timer);
         if (!res.destroyed && !res.writableEnded) sendJson(res, 503, errorBody(api, 503, 'fake server was slow and gave up'));
         return;
       }
@@ -243,7 +245,9 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     lastReply = step;
     if (step.delayMs) {
       const closed = once(res, 'close');
-      await Promise.race([closed, new Promise((r) => setTimeout(r, step.delayMs))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([closed, new Promise((r) => (timer = setTimeout(r, step.delayMs)))]);
+      clearTimeout(timer);
       if (res.destroyed) {
         record.outcome = 'aborted by client';
         log(record);

@@ -259,6 +259,10 @@ export class Checkpoint {
   async planRevert(ws: Workspace): Promise<RevertPlan> {
     const plan: RevertPlan = { changes: [], actions: [], conflicts: [], unchanged: [] };
     for (const e of this.manifest.entries) {
+      if (await ws.hasUnsavedChanges?.(e.path)) {
+        plan.conflicts.push({ path: e.path, reason: `${e.path} has unsaved changes in an editor; it was left as it is`, originalAt: e.blob ? this.blobPath(e.blob) : null });
+        continue;
+      }
       const disk = await ws.read(e.path);
       const original = e.existed && e.blob ? await fs.readFile(this.blobPath(e.blob)) : null;
       const originalAt = e.blob ? this.blobPath(e.blob) : null;

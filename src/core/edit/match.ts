@@ -47,16 +47,23 @@ export const DEFAULT_FUZZ = 2;
 const normWs = (s: string): string => s.replace(/\s+/g, '');
 const normEnd = (s: string): string => s.replace(/\s+$/, '');
 
-/** `...`, `// ...`, `/* ... *\/`, `# ... existing code ...`: a model abbreviating text it should quote. */
+/**
+ * `...`, `// ...`, `/* ... *\/`, `# ... existing code ...`: a model abbreviating text it should
+ * quote. Code such as `...rest,` (a spread) is not an elision.
+ */
 export function isElision(line: string): boolean {
-  const t = line
-    .trim()
-    .replace(/^(?:\/\/+|#+|\/\*+|\*+|<!--|--|;+)\s*/, '')
+  const s = line.trim();
+  const comment = /^(?:\/\/+|#+|\/\*+|\*+|<!--|--)/.exec(s);
+  const t = s
+    .slice(comment ? comment[0].length : 0)
     .replace(/\s*(?:\*+\/|-->)$/, '')
     .trim();
-  if (t === '...' || t === '…') return true;
-  if (!/\.\.\.|…/.test(t)) return false;
-  return /\b(?:existing|rest|unchanged|remaining|omitted|same|previous|other|more|etc|code|lines?|as before)\b/i.test(t) && t.length <= 80 && /^[\s\p{L}.…(),'-]+$/u.test(t);
+  if (/^(?:\.\.\.|…)$/.test(t)) return true;
+  if (!/\.\.\.|…/.test(t) || t.length > 80) return false;
+  if (!/\b(?:existing|rest|unchanged|remaining|omitted|same|previous|other|more|etc|code|lines?|as before)\b/i.test(t)) return false;
+  if (comment) return true;
+  // Uncommented prose such as "... rest of the file ...": dots set apart by spaces.
+  return /^(?:\.\.\.|…)\s/.test(t) || /\s(?:\.\.\.|…)$/.test(t);
 }
 
 function contiguous(file: string[], block: string[], norm: (s: string) => string): number[] {
@@ -173,8 +180,10 @@ function fuzzyCandidates(f: string[], b: string[], limit: number): number[] {
     else where.set(l, [i]);
   });
   const votes = new Map<number, number>();
+  // Braces and other short lines are everywhere; they anchor only when the hunk has nothing better.
+  const telling = b.some((l) => l.length >= 4);
   b.forEach((l, k) => {
-    if (l === '') return;
+    if (l === '' || (telling && l.length < 4)) return;
     for (const i of where.get(l) ?? []) votes.set(i - k, (votes.get(i - k) ?? 0) + 1);
   });
   return [...votes.entries()]

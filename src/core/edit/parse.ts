@@ -111,15 +111,18 @@ function scan(reply: string): ReplyLines {
 
 /** `**src/a.ts**`, "### `src/a.ts`", `File: src/a.ts:` and the like, down to the path. */
 export function cleanPathLine(line: string): string | null {
+  // "Update `src/my file.ts`:" — a backticked path is taken whole, spaces and all.
+  const quoted = /`([^`]*[./][^`]*)`/.exec(line);
+  if (quoted && !/[<>|]/.test(quoted[1]!) && quoted[1]!.trim() !== '') return quoted[1]!.trim();
   let s = line.trim();
   s = s.replace(/^#+\s*/, '').replace(/^(?:\/\/|#|--|;)\s*/, '');
   s = s.replace(/^(?:file(?:name)?|path)\s*:\s*/i, '');
   const strip = (t: string): string =>
     t
-      .replace(/^[*_`'"]+/, '')
-      .replace(/[*_`'"]+$/, '')
-      .replace(/:$/, '')
-      .replace(/[*_`'"]+$/, '')
+      .replace(/^[*_`'"(]+/, '')
+      .replace(/[*_`'")]+$/, '')
+      .replace(/[:,;.]+$/, '')
+      .replace(/[*_`'")]+$/, '')
       .trim();
   s = strip(s);
   if (s === '') return null;

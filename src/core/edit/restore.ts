@@ -49,6 +49,10 @@ export async function restoreState(target: ReadonlyMap<string, Uint8Array | null
       report.conflicts.push({ path: rel, reason: `${rel} was never written by this run; left as it is`, originalAt: null });
       continue;
     }
+    if (await opts.workspace.hasUnsavedChanges?.(rel)) {
+      report.conflicts.push({ path: rel, reason: `${rel} has unsaved changes in an editor; left as it is`, originalAt: null });
+      continue;
+    }
     const want = target.has(rel) ? target.get(rel)! : ((await opts.checkpoint.original(rel)) ?? null);
     const disk = (await opts.workspace.read(rel)) ?? null;
     const known = opts.tracker?.lastKnown(rel);
@@ -92,27 +96,41 @@ export interface StoredRun {
   touched: string[];
 }
 
-/** Every run with a checkpoint under `<storageDir>/runs/`, newest first. */
-export async function listCheckpoints(storageDir: string): Promise<StoredRun[]> {
-  const runs = path.join(storageDir, 'runs');
+export interface StoredRuns {
+  /** Newest first. */
+  runs: StoredRun[];
+  /** Checkpoints that could not be read: reported, never silently dropped. */
+  unreadable: { dir: string; reason: string }[];
+}
+
+/** Every run with a checkpoint under `<storageDir>/runs/`. */
+export async function listCheckpoints(storageDir: string): Promise<StoredRuns> {
+  const root = path.join(storageDir, 'runs');
   let names: string[];
   try {
-    names = await fs.readdir(runs);
+    names = await fs.readdir(root);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { runs: [], unreadable: [] };
     throw e;
   }
-  const out: StoredRun[] = [];
+  const out: StoredRuns = { runs: [], unreadable: [] };
   for (const name of names) {
-    const dir = path.join(runs, name, 'checkpoint');
-    const cp = await Checkpoint.load(dir);
+    const dir = path.join(root, name, 'checkpoint');
+    let cp: Checkpoint | undefined;
+    try {
+      cp = await Checkpoint.load(dir);
+    } catch (e) {
+      out.unreadable.push({ dir, reason: (e as Error).message });
+      continue;
+    }
     if (!cp) continue;
-    out.push({ runId: cp.runId, dir, root: cp.root, createdAt: cp.createdAt, finished: cp.finished, reverted: cp.reverted, touched: cp.touched });
+    out.runs.push({ runId: cp.runId, dir, root: cp.root, createdAt: cp.createdAt, finished: cp.finished, reverted: cp.reverted, touched: cp.touched });
   }
-  return out.sort((a, b) => (a.createdAt === b.createdAt ? b.runId.localeCompare(a.runId) : b.createdAt.localeCompare(a.createdAt)));
+  out.runs.sort((a, b) => (a.createdAt === b.createdAt ? b.runId.localeCompare(a.runId) : b.createdAt.localeCompare(a.createdAt)));
+  return out;
 }
 
 /** Runs that never finished (a crash, a kill, a reload mid-run) and touched files: offer to restore them. */
 export async function findInterruptedRuns(storageDir: string): Promise<StoredRun[]> {
-  return (await listCheckpoints(storageDir)).filter((r) => !r.finished && !r.reverted && r.touched.length > 0);
+  return (await listCheckpoints(storageDir)).runs.filter((r) => !r.finished && !r.reverted && r.touched.length > 0);
 }

@@ -45,6 +45,10 @@ export class FileTracker {
   async changedSince(paths: readonly string[], justRead?: ReadonlyMap<string, Uint8Array | undefined>): Promise<Conflict[]> {
     const out: Conflict[] = [];
     for (const rel of paths) {
+      if (await this.workspace.hasUnsavedChanges?.(rel)) {
+        out.push({ path: rel, message: `${rel} has unsaved changes in an editor; it was not overwritten` });
+        continue;
+      }
       const disk = contentHash(await this.workspace.read(rel));
       const known = this.known.get(rel);
       if (known !== undefined && known !== disk) {

@@ -18,6 +18,8 @@ export interface Workspace {
   exists(rel: string): Promise<boolean>;
   /** Permission bits of the file, when the host has them (undefined when absent or unknown). */
   mode?(rel: string): Promise<number | undefined>;
+  /** Whether an editor holds unsaved changes to the file (VS Code's dirty documents); such a file is never written. */
+  hasUnsavedChanges?(rel: string): Promise<boolean>;
   /**
    * Applies a batch of changes: every one or none. VS Code implements it as one WorkspaceEdit (one
    * undo step); the file-system implementation restores what it wrote if a later write fails.

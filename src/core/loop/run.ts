@@ -11,15 +11,18 @@ import { parseReply } from '../edit/parse';
 import { restoreState } from '../edit/restore';
 import { FileTracker } from '../edit/tracker';
 import type { Workspace } from '../edit/workspace';
+import type { InputAllowance } from '../model/budget';
+import { InputGauge } from '../model/budget';
+import { buildStepContext } from '../model/context';
 import type { ModelProvider } from '../model/provider';
-import { ProviderFatalError } from '../model/provider';
-import { stepPrompt, systemPrompt } from '../model/prompts';
-import { MESSAGE_OVERHEAD_TOKENS, countTokens } from '../model/tokens';
+import { ProviderFatalError, ProviderReplyError } from '../model/provider';
+import { countRequestTokens } from '../model/tokens';
 import { BUDGET_FLOOR, ConfidenceBudget, novelty } from '../policy/budget';
 import type { Critic, CriticPhase, CriticsResult, CriticState, CriticVerdict, ProposedFile } from '../policy/critics';
 import { builtinCritics, CriticFault, runCritics } from '../policy/critics';
 import type { StateSummary } from '../policy/outcome';
 import { competingHypotheses, decideOutcome, fixedAndRemaining, isBetter, restoreTarget } from '../policy/outcome';
+import type { GateState } from '../policy/policy';
 import { gateDecision, stepDecision } from '../policy/policy';
 import type { Decision } from '../policy/reasons';
 import { CONTINUABLE } from '../policy/reasons';
@@ -30,7 +33,6 @@ import type { CheckSummary, RunEvent, RunReport, StepRecord, TimedEvent } from '
 import { TraceWriter } from '../trace/trace';
 import type { Logger, VerifyResult } from '../types';
 import { silentLogger } from '../types';
-import { formatFailureReport } from '../verify/report';
 import { raceAbort } from './abort';
 
 export interface VerifierPort {
@@ -80,6 +82,8 @@ export interface RunOptions {
   /** Critics run after the built-in ones the settings switch on. */
   critics?: Critic[];
   continuation?: ContinuationHook;
+  /** The file open in the editor (VS Code), workspace-relative: shown to the model when the budget allows. */
+  activeFile?: string;
 }
 
 /** The largest output a single call may ask for; the ceiling may clamp it lower. */
@@ -114,6 +118,17 @@ function textOf(b: Uint8Array | null | undefined): string | null {
 function proposedFiles(r: ApplyResult): ProposedFile[] {
   const after = new Map(r.changes.map((c) => [c.path, c.content]));
   return r.files.map((f) => ({ path: f.path, kind: f.kind, before: textOf(r.before.get(f.path)), after: f.kind === 'delete' ? null : textOf(after.get(f.path)) }));
+}
+
+/** What the model is told, in the next prompt, about a reply that carried nothing usable. */
+function replyFeedback(e: ProviderReplyError): string {
+  const advice =
+    e.problem === 'truncated'
+      ? 'Keep the reply short: the three header lines, then only the edits, no explanations and no unchanged code.'
+      : e.problem === 'not-text'
+        ? 'Answer in plain text: the three header lines, then the edits.'
+        : 'Answer with the three header lines, then the edits.';
+  return `Your previous reply could not be used: ${e.message}. ${advice}`;
 }
 
 class StopSignal extends Error {
@@ -158,6 +173,7 @@ export class Run {
   private userCancelled = false;
   /** Every state a step's checks observed, kept or rolled back. */
   private readonly observedStates: Observed[] = [];
+  private readonly inputGauge = new InputGauge();
 
   constructor(opts: RunOptions) {
     this.opts = opts;
@@ -336,42 +352,43 @@ export class Run {
   }
 
   private async buildPrompt(step: number): Promise<{ system: string; user: string }> {
-    const s = this.opts.settings;
-    const cur = this.current!;
-    const texts = new Map<string, string | undefined>();
-    const wanted = [...new Set([...cur.verify.failures.map((f) => f.file).filter((f): f is string => !!f), ...this.editedFiles])];
-    for (const f of wanted) texts.set(f, await this.readText(f));
-    const report = formatFailureReport(cur.verify.failures, {
-      readText: (rel) => texts.get(rel),
-      maxTokens: Math.floor(s.contextTokenBudget / 2),
-    });
-    let budget = s.contextTokenBudget - countTokens(report);
-    const files: { path: string; text: string }[] = [];
-    for (const f of wanted) {
-      const text = texts.get(f);
-      if (text === undefined) continue;
-      const t = countTokens(text) + 16;
-      if (t > budget) continue;
-      budget -= t;
-      files.push({ path: f, text });
-    }
-    const user = stepPrompt({
+    return buildStepContext({
       step,
+      settings: this.opts.settings,
+      failures: this.current!.verify.failures,
+      editedFiles: this.editedFiles,
+      ...(this.opts.activeFile ? { activeFile: this.opts.activeFile } : {}),
       ...(this.opts.instruction ? { instruction: this.opts.instruction } : {}),
-      failureReport: report,
-      files,
       postMortems: this.postMortems.texts,
       ...(this.feedback ? { feedback: this.feedback } : {}),
+      readText: (rel) => this.readText(rel),
+      logger: this.logger,
     });
-    return { system: systemPrompt(s.editFormat), user };
+  }
+
+  /**
+   * The most the next call's input may come to: the provider's own count when it has one, else the
+   * tokenizer's estimate, either with a margin learned from the usage providers report.
+   */
+  private async measurePrompt(prompt: { system: string; user: string }): Promise<InputAllowance> {
+    const req = { system: prompt.system, messages: [{ role: 'user' as const, content: prompt.user }] };
+    if (this.opts.provider.countInputTokens) {
+      try {
+        return this.inputGauge.allowance(await this.opts.provider.countInputTokens(req, this.abort.signal), 'provider');
+      } catch (e) {
+        if (this.abort.signal.aborted) throw e;
+        // Counting is an optimization: without it the tokenizer estimate and its margin still hold the ceiling.
+        this.logger.warn(`${this.opts.provider.label}: counting the prompt's tokens failed (${(e as Error).message}); using the tokenizer's estimate`);
+      }
+    }
+    return this.inputGauge.allowance(countRequestTokens(req), 'tokenizer');
   }
 
   private async loop(): Promise<RunReport> {
     for (;;) {
       const step = this.stepsDone + 1;
       const prompt = await this.buildPrompt(step);
-      const promptTokens = countTokens(prompt.system) + countTokens(prompt.user) + 2 * MESSAGE_OVERHEAD_TOKENS;
-      const gate = gateDecision({
+      const gateState = (promptTokens: number): GateState => ({
         cancelled: this.userCancelled,
         elapsedMs: this.elapsed(),
         timeLimitMs: this.timeLimitMs(),
@@ -382,11 +399,19 @@ export class Run {
         nextCallMinTokens: promptTokens + MIN_OUTPUT_TOKENS,
         nextPromptTokens: promptTokens,
       });
+      // The gates that need no token count go first: counting may itself call the provider.
+      const early = gateDecision({ ...gateState(0), nextCallMinTokens: 0 });
+      if (early) {
+        if (await this.overridden(early)) continue;
+        return this.finish(early);
+      }
+      const measured = await this.measurePrompt(prompt);
+      const gate = gateDecision(gateState(measured.allowance));
       if (gate) {
         if (await this.overridden(gate)) continue;
         return this.finish(gate);
       }
-      const decision = await this.step(step, prompt, promptTokens);
+      const decision = await this.step(step, prompt, measured);
       if (decision) return this.finish(decision);
     }
   }
@@ -430,9 +455,10 @@ export class Run {
     return r;
   }
 
-  private async step(step: number, prompt: { system: string; user: string }, promptTokens: number): Promise<Decision | undefined> {
+  private async step(step: number, prompt: { system: string; user: string }, measured: InputAllowance): Promise<Decision | undefined> {
     const started = this.now();
     const remaining = this.tokenCeiling - this.tokensUsed;
+    const promptTokens = measured.allowance;
     const maxOutputTokens = Math.min(MAX_OUTPUT_TOKENS, remaining - promptTokens);
     this.stepsDone = step;
     const previous = this.current!;
@@ -440,6 +466,7 @@ export class Run {
     let text: string;
     let usage = { input: 0, output: 0 };
     let usageReported = false;
+    let replyError: ProviderReplyError | undefined;
     const callStarted = this.now();
     try {
       const c = await raceAbort(
@@ -458,15 +485,27 @@ export class Run {
     } catch (e) {
       const stop = this.interrupted();
       const callError = e instanceof Error ? e.message : String(e);
-      this.emitModelCall(step, prompt, promptTokens, maxOutputTokens, null, false, this.now() - callStarted, null, undefined, callError);
-      if (stop) throw new StopSignal(stop);
-      if (e instanceof ProviderFatalError) throw new StopSignal({ reason: 'error', detail: `model ${this.opts.provider.label}: ${callError}` });
-      throw e;
+      if (e instanceof ProviderReplyError && !stop) {
+        // An answer with nothing usable in it: a failed step that re-observes the unchanged state, not a crash.
+        replyError = e;
+        text = '';
+        usage = e.usage;
+        usageReported = e.usageReported;
+      } else {
+        this.emitModelCall(step, prompt, promptTokens, maxOutputTokens, null, false, this.now() - callStarted, null, undefined, callError);
+        if (stop) throw new StopSignal(stop);
+        if (e instanceof ProviderFatalError) throw new StopSignal({ reason: 'error', detail: `model ${this.opts.provider.label}: ${callError}` });
+        throw e;
+      }
     }
     this.tokensUsed += usage.input + usage.output;
+    if (usageReported) this.inputGauge.observe(measured, usage.input);
     const self = parseSelfReport(text);
-    this.emitModelCall(step, prompt, promptTokens, maxOutputTokens, usage, usageReported, this.now() - callStarted, text, self, null);
-    if (self.postMortem) this.postMortems.add(step, self.postMortem);
+    this.emitModelCall(
+      step, prompt, promptTokens, maxOutputTokens, usage, usageReported, this.now() - callStarted,
+      replyError ? (replyError.partialText ?? null) : text, replyError ? undefined : self, replyError ? `${replyError.problem}: ${replyError.message}` : null,
+    );
+    if (self.postMortem && !replyError) this.postMortems.add(step, self.postMortem);
 
     const verdicts: CriticVerdict[] = [];
     let criticStop: CriticVerdict | undefined;
@@ -474,7 +513,7 @@ export class Run {
     let feedback: string | null = null;
     let result: ApplyResult | undefined;
 
-    const parsed = parseReply(text, this.opts.settings.editFormat);
+    const parsed = replyError ? { edits: [], errors: [replyFeedback(replyError)] } : parseReply(text, this.opts.settings.editFormat);
     if (parsed.errors.length > 0) {
       feedback = parsed.errors.join('\n');
     } else {

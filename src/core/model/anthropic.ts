@@ -7,9 +7,9 @@ import { describeEndpoint } from './endpoint';
 import type { FaultContext } from './httpFaults';
 import { GIVE_UP_HINT, classifyProviderError } from './httpFaults';
 import type { ModelProvider } from './provider';
-import { ProviderReplyError } from './provider';
+import { ProviderReplyError, malformedReply } from './provider';
 import type { RetryNotice, RetryPolicy } from './retry';
-import { withRetry } from './retry';
+import { withChildSignal, withRetry } from './retry';
 import { countRequestTokens, countTokens } from './tokens';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -79,16 +79,19 @@ export class AnthropicProvider implements ModelProvider {
     return this.retrying(req.signal, async () => {
       let res: Message;
       try {
-        res = await this.client.messages.create(
-          {
-            model: this.opts.model,
-            max_tokens: req.maxOutputTokens,
-            system: req.system,
-            messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
-          },
-          { signal: req.signal },
+        res = await withChildSignal(req.signal, (signal) =>
+          this.client.messages.create(
+            {
+              model: this.opts.model,
+              max_tokens: req.maxOutputTokens,
+              system: req.system,
+              messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
+            },
+            { signal },
+          ),
         );
       } catch (e) {
+        if (e instanceof SyntaxError && !req.signal.aborted) throw malformedReply(e, req);
         throw classifyProviderError(e, Anthropic, this.ctx, req.signal);
       }
       return this.read(res, req);
@@ -99,9 +102,11 @@ export class AnthropicProvider implements ModelProvider {
   async countInputTokens(req: { system: string; messages: ChatMessage[] }, signal: AbortSignal): Promise<number> {
     return this.retrying(signal, async () => {
       try {
-        const r = await this.client.messages.countTokens(
-          { model: this.opts.model, system: req.system, messages: req.messages.map((m) => ({ role: m.role, content: m.content })) },
-          { signal },
+        const r = await withChildSignal(signal, (child) =>
+          this.client.messages.countTokens(
+            { model: this.opts.model, system: req.system, messages: req.messages.map((m) => ({ role: m.role, content: m.content })) },
+            { signal: child },
+          ),
         );
         return r.input_tokens;
       } catch (e) {

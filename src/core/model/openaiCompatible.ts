@@ -8,9 +8,9 @@ import { describeEndpoint } from './endpoint';
 import type { FaultContext } from './httpFaults';
 import { GIVE_UP_HINT, classifyProviderError } from './httpFaults';
 import type { ModelProvider } from './provider';
-import { ProviderReplyError } from './provider';
+import { ProviderReplyError, malformedReply } from './provider';
 import type { RetryNotice, RetryPolicy } from './retry';
-import { withRetry } from './retry';
+import { withChildSignal, withRetry } from './retry';
 import { countRequestTokens, countTokens } from './tokens';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -94,9 +94,10 @@ export class OpenAICompatibleProvider implements ModelProvider {
     };
     let res: ChatCompletion;
     try {
-      res = await this.client.chat.completions.create(body, { signal: req.signal });
+      res = await withChildSignal(req.signal, (signal) => this.client.chat.completions.create(body, { signal }));
     } catch (e) {
       if (this.switchTokenParam(e)) return this.attempt(req);
+      if (e instanceof SyntaxError && !req.signal.aborted) throw malformedReply(e, req);
       throw classifyProviderError(e, OpenAI, this.ctx, req.signal);
     }
     return this.read(res, req);

@@ -1,4 +1,5 @@
 import type { ChatMessage, Completion, CompletionRequest, Usage } from '../types';
+import { countRequestTokens } from './tokens';
 
 /** The model port. Providers never decide anything about the run; they only answer. */
 export interface ModelProvider {
@@ -49,4 +50,12 @@ export class ProviderReplyError extends Error {
     super(message);
     this.name = 'ProviderReplyError';
   }
+}
+
+/**
+ * A response body the SDK could not read as JSON: a failed step. What it cost is unknown, so the
+ * budget is charged the worst case (the estimated input and the whole output limit).
+ */
+export function malformedReply(e: SyntaxError, req: CompletionRequest): ProviderReplyError {
+  return new ProviderReplyError('malformed', `the server's answer is not valid JSON (${e.message})`, { input: countRequestTokens(req), output: req.maxOutputTokens }, false);
 }

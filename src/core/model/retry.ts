@@ -129,3 +129,19 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
     }
   }
 }
+
+/**
+ * A child signal for one request, unlinked when the request ends: the SDKs add an abort listener
+ * per request, and a run's signal lives for many requests.
+ */
+export async function withChildSignal<T>(signal: AbortSignal, fn: (child: AbortSignal) => Promise<T>): Promise<T> {
+  const child = new AbortController();
+  const onAbort = (): void => child.abort(signal.reason);
+  if (signal.aborted) child.abort(signal.reason);
+  else signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await fn(child.signal);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}

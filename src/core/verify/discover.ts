@@ -1,8 +1,9 @@
 // Finds a workspace's checks when none are configured (DESIGN §4): its own tsc, eslint and test script.
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { CheckSpec, ParserId } from '../types';
-import { findExecutable, inferParser } from './verifier';
+import type { CheckSpec } from '../types';
+import { parserForScript } from './infer';
+import { findExecutable } from './verifier';
 
 export interface Discovery {
   checks: CheckSpec[];
@@ -37,24 +38,6 @@ function readPackageJson(root: string, notes: string[]): PackageJson | undefined
     notes.push(`package.json is not valid JSON (${e.message}): its scripts were not looked at`);
     return undefined;
   }
-}
-
-/**
- * The text a script runs, with `npm run x` / `yarn x` / `pnpm x` references to other scripts
- * followed (a few levels), so the runner it ends up calling can be recognized.
- */
-export function expandScript(scripts: Record<string, string>, name: string, depth = 0): string {
-  const body = scripts[name] ?? '';
-  if (depth >= 3) return body;
-  return body.replace(/\b(?:npm run(?:-script)?|npm|yarn(?: run)?|pnpm(?: run)?|bun run)\s+(?:--silent\s+|-s\s+)?([\w:.-]+)/g, (all, ref: string) => {
-    const target = ref === 'test' || ref === 't' ? 'test' : ref;
-    return target !== name && scripts[target] !== undefined ? `${all} (${expandScript(scripts, target, depth + 1)})` : all;
-  });
-}
-
-/** The parser for a test script: the runner it calls, followed through script references. */
-export function parserForScript(scripts: Record<string, string>, name: string): ParserId {
-  return inferParser(expandScript(scripts, name));
 }
 
 export function discoverChecks(root: string): Discovery {

@@ -84,6 +84,7 @@ export function normalizeMessage(message: string, ctx: NormalizeContext): string
     // durations and timings
     .replace(/\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns)\b/g, 'T')
     .replace(/\b\d+(?:\.\d+)?s\b/g, 'T')
+    .replace(/\b\d+(?:\.\d+)? s\b(?!['\w])/g, 'T')
     .replace(/\b\d+(?:\.\d+)?\s(?:seconds?|secs?|minutes?|mins?)\b/g, 'T')
     .replace(/\b(duration(?:_ms)?|elapsed|time)(["']?\s*[:=]\s*)\d+(?:\.\d+)?/gi, '$1$2T')
     // hex addresses and UUIDs

@@ -95,7 +95,7 @@ export class CappedOutput {
       buf = buf.subarray(take);
     }
     if (buf.length === 0) return;
-    this.tail.push(Buffer.from(buf));
+    this.tail.push(buf);
     this.tailBytes += buf.length;
     while (this.tail.length > 1 && this.tailBytes - this.tail[0]!.length >= this.half) {
       const first = this.tail.shift()!;

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { CheckResult, CheckSpec, Failure, Logger, ParserId, VerifyResult } from '../types';
 import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
+import { parserForCommand } from './infer';
 import { parseOutput } from './parsers/index';
 import type { RunCommandResult } from './runner';
 import { checkEnv, runCommand, splitCommand } from './runner';
@@ -45,18 +46,6 @@ export const DEFAULT_CHECK_TIMEOUT_SECONDS = 300;
 const MACHINE_STDOUT_LIMIT_BYTES = 16 * 1024 * 1024;
 /** Static analysis gives the same answer twice: re-running it to look for flakes only costs time. */
 const DETERMINISTIC: ReadonlySet<ParserId> = new Set(['tsc', 'eslint']);
-
-/** Infers a parser from the command when the check does not name one; test runners win over tsc/eslint. */
-export function inferParser(command: string): ParserId {
-  if (/\bvitest\b/.test(command)) return 'vitest';
-  if (/\bjest\b/.test(command)) return 'jest';
-  if (/\bmocha\b/.test(command)) return 'mocha';
-  if (/(^|\s)--test\b/.test(command)) return 'node-test';
-  if (/(^|[\s/])(tap|tape)(\s|$)/.test(command)) return 'tap';
-  if (/(^|[\s/])tsc(\s|$)/.test(command) || /\bvue-tsc\b/.test(command)) return 'tsc';
-  if (/\beslint\b/.test(command)) return 'eslint';
-  return 'generic';
-}
 
 /** Whether the command asks its tool for a JSON report, which is then read from stdout alone. */
 export function wantsMachineOutput(command: string): boolean {
@@ -215,7 +204,7 @@ export class Verifier {
    * flaky timeout), cancelled checks.
    */
   private async runCheck(spec: CheckSpec, previous: VerifyResult | undefined, signal?: AbortSignal): Promise<CheckResult> {
-    const parser = spec.parser ?? inferParser(spec.command);
+    const parser = spec.parser ?? parserForCommand(spec.command, path.resolve(this.opts.root, spec.cwd ?? '.'));
     const first = await this.attempt(spec, parser, signal);
     const attempts = [first];
     const reruns = Math.max(0, this.opts.flakyReruns ?? 1);

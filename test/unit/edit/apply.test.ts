@@ -124,4 +124,17 @@ describe('edit/apply', () => {
     assert.equal(r.files.length, 1);
     assert.equal(treeHash(root), before);
   });
+
+  it('keeps each line\'s own ending in a mixed-ending file; new lines take the majority ending', async () => {
+    put('x.ts', 'a\r\nb\nc\r\nd\r\n');
+    const r = await run('x.ts\n<<<<<<< SEARCH\nc\n=======\nc\nc2\n>>>>>>> REPLACE\n');
+    assert.deepEqual(r.errors, []);
+    assert.equal(get('x.ts'), 'a\r\nb\nc\r\nc2\r\nd\r\n');
+  });
+
+  it('creates a file without a final newline when the diff says so', async () => {
+    const r = await run('--- /dev/null\n+++ b/n.ts\n@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n');
+    assert.deepEqual(r.errors, []);
+    assert.equal(get('n.ts'), 'one\ntwo');
+  });
 });

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { parseReply } from '../../../src/core/edit/parse';
+import { cleanPathLine, parseReply } from '../../../src/core/edit/parse';
 import type { FilePatch, SearchReplaceEdit } from '../../../src/core/edit/parse';
 
 describe('edit/parse', () => {
@@ -101,5 +101,20 @@ describe('edit/parse', () => {
       r.edits.map((e) => [e.oldPath, e.newPath]),
       [['gone.ts', null], ['from.ts', 'to.ts'], [null, 'empty.ts']],
     );
+  });
+
+  it('cleans decorated path lines down to the path', () => {
+    for (const [line, want] of [
+      ['**src/a.ts**', 'src/a.ts'],
+      ['### `src/a.ts`', 'src/a.ts'],
+      ['File: src/a.ts', 'src/a.ts'],
+      ['src/a.ts:', 'src/a.ts'],
+      ['Update `src/my file.ts`:', 'src/my file.ts'],
+      ['In src/a.ts, change the helper:', 'src/a.ts'],
+      ['// src/a.ts', 'src/a.ts'],
+    ] as const) {
+      assert.equal(cleanPathLine(line), want, line);
+    }
+    assert.equal(cleanPathLine('Here is the change'), null);
   });
 });

@@ -1,70 +1,69 @@
+// Every parser on the live output of the real, pinned tool, run on a copy of its fixture project.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { parseOutput } from '../../../src/core/verify/parsers/index';
 import type { ParserId } from '../../../src/core/types';
+import { parseOutput } from '../../../src/core/verify/parsers/index';
 import { REPO, copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
+import { EXPECTED, VITEST_JSON, rows, sorted } from './expected';
+import type { Row } from './expected';
 
 const BIN = path.join(REPO, 'node_modules', '.bin');
 
-function run(cwd: string, argv: string[]): { output: string; exitCode: number } {
-  try {
-    const out = execFileSync(argv[0]!, argv.slice(1), { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PATH: `${BIN}${path.delimiter}${process.env.PATH}`, NO_COLOR: '1', FORCE_COLOR: '0', CI: '1' } });
-    return { output: out, exitCode: 0 };
-  } catch (e) {
-    const err = e as { stdout: string; stderr: string; status: number };
-    return { output: err.stdout + err.stderr, exitCode: err.status };
-  }
+function runTool(cwd: string, argv: string[]): { output: string; stdout: string; exitCode: number | null } {
+  const r = spawnSync(argv[0]!, argv.slice(1), {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, PATH: `${BIN}${path.delimiter}${process.env.PATH}`, NO_COLOR: '1', FORCE_COLOR: '0', CI: '1' },
+  });
+  return { output: r.stdout + r.stderr, stdout: r.stdout, exitCode: r.status };
 }
 
-function parseLive(parser: ParserId, s: Scratch, argv: string[]): ReturnType<typeof parseOutput> {
-  const r = run(s.project, argv);
-  return parseOutput(parser, r.output, { check: parser, root: s.project, cwd: s.project, exitCode: r.exitCode });
-}
+const cases: { fixture: string; parser: ParserId; argv: string[]; expected?: Row[] }[] = [
+  { fixture: 'tsc', parser: 'tsc', argv: ['tsc', '--noEmit', '-p', '.'] },
+  { fixture: 'tsc', parser: 'tsc', argv: ['tsc', '--noEmit', '-p', '.', '--pretty'] },
+  { fixture: 'eslint', parser: 'eslint', argv: ['eslint', '.'] },
+  { fixture: 'eslint', parser: 'eslint', argv: ['eslint', '--format', 'json', '.'] },
+  { fixture: 'mocha', parser: 'mocha', argv: ['mocha'] },
+  { fixture: 'mocha', parser: 'mocha', argv: ['mocha', '--reporter', 'json'] },
+  { fixture: 'mocha', parser: 'tap', argv: ['mocha', '--reporter', 'tap'] },
+  { fixture: 'jest', parser: 'jest', argv: ['jest'] },
+  { fixture: 'jest', parser: 'jest', argv: ['jest', '--json'] },
+  { fixture: 'vitest', parser: 'vitest', argv: ['vitest', 'run'] },
+  { fixture: 'vitest', parser: 'vitest', argv: ['vitest', 'run', '--reporter=json'], expected: VITEST_JSON },
+  { fixture: 'node-test', parser: 'node-test', argv: ['node', '--test'] },
+  { fixture: 'node-test', parser: 'node-test', argv: ['node', '--test', '--test-reporter=spec'] },
+  { fixture: 'node-test', parser: 'tap', argv: ['node', '--test', '--test-reporter=tap'] },
+];
 
 describe('parsers on live tool output', function () {
-  this.timeout(120000);
-  let tsc: Scratch;
-  let nodeTest: Scratch;
+  this.timeout(180000);
+  const scratch = new Map<string, Scratch>();
   before(() => {
-    tsc = copyFixture('verify/tsc');
-    nodeTest = copyFixture('verify/node-test');
+    for (const f of new Set(cases.map((c) => c.fixture))) scratch.set(f, copyFixture(`verify/${f}`));
   });
   after(() => {
-    tsc.cleanup();
-    nodeTest.cleanup();
+    for (const s of scratch.values()) s.cleanup();
   });
 
-  it('tsc, plain and pretty, reads every error with its file, position and code', () => {
-    for (const extra of [[], ['--pretty']]) {
-      const f = parseLive('tsc', tsc, ['tsc', '--noEmit', '-p', '.', ...extra]);
-      assert.deepEqual(
-        f.map((x) => [x.file, x.line, x.column, x.id]),
-        [
-          ['src/cart.ts', 6, 34, 'TS2345'],
-          ['src/price.ts', 11, 14, 'TS2322'],
-          ['src/price.ts', 15, 42, 'TS2322'],
-        ],
-      );
-      assert.match(f[1]!.message, /Type 'string' is not assignable to type 'number'/);
-    }
-  });
+  for (const c of cases) {
+    it(`${c.parser} reads \`${c.argv.join(' ')}\` on the ${c.fixture} fixture`, () => {
+      const s = scratch.get(c.fixture)!;
+      const r = runTool(s.project, c.argv);
+      assert.notEqual(r.exitCode, 0, 'the fixture fails');
+      const f = parseOutput(c.parser, r.output, { check: c.fixture, root: s.project, cwd: s.project, exitCode: r.exitCode, stdout: r.stdout });
+      assert.deepEqual(rows(f), sorted(c.expected ?? EXPECTED[c.fixture]!));
+      for (const x of f) assert.ok(!x.message.includes(s.project), `no absolute path in ${x.message}`);
+    });
+  }
 
-  it('node:test, TAP and spec reporters, give the same failures with full titles', () => {
-    const tap = parseLive('node-test', nodeTest, ['node', '--test']);
-    const spec = parseLive('node-test', nodeTest, ['node', '--test', '--test-reporter=spec']);
-    assert.deepEqual(tap, spec);
-    assert.deepEqual(
-      tap.map((x) => [x.file, x.line, x.id]),
-      [
-        ['test/shop.test.js', 7, 'cart > subtotal multiplies by quantity'],
-        ['test/shop.test.js', 15, 'cart > discount refuses more than everything'],
-        ['test/shop.test.js', 20, 'slugify joins words with dashes'],
-      ],
-    );
-    assert.match(tap[0]!.message, /^AssertionError: Expected values to be strictly equal:\n\n7 !== 10/);
-    assert.match(tap[1]!.message, /at discount \(src\/shop\.js:7:28\)/);
-    assert.ok(!tap.some((x) => x.message.includes(nodeTest.project)), 'no absolute path in messages');
+  it('relative paths printed by a check running in a subdirectory come out workspace-relative', () => {
+    const s = scratch.get('tsc')!;
+    // The workspace root is the fixture's parent: tsc prints `src/cart.ts`, the failure says `project/src/cart.ts`.
+    const r = runTool(s.project, ['tsc', '--noEmit', '-p', '.']);
+    const f = parseOutput('tsc', r.output, { check: 'tsc', root: s.dir, cwd: s.project, exitCode: r.exitCode });
+    assert.deepEqual(f.map((x) => x.file), ['project/src/cart.ts', 'project/src/price.ts', 'project/src/price.ts']);
   });
 });

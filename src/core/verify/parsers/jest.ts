@@ -99,7 +99,7 @@ function textBlocks(lines: readonly string[]): Block[] {
     if (m && indentOf(l) <= 4) {
       cur = { title: m[1]!.trim(), body: [] };
       out.push(cur);
-    } else if (/^(PASS|FAIL) /.test(l) || /^(Test Suites|Tests|Snapshots|Time):/.test(l)) {
+    } else if (/^\s*(PASS|FAIL) /.test(l) || /^(Test Suites|Tests|Snapshots|Time):/.test(l)) {
       cur = undefined;
     } else if (cur) {
       cur.body.push(l);
@@ -124,7 +124,7 @@ function fromText(output: string, ctx: ParseContext): Failure[] {
     section = [];
   };
   for (const l of lines) {
-    const head = /^(PASS|FAIL)\s+(.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$/.exec(l);
+    const head = /^\s*(PASS|FAIL)\s+(.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$/.exec(l);
     if (head) {
       flush();
       file = head[1] === 'FAIL' ? workspacePath(head[2]!.replace(/^\S+\s+(?=\S*[\\/.])/, '').trim(), ctx) : undefined;

@@ -167,7 +167,9 @@ export function tapFailure(r: TapResult, ctx: ParseContext): Failure | undefined
   // The test's own file, at the line where it failed when the stack says so.
   const inTest = frames.find((f) => f.file === locFile);
   const testFrame = pickTestFrame(frames);
-  const file = locFile ?? testFrame?.file;
+  // Mocha's timeout names the test file in its message, with no stack into it.
+  const named = /\(([^()]+\.[cm]?[jt]sx?)\)\s*$/.exec(message[0] ?? '');
+  const file = locFile ?? testFrame?.file ?? (named ? workspacePath(named[1]!, ctx) : undefined);
   const at = inTest ?? (locFile === undefined ? testFrame : undefined);
   return failure({
     check: ctx.check,

@@ -1,0 +1,75 @@
+// Loads the extension bundle in plain Node with a `vscode` stub that only records calls, and times
+// require + activate, the way VS Code's extension host starts it.
+import Module from 'node:module';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createRequire } from 'node:module';
+
+type AnyFn = (...args: unknown[]) => unknown;
+
+/** A stub whose every property is another stub and every call is recorded and returns a stub. */
+function recorder(calls: string[], name = 'vscode'): unknown {
+  const fn = function () {
+    return undefined;
+  } as unknown as AnyFn;
+  return new Proxy(fn, {
+    get(_t, prop) {
+      if (prop === 'then') return undefined; // not a thenable
+      if (prop === Symbol.toPrimitive) return () => name;
+      if (prop === Symbol.iterator) return function* () {};
+      return recorder(calls, `${name}.${String(prop)}`);
+    },
+    apply() {
+      calls.push(name);
+      return recorder(calls, `${name}()`);
+    },
+    construct() {
+      calls.push(`new ${name}`);
+      return recorder(calls, `new ${name}`) as object;
+    },
+  });
+}
+
+export async function activationFigures(bundle: string, loads: number): Promise<{ timesMs: number[]; calls: number; commands: number }> {
+  const req = createRequire(bundle);
+  const resolved = req.resolve(bundle);
+  const M = Module as unknown as { _resolveFilename: AnyFn; _cache: Record<string, unknown> };
+  const orig = M._resolveFilename;
+  const stubPath = path.join(path.dirname(resolved), '__vscode_stub__.js');
+  let calls: string[] = [];
+  M._resolveFilename = function (request: unknown, ...rest: unknown[]) {
+    if (request === 'vscode') return stubPath;
+    return orig.call(this, request, ...rest);
+  } as AnyFn;
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < loads; i++) {
+      calls = [];
+      for (const k of Object.keys(M._cache)) if (k === resolved || k === stubPath) delete M._cache[k];
+      const stubModule = new Module(stubPath);
+      stubModule.exports = recorder(calls);
+      (stubModule as unknown as { loaded: boolean }).loaded = true;
+      M._cache[stubPath] = stubModule;
+      const context = {
+        subscriptions: [] as unknown[],
+        extensionUri: recorder(calls, 'context.extensionUri'),
+        extensionPath: path.dirname(path.dirname(resolved)),
+        storageUri: recorder(calls, 'context.storageUri'),
+        globalStorageUri: recorder(calls, 'context.globalStorageUri'),
+        logUri: recorder(calls, 'context.logUri'),
+        secrets: recorder(calls, 'context.secrets'),
+        workspaceState: recorder(calls, 'context.workspaceState'),
+        globalState: recorder(calls, 'context.globalState'),
+        extensionMode: 1,
+        asAbsolutePath: (p: string) => path.join(path.dirname(path.dirname(resolved)), p),
+      };
+      const t = performance.now();
+      const ext = req(resolved) as { activate: (c: unknown) => unknown };
+      await Promise.resolve(ext.activate(context)).catch(() => undefined);
+      times.push(performance.now() - t);
+    }
+  } finally {
+    M._resolveFilename = orig;
+  }
+  return { timesMs: times, calls: calls.length, commands: calls.filter((c) => c.endsWith('registerCommand')).length };
+}

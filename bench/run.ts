@@ -1,0 +1,438 @@
+// `npm run bench`: every figure is a ratio or a count measured in this one run, on this machine,
+// so shared-machine noise hits both sides of each comparison alike.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { FsWorkspace } from '../src/core/edit/workspace';
+import { Run } from '../src/core/loop/run';
+import { ReplayProvider } from '../src/core/model/replay';
+import { countTokens } from '../src/core/model/tokens';
+import { defaultSettings } from '../src/core/settings';
+import type { Settings } from '../src/core/settings';
+import type { TimedEvent } from '../src/core/trace/events';
+import type { CheckSpec, Failure } from '../src/core/types';
+import { formatFailureReport } from '../src/core/verify/report';
+import { runCommand } from '../src/core/verify/runner';
+import { Verifier } from '../src/core/verify/verifier';
+import { diffOf, reply } from '../test/support/replies';
+import { activationFigures } from './activation';
+
+const REPO = path.resolve(import.meta.dirname, '..');
+const JSON_OUT = process.argv.includes('--json');
+const RECORD = process.argv.includes('--record');
+const QUICK = process.argv.includes('--quick');
+const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const scratchRoot = mkdtempSync(path.join(os.tmpdir(), 'fug-bench-'));
+
+interface Stat {
+  median: number;
+  min: number;
+  max: number;
+  n: number;
+}
+
+interface Figure {
+  id: string;
+  name: string;
+  value: string;
+  target: string;
+  meets: boolean | null;
+  data: Record<string, unknown>;
+}
+
+const figures: Figure[] = [];
+
+function stat(xs: number[]): Stat {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  const median = s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+  return { median, min: s[0]!, max: s[s.length - 1]!, n: s.length };
+}
+
+function fmt(s: Stat, unit = '', digits = 2): string {
+  const f = (x: number): string => x.toFixed(digits);
+  return `${f(s.median)}${unit} (min ${f(s.min)}, max ${f(s.max)}, n=${s.n})`;
+}
+
+function log(msg: string): void {
+  if (!JSON_OUT) process.stderr.write(`bench: ${msg}\n`);
+}
+
+function scratch(name: string): string {
+  const dir = path.join(scratchRoot, name);
+  mkdirSync(dir, { recursive: true });
+  symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  return dir;
+}
+
+function settingsWith(over: Partial<Settings>): Settings {
+  // Built directly rather than validated: the step-cap-only policies need limits past the bounds.
+  return { ...defaultSettings(), ...over };
+}
+
+function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [rel, text] of Object.entries(files)) {
+    const p = path.join(dir, rel);
+    mkdirSync(path.dirname(p), { recursive: true });
+    writeFileSync(p, text);
+  }
+}
+
+// A project of `n` modules that import each other in a chain, with a test file and lint config.
+function tsProject(dir: string, n: number): void {
+  const files: Record<string, string> = {
+    'package.json': JSON.stringify({ name: 'bench', private: true, type: 'module' }),
+    'tsconfig.json': JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] }, include: ['src/**/*.ts'] }),
+    'eslint.config.mjs': "import tseslint from 'typescript-eslint';\nexport default tseslint.config(...tseslint.configs.recommended);\n",
+  };
+  for (let i = 0; i < n; i++) {
+    const dep = i > 0 ? `import { value${i - 1} } from './m${i - 1}.js';\n` : '';
+    const base = i > 0 ? `value${i - 1}.total` : '0';
+    // Enough typed code per module (generics, mapped and conditional types) that checking, not
+    // parsing, is most of tsc's work, as in a real project.
+    const helpers = Array.from({ length: 12 }, (_, j) =>
+      `export type Pick${i}_${j}<T> = { [K in keyof T as K extends string ? \`${j}_\${K}\` : never]: T[K] extends number ? T[K] | null : readonly T[K][] };\n` +
+      `export function map${i}_${j}<T extends Record${i}, U>(xs: readonly T[], f: (x: T, i: number) => U): Map<number, U> {\n` +
+      `  const out = new Map<number, U>();\n  xs.forEach((x, k) => out.set(x.id * ${j + 1} + k, f(x, k)));\n  return out;\n}\n` +
+      `export const table${i}_${j}: Pick${i}_${j}<Record${i}> = { '${j}_id': ${j}, '${j}_name': ['m${i}'], '${j}_total': null };\n`,
+    ).join('\n');
+    files[`src/m${i}.ts`] =
+      `${dep}export interface Record${i} {\n  id: number;\n  name: string;\n  total: number;\n}\n\n` +
+      `export const value${i}: Record${i} = { id: ${i}, name: 'm${i}', total: ${base} + ${i} };\n\n` +
+      `export function describe${i}(r: Record${i}): string {\n  return \`\${r.name}#\${r.id}: \${r.total.toFixed(2)}\`;\n}\n\n` +
+      helpers;
+  }
+  files['test/chain.test.mjs'] =
+    "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n" +
+    Array.from({ length: 40 }, (_, i) => `test('case ${i}', () => { assert.equal(${i} * 2, ${i * 2}); });`).join('\n') + '\n';
+  writeFiles(dir, files);
+}
+
+// 1. Engine overhead per step: replay model, a no-op check, a 200-file project.
+async function engineOverhead(): Promise<void> {
+  log('1/7 engine overhead per step');
+  const walls: number[] = [];
+  const overheads: number[] = [];
+  const shares: number[] = [];
+  const reps = QUICK ? 1 : 3;
+  for (let rep = 0; rep < reps; rep++) {
+    const dir = scratch(`overhead-${rep}`);
+    tsProject(dir, 200);
+    const steps = 10;
+    const responses = Array.from({ length: steps }, (_, k) => {
+      const rel = `src/m${k * 7}.ts`;
+      const before = readFileSync(path.join(dir, rel), 'utf8');
+      return { text: reply([diffOf(rel, before, before.replace(`name: 'm${k * 7}'`, `name: 'module ${k * 7}'`))]), usage: { input: 1000, output: 100 } };
+    });
+    // A check that always fails the same way: the loop runs every step, the check costs ~nothing.
+    const check: CheckSpec = { name: 'noop', command: 'false', parser: 'generic' };
+    const settings = settingsWith({ checks: [check], maxSteps: steps, stallThreshold: 1000, flakyReruns: 0 });
+    const marks: { type: string; at: number; durationMs?: number; step: number }[] = [];
+    const run = new Run({
+      workspace: new FsWorkspace(dir),
+      verifier: new Verifier({ root: dir, checks: [check], parallel: true, outputLimitKb: 256, flakyReruns: 0 }),
+      provider: new ReplayProvider({ responses }),
+      settings,
+      storageDir: path.join(scratchRoot, `overhead-storage-${rep}`),
+      onEvent: (e: TimedEvent) => {
+        const at = performance.now();
+        if (e.type === 'verify' || e.type === 'model-call') marks.push({ type: e.type, at, durationMs: e.durationMs, step: e.step });
+        else if (e.type === 'step-end') marks.push({ type: e.type, at, step: e.step });
+      },
+    });
+    const report = await run.start();
+    if (report.steps.length !== steps) throw new Error(`overhead run stopped early: ${report.stopReason} ${report.detail}`);
+    let prev = marks.find((m) => m.type === 'verify' && m.step === 0)!.at;
+    for (let k = 1; k <= steps; k++) {
+      const end = marks.find((m) => m.type === 'step-end' && m.step === k)!.at;
+      const model = marks.find((m) => m.type === 'model-call' && m.step === k)?.durationMs ?? 0;
+      const check = marks.filter((m) => m.type === 'verify' && m.step === k).reduce((n, m) => n + (m.durationMs ?? 0), 0);
+      const wall = end - prev;
+      const overhead = Math.max(0, wall - model - check);
+      walls.push(wall);
+      overheads.push(overhead);
+      shares.push(overhead / wall);
+      prev = end;
+    }
+  }
+  const o = stat(overheads);
+  const sh = stat(shares.map((x) => x * 100));
+  figures.push({
+    id: 'engine-overhead',
+    name: 'Engine overhead per step (200 files, no-op check)',
+    value: `${fmt(o, ' ms')}; ${fmt(sh, ' % of step wall', 1)}`,
+    target: '≤ 5 ms and ≤ 2 %',
+    meets: o.median <= 5 && sh.median <= 2,
+    data: { overheadMs: o, sharePercent: sh, stepWallMs: stat(walls) },
+  });
+}
+
+// 2. Parallel verify vs the slowest single check and the sequential sum.
+async function parallelVerify(): Promise<void> {
+  log('2/7 parallel verify');
+  const dir = scratch('parallel');
+  tsProject(dir, 80);
+  const checks: CheckSpec[] = [
+    { name: 'typecheck', command: 'tsc --noEmit -p .', parser: 'tsc' },
+    { name: 'lint', command: 'eslint src', parser: 'eslint' },
+    { name: 'test', command: 'node --test test/chain.test.mjs', parser: 'node-test' },
+  ];
+  const make = (cs: CheckSpec[], parallel: boolean): Verifier => new Verifier({ root: dir, checks: cs, parallel, outputLimitKb: 256, flakyReruns: 0 });
+  const par: number[] = [];
+  const seq: number[] = [];
+  const slowest: number[] = [];
+  const reps = QUICK ? 1 : 3;
+  await make(checks, true).verify(); // warm the file cache for every side alike
+  for (let rep = 0; rep < reps; rep++) {
+    const singles: number[] = [];
+    for (const c of checks) {
+      const t = performance.now();
+      const r = await make([c], true).verify();
+      if (!r.green) throw new Error(`parallel fixture check ${c.name} failed: ${r.failures.map((f) => f.message).join('; ')}`);
+      singles.push(performance.now() - t);
+    }
+    slowest.push(Math.max(...singles));
+    let t = performance.now();
+    await make(checks, false).verify();
+    seq.push(performance.now() - t);
+    t = performance.now();
+    await make(checks, true).verify();
+    par.push(performance.now() - t);
+  }
+  const ratio = stat(par.map((p, i) => p / slowest[i]!));
+  const vsSeq = stat(par.map((p, i) => p / seq[i]!));
+  figures.push({
+    id: 'parallel-verify',
+    name: 'Parallel verify (tsc + ESLint + node:test)',
+    value: `${fmt(ratio, '× slowest')}; ${fmt(vsSeq, '× sequential sum')}`,
+    target: '≤ 1.15 × slowest',
+    meets: ratio.median <= 1.15,
+    data: { parallelMs: stat(par), slowestSingleMs: stat(slowest), sequentialMs: stat(seq), ratioToSlowest: ratio, ratioToSequential: vsSeq, cores: os.cpus().length },
+  });
+}
+
+// 3. The verifier's warm (incremental) tsc after a one-line edit vs a cold tsc.
+async function incrementalTsc(): Promise<void> {
+  log('3/7 incremental type check');
+  const dir = scratch('incremental');
+  tsProject(dir, 320);
+  const check: CheckSpec = { name: 'typecheck', command: 'tsc --noEmit -p .', parser: 'tsc' };
+  const storage = path.join(scratchRoot, 'incremental-storage');
+  const v = new Verifier({ root: dir, checks: [check], parallel: true, outputLimitKb: 256, flakyReruns: 0, storageDir: storage });
+  await v.verify(); // builds the incremental info
+  const cold: number[] = [];
+  const warm: number[] = [];
+  const reps = QUICK ? 1 : 3;
+  for (let rep = 0; rep < reps; rep++) {
+    const rel = path.join(dir, `src/m${100 + rep}.ts`);
+    writeFileSync(rel, readFileSync(rel, 'utf8').replace(/name: 'm(\d+)'/, `name: 'edited $1 ${rep}'`));
+    let t = performance.now();
+    const r = await v.verify();
+    warm.push(performance.now() - t);
+    if (!r.green) throw new Error('incremental fixture does not type-check');
+    t = performance.now();
+    const c = await runCommand({ command: 'tsc --noEmit -p .', cwd: dir, timeoutMs: 600_000, outputLimitBytes: 256 * 1024 });
+    cold.push(performance.now() - t);
+    if (c.exitCode !== 0) throw new Error(`cold tsc failed: ${c.output.slice(0, 500)}`);
+  }
+  const ratio = stat(warm.map((w, i) => w / cold[i]!));
+  figures.push({
+    id: 'incremental-tsc',
+    name: 'Incremental type check (320 files, one-line edit)',
+    value: `${fmt(ratio, '× cold')}`,
+    target: '≤ 0.5 × cold',
+    meets: ratio.median <= 0.5,
+    data: { warmMs: stat(warm), coldMs: stat(cold), ratio },
+  });
+}
+
+// 4. Tokens of the failure report vs the raw outputs, over the parser fixtures.
+async function compactness(): Promise<void> {
+  log('4/7 feedback compactness');
+  const fixtures: { name: string; checks: CheckSpec[] }[] = [
+    { name: 'tsc', checks: [{ name: 'tsc', command: 'tsc --noEmit -p .', parser: 'tsc' }] },
+    { name: 'eslint', checks: [{ name: 'eslint', command: 'eslint src', parser: 'eslint' }] },
+    { name: 'mocha', checks: [{ name: 'mocha', command: 'mocha', parser: 'mocha' }] },
+    { name: 'jest', checks: [{ name: 'jest', command: 'jest --ci', parser: 'jest' }] },
+    { name: 'vitest', checks: [{ name: 'vitest', command: 'vitest run', parser: 'vitest' }] },
+    { name: 'node-test', checks: [{ name: 'node-test', command: 'node --test test/', parser: 'node-test' }] },
+  ];
+  const rows: Record<string, unknown>[] = [];
+  let rawTotal = 0;
+  let reportTotal = 0;
+  let locations = 0;
+  let kept = 0;
+  for (const fx of fixtures) {
+    const dir = path.join(scratchRoot, `compact-${fx.name}`);
+    cpSync(path.join(REPO, 'test', 'fixtures', 'verify', fx.name), dir, { recursive: true });
+    const v = new Verifier({ root: dir, checks: fx.checks, parallel: true, outputLimitKb: 1024, flakyReruns: 0 });
+    const r = await v.verify();
+    const raw = r.checks.map((c) => c.output).join('\n');
+    const report = formatFailureReport(r.failures, {
+      root: dir,
+      readText: (rel) => {
+        try {
+          return readFileSync(path.join(dir, rel), 'utf8');
+        } catch {
+          return undefined;
+        }
+      },
+    });
+    const rawTokens = countTokens(raw);
+    const reportTokens = countTokens(report);
+    const located = r.failures.filter((f: Failure) => f.file && f.line !== undefined);
+    const survived = located.filter((f) => report.includes(f.file!) && report.includes(`${f.file}:${f.line}`) && (!f.id || report.includes(f.id)));
+    rawTotal += rawTokens;
+    reportTotal += reportTokens;
+    locations += located.length;
+    kept += survived.length;
+    rows.push({ fixture: fx.name, failures: r.failures.length, rawTokens, reportTokens, ratio: rawTokens ? reportTokens / rawTokens : null, locations: located.length, survived: survived.length });
+  }
+  const ratio = reportTotal / rawTotal;
+  const share = locations ? kept / locations : 1;
+  figures.push({
+    id: 'feedback-compactness',
+    name: 'Feedback compactness (report vs raw output)',
+    value: `${(ratio * 100).toFixed(1)} % of raw tokens (${reportTotal}/${rawTotal}); ${(share * 100).toFixed(1)} % of ${locations} locations kept`,
+    target: '≤ 20 % of raw tokens, 100 % of locations',
+    meets: ratio <= 0.2 && share === 1,
+    data: { rows, rawTokens: rawTotal, reportTokens: reportTotal, ratio, locations, kept },
+  });
+}
+
+// 5. Tokens and steps before stopping when the model never progresses.
+async function stuckRunCost(): Promise<void> {
+  log('5/7 stuck-run cost');
+  const policies: { name: string; over: Partial<Settings> }[] = [
+    { name: 'default policy', over: {} },
+    { name: 'step cap 8 only', over: { maxSteps: 8, stallThreshold: Number.MAX_SAFE_INTEGER } },
+    { name: 'step cap 50 only (Copilot default)', over: { maxSteps: 50, stallThreshold: Number.MAX_SAFE_INTEGER } },
+  ];
+  const rows: { policy: string; stopReason: string; steps: number; tokens: number }[] = [];
+  for (const p of policies) {
+    const dir = scratch(`stuck-${rows.length}`);
+    const src = "export function add(a, b) {\n  return a - b;\n}\n";
+    writeFiles(dir, {
+      'package.json': JSON.stringify({ name: 'stuck', private: true, type: 'module' }),
+      'src/add.js': src,
+      'check.mjs': "import assert from 'node:assert/strict';\nimport { add } from './src/add.js';\nassert.equal(add(2, 3), 5);\n",
+    });
+    // Every reply rewrites a comment: the edit applies, the failure never changes.
+    let cur = src;
+    const responses = Array.from({ length: 60 }, (_, k) => {
+      const next = `// attempt ${k + 1}: maybe the sign\n` + src;
+      const text = reply([diffOf('src/add.js', cur, next)], { postMortem: `attempt ${k} did not change the failure` });
+      cur = next;
+      return { text };
+    });
+    const check: CheckSpec = { name: 'test', command: 'node check.mjs', parser: 'generic' };
+    const settings = settingsWith({ checks: [check], flakyReruns: 0, ...p.over });
+    const run = new Run({
+      workspace: new FsWorkspace(dir),
+      verifier: new Verifier({ root: dir, checks: [check], parallel: true, outputLimitKb: 256, flakyReruns: 0 }),
+      provider: new ReplayProvider({ responses }),
+      settings,
+      storageDir: path.join(scratchRoot, `stuck-storage-${rows.length}`),
+    });
+    const r = await run.start();
+    rows.push({ policy: p.name, stopReason: r.stopReason, steps: r.steps.length, tokens: r.tokensUsed });
+  }
+  const [def, cap8, cap50] = rows as [typeof rows[0], typeof rows[0], typeof rows[0]];
+  const save8 = 1 - def.tokens / cap8.tokens;
+  const save50 = 1 - def.tokens / cap50.tokens;
+  figures.push({
+    id: 'stuck-run-cost',
+    name: 'Stuck-run cost (model never progresses)',
+    value: `default: ${def.stopReason} after ${def.steps} steps, ${def.tokens} tok; cap 8: ${cap8.steps} steps, ${cap8.tokens} tok; cap 50: ${cap50.steps} steps, ${cap50.tokens} tok; saves ${(save8 * 100).toFixed(0)} % vs cap 8, ${(save50 * 100).toFixed(0)} % vs cap 50`,
+    target: 'report the savings',
+    meets: def.tokens < cap8.tokens,
+    data: { rows, savingsVsCap8: save8, savingsVsCap50: save50 },
+  });
+}
+
+// 6. Bundle size and activation time of dist/extension.js with a recording `vscode` stub.
+async function extensionFigures(): Promise<void> {
+  log('6/7 extension bundle and activation');
+  const bundle = path.join(REPO, 'dist', 'extension.js');
+  const size = statSync(bundle).size;
+  const a = await activationFigures(bundle, 20);
+  figures.push({
+    id: 'extension',
+    name: 'Extension bundle and activation',
+    value: `${(size / 1024).toFixed(0)} KiB; activation ${fmt(stat(a.timesMs), ' ms')} (${a.calls} vscode API calls recorded)`,
+    target: 'report',
+    meets: null,
+    data: { bundleBytes: size, activationMs: stat(a.timesMs), apiCalls: a.calls, commandsRegistered: a.commands },
+  });
+}
+
+// 7. RSS growth of the verifier while a check prints 200 MB (in its own process, to measure only it).
+async function outputFlood(): Promise<void> {
+  log('7/7 output flood');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO, 'bench', 'flood.ts'), String(QUICK ? 50 : 200)], { encoding: 'utf8', cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`flood bench failed: ${r.stderr}`);
+  const d = JSON.parse(r.stdout.trim().split('\n').pop()!) as { mb: number; growthMb: number; keptChars: number; truncated: boolean; durationMs: number };
+  figures.push({
+    id: 'output-flood',
+    name: `Output flood (${d.mb} MB printed)`,
+    value: `RSS growth ${d.growthMb.toFixed(1)} MB; kept ${(d.keptChars / 1024).toFixed(0)} KiB, truncated=${d.truncated}; ${(d.durationMs / 1000).toFixed(1)} s`,
+    target: '≤ 30 MB',
+    meets: d.growthMb <= 30,
+    data: d,
+  });
+}
+
+function machine(): Record<string, unknown> {
+  return { node: process.version, platform: `${os.type()} ${os.release()} ${os.arch()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(os.totalmem() / 2 ** 30), loadavg: os.loadavg().map((x) => x.toFixed(2)).join(' ') };
+}
+
+function table(): string {
+  const rows = figures.map((f) => `| ${f.name} | ${f.value} | ${f.target} | ${f.meets === null ? 'n/a' : f.meets ? 'yes' : 'NO'} |`);
+  return ['| figure | measured | target | meets |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  try {
+    const all: [string, () => Promise<void>][] = [
+      ['engine-overhead', engineOverhead],
+      ['parallel-verify', parallelVerify],
+      ['incremental-tsc', incrementalTsc],
+      ['feedback-compactness', compactness],
+      ['stuck-run-cost', stuckRunCost],
+      ['extension', extensionFigures],
+      ['output-flood', outputFlood],
+    ];
+    for (const [id, f] of all) if (!ONLY || ONLY.includes(id)) await f();
+  } finally {
+    if (process.env.KEEP_BENCH !== '1') rmSync(scratchRoot, { recursive: true, force: true });
+    else log(`kept ${scratchRoot}`);
+  }
+  const totalS = (performance.now() - started) / 1000;
+  const m = machine();
+  if (JSON_OUT) {
+    process.stdout.write(JSON.stringify({ machine: m, totalSeconds: totalS, figures }, null, 2) + '\n');
+  } else {
+    process.stdout.write(`\n${table()}\n\nmachine: ${JSON.stringify(m)}\ntotal ${totalS.toFixed(0)} s\n`);
+  }
+  if (RECORD) {
+    const md = [
+      '# Benchmark results',
+      '',
+      `Recorded ${new Date().toISOString()} by \`npm run bench -- --record\` on: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GiB, ${m.platform}, Node ${m.node}; load average at the end ${m.loadavg}. Total ${totalS.toFixed(0)} s.`,
+      '',
+      table(),
+      '',
+      'Each ratio compares two measurements taken in the same run, so shared-machine noise affects both sides alike; absolute times are not comparable between runs.',
+      '',
+    ].join('\n');
+    writeFileSync(path.join(REPO, 'bench', 'RESULTS.md'), md);
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,67 @@
+import * as assert from 'node:assert/strict';
+import { isElision, locate } from '../../../src/core/edit/match';
+import type { OldLine } from '../../../src/core/edit/match';
+
+const ctx = (t: string): OldLine => ({ text: t, removed: false });
+const rm = (t: string): OldLine => ({ text: t, removed: true });
+
+const FILE = ['function f() {', '  const a = 1;', '  const b = 2;', '  const c = 3;', '  return a + b + c;', '}', '', 'function g() {', '  return 0;', '}'];
+
+describe('edit/match', () => {
+  it('finds an exact block anywhere, whatever the hint says', () => {
+    const r = locate(FILE, [ctx('function g() {'), rm('  return 0;'), ctx('}')], { hint: 0 });
+    assert.ok(r.ok);
+    assert.equal(r.placement.start, 7);
+    assert.equal(r.placement.level, 'exact');
+  });
+
+  it('matches up to whitespace and reports the level', () => {
+    const r = locate(FILE, [ctx('function g(){'), rm('return 0;  ')]);
+    assert.ok(r.ok);
+    assert.equal(r.placement.level, 'whitespace');
+    assert.deepEqual(r.placement.map, [7, 8]);
+  });
+
+  it('accepts altered context within the fuzz bound and refuses beyond it', () => {
+    const two = [ctx('function f() { // entry'), ctx('  const a = 1;'), ctx('  const bb = 2;'), rm('  const c = 3;'), ctx('  return a + b + c;'), ctx('}')];
+    const ok = locate(FILE, two);
+    assert.ok(ok.ok, JSON.stringify(ok));
+    assert.equal(ok.placement.level, 'fuzzy');
+    assert.equal(ok.placement.cost, 2);
+    assert.equal(ok.placement.map[3], 3);
+    const three = [ctx('function f() { // entry'), ctx('  const aa = 1;'), ctx('  const bb = 2;'), rm('  const c = 3;'), ctx('  return a + b + c;'), ctx('}')];
+    const no = locate(FILE, three);
+    assert.equal(no.ok, false);
+    assert.ok(!no.ok && no.kind === 'not-found');
+    assert.match(!no.ok && no.kind === 'not-found' ? no.closest!.why : '', /3 of its 6 old lines differ from the file there \(at most 2 may\)/);
+    assert.equal(locate(FILE, two, { fuzz: 1 }).ok, false, 'the bound is configurable');
+  });
+
+  it('never lets fuzz stand in for a removed line', () => {
+    const r = locate(FILE, [ctx('function f() {'), ctx('  const a = 1;'), rm('  const b = 20;'), ctx('  const c = 3;'), ctx('  return a + b + c;')]);
+    assert.ok(!r.ok && r.kind === 'not-found');
+    assert.match(r.closest!.why, /removes `const b = 20;` but line 3 there is `const b = 2;`/);
+  });
+
+  it('tolerates a missing context line', () => {
+    const r = locate(FILE, [ctx('function f() {'), ctx('  const a = 1;'), ctx('  const c = 3;'), rm('  return a + b + c;'), ctx('}')]);
+    assert.ok(r.ok);
+    assert.deepEqual(r.placement.map, [0, 1, 3, 4, 5]);
+  });
+
+  it('refuses two equally good places unless the hint names one exactly', () => {
+    const file = ['a', 'x', 'b', 'a', 'x', 'b'];
+    const block = [ctx('a'), rm('x'), ctx('b')];
+    const r = locate(file, block);
+    assert.ok(!r.ok && r.kind === 'ambiguous');
+    assert.deepEqual(!r.ok && r.kind === 'ambiguous' ? r.starts : [], [0, 3]);
+    assert.equal(locate(file, block, { hint: 2 }).ok, false, 'a hint near but not at a match does not choose');
+    const byHint = locate(file, block, { hint: 3 });
+    assert.ok(byHint.ok && byHint.placement.start === 3);
+  });
+
+  it('recognizes elisions but not spreads or real code', () => {
+    for (const l of ['...', '  // ...', '/* ... */', '# ... existing code ...', '// ... rest of the function unchanged', '  … ', '... rest of file ...', '<!-- ... -->']) assert.ok(isElision(l), l);
+    for (const l of ['  ...rest,', 'foo(...args);', 'const x = [...a, ...b];', '// load more items', 'return "...";', '...otherProps']) assert.ok(!isElision(l), l);
+  });
+});

@@ -1,0 +1,148 @@
+// The failure identity: equal where only noise differs, different where a failure changed.
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Failure } from '../../../src/core/types';
+import { GREEN_HASH, failureIdentity, normalizeMessage } from '../../../src/core/verify/identity';
+import { Verifier } from '../../../src/core/verify/verifier';
+import { copyFixture } from '../../support/fixtures';
+import type { Scratch } from '../../support/fixtures';
+
+describe('normalizeMessage', () => {
+  const root = '/home/ana/projects/shop';
+  const n = (m: string): string => normalizeMessage(m, { root });
+
+  it('removes the workspace root, file:// URLs and other machines\' absolute paths', () => {
+    assert.equal(n(`Cannot find module '${root}/src/x.js' from '${root}/test/a.test.js'`), "Cannot find module 'src/x.js' from 'test/a.test.js'");
+    assert.equal(n(`at file://${root}/src/x.js`), normalizeMessage('at file:///other/place/shop/src/x.js', { root: '/other/place/shop' }));
+    assert.equal(n("Cannot load '/usr/lib/node_modules/tsx/dist/loader.mjs'"), n("Cannot load '/Users/bo/.nvm/v20/lib/node_modules/tsx/dist/loader.mjs'"));
+    assert.equal(n('C:\\Users\\bo\\shop\\src\\x.js is missing'), n('/home/ana/elsewhere/src/x.js is missing'));
+  });
+
+  it('removes temp-dir names, line and column numbers, durations and timestamps', () => {
+    const tmp = os.tmpdir();
+    assert.equal(n(`wrote ${tmp}/fug-aB3xYz/out.txt`), n(`wrote ${tmp}/fug-Q9zzP1/out.txt`));
+    assert.equal(n('src/a.ts:12:5 bad'), n('src/a.ts:40:1 bad'));
+    assert.equal(n('src/a.ts(12,5): bad'), n('src/a.ts(3,9): bad'));
+    assert.equal(n('Timeout of 2000ms exceeded (12.3 s) after 4s'), n('Timeout of 300ms exceeded (0.5 s) after 1s'));
+    assert.equal(n('at 2026-11-22T02:34:33.879Z and 02:35:09 epoch 1795314893150'), n('at 2025-01-02T10:00:00Z and 23:59:59 epoch 1700000000000'));
+    assert.equal(n('duration_ms: 2.262743'), n('duration_ms: 0.1'));
+  });
+
+  it('removes addresses, UUIDs, seeds, PIDs, ports, ANSI and stack frames', () => {
+    assert.equal(n('object at 0x7ffde4a0c3b8'), n('object at 0x55d0c1a2b3c4'));
+    assert.equal(n('run 123e4567-e89b-12d3-a456-426614174000'), n('run 9b2f0c1e-0000-4000-8000-000000000001'));
+    assert.equal(n('Randomized with seed 48213'), n('Randomized with seed 1'));
+    assert.equal(n('worker pid 4412 died'), n('worker pid 99 died'));
+    assert.equal(n('ECONNREFUSED 127.0.0.1:53122'), n('ECONNREFUSED 127.0.0.1:40001'));
+    assert.equal(n('\u001b[31mexpected\u001b[39m 3'), 'expected 3');
+    assert.equal(n('boom\n    at f (src/a.js:3:1)\n    at node:internal/x:1:1\n ❯ test/a.test.js:4:2'), 'boom');
+  });
+
+  it('keeps what makes a failure this failure', () => {
+    assert.notEqual(n('Expected: 6\nReceived: 14'), n('Expected: 6\nReceived: 15'));
+    assert.notEqual(n("'missingGlobal' is not defined"), n("'otherGlobal' is not defined"));
+    assert.notEqual(n("Type 'string' is not assignable"), n("Type 'boolean' is not assignable"));
+    assert.notEqual(n('7 !== 10'), n('14 !== 10'));
+  });
+});
+
+describe('failureIdentity', () => {
+  const f = (message: string, extra: Partial<Failure> = {}): Failure => ({ check: 'test', file: 'a.js', id: 'adds', message, ...extra });
+  const ctx = { root: '/w' };
+
+  it('is the same in any order, and the green hash for no failures', () => {
+    assert.equal(failureIdentity([f('x', { id: 'a' }), f('y', { id: 'b' })], ctx), failureIdentity([f('y', { id: 'b' }), f('x', { id: 'a' })], ctx));
+    assert.equal(failureIdentity([], ctx), GREEN_HASH);
+  });
+
+  it('counts repeats: fixing one of two identical errors is a different state', () => {
+    const e = (line: number): Failure => f("Type 'string' is not assignable", { id: 'TS2322', line });
+    assert.notEqual(failureIdentity([e(3), e(9)], ctx), failureIdentity([e(3)], ctx));
+    assert.equal(failureIdentity([e(3), e(9)], ctx), failureIdentity([e(4), e(12)], ctx));
+  });
+
+  it('ignores the order of lines in a generic failure (tools interleave in parallel)', () => {
+    const g = (m: string): Failure => ({ check: 'build', id: 'exit', message: m });
+    assert.equal(failureIdentity([g('a failed\nb failed')], ctx), failureIdentity([g('b failed\na failed')], ctx));
+  });
+});
+
+// The acceptance: real tools on real fixture projects, from two absolute paths, colour on and off.
+interface Subject {
+  fixture: string;
+  command: string;
+  /** With colour forced on, the command that shows it (tsc only colours with --pretty). */
+  colourCommand?: string;
+  fix: [file: string, from: string, to: string];
+  changeActual: [file: string, from: string, to: string];
+}
+
+const subjects: Subject[] = [
+  {
+    fixture: 'tsc',
+    command: 'tsc --noEmit -p .',
+    colourCommand: 'tsc --noEmit -p . --pretty',
+    fix: ['src/cart.ts', "padStart('8')", 'padStart(8)'],
+    changeActual: ['src/price.ts', "shipping: number = 'free'", 'shipping: number = true'],
+  },
+  { fixture: 'eslint', command: 'eslint .', fix: ['src/inventory.js', '  const unused = 42;\n', ''], changeActual: ['src/inventory.js', 'missingGlobal', 'otherGlobal'] },
+  { fixture: 'mocha', command: 'mocha', fix: ['src/queue.js', 'this.items[0].value', 'this.items[0]'], changeActual: ['src/queue.js', 'return this.items.pop();', "return this.items.pop() + '!';"] },
+  { fixture: 'jest', command: 'jest', fix: ['src/wallet.js', "USD: '$' }", "USD: '$', GBP: '£' }"], changeActual: ['src/wallet.js', 'Math.abs(e.amount), 0)', 'Math.abs(e.amount), 1)'] },
+  { fixture: 'vitest', command: 'vitest run', fix: ['test/temperature.test.js', 'setTimeout(resolve, 1000)', 'setTimeout(resolve, 10)'], changeActual: ['src/temperature.js', 'return (celsius * 9) / 5;', 'return (celsius * 9) / 5 + 1;'] },
+  { fixture: 'node-test', command: 'node --test', fix: ['src/shop.js', 'if (percent > 100) throw new RangeError(`discount of ${percent}% is more than the price`);', 'if (percent > 100) return 0;'], changeActual: ['src/shop.js', 'sum + l.price, 0)', 'sum + l.price * 2, 0)'] },
+];
+
+function edit(project: string, [file, from, to]: [string, string, string]): void {
+  const p = path.join(project, file);
+  const text = readFileSync(p, 'utf8');
+  assert.ok(text.includes(from), `${file} holds ${from}`);
+  writeFileSync(p, text.replace(from, () => to));
+}
+
+describe('failure identity on real tools, across paths and colour', function () {
+  this.timeout(600000);
+
+  for (const s of subjects) {
+    it(`${s.fixture}: same identity from two paths with colour on and off; a fix or a changed actual value changes it`, async () => {
+      const a = copyFixture(`verify/${s.fixture}`);
+      const b = copyFixture(`verify/${s.fixture}`);
+      const scratch: Scratch[] = [a, b];
+      try {
+        const verify = async (where: Scratch, colour: boolean): Promise<{ hash: string; count: number; green: boolean }> => {
+          const v = new Verifier({
+            root: where.project,
+            checks: [{ name: s.fixture, command: colour ? (s.colourCommand ?? s.command) : s.command }],
+            parallel: false,
+            outputLimitKb: 256,
+            flakyReruns: 0,
+            ...(colour ? { env: { FORCE_COLOR: '1', NO_COLOR: undefined } } : {}),
+          });
+          const r = await v.verify();
+          return { hash: r.failureHash, count: r.failures.length, green: r.green };
+        };
+        const aOff = await verify(a, false);
+        const aOn = await verify(a, true);
+        const bOff = await verify(b, false);
+        const bOn = await verify(b, true);
+        assert.ok(!aOff.green && aOff.count > 1, 'the fixture fails');
+        assert.deepEqual([aOn.hash, bOff.hash, bOn.hash], [aOff.hash, aOff.hash, aOff.hash], 'only noise differs: same identity');
+        assert.equal(aOn.count, aOff.count);
+
+        edit(a.project, s.fix);
+        const fixed = await verify(a, false);
+        assert.notEqual(fixed.hash, aOff.hash, 'one failure fixed: another identity');
+        assert.equal(fixed.count, aOff.count - 1);
+
+        edit(b.project, s.changeActual);
+        const changed = await verify(b, false);
+        assert.notEqual(changed.hash, aOff.hash, 'an actual value changed: another identity');
+        assert.notEqual(changed.hash, fixed.hash);
+        assert.equal(changed.count, aOff.count);
+      } finally {
+        for (const x of scratch) x.cleanup();
+      }
+    });
+  }
+});
