@@ -15,6 +15,7 @@ commands:
   run     run the loop: --cwd DIR --model replay:FILE|openai-compatible:ID|anthropic:ID
           [--base-url URL] [--max-steps N] [--token-ceiling N] [--stall-threshold N]
           [--time-limit S] [--check NAME=COMMAND]... [--instruction TEXT] [--json]
+          [--storage DIR] [--ignore-interrupted]
   check   verify once, no model: [--cwd DIR] [--check NAME=COMMAND]... [--storage DIR] [--json]
           (checks come from fixUntilGreen.checks, else are discovered; exit 0 green, 1 failures)
   parse   read a check's output on stdin: --parser tsc|eslint|mocha|jest|vitest|node-test|tap|generic

@@ -31,6 +31,10 @@ const stderrLogger: Logger = {
 export interface ProviderEnv {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
+  /** A key from elsewhere (VS Code's SecretStorage); when given, the environment is not read. */
+  apiKey?: string;
+  /** How the user sets the key, for the missing-key message (default: the environment variable). */
+  keyHint?: string;
 }
 
 export function createProvider(settings: Settings, cwd: string, opts: ProviderEnv = {}): ModelProvider {
@@ -51,12 +55,13 @@ export function createProvider(settings: Settings, cwd: string, opts: ProviderEn
     case 'anthropic': {
       const envName = KEY_ENV[provider];
       const logger = opts.logger ?? stderrLogger;
+      const apiKey = (opts.apiKey !== undefined ? opts.apiKey : env[envName])?.trim() || undefined;
       try {
         return createHttpProvider({
           model: { provider, id, baseUrl },
-          keyHint: `set the ${envName} environment variable to a valid key`,
+          keyHint: opts.keyHint ?? `set the ${envName} environment variable to a valid key`,
           logger,
-          ...(env[envName] ? { apiKey: env[envName] } : {}),
+          ...(apiKey ? { apiKey } : {}),
         });
       } catch (e) {
         if (e instanceof ProviderConfigError) throw new UsageError(e.message);

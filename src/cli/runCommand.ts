@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { FsWorkspace } from '../core/edit/workspace';
 import { Run } from '../core/loop/run';
 import type { RunReport } from '../core/trace/events';
+import { findInterruptedRuns } from '../core/edit/restore';
 import { resolveChecks } from '../core/verify/discover';
 import { Verifier } from '../core/verify/verifier';
 import { UsageError } from './errors';
@@ -54,6 +55,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       storage: { type: 'string' },
       json: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
+      'ignore-interrupted': { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -95,6 +97,15 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   });
   const problems = verifier.preflight();
   if (problems.length > 0) throw new UsageError([...problems, ...(discovered ? notes : [])].join('; '));
+  // A run that was killed mid-way left files changed: a new run over them could make its revert lose them.
+  const interrupted = await findInterruptedRuns(storageDir);
+  if (interrupted.length > 0 && !values['ignore-interrupted']) {
+    const r = interrupted[0]!;
+    throw new UsageError(
+      `an interrupted run (${r.runId}) left ${r.touched.length} file(s) changed (${r.touched.slice(0, 3).join(', ')}${r.touched.length > 3 ? ', ...' : ''}): ` +
+        `\`fix-until-green revert --cwd ${cwd}\` restores them; --ignore-interrupted starts anyway`,
+    );
+  }
 
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();

@@ -89,3 +89,42 @@ describe('fix-until-green run (CLI)', function () {
     }
   });
 });
+
+describe('fix-until-green run after an interrupted run', function () {
+  let s: Scratch;
+  before(() => ensureBuilt());
+  beforeEach(() => {
+    s = copyFixture('loop/calc');
+  });
+  afterEach(() => s.cleanup());
+
+  it('refuses to start until the interrupted run is reverted, then runs', async () => {
+    const { Checkpoint } = await import('../../../src/core/edit/checkpoint');
+    const { FsWorkspace } = await import('../../../src/core/edit/workspace');
+    const ws = new FsWorkspace(s.project);
+    const calc = path.join(s.project, 'src/calc.ts');
+    const original = readFileSync(calc);
+    // What a run killed between writing a file and finishing leaves behind.
+    const cp = await Checkpoint.create(path.join(s.storage, 'runs', 'killed-run', 'checkpoint'), 'killed-run', s.project);
+    const change = [{ path: 'src/calc.ts', content: Buffer.from('export const half = "written";\n') }];
+    await cp.beginWrite(ws, change);
+    await ws.apply(change);
+    await cp.endWrite(true);
+
+    const file = path.join(s.dir, 'replay.json');
+    writeFileSync(file, JSON.stringify({ responses: [{ text: 'STATUS: in_progress\nCONFIDENCE: 0.1\nPOSTMORTEM: x' }] }));
+    const args = ['run', '--cwd', s.project, '--model', `replay:${file}`, '--check', TEST, '--storage', s.storage, '--max-steps', '1'];
+    const refused = runCli(args);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /an interrupted run \(killed-run\) left 1 file\(s\) changed \(src\/calc\.ts\): `fix-until-green revert --cwd .*` restores them/);
+    assert.equal(readFileSync(calc, 'utf8'), 'export const half = "written";\n', 'nothing was touched');
+
+    const reverted = runCli(['revert', '--cwd', s.project, '--storage', s.storage]);
+    assert.equal(reverted.code, 0, reverted.stderr + reverted.stdout);
+    assert.deepEqual(readFileSync(calc), original);
+
+    const ran = runCli(args);
+    assert.equal(ran.code, 1, ran.stderr);
+    assert.match(ran.stdout, /stop: step-cap/);
+  });
+});

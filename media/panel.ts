@@ -1,0 +1,289 @@
+// The status panel's webview script (bundled by esbuild to dist/panel.js, browser/iife). It draws
+// the run state the host posts, keeps it with setState for reloads, and sends typed messages back.
+import type { PanelAction, PersistedPanelState, ToWebview } from '../src/vscode/protocol';
+import { isPersistedPanelState, isToWebview } from '../src/vscode/protocol';
+import type { RunState, StepView } from '../src/vscode/runState';
+import { canContinue, canRevert, elapsedAt } from '../src/vscode/runState';
+import { formatDuration, formatTokens } from '../src/vscode/meterView';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const app = document.getElementById('app')!;
+let state: RunState | null = null;
+/** Host clock minus ours, so elapsed time is right even if the clocks differ. */
+let clockSkew = 0;
+let busy: PanelAction | null = null;
+const expanded = new Set<number>();
+let ticker: number | undefined;
+
+type Child = Node | string | null | undefined | false;
+
+function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | number | boolean | undefined> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === false) continue;
+    el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
+  return el;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, ...children: (Node | string)[]): SVGElementTagNameMap[K] {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  for (const c of children) el.append(c);
+  return el;
+}
+
+function icon(name: string): HTMLElement {
+  return h('span', { class: `codicon codicon-${name}`, 'aria-hidden': 'true' });
+}
+
+function send(message: unknown): void {
+  vscode.postMessage(message);
+}
+
+function now(): number {
+  return Date.now() + clockSkew;
+}
+
+function reasonClass(r: string | null): string {
+  if (r === 'green') return 'ok';
+  if (r === 'error' || r === 'preflight-failed') return 'bad';
+  return 'warn';
+}
+
+function header(st: RunState): HTMLElement {
+  const badges = h('div', { class: 'badges' });
+  if (st.status === 'running') {
+    badges.append(h('span', { class: 'badge running', 'data-testid': 'run-status' }, icon('sync~spin'), ' running'));
+  } else if (st.status === 'stopped' && st.stopReason) {
+    badges.append(h('span', { class: `badge ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-reason', title: 'stop reason' }, st.stopReason));
+    if (st.outcome) badges.append(h('span', { class: 'badge outcome', 'data-testid': 'outcome', title: 'outcome' }, st.outcome));
+    if (st.reverted) badges.append(h('span', { class: 'badge reverted', 'data-testid': 'reverted' }, st.reverted === 'run' ? 'reverted' : 'reverted to best'));
+  } else {
+    badges.append(h('span', { class: 'badge idle' }, 'no run yet'));
+  }
+  const meta = h('div', { class: 'meta' }, h('strong', {}, st.folderName), st.model ? ` · ${st.model}` : '', st.runId ? ` · run ${st.runId}` : '');
+  const lines: Child[] = [badges, meta];
+  if (st.status === 'running' && st.phase) lines.push(h('div', { class: 'phase', 'data-testid': 'phase' }, st.phase));
+  if (st.detail) lines.push(h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail));
+  if (st.instruction) lines.push(h('div', { class: 'instruction' }, icon('comment'), ' ', st.instruction));
+  return h('header', {}, ...lines);
+}
+
+function button(action: PanelAction, label: string, codicon: string, enabled: boolean, title: string): HTMLButtonElement {
+  const b = h('button', { type: 'button', 'data-action': action, title, disabled: !enabled || busy !== null }, icon(busy === action ? 'loading~spin' : codicon), ` ${label}`);
+  b.addEventListener('click', () => send({ type: 'action', action, folder: state?.folder ?? null }));
+  return b;
+}
+
+function actions(st: RunState): HTMLElement {
+  const revertable = canRevert(st);
+  return h(
+    'div',
+    { class: 'actions', role: 'toolbar', 'aria-label': 'Run actions' },
+    button('stop', 'Stop', 'debug-stop', st.status === 'running', 'Stop the run; the in-flight call or check is aborted'),
+    canContinue(st) ? button('continue', 'Continue', 'debug-continue', true, 'Resume this run with another step and token budget') : null,
+    button('revertRun', 'Revert run', 'discard', revertable && st.reverted !== 'run', 'Restore every file the run touched to its original bytes'),
+    button('revertToBest', 'Revert to best', 'history', revertable && st.bestStep !== null, `Restore the state of the best step${st.bestStep !== null ? ` (step ${st.bestStep})` : ''}`),
+    button('exportTrace', 'Export trace', 'export', st.tracePath !== null && st.status !== 'running', "Save the run's JSONL trace"),
+  );
+}
+
+/** Widths go through the CSSOM: the CSP forbids inline style attributes. */
+function fill(frac: number): HTMLElement {
+  const el = h('div', { class: 'fill' });
+  el.style.width = `${(frac * 100).toFixed(1)}%`;
+  return el;
+}
+
+function bar(testid: string, label: string, used: number, limit: number, text: string): HTMLElement {
+  const frac = limit > 0 ? Math.min(1, used / limit) : 0;
+  const level = frac > 0.8 ? 'high' : frac > 0.5 ? 'mid' : 'low';
+  return h(
+    'div',
+    { class: 'budget', 'data-testid': testid },
+    h('span', { class: 'label' }, label),
+    h(
+      'div',
+      { class: `track ${level}`, role: 'progressbar', 'aria-label': label, 'aria-valuemin': 0, 'aria-valuemax': limit, 'aria-valuenow': Math.round(used), 'aria-valuetext': text },
+      fill(frac),
+    ),
+    h('span', { class: 'value' }, text),
+  );
+}
+
+function budgets(st: RunState): HTMLElement {
+  const el = elapsedAt(st, now());
+  return h(
+    'section',
+    { class: 'budgets', 'aria-label': 'Budget' },
+    bar('budget-steps', 'Steps', st.step, st.limits.maxSteps, `${st.step} / ${st.limits.maxSteps}`),
+    bar('budget-tokens', 'Tokens', st.tokensUsed, st.limits.tokenCeiling, `${formatTokens(st.tokensUsed)} / ${formatTokens(st.limits.tokenCeiling)}`),
+    bar('budget-time', 'Time', el, st.limits.timeLimitSeconds * 1000, `${formatDuration(el)} / ${formatDuration(st.limits.timeLimitSeconds * 1000)}`),
+  );
+}
+
+function chart(st: RunState): HTMLElement | null {
+  const pts = st.failuresPerStep;
+  if (pts.length === 0) return null;
+  const W = 320;
+  const H = 96;
+  const pad = { l: 26, r: 6, t: 8, b: 18 };
+  const max = Math.max(1, ...pts.map((p) => p.count));
+  const slot = (W - pad.l - pad.r) / pts.length;
+  const bw = Math.max(4, Math.min(28, slot * 0.6));
+  const y = (v: number): number => pad.t + (H - pad.t - pad.b) * (1 - v / max);
+  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Failures per step: ${pts.map((p) => `step ${p.step}: ${p.count}`).join(', ')}`, class: 'chart', 'data-testid': 'failure-chart' });
+  svg.append(s('line', { x1: pad.l, y1: y(0), x2: W - pad.r, y2: y(0), class: 'axis' }));
+  svg.append(s('text', { x: pad.l - 4, y: y(max) + 4, 'text-anchor': 'end', class: 'tick' }, String(max)));
+  svg.append(s('text', { x: pad.l - 4, y: y(0), 'text-anchor': 'end', class: 'tick' }, '0'));
+  pts.forEach((p, i) => {
+    const cx = pad.l + slot * i + slot / 2;
+    const top = p.count === 0 ? y(0) - 2 : y(p.count);
+    const rect = s('rect', { x: cx - bw / 2, y: top, width: bw, height: Math.max(2, y(0) - top), class: p.count === 0 ? 'bar green' : p.step === st.bestStep ? 'bar best' : 'bar' });
+    rect.append(s('title', {}, `step ${p.step}: ${p.count} failure${p.count === 1 ? '' : 's'}`));
+    svg.append(rect);
+    svg.append(s('text', { x: cx, y: H - 4, 'text-anchor': 'middle', class: 'tick' }, String(p.step)));
+  });
+  return h('section', { class: 'chart-box', 'aria-label': 'Failures per step' }, h('h2', {}, 'Failures per step'), svg);
+}
+
+function checkChips(step: StepView): HTMLElement {
+  return h(
+    'span',
+    { class: 'checks' },
+    ...step.checks.map((c) => {
+      const ok = c.exitCode === 0 && c.failureCount === 0;
+      return h('span', { class: `chip ${ok ? 'ok' : 'bad'}`, title: `${c.name}: exit ${c.exitCode ?? 'none'}${c.timedOut ? ' (timed out)' : ''}, ${c.failureCount} failure(s), ${formatDuration(c.durationMs)}` }, icon(ok ? 'pass' : 'error'), ` ${c.name}${ok ? '' : ` ${c.failureCount}`}`);
+    }),
+  );
+}
+
+function stepRow(st: RunState, step: StepView): HTMLElement {
+  const open = expanded.has(step.index);
+  const files = step.files.length
+    ? h('span', { class: 'files' }, ...step.files.map((f) => h('span', { class: 'file', title: `${f.kind} ${f.path}` }, `${f.path} `, h('span', { class: 'add' }, `+${f.added}`), ' ', h('span', { class: 'del' }, `−${f.removed}`))))
+    : h('span', { class: 'files none' }, step.applied ? 'no file changes' : 'edit not applied');
+  const critics = step.critics.length
+    ? h('div', { class: 'critics' }, ...step.critics.map((c) => h('span', { class: `chip ${c.verdict === 'continue' ? 'ok' : c.verdict === 'retry' ? 'warn' : 'bad'}`, title: c.reason }, `${c.critic}: ${c.verdict}`)))
+    : null;
+  const row = h(
+    'li',
+    {
+      class: `step ${step.applied ? 'applied' : 'unapplied'}${step.index === st.bestStep ? ' best' : ''}`,
+      'data-testid': 'step-row',
+      'data-step': step.index,
+      tabindex: 0,
+      role: 'button',
+      'aria-label': `Step ${step.index}: ${step.failureCount} failure(s) after it, ${step.tokens} tokens. Opens the step's diff.`,
+      title: step.applied ? "Open this step's diff" : 'This step changed no files',
+    },
+    h(
+      'div',
+      { class: 'line' },
+      h('span', { class: 'idx' }, `#${step.index}`),
+      step.index === st.bestStep ? h('span', { class: 'chip best', title: 'best step' }, icon('star-full'), ' best') : null,
+      files,
+      checkChips(step),
+      h('span', { class: 'hash', title: `failure identity ${step.failureHash}` }, step.failureHash.slice(0, 8)),
+      h('span', { class: 'count', title: 'failures after this step' }, `${step.failureCount} fail`),
+      h('span', { class: 'tokens', title: 'tokens this step used' }, `${formatTokens(step.tokens)} tok`),
+    ),
+    step.postMortem ? h('div', { class: `postmortem${open ? ' open' : ''}` }, icon('lightbulb'), ' ', step.postMortem) : null,
+    critics,
+    step.feedback && open ? h('pre', { class: 'feedback' }, step.feedback) : null,
+  );
+  const activate = (): void => {
+    if (step.feedback) {
+      if (open) expanded.delete(step.index);
+      else expanded.add(step.index);
+    }
+    send({ type: 'openDiff', step: step.index, folder: st.folder });
+    render();
+  };
+  row.addEventListener('click', activate);
+  row.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      activate();
+    }
+  });
+  return row;
+}
+
+function timeline(st: RunState): HTMLElement {
+  if (st.steps.length === 0) {
+    return h('section', { class: 'timeline' }, h('h2', {}, 'Steps'), h('p', { class: 'empty' }, st.status === 'running' ? 'Waiting for the first step…' : 'No model steps.'));
+  }
+  return h('section', { class: 'timeline' }, h('h2', {}, 'Steps'), h('ol', {}, ...st.steps.map((x) => stepRow(st, x))));
+}
+
+function remaining(st: RunState): HTMLElement | null {
+  if (st.remainingFailures.length === 0) return null;
+  const items = st.remainingFailures.slice(0, 50).map((f) => h('li', {}, h('span', { class: 'where' }, `${f.file ?? '(no file)'}${f.line ? `:${f.line}` : ''}`), ` ${f.check}: `, f.id ? h('code', {}, f.id) : null, ` ${f.message.split('\n')[0]}`));
+  return h(
+    'section',
+    { class: 'remaining' },
+    h('details', { open: st.status !== 'running' }, h('summary', {}, `Remaining failures (${st.remainingFailures.length})`), h('ul', {}, ...items)),
+  );
+}
+
+function render(): void {
+  app.replaceChildren();
+  if (!state) {
+    app.append(h('p', { class: 'empty' }, 'No run yet. Run ', h('strong', {}, 'Fix Until Green'), ' from the command palette.'));
+    return;
+  }
+  app.append(header(state), actions(state), budgets(state));
+  const c = chart(state);
+  if (c) app.append(c);
+  app.append(timeline(state));
+  const r = remaining(state);
+  if (r) app.append(r);
+  if (state.status === 'running' && ticker === undefined) {
+    ticker = window.setInterval(() => {
+      const old = app.querySelector('.budgets');
+      if (old && state) old.replaceWith(budgets(state));
+    }, 1000);
+  } else if (state.status !== 'running' && ticker !== undefined) {
+    window.clearInterval(ticker);
+    ticker = undefined;
+  }
+}
+
+function persist(): void {
+  const saved: PersistedPanelState = { version: 1, state };
+  vscode.setState(saved);
+}
+
+window.addEventListener('message', (ev: MessageEvent<unknown>) => {
+  const m = ev.data;
+  if (!isToWebview(m)) return;
+  const msg: ToWebview = m;
+  if (msg.type === 'state') {
+    clockSkew = msg.now - Date.now();
+    // A host with no run to show (e.g. a new window) leaves the restored last run on screen.
+    if (msg.state !== null || state === null) {
+      if (state?.runId !== msg.state?.runId) expanded.clear();
+      state = msg.state;
+      persist();
+    }
+  } else {
+    busy = msg.action;
+  }
+  render();
+});
+
+const saved = vscode.getState();
+if (isPersistedPanelState(saved)) state = saved.state;
+render();
+send({ type: 'ready' });

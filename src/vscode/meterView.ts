@@ -1,0 +1,110 @@
+// What the status-bar budget meter shows, as a pure function of the run state (unit-tested
+// without VS Code; `budgetMeter.ts` puts it on the status bar item).
+import type { StopReason } from '../core/policy/reasons';
+import type { RunState } from './runState';
+import { elapsedAt } from './runState';
+
+export interface MeterView {
+  text: string;
+  /** Markdown for the tooltip. */
+  tooltip: string;
+  /** Past WARN_FRACTION of the step or token budget while running: warning background. */
+  warning: boolean;
+  /** What a screen reader says. */
+  ariaLabel: string;
+}
+
+/** Past this share of either budget the meter turns to the warning colour. */
+export const WARN_FRACTION = 0.8;
+
+/** 950 → "950", 12400 → "12.4k", 200000 → "200k", 1250000 → "1.25M". */
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(Math.max(0, Math.round(n)));
+  if (n < 1_000_000) {
+    const k = n / 1000;
+    return `${k >= 100 ? Math.round(k) : trim(k.toFixed(1))}k`;
+  }
+  return `${trim((n / 1_000_000).toFixed(2))}M`;
+}
+
+function trim(s: string): string {
+  return s.includes('.') ? s.replace(/\.?0+$/, '') : s;
+}
+
+/** 65_000 → "1m 05s", 3_700_000 → "1h 01m", 9_000 → "9s". */
+export function formatDuration(ms: number): string {
+  const total = Math.max(0, Math.round(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = total % 60;
+  if (h > 0) return `${h}h ${String(m).padStart(2, '0')}m`;
+  if (m > 0) return `${m}m ${String(sec).padStart(2, '0')}s`;
+  return `${sec}s`;
+}
+
+/** The codicon for a finished run: pass for green, error for faults, warning for every other stop. */
+export function reasonIcon(reason: StopReason | null): string {
+  if (reason === 'green') return '$(pass)';
+  if (reason === 'error' || reason === 'preflight-failed') return '$(error)';
+  if (reason === null) return '$(beaker)';
+  return '$(warning)';
+}
+
+export function budgetFractions(s: RunState): { steps: number; tokens: number } {
+  return {
+    steps: s.limits.maxSteps > 0 ? s.step / s.limits.maxSteps : 0,
+    tokens: s.limits.tokenCeiling > 0 ? s.tokensUsed / s.limits.tokenCeiling : 0,
+  };
+}
+
+export function meterView(s: RunState | undefined, now: number = Date.now()): MeterView {
+  if (!s || s.status === 'idle') {
+    return {
+      text: '$(beaker) Fix Until Green',
+      tooltip: '**Fix Until Green**: no run yet in this workspace.\n\nClick to open the panel; run **Fix Until Green** from the command palette to start.',
+      warning: false,
+      ariaLabel: 'Fix Until Green: no run yet',
+    };
+  }
+  const budget = `${s.step}/${s.limits.maxSteps} · ${formatTokens(s.tokensUsed)}/${formatTokens(s.limits.tokenCeiling)}`;
+  const f = budgetFractions(s);
+  const elapsed = elapsedAt(s, now);
+  const rows = [
+    '| | used | limit |',
+    '|---|---:|---:|',
+    `| Steps | ${s.step} | ${s.limits.maxSteps} |`,
+    `| Tokens | ${s.tokensUsed.toLocaleString('en-US')} | ${s.limits.tokenCeiling.toLocaleString('en-US')} |`,
+    `| Time | ${formatDuration(elapsed)} | ${formatDuration(s.limits.timeLimitSeconds * 1000)} |`,
+  ];
+  const folder = s.folderName ? ` · ${escapeMarkdown(s.folderName)}` : '';
+  if (s.status === 'running') {
+    const warning = f.steps > WARN_FRACTION || f.tokens > WARN_FRACTION;
+    return {
+      text: `$(sync~spin) ${budget}`,
+      tooltip: [`**Fix Until Green**: running${folder}`, '', escapeMarkdown(s.phase), '', ...rows, '', 'Click to open the panel.'].join('\n'),
+      warning,
+      ariaLabel: `Fix Until Green running: step ${s.step} of ${s.limits.maxSteps}, ${s.tokensUsed} of ${s.limits.tokenCeiling} tokens${warning ? ', budget nearly spent' : ''}`,
+    };
+  }
+  const reason = s.stopReason ?? 'error';
+  const outcome = s.outcome ? ` (${s.outcome})` : '';
+  const reverted = s.reverted === 'run' ? ' · reverted' : s.reverted === 'best' ? ' · reverted to best' : '';
+  return {
+    text: `${reasonIcon(reason)} ${reason} ${budget}${reverted}`,
+    tooltip: [
+      `**Fix Until Green**: stopped with \`${reason}\`${outcome}${folder}${reverted}`,
+      '',
+      ...(s.detail ? [escapeMarkdown(s.detail), ''] : []),
+      ...rows,
+      '',
+      'Click to open the panel.',
+    ].join('\n'),
+    warning: false,
+    ariaLabel: `Fix Until Green stopped: ${reason}${outcome}, ${s.step} of ${s.limits.maxSteps} steps, ${s.tokensUsed} of ${s.limits.tokenCeiling} tokens${reverted}`,
+  };
+}
+
+/** Model and check output reach the tooltip; it must not become markup or links. */
+export function escapeMarkdown(s: string): string {
+  return s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
+}

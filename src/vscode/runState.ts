@@ -1,0 +1,228 @@
+// The one view of a run the status bar, the panel and the diagnostics are drawn from. It is built
+// only from the loop's events (data flows one way: loop → events → UI) and is plain JSON, so the
+// panel can keep it across reloads and the extension can persist the last result per folder.
+// No `vscode` import: the webview bundle and the unit tests use it too.
+import type { FileSummary } from '../core/edit/apply';
+import type { Outcome, StopReason } from '../core/policy/reasons';
+import type { CheckSummary, CriticVerdict, RunReport, StepRecord, TimedEvent } from '../core/trace/events';
+import type { Failure } from '../core/types';
+
+export type RunStatus = 'idle' | 'running' | 'stopped';
+
+export interface Limits {
+  maxSteps: number;
+  tokenCeiling: number;
+  timeLimitSeconds: number;
+}
+
+export interface StepView {
+  index: number;
+  applied: boolean;
+  files: FileSummary[];
+  checks: CheckSummary[];
+  failureCount: number;
+  failureHash: string;
+  postMortem: string | null;
+  tokens: number;
+  critics: CriticVerdict[];
+  feedback: string | null;
+  status: string | null;
+  confidence: number | null;
+  durationMs: number;
+  /** Holds `before/` and `after/` copies of the files the step changed; null when it changed none. */
+  snapshotDir: string | null;
+}
+
+export interface RunState {
+  /** Absolute path of the workspace folder the run belongs to. */
+  folder: string;
+  folderName: string;
+  status: RunStatus;
+  runId: string | null;
+  runDir: string | null;
+  tracePath: string | null;
+  model: string | null;
+  instruction: string | null;
+  /** What the loop is doing now, for the progress notification and the panel. */
+  phase: string;
+  /** The step in progress while running; the last step done once stopped. */
+  step: number;
+  limits: Limits;
+  tokensUsed: number;
+  /** Epoch ms of the run's start (a continuation keeps it: the engine's clock runs from there). */
+  startedAt: number;
+  elapsedMs: number;
+  failuresPerStep: { step: number; count: number }[];
+  steps: StepView[];
+  stopReason: StopReason | null;
+  outcome: Outcome | null;
+  detail: string | null;
+  bestStep: number | null;
+  initialFailureCount: number | null;
+  remainingFailures: Failure[];
+  /** Set when the user reverted the run's files after it stopped. */
+  reverted: 'run' | 'best' | null;
+  /** Critic verdicts seen for the step in progress, attached to its row when it ends. */
+  pendingCritics: CriticVerdict[];
+}
+
+/** Failures kept in the state: enough for the Problems panel, small enough to persist. */
+export const MAX_KEPT_FAILURES = 500;
+
+export function idleState(folder: string, folderName: string, limits: Limits): RunState {
+  return {
+    folder,
+    folderName,
+    status: 'idle',
+    runId: null,
+    runDir: null,
+    tracePath: null,
+    model: null,
+    instruction: null,
+    phase: '',
+    step: 0,
+    limits,
+    tokensUsed: 0,
+    startedAt: 0,
+    elapsedMs: 0,
+    failuresPerStep: [],
+    steps: [],
+    stopReason: null,
+    outcome: null,
+    detail: null,
+    bestStep: null,
+    initialFailureCount: null,
+    remainingFailures: [],
+    reverted: null,
+    pendingCritics: [],
+  };
+}
+
+function stepView(r: StepRecord, critics: CriticVerdict[]): StepView {
+  return {
+    index: r.index,
+    applied: r.applied,
+    files: r.files,
+    checks: r.checks,
+    failureCount: r.failureCount,
+    failureHash: r.failureHash,
+    postMortem: r.postMortem,
+    tokens: r.tokens,
+    critics: r.critics.length > 0 ? r.critics : critics,
+    feedback: r.feedback,
+    status: r.status,
+    confidence: r.confidence,
+    durationMs: r.durationMs,
+    snapshotDir: r.snapshotDir,
+  };
+}
+
+function setCount(list: RunState['failuresPerStep'], step: number, count: number): RunState['failuresPerStep'] {
+  const out = list.filter((p) => p.step !== step);
+  out.push({ step, count });
+  return out.sort((a, b) => a.step - b.step);
+}
+
+function applyReport(s: RunState, r: RunReport): RunState {
+  return {
+    ...s,
+    status: 'stopped',
+    runId: r.runId,
+    tracePath: r.tracePath,
+    phase: '',
+    step: r.steps.length > 0 ? r.steps[r.steps.length - 1]!.index : 0,
+    limits: r.limits,
+    tokensUsed: r.tokensUsed,
+    elapsedMs: r.elapsedMs,
+    steps: r.steps.map((x) => stepView(x, s.steps.find((v) => v.index === x.index)?.critics ?? [])),
+    stopReason: r.stopReason,
+    outcome: r.outcome,
+    detail: r.detail,
+    bestStep: r.bestStep,
+    initialFailureCount: r.initialFailureCount,
+    remainingFailures: r.remainingFailures.slice(0, MAX_KEPT_FAILURES),
+    pendingCritics: [],
+  };
+}
+
+/** Folds one loop event into the state. Pure: returns a new object, never mutates. */
+export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.parse(e.ts)): RunState {
+  switch (e.type) {
+    case 'run-start':
+      return {
+        ...idleState(s.folder, s.folderName, e.limits),
+        status: 'running',
+        runId: e.runId,
+        tracePath: s.tracePath,
+        runDir: s.runDir,
+        model: e.model,
+        instruction: e.instruction,
+        phase: 'checking the workspace',
+        startedAt: Number.isFinite(now) ? now : Date.now(),
+      };
+    case 'verify': {
+      const phase = e.green ? 'checks pass' : `${e.failureCount} failure${e.failureCount === 1 ? '' : 's'}`;
+      return {
+        ...s,
+        failuresPerStep: setCount(s.failuresPerStep, e.step, e.failureCount),
+        remainingFailures: e.failures.slice(0, MAX_KEPT_FAILURES),
+        initialFailureCount: e.step === 0 && e.reason === 'initial' ? e.failureCount : s.initialFailureCount,
+        phase: e.step === 0 ? `step 0: ${phase}` : `step ${e.step}: ${phase}`,
+      };
+    }
+    case 'model-call':
+      return { ...s, step: e.step, tokensUsed: e.tokensUsed, phase: e.error ? `step ${e.step}: model call failed` : `step ${e.step}: applying the edit and verifying` };
+    case 'edit':
+      return { ...s, step: e.step, phase: e.applied ? `step ${e.step}: verifying` : `step ${e.step}: edit not applied` };
+    case 'critic':
+      return { ...s, pendingCritics: [...s.pendingCritics, e.verdict] };
+    case 'step-end':
+      return {
+        ...s,
+        step: e.step,
+        tokensUsed: e.tokensUsed,
+        elapsedMs: e.elapsedMs,
+        steps: [...s.steps.filter((x) => x.index !== e.record.index), stepView(e.record, s.pendingCritics)].sort((a, b) => a.index - b.index),
+        failuresPerStep: setCount(s.failuresPerStep, e.step, e.record.failureCount),
+        pendingCritics: [],
+        phase: `step ${e.step + 1}: asking the model`,
+      };
+    case 'decision':
+      return { ...s, phase: `stopping: ${e.reason}` };
+    case 'run-end':
+      return applyReport(s, e.report);
+    case 'self-report':
+    case 'budget':
+      // Shown in the step row through the step's record; nothing else to fold.
+      return s;
+  }
+}
+
+/** The state as a continuation starts: running again, with the extended limits. */
+export function continuing(s: RunState, limits: Limits, now: number): RunState {
+  return {
+    ...s,
+    status: 'running',
+    limits,
+    stopReason: null,
+    outcome: null,
+    detail: null,
+    reverted: null,
+    phase: `step ${s.step + 1}: asking the model`,
+    // The engine measures a continued run's time from its first start, and so does the meter.
+    startedAt: s.startedAt > 0 ? s.startedAt : now - s.elapsedMs,
+  };
+}
+
+/** Elapsed ms of the run at `now`: live while running, the report's figure once stopped. */
+export function elapsedAt(s: RunState, now: number): number {
+  return s.status === 'running' && s.startedAt > 0 ? Math.max(s.elapsedMs, now - s.startedAt) : s.elapsedMs;
+}
+
+export function canContinue(s: RunState): boolean {
+  return s.status === 'stopped' && (s.stopReason === 'step-cap' || s.stopReason === 'token-ceiling');
+}
+
+export function canRevert(s: RunState): boolean {
+  return s.status === 'stopped' && s.runDir !== null && s.steps.some((x) => x.applied);
+}

@@ -1,0 +1,33 @@
+// The one typed reader of `fixUntilGreen.*` for a workspace folder, over core's validateSettings.
+import * as vscode from 'vscode';
+import type { Settings, SettingsIssue } from '../core/settings';
+import { validateSettings } from '../core/settings';
+import { explicitValues, SETTINGS_SECTION } from './settingKeys';
+
+export type SettingsRead = { ok: true; settings: Settings } | { ok: false; issues: SettingsIssue[]; message: string };
+
+export function readSettings(folder: vscode.Uri): SettingsRead {
+  const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION, folder);
+  const r = validateSettings(explicitValues((key) => cfg.inspect(key)));
+  if (r.ok) return r;
+  return { ok: false, issues: r.issues, message: r.issues.map((i) => i.message).join('; ') };
+}
+
+/** Tells the user which setting is wrong, with a button that opens it in the settings UI. */
+export async function reportInvalidSettings(read: Extract<SettingsRead, { ok: false }>, what: string): Promise<void> {
+  const first = read.issues[0]?.setting.replace(/\[\d+\].*$/, '') ?? SETTINGS_SECTION;
+  const open = 'Open Settings';
+  const pick = await vscode.window.showErrorMessage(`Fix Until Green: ${what}: ${read.message}`, open);
+  if (pick === open) await vscode.commands.executeCommand('workbench.action.openSettings', first);
+}
+
+/**
+ * Calls `onChange` now and whenever a `fixUntilGreen.*` setting changes: one handler does both the
+ * initial setup and the updates.
+ */
+export function watchSettings(onChange: (e?: vscode.ConfigurationChangeEvent) => void): vscode.Disposable {
+  onChange();
+  return vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration(SETTINGS_SECTION)) onChange(e);
+  });
+}

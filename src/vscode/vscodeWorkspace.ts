@@ -1,0 +1,114 @@
+// The engine's Workspace port on VS Code: every batch of changes is one WorkspaceEdit, so each step
+// is one undoable operation and open editors show the new text at once.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { FileChange, Workspace } from '../core/edit/workspace';
+import type { Logger } from '../core/types';
+
+/** A file the user has unsaved changes to: the run does not overwrite it (DESIGN §5). */
+export class DirtyEditorError extends Error {
+  constructor(readonly files: string[]) {
+    super(`${files.join(', ')} ${files.length === 1 ? 'has' : 'have'} unsaved changes in the editor; the run will not overwrite them (save or revert, then run again)`);
+    this.name = 'DirtyEditorError';
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeText(bytes: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(bytes);
+  } catch (e) {
+    if (e instanceof TypeError) return undefined;
+    throw e;
+  }
+}
+
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array): boolean {
+  return a !== undefined && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
+
+export class VscodeWorkspace implements Workspace {
+  readonly root: string;
+
+  constructor(
+    root: string,
+    private readonly logger: Logger,
+    private readonly label = 'Fix Until Green',
+  ) {
+    this.root = path.resolve(root);
+  }
+
+  uri(rel: string): vscode.Uri {
+    return vscode.Uri.file(path.join(this.root, ...rel.split('/')));
+  }
+
+  async read(rel: string): Promise<Uint8Array | undefined> {
+    try {
+      return await vscode.workspace.fs.readFile(this.uri(rel));
+    } catch (e) {
+      if (e instanceof vscode.FileSystemError && (e.code === 'FileNotFound' || e.code === 'EntryNotFound')) return undefined;
+      throw e;
+    }
+  }
+
+  async exists(rel: string): Promise<boolean> {
+    try {
+      await vscode.workspace.fs.stat(this.uri(rel));
+      return true;
+    } catch (e) {
+      if (e instanceof vscode.FileSystemError && (e.code === 'FileNotFound' || e.code === 'EntryNotFound')) return false;
+      throw e;
+    }
+  }
+
+  private openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+    const key = uri.toString();
+    return vscode.workspace.textDocuments.find((d) => !d.isClosed && d.uri.toString() === key);
+  }
+
+  /** Throws DirtyEditorError naming every file of `changes` with unsaved edits. */
+  assertNoDirtyEditors(changes: readonly FileChange[]): void {
+    const dirty = changes.filter((c) => this.openDocument(this.uri(c.path))?.isDirty).map((c) => c.path);
+    if (dirty.length > 0) throw new DirtyEditorError(dirty);
+  }
+
+  async apply(changes: readonly FileChange[]): Promise<void> {
+    if (changes.length === 0) return;
+    this.assertNoDirtyEditors(changes);
+    const edit = new vscode.WorkspaceEdit();
+    const meta: vscode.WorkspaceEditEntryMetadata = { label: this.label, needsConfirmation: false };
+    // Open documents get a text edit (the editor updates in place and Undo works there); closed
+    // files get a file operation with the exact bytes.
+    const textEdited: { doc: vscode.TextDocument; change: FileChange & { content: Uint8Array } }[] = [];
+    for (const c of changes) {
+      const uri = this.uri(c.path);
+      if (c.content === null) {
+        edit.deleteFile(uri, { ignoreIfNotExists: true }, meta);
+        continue;
+      }
+      const doc = this.openDocument(uri);
+      const text = doc ? decodeText(c.content) : undefined;
+      if (doc && text !== undefined) {
+        const full = new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length));
+        // The document holds text without the byte-order mark; saving keeps the file's encoding.
+        edit.replace(uri, full, text.startsWith('\uFEFF') ? text.slice(1) : text, meta);
+        textEdited.push({ doc, change: { path: c.path, content: c.content } });
+      } else {
+        edit.createFile(uri, { overwrite: true, contents: c.content }, meta);
+      }
+    }
+    const ok = await vscode.workspace.applyEdit(edit, { isRefactoring: false });
+    if (!ok) throw new Error(`VS Code did not apply the edit to ${changes.map((c) => c.path).join(', ')}`);
+    for (const { doc, change } of textEdited) {
+      const saved = await doc.save();
+      const disk = await this.read(change.path);
+      if (!saved || !sameBytes(disk, change.content)) {
+        // Save participants (format on save, trim whitespace, final newline) may change the bytes;
+        // the checks must see exactly what the step proposed.
+        this.logger.warn(`${change.path}: the saved file differed from the step's edit (save participants or encoding); wrote the exact bytes`);
+        await vscode.workspace.fs.writeFile(this.uri(change.path), change.content);
+      }
+    }
+  }
+}

