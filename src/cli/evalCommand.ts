@@ -18,7 +18,7 @@ function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
 }
 
-export function formatEvalTable(results: readonly ScenarioResult[]): string[] {
+export function formatEvalTable(results: readonly ScenarioResult[], kept = false): string[] {
   const rows: string[][] = [['scenario', 'expected', 'got', 'steps', 'tokens', 'pass']];
   for (const r of results) {
     const expected = `${r.expect.stopReason}${r.expect.outcome ? ` (${r.expect.outcome})` : ''}`;
@@ -27,7 +27,7 @@ export function formatEvalTable(results: readonly ScenarioResult[]): string[] {
     rows.push([r.name, expected, got, steps, fmtTokens(r.tokens), r.pass ? 'ok' : 'MISS']);
   }
   const lines = table(rows);
-  for (const r of results) if (!r.pass) lines.push(`  ${r.name}: ${r.problem ?? 'did not match'}`);
+  for (const r of results) if (!r.pass) lines.push(`  ${r.name}: ${r.problem ?? 'did not match'}${kept && r.scratchDir ? ` (kept: ${r.tracePath ?? r.scratchDir})` : ''}`);
   return lines;
 }
 
@@ -80,7 +80,7 @@ export async function evalCommand(argv: string[], io: CliIo): Promise<number> {
   if (values.json) {
     io.stdout(JSON.stringify({ passed, total: results.length, selfReport: tally, scenarios: results }, null, 2));
   } else {
-    for (const l of formatEvalTable(results)) io.stdout(l);
+    for (const l of formatEvalTable(results, values.keep)) io.stdout(l);
     io.stdout('');
     io.stdout(`${passed}/${results.length} scenarios passed`);
     io.stdout(`self-report accuracy: STATUS done confirmed green ${pct(tally.done.agreed, tally.done.total)}; STATUS blocked with failures remaining ${pct(tally.blocked.agreed, tally.blocked.total)}`);

@@ -37,7 +37,11 @@ import { raceAbort } from './abort';
 
 export interface VerifierPort {
   preflight(): string[] | Promise<string[]>;
-  verify(signal?: AbortSignal): Promise<VerifyResult>;
+  /**
+   * `previous` is the state the workspace is in before this verification, for flake re-runs: after
+   * a rollback it is the restored state, not the last one verified.
+   */
+  verify(signal?: AbortSignal, options?: { previous?: VerifyResult | null }): Promise<VerifyResult>;
 }
 
 /** More budget for a run stopped (or about to stop) by `step-cap` or `token-ceiling`. */
@@ -230,7 +234,8 @@ export class Run {
 
   /** Runs the checks; the time limit or a cancel ends the wait at once, whatever the check does. */
   private async verifyNow(): Promise<VerifyResult> {
-    const v = await raceAbort(this.opts.verifier.verify(this.abort.signal), this.abort.signal);
+    const previous = this.current ? this.current.verify : null;
+    const v = await raceAbort(this.opts.verifier.verify(this.abort.signal, { previous }), this.abort.signal);
     const stop = this.interrupted();
     if (stop) throw new StopSignal(stop);
     return v;

@@ -180,7 +180,9 @@ export interface ScenarioResult {
   /** Why it failed, when it did: the mismatch or the error. */
   problem?: string;
   selfReports: SelfReportTally;
+  /** Only with `keep`: the run's trace and the scratch copy it ran on. */
   tracePath?: string;
+  scratchDir?: string;
 }
 
 export interface EvalOptions {
@@ -241,8 +243,10 @@ export async function runScenario(s: Scenario, opts: EvalOptions = {}): Promise<
     result.pass = false;
     result.problem = e instanceof Error ? e.message : String(e);
   } finally {
-    if (!opts.keep) rmSync(scratch, { recursive: true, force: true });
-    else if (result.tracePath === undefined) logger.info(`scratch kept at ${scratch}`);
+    if (!opts.keep) {
+      rmSync(scratch, { recursive: true, force: true });
+      delete result.tracePath;
+    } else result.scratchDir = scratch;
   }
   if (treeHash(s.dir) !== before) {
     result.pass = false;

@@ -65,10 +65,17 @@ describe('loop: critics', () => {
   it('regression: a step that breaks more than it fixes is rolled back to the best state and retried with the evidence', async () => {
     const s1 = { a: 'ok', b: 'bad', c: 'bad' };
     const s2 = { a: 'bad', b: 'ok', c: 'bad', d: 'bad' };
-    const { run, provider } = makeRun(p, [step(BAD3, s1), step(s1, s2), step(s1, { a: 'ok', b: 'ok', c: 'ok' })]);
+    const { run, provider, verifier } = makeRun(p, [step(BAD3, s1), step(s1, s2), step(s1, { a: 'ok', b: 'ok', c: 'ok' })]);
     const r = await run.start();
     assert.equal(r.stopReason, 'green', r.detail);
     assert.equal(r.steps.length, 3);
+    // Flake re-runs compare with the state on disk: after the rollback that is step 1's, not step 2's.
+    const regressed = ofType(traceOf(r.tracePath), 'verify').find((v) => v.step === 2)!.failureHash;
+    assert.equal(verifier.previousHashes.length, 4);
+    assert.equal(verifier.previousHashes[0], null);
+    assert.equal(verifier.previousHashes[2], r.steps[0]!.failureHash);
+    assert.equal(verifier.previousHashes[3], r.steps[0]!.failureHash);
+    assert.notEqual(verifier.previousHashes[3], regressed);
     const s = r.steps[1]!;
     assert.equal(s.rolledBack, 'best');
     assert.equal(s.failureCount, 2, 'the step leaves the best state');

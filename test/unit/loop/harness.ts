@@ -60,14 +60,17 @@ export function project(files: Record<string, string>): Project {
  */
 export class ValuesVerifier implements VerifierPort {
   calls = 0;
+  /** The `previous` state each call was given (its hash; null for none). */
+  readonly previousHashes: (string | null)[] = [];
   constructor(private readonly root: string, private readonly file = SRC) {}
 
   preflight(): string[] {
     return [];
   }
 
-  async verify(): Promise<VerifyResult> {
+  async verify(_signal?: AbortSignal, options?: { previous?: VerifyResult | null }): Promise<VerifyResult> {
     this.calls++;
+    this.previousHashes.push(options?.previous ? options.previous.failureHash : null);
     let text = '';
     try {
       text = readFileSync(path.join(this.root, ...this.file.split('/')), 'utf8');
@@ -132,22 +135,24 @@ export function settings(over: Partial<Settings> = {}): Settings {
 export interface Started {
   run: Run;
   provider: ModelProvider;
+  verifier: ValuesVerifier;
   events: TimedEvent[];
 }
 
 export function makeRun(p: Project, provider: ModelProvider | ReplayResponse[], over: Partial<Settings> = {}, extra: Partial<RunOptions> = {}): Started {
   const events: TimedEvent[] = [];
   const prov = Array.isArray(provider) ? new ReplayProvider({ responses: provider }) : provider;
+  const verifier = new ValuesVerifier(p.root);
   const run = new Run({
     workspace: new FsWorkspace(p.root),
-    verifier: new ValuesVerifier(p.root),
+    verifier,
     provider: prov,
     settings: settings(over),
     storageDir: p.storage,
     onEvent: (e) => events.push(e),
     ...extra,
   });
-  return { run, provider: prov, events };
+  return { run, provider: prov, verifier, events };
 }
 
 export function traceOf(tracePath: string): TimedEvent[] {
