@@ -26,7 +26,7 @@ export function createTimelinePrinter(write: (line: string) => void): (e: TimedE
         if (r.applied) write(`        edited ${files || '(nothing)'}`);
         else write(`        not applied: ${(r.feedback ?? '').split('\n')[0]}`);
         if (r.postMortem) write(`        post-mortem: ${r.postMortem}`);
-        for (const c of r.critics) write(`        critic ${c.critic}: ${c.verdict} (${c.reason})`);
+        for (const c of r.critics) if (c.verdict !== 'continue') write(`        critic ${c.critic}: ${c.verdict} (${c.reason})`);
         break;
       }
       default:

@@ -293,6 +293,13 @@ export class Checkpoint {
     this.flush();
   }
 
+  /** A continued run writes again: until it finishes, a crash must be offered for restore. */
+  async reopen(): Promise<void> {
+    if (this.manifest.reverted) throw new Error(`run ${this.manifest.runId} was reverted; it cannot write again`);
+    this.manifest.finished = false;
+    this.flush();
+  }
+
   async markReverted(): Promise<void> {
     this.manifest.reverted = true;
     this.manifest.finished = true;

@@ -302,6 +302,7 @@ export class Run {
       grant,
     });
     this.report = undefined;
+    if (this.checkpoint) await this.checkpoint.reopen();
     this.armTimer();
     try {
       return await this.loop();

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { ContinuationState } from '../../../src/core/loop/run';
 import type { Decision } from '../../../src/core/policy/reasons';
+import { findInterruptedRuns } from '../../../src/core/edit/restore';
 import type { Project } from './harness';
 import { makeRun, ofType, project, SRC, step, traceOf, values } from './harness';
 
@@ -34,6 +35,26 @@ describe('loop: continuation', () => {
     assert.deepEqual(decisions.map((d) => [d.reason, d.overridden ?? false]), [['step-cap', false], ['step-cap', true], ['stalled', false]]);
     assert.deepEqual(decisions[1]!.grant, { extraSteps: 3, extraTokens: 0 });
     assert.equal(ofType(traceOf(r.tracePath), 'run-end').length, 2);
+  });
+
+  it('a continued run is offered for restore again until it finishes', async () => {
+    const seen: string[][] = [];
+    const half = { a: 'ok', b: 'bad' };
+    const { run } = makeRun(p, [step(A, half), step(half, FIXED)], { maxSteps: 1 }, {
+      onEvent: (e) => {
+        // While the continued step runs, its checkpoint must read as interrupted.
+        if (e.type === 'model-call' && e.step === 2) pending.push(findInterruptedRuns(p.storage).then((r) => seen.push(r.map((x) => x.runId))));
+      },
+    });
+    const pending: Promise<unknown>[] = [];
+    const first = await run.start();
+    assert.equal(first.stopReason, 'step-cap');
+    assert.deepEqual(await findInterruptedRuns(p.storage), []);
+    const r = await run.continue({ extraSteps: 1 });
+    await Promise.all(pending);
+    assert.equal(r.stopReason, 'green', r.detail);
+    assert.deepEqual(seen, [[first.runId]]);
+    assert.deepEqual(await findInterruptedRuns(p.storage), []);
   });
 
   it('continue() after token-ceiling adds tokens', async () => {
@@ -85,7 +106,8 @@ describe('loop: continuation', () => {
 
   it('a hook grant that does not add what ran out is not an override', async () => {
     let asked = 0;
-    const { run } = makeRun(p, [step(A, B), step(B, FIXED)], { maxSteps: 1 }, { continuation: () => (asked++, { extraTokens: 100000 }) });
+    const half = { a: 'ok', b: 'bad' };
+    const { run } = makeRun(p, [step(A, half), step(half, FIXED)], { maxSteps: 1 }, { continuation: () => (asked++, { extraTokens: 100000 }) });
     const r = await run.start();
     assert.equal(r.stopReason, 'step-cap');
     assert.equal(asked, 1);
