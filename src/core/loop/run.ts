@@ -16,7 +16,7 @@ import { InputGauge } from '../model/budget';
 import { buildStepContext } from '../model/context';
 import type { ModelProvider } from '../model/provider';
 import { ProviderFatalError, ProviderReplyError } from '../model/provider';
-import { countRequestTokens } from '../model/tokens';
+import { countRequestTokens, warmTokenizer } from '../model/tokens';
 import { BUDGET_FLOOR, ConfidenceBudget, novelty } from '../policy/budget';
 import type { Critic, CriticPhase, CriticsResult, CriticState, CriticVerdict, ProposedFile } from '../policy/critics';
 import { builtinCritics, CriticFault, runCritics } from '../policy/critics';
@@ -263,7 +263,14 @@ export class Run {
     this.armTimer();
     try {
       if (this.userCancelled) throw new StopSignal(this.interrupted()!);
-      const v0 = await this.verifyNow();
+      // The tokenizer's tables are built while step 0's checks run in their own processes.
+      const warm = setTimeout(warmTokenizer, 0);
+      let v0: VerifyResult;
+      try {
+        v0 = await this.verifyNow();
+      } finally {
+        clearTimeout(warm);
+      }
       this.emitVerify(0, v0, 'initial');
       this.initial = { step: 0, verify: v0, files: new Map() };
       this.current = this.initial;

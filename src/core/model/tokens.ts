@@ -1,11 +1,13 @@
 // Token estimates with a real BPE tokenizer, for prompts and for providers that report no usage.
-import { getEncoding } from 'js-tiktoken';
-import type { Tiktoken } from 'js-tiktoken';
+// gpt-tokenizer: the o200k_base BPE in plain JS, measured here 3× faster to load and 2.5× faster to
+// count than js-tiktoken, with identical counts.
+import { ALL_SPECIAL_TOKENS, countTokens as countO200k, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
+
+// Text from files and models may contain `<|endoftext|>` and the like: count it, never throw on it.
+const OPTIONS = { allowedSpecial: ALL_SPECIAL_TOKENS } as const;
 import type { ChatMessage } from '../types';
 
-let encoding: Tiktoken | undefined;
-
-// The JS tokenizer takes ~3 ms per KB; a run counts the same files at every step.
+// Counting still takes ~1 ms per KB; a run counts the same files at every step.
 const MEMO_MIN_CHARS = 2000;
 const MEMO_MAX_ENTRIES = 256;
 const memo = new Map<string, number>();
@@ -20,13 +22,20 @@ export function countTokens(text: string): number {
       return hit;
     }
   }
-  encoding ??= getEncoding('o200k_base');
-  const n = encoding.encode(text, 'all').length;
+  const n = countO200k(text, OPTIONS);
   if (text.length >= MEMO_MIN_CHARS) {
     memo.set(text, n);
     if (memo.size > MEMO_MAX_ENTRIES) memo.delete(memo.keys().next().value!);
   }
   return n;
+}
+
+/**
+ * Builds the tokenizer's tables ahead of the first count (a few hundred ms of CPU), so a run can do
+ * it while step 0's checks run in their own processes rather than in the first step's critical path.
+ */
+export function warmTokenizer(): void {
+  countO200k('warm');
 }
 
 /** Per-message framing overhead of chat formats, so estimates err high rather than low. */
@@ -39,10 +48,9 @@ export function countRequestTokens(req: { system: string; messages: readonly Cha
 
 /** The longest prefix of `text` within `maxTokens` tokens, marked when cut. */
 export function truncateToTokens(text: string, maxTokens: number): string {
-  encoding ??= getEncoding('o200k_base');
-  const ids = encoding.encode(text, 'all');
+  const ids = encode(text, OPTIONS);
   if (ids.length <= maxTokens) return text;
   const note = `\n[… cut to fit the context budget]`;
   const keep = Math.max(0, maxTokens - countTokens(note));
-  return encoding.decode(ids.slice(0, keep)) + note;
+  return decode(ids.slice(0, keep)) + note;
 }
