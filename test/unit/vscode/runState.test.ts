@@ -1,6 +1,7 @@
 // Folding loop events into the state the meter and the panel draw.
 import assert from 'node:assert/strict';
 import type { StepRecord, TimedEvent } from '../../../src/core/trace/events';
+import type { RunState } from '../../../src/vscode/runState';
 import { canContinue, canRevert, continuing, elapsedAt, idleState, reduceRunState } from '../../../src/vscode/runState';
 
 const LIMITS = { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 };
@@ -11,8 +12,9 @@ function record(index: number, failureCount: number): StepRecord {
   return { index, failureHash: `h${failureCount}`, failureCount, applied: true, tokens: 100, postMortem: `pm ${index}`, status: 'in_progress', confidence: 0.5, files: [{ path: 'a.ts', kind: 'modify', added: 1, removed: 1 }], checks: [], critics: [], feedback: null, durationMs: 5, snapshotDir: `/s/${index}` };
 }
 
-function fold(events: TimedEvent[]): ReturnType<typeof idleState> {
-  return events.reduce((s, e) => reduceRunState(s, e), { ...idleState('/w', 'w', LIMITS), runDir: '/store/runs/r' });
+function fold(events: TimedEvent[]): RunState {
+  const first: RunState = { ...idleState('/w', 'w', LIMITS), runDir: '/store/runs/r' };
+  return events.reduce<RunState>((s, e) => reduceRunState(s, e), first);
 }
 
 describe('run state', () => {
