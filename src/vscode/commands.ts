@@ -10,6 +10,8 @@ import type { RunReport, TimedEvent } from '../core/trace/events';
 import type { Logger } from '../core/types';
 import { Verifier } from '../core/verify/verifier';
 import type { RunController, RunControllers } from './controller';
+import type { CommandId } from './commandIds';
+import { COMMAND_IDS } from './commandIds';
 import { chooseFolder, folderStorageDir } from './folders';
 import { createModelProvider } from './modelProvider';
 import type { PanelAction } from './protocol';
@@ -19,18 +21,6 @@ import { canContinue, canRevert } from './runState';
 import type { ApiKeys } from './secrets';
 import { readSettings, reportInvalidSettings } from './settings';
 import { DirtyEditorError, VscodeWorkspace } from './vscodeWorkspace';
-
-export const COMMAND_IDS = [
-  'fixUntilGreen.run',
-  'fixUntilGreen.stop',
-  'fixUntilGreen.showPanel',
-  'fixUntilGreen.continue',
-  'fixUntilGreen.revertRun',
-  'fixUntilGreen.revertToBest',
-  'fixUntilGreen.runChecks',
-  'fixUntilGreen.setApiKey',
-  'fixUntilGreen.exportTrace',
-] as const;
 
 export interface CommandDeps {
   controllers: RunControllers;
@@ -61,7 +51,7 @@ export class Commands {
 
   /** Registers every command; the returned disposables go onto the extension's subscriptions. */
   register(): vscode.Disposable[] {
-    const handlers: Record<(typeof COMMAND_IDS)[number], () => Promise<unknown>> = {
+    const handlers: Record<CommandId, () => Promise<unknown>> = {
       'fixUntilGreen.run': () => this.run(),
       'fixUntilGreen.stop': () => this.stop(),
       'fixUntilGreen.showPanel': async () => this.deps.showPanel(),

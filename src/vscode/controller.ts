@@ -186,6 +186,8 @@ export class RunControllers {
       const ctl = c;
       this.subscriptions.set(folder, c.onDidChange(() => this.fire(ctl)));
       if (this.activeFolder === undefined) this.activeFolder = folder;
+      // A controller restored with its folder's last run is news to the status bar and the panel.
+      this.fire(ctl);
     }
     return c;
   }

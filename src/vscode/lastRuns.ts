@@ -17,14 +17,14 @@ export class LastRuns {
 
   /**
    * Saves each folder's state when it changes in a way worth keeping (a run starts or stops, a
-   * revert, new remaining failures), not on every streamed event.
+   * step ends, a revert, new remaining failures), not on every streamed event.
    */
   follow(controllers: RunControllers): vscode.Disposable {
     const lastSaved = new Map<string, string>();
     const sub = controllers.onDidChange((c) => {
       const s = c.state;
       if (s.status === 'idle') return;
-      const mark = `${s.runId}:${s.status}:${s.reverted}:${s.remainingFailures.length}`;
+      const mark = `${s.runId}:${s.status}:${s.reverted}:${s.steps.length}:${s.failuresPerStep.length}:${s.remainingFailures.length}`;
       if (lastSaved.get(c.folder) === mark) return;
       lastSaved.set(c.folder, mark);
       void this.save(s);

@@ -128,6 +128,7 @@ export class VsCode {
           'workbench.colorTheme': 'Default Dark Modern',
           'window.commandCenter': false,
           'workbench.secondarySideBar.defaultVisibility': 'hidden',
+          'git.openRepositoryInParentFolders': 'never',
           ...o.userSettings,
         },
         null,

@@ -1,0 +1,14 @@
+// The commands of DESIGN §7 (public ids), in manifest order. No `vscode` import: the manifest test reads it.
+export const COMMAND_IDS = [
+  'fixUntilGreen.run',
+  'fixUntilGreen.stop',
+  'fixUntilGreen.showPanel',
+  'fixUntilGreen.continue',
+  'fixUntilGreen.revertRun',
+  'fixUntilGreen.revertToBest',
+  'fixUntilGreen.runChecks',
+  'fixUntilGreen.setApiKey',
+  'fixUntilGreen.exportTrace',
+] as const;
+
+export type CommandId = (typeof COMMAND_IDS)[number];

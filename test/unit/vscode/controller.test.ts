@@ -1,0 +1,164 @@
+// The run controller over the real engine: a real Run on a copy of a fixture project, a replay
+// model, and a scripted verifier that reads the real files (the checks' processes would only make
+// these tests slow; the loop itself is tested with real tsc and node:test elsewhere).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { FsWorkspace } from '../../../src/core/edit/workspace';
+import { Run } from '../../../src/core/loop/run';
+import type { ReplayResponse } from '../../../src/core/model/replay';
+import { ReplayProvider } from '../../../src/core/model/replay';
+import { defaultSettings } from '../../../src/core/settings';
+import type { Settings } from '../../../src/core/settings';
+import type { RunLike, RunWiring } from '../../../src/vscode/controller';
+import { RunController, RunControllers, RunInProgressError } from '../../../src/vscode/controller';
+import type { RunState } from '../../../src/vscode/runState';
+import { copyFixture } from '../../support/fixtures';
+import type { Scratch } from '../../support/fixtures';
+import { diffOf, reply } from '../../support/replies';
+import { CALC, ScriptedVerifier } from './scriptedVerifier';
+
+const LIMITS = { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 };
+
+describe('run controller', () => {
+  let s: Scratch;
+  let original: string;
+  beforeEach(() => {
+    s = copyFixture('loop/calc');
+    original = readFileSync(path.join(s.project, CALC), 'utf8');
+  });
+  afterEach(() => s.cleanup());
+
+  const edit = (body: string, from = original): string => from.replace(/(mul\(a: number, b: number\): number \{\n {2}return ).*;/, `$1${body};`);
+  const step = (to: string, from = original): ReplayResponse => ({ text: reply([diffOf(CALC, from, to)]), usage: { input: 1000, output: 100 } });
+
+  function factory(responses: ReplayResponse[], over: Partial<Settings> = {}, verifier = new ScriptedVerifier(s.project)): (w: RunWiring) => RunLike {
+    const settings = { ...defaultSettings(), maxSteps: 4, ...over };
+    return (w) => new Run({ workspace: new FsWorkspace(s.project), verifier, provider: new ReplayProvider({ responses }), settings, storageDir: s.storage, signal: w.signal, onEvent: w.onEvent });
+  }
+
+  it('follows the run through its events, from idle to running to green', async () => {
+    const c = new RunController(s.project, 'calc', LIMITS);
+    assert.equal(c.state.status, 'idle');
+    const seen: RunState[] = [];
+    c.onDidChange((st) => seen.push(st));
+    const wrong = edit('a * b + 1');
+    const report = await c.start(factory([step(wrong), step(edit('a * b'), wrong)]));
+    assert.equal(report.stopReason, 'green');
+    const st = c.state;
+    assert.equal(st.status, 'stopped');
+    assert.equal(st.stopReason, 'green');
+    assert.equal(st.outcome, 'fixed');
+    assert.equal(st.runId, report.runId);
+    assert.equal(st.tracePath, report.tracePath);
+    assert.ok(st.runDir && report.tracePath.startsWith(st.runDir));
+    assert.deepEqual(st.steps.map((x) => [x.index, x.applied, x.failureCount]), [[1, true, 1], [2, true, 0]]);
+    assert.deepEqual(st.failuresPerStep, [{ step: 0, count: 1 }, { step: 1, count: 1 }, { step: 2, count: 0 }]);
+    assert.equal(st.tokensUsed, 2200);
+    assert.equal(st.limits.maxSteps, 4);
+    assert.deepEqual(st.remainingFailures, []);
+    assert.equal(c.running, false);
+    // Listeners saw it running, step by step, before it stopped.
+    const running = seen.filter((x) => x.status === 'running');
+    assert.ok(running.some((x) => x.step === 1) && running.some((x) => x.step === 2), 'running states for steps 1 and 2');
+    assert.equal(seen.at(-1)!.status, 'stopped');
+    assert.ok(seen.some((x) => x.steps.length === 1 && x.status === 'running'), 'step rows appear while running');
+  });
+
+  it('allows one run per folder at a time', async () => {
+    const c = new RunController(s.project, 'calc', LIMITS);
+    const v = new ScriptedVerifier(s.project);
+    let release!: () => void;
+    v.hold = new Promise((r) => (release = r));
+    const first = c.start(factory([step(edit('a * b'))], {}, v));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(c.running, true);
+    await assert.rejects(c.start(factory([])), RunInProgressError);
+    release();
+    v.hold = undefined;
+    assert.equal((await first).stopReason, 'green');
+    assert.equal(c.running, false);
+  });
+
+  it('stops a run in flight: it ends cancelled and the workspace keeps its bytes', async () => {
+    const c = new RunController(s.project, 'calc', LIMITS);
+    assert.equal(c.stop(), false, 'nothing to stop');
+    const v = new ScriptedVerifier(s.project);
+    v.hold = new Promise(() => undefined);
+    const p = c.start(factory([step(edit('a * b'))], {}, v));
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(c.stop(), true);
+    const r = await p;
+    assert.equal(r.stopReason, 'cancelled');
+    assert.equal(c.state.stopReason, 'cancelled');
+    assert.equal(readFileSync(path.join(s.project, CALC), 'utf8'), original);
+  });
+
+  it('continues a run stopped by step-cap with more budget, to green', async () => {
+    const c = new RunController(s.project, 'calc', LIMITS);
+    const w1 = edit('a * b + 1');
+    const w2 = edit('a * b + 2', w1);
+    // Nothing improved by the cap, so the engine put the original bytes back (a punt): the third
+    // reply edits the original.
+    const r1 = await c.start(factory([step(w1), step(w2, w1), step(edit('a * b'))], { maxSteps: 2 }));
+    assert.equal(r1.stopReason, 'step-cap');
+    assert.equal(r1.outcome, 'punt');
+    assert.equal(readFileSync(path.join(s.project, CALC), 'utf8'), original);
+    assert.equal(c.canContinue, true);
+    const r2 = await c.continue({ extraSteps: 3, extraTokens: 1000 });
+    assert.equal(r2.stopReason, 'green', r2.detail);
+    assert.equal(c.state.limits.maxSteps, 5);
+    assert.equal(c.state.limits.tokenCeiling, 201000);
+    assert.equal(c.state.steps.length, 3);
+    assert.equal(c.canContinue, false);
+    await assert.rejects(c.continue({ extraSteps: 1, extraTokens: 0 }), /only a run of this session stopped by step-cap or token-ceiling can continue/);
+  });
+
+  it('shows a run that failed to start or crashed as an error stop', async () => {
+    const c = new RunController(s.project, 'calc', LIMITS);
+    await assert.rejects(c.start(() => { throw new Error('no provider'); }), /no provider/);
+    assert.equal(c.running, false);
+    const crashing: RunLike = { runId: 'x', runDir: s.storage, tracePath: path.join(s.storage, 't'), start: () => Promise.reject(new Error('disk full')), continue: () => Promise.reject(new Error('n/a')), cancel: () => undefined };
+    await assert.rejects(c.start(() => crashing), /disk full/);
+    assert.equal(c.state.status, 'stopped');
+    assert.equal(c.state.stopReason, 'error');
+    assert.equal(c.state.detail, 'disk full');
+  });
+
+  it('restores a saved state; one saved while running becomes an interrupted error stop', () => {
+    const saved: RunState = { ...new RunController(s.project, 'calc', LIMITS).state, status: 'running', runId: 'r9', step: 2 };
+    const c = new RunController(s.project, 'calc', LIMITS, saved);
+    assert.equal(c.state.status, 'stopped');
+    assert.equal(c.state.stopReason, 'error');
+    assert.match(c.state.detail ?? '', /window closed while the run was in progress/);
+    assert.equal(c.canContinue, false, 'no live run to continue');
+    c.markReverted('run');
+    assert.equal(c.state.reverted, 'run');
+  });
+});
+
+describe('run controllers of a multi-root workspace', () => {
+  it('keeps one controller per folder and follows the active one', () => {
+    const made: string[] = [];
+    const all = new RunControllers((folder, name) => {
+      made.push(folder);
+      return new RunController(folder, name, LIMITS);
+    });
+    const fired: string[] = [];
+    all.onDidChange((c) => fired.push(c.folder));
+    const a = all.get('/w/a', 'a');
+    assert.equal(all.get('/w/a', 'a'), a, 'the same controller for the same folder');
+    const b = all.get('/w/b', 'b');
+    assert.deepEqual(made, ['/w/a', '/w/b']);
+    assert.equal(all.active, a, 'the first folder is active until another is chosen');
+    all.setActive('/w/b');
+    assert.equal(all.active, b);
+    assert.deepEqual(fired, ['/w/a', '/w/b', '/w/b']);
+    a.markReverted('best');
+    assert.equal(fired.at(-1), '/w/a', "a folder's changes reach the listeners");
+    all.remove('/w/b');
+    assert.equal(all.active, a);
+    assert.equal(all.find('/w/b'), undefined);
+    assert.deepEqual(all.running(), []);
+  });
+});

@@ -1,0 +1,115 @@
+// The manifest against DESIGN §7 and the core: every command, every setting with type, default,
+// bounds, resource scope and a description, defaults equal to the core's, bounds equal to the
+// validator's; trust and engine declarations.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { defaultSettings, validateSettings } from '../../../src/core/settings';
+import { COMMAND_IDS } from '../../../src/vscode/commandIds';
+import { explicitValues, SETTING_KEYS } from '../../../src/vscode/settingKeys';
+import { REPO } from '../../support/fixtures';
+
+interface Prop {
+  type: string;
+  default: unknown;
+  minimum?: number;
+  maximum?: number;
+  scope?: string;
+  markdownDescription?: string;
+  enum?: string[];
+}
+const pkg = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8'));
+const props = pkg.contributes.configuration.properties as Record<string, Prop>;
+
+function coreDefault(key: string): unknown {
+  const d = defaultSettings() as unknown as Record<string, unknown>;
+  if (key.startsWith('model.')) return (d.model as Record<string, unknown>)[key.slice(6)];
+  return d[key];
+}
+
+describe('extension manifest', () => {
+  it('contributes exactly the commands of DESIGN §7, under the category "Fix Until Green"', () => {
+    const ids = (pkg.contributes.commands as { command: string; category: string; title: string }[]).map((c) => c.command);
+    assert.deepEqual(ids, [...COMMAND_IDS]);
+    assert.deepEqual(ids.sort(), ['fixUntilGreen.continue', 'fixUntilGreen.exportTrace', 'fixUntilGreen.revertRun', 'fixUntilGreen.revertToBest', 'fixUntilGreen.run', 'fixUntilGreen.runChecks', 'fixUntilGreen.setApiKey', 'fixUntilGreen.showPanel', 'fixUntilGreen.stop']);
+    for (const c of pkg.contributes.commands) assert.equal(c.category, 'Fix Until Green', c.command);
+    assert.equal(pkg.contributes.commands.find((c: { command: string }) => c.command === 'fixUntilGreen.run').title, 'Fix Until Green');
+  });
+
+  it('shows Stop and Continue only while relevant', () => {
+    const when = Object.fromEntries((pkg.contributes.menus.commandPalette as { command: string; when: string }[]).map((m) => [m.command, m.when]));
+    assert.equal(when['fixUntilGreen.stop'], 'fixUntilGreen.running');
+    assert.equal(when['fixUntilGreen.continue'], 'fixUntilGreen.canContinue && !fixUntilGreen.running');
+  });
+
+  it('declares every setting the extension reads, and no other', () => {
+    assert.deepEqual(Object.keys(props), SETTING_KEYS.map((k) => `fixUntilGreen.${k}`));
+  });
+
+  it('gives every setting a type, the core default, resource scope and a markdown description', () => {
+    for (const key of SETTING_KEYS) {
+      const p = props[`fixUntilGreen.${key}`]!;
+      assert.ok(p.type, `${key} has a type`);
+      assert.equal(p.scope, 'resource', `${key} is resource-scoped`);
+      assert.ok(p.markdownDescription && p.markdownDescription.length > 20, `${key} has a markdownDescription`);
+      assert.deepEqual(p.default, coreDefault(key), `${key}'s default is the core's`);
+    }
+  });
+
+  it("has the validator's bounds and enums for every number and choice", () => {
+    let checked = 0;
+    for (const key of SETTING_KEYS) {
+      const p = props[`fixUntilGreen.${key}`]!;
+      if (p.type === 'integer' || p.type === 'number') {
+        assert.ok(p.minimum !== undefined, `${key} has a minimum`);
+        const ok = (v: number): boolean => validateSettings({ [key]: v }).ok;
+        assert.ok(ok(p.minimum!), `${key} = minimum is valid`);
+        assert.ok(!ok(p.minimum! - (p.type === 'integer' ? 1 : 0.01)), `${key} below minimum is refused`);
+        if (p.maximum !== undefined) {
+          assert.ok(ok(p.maximum), `${key} = maximum is valid`);
+          assert.ok(!ok(p.maximum + (p.type === 'integer' ? 1 : 0.01)), `${key} above maximum is refused`);
+        }
+        if (p.type === 'integer') assert.ok(!ok(p.minimum! + 0.5), `${key} must be whole`);
+        checked++;
+      }
+      if (p.enum) {
+        for (const v of p.enum) assert.ok(validateSettings({ [key]: v }).ok, `${key} = ${v}`);
+        assert.ok(!validateSettings({ [key]: 'nonsense' }).ok, `${key} refuses other values`);
+      }
+    }
+    assert.equal(checked, 8, 'every numeric setting was checked');
+    const cb = (props['fixUntilGreen.confidenceBudget'] as unknown as { properties: Record<string, Prop> }).properties;
+    for (const k of ['stepCost', 'noveltyGain']) {
+      assert.deepEqual([cb[k]!.minimum, cb[k]!.maximum], [0, 1], k);
+      assert.ok(validateSettings({ confidenceBudget: { [k]: 1 } }).ok && !validateSettings({ confidenceBudget: { [k]: 1.01 } }).ok, k);
+    }
+    assert.deepEqual([props['fixUntilGreen.maxSteps']!.minimum, props['fixUntilGreen.maxSteps']!.maximum], [1, 100]);
+    assert.equal(props['fixUntilGreen.tokenCeiling']!.minimum, 1000);
+    assert.deepEqual([props['fixUntilGreen.stallThreshold']!.minimum, props['fixUntilGreen.stallThreshold']!.maximum], [2, 20]);
+    assert.equal(props['fixUntilGreen.timeLimitSeconds']!.minimum, 10);
+    assert.deepEqual([props['fixUntilGreen.flakyReruns']!.minimum, props['fixUntilGreen.flakyReruns']!.maximum], [0, 5]);
+  });
+
+  it('reads only what the user set, folder over workspace over user', () => {
+    const raw = explicitValues((k) =>
+      k === 'maxSteps' ? { globalValue: 3, workspaceValue: 4, workspaceFolderValue: 5 } : k === 'tokenCeiling' ? { globalValue: 5000 } : k === 'model.id' ? { workspaceValue: 'm' } : undefined,
+    );
+    assert.deepEqual(raw, { maxSteps: 5, tokenCeiling: 5000, 'model.id': 'm' });
+  });
+
+  it('is disabled in untrusted and virtual workspaces, saying why', () => {
+    assert.equal(pkg.capabilities.untrustedWorkspaces.supported, false);
+    assert.match(pkg.capabilities.untrustedWorkspaces.description, /runs this workspace's own type checker, linter and tests/);
+    assert.equal(pkg.capabilities.virtualWorkspaces.supported, false);
+  });
+
+  it('targets the VS Code its types come from, and has an icon and the Marketplace fields', () => {
+    const types = JSON.parse(readFileSync(path.join(REPO, 'node_modules', '@types', 'vscode', 'package.json'), 'utf8')).version as string;
+    assert.equal(pkg.devDependencies['@types/vscode'], types);
+    assert.equal(pkg.engines.vscode, `^${types}`);
+    assert.ok(existsSync(path.join(REPO, pkg.icon)));
+    assert.match(readFileSync(path.join(REPO, pkg.icon)).subarray(1, 4).toString(), /PNG/);
+    for (const f of ['displayName', 'description', 'publisher', 'license', 'repository', 'categories', 'keywords', 'galleryBanner']) assert.ok(pkg[f], f);
+    assert.ok(pkg.activationEvents.includes('onWebviewPanel:fixUntilGreen.panel'), 'the panel is restored after a reload');
+  });
+});

@@ -1,0 +1,86 @@
+// The status-bar meter's text, tooltip and warning threshold, as pure functions of the run state.
+import assert from 'node:assert/strict';
+import { escapeMarkdown, formatDuration, formatTokens, meterView, reasonIcon, WARN_FRACTION } from '../../../src/vscode/meterView';
+import type { RunState } from '../../../src/vscode/runState';
+import { idleState } from '../../../src/vscode/runState';
+
+const LIMITS = { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 };
+
+function running(step: number, tokensUsed: number, over: Partial<RunState> = {}): RunState {
+  return { ...idleState('/w/app', 'app', LIMITS), status: 'running', runId: 'r1', step, tokensUsed, startedAt: 1_000_000, phase: 'step 3: verifying', ...over };
+}
+
+describe('status-bar meter', () => {
+  it('formats token counts compactly', () => {
+    assert.equal(formatTokens(0), '0');
+    assert.equal(formatTokens(950), '950');
+    assert.equal(formatTokens(1000), '1k');
+    assert.equal(formatTokens(12400), '12.4k');
+    assert.equal(formatTokens(12449), '12.4k');
+    assert.equal(formatTokens(99950), '100k');
+    assert.equal(formatTokens(200000), '200k');
+    assert.equal(formatTokens(1250000), '1.25M');
+  });
+
+  it('formats durations', () => {
+    assert.equal(formatDuration(9000), '9s');
+    assert.equal(formatDuration(65000), '1m 05s');
+    assert.equal(formatDuration(3_700_000), '1h 01m');
+    assert.equal(formatDuration(-5), '0s');
+  });
+
+  it('shows `k/maxSteps · used/ceiling` while running, e.g. 3/8 · 12.4k/200k', () => {
+    const v = meterView(running(3, 12400), 1_005_000);
+    assert.equal(v.text, '$(sync~spin) 3/8 · 12.4k/200k');
+    assert.equal(v.warning, false);
+    assert.match(v.ariaLabel, /step 3 of 8, 12400 of 200000 tokens/);
+    assert.match(v.tooltip, /\| Steps \| 3 \| 8 \|/);
+    assert.match(v.tooltip, /\| Tokens \| 12,400 \| 200,000 \|/);
+    assert.match(v.tooltip, /\| Time \| 5s \| 30m 00s \|/);
+  });
+
+  it('warns only past 80 % of the steps or of the tokens', () => {
+    assert.equal(WARN_FRACTION, 0.8);
+    const at = (steps: number, maxSteps: number, tokens: number): boolean => meterView(running(steps, tokens, { limits: { ...LIMITS, maxSteps } })).warning;
+    assert.equal(at(4, 5, 0), false, '4/5 is exactly 80 %: not past it');
+    assert.equal(at(5, 5, 0), true);
+    assert.equal(at(7, 8, 0), true, '87.5 % of the steps');
+    assert.equal(at(1, 8, 160000), false, 'exactly 80 % of the tokens');
+    assert.equal(at(1, 8, 160001), true);
+    assert.match(meterView(running(7, 0)).ariaLabel, /budget nearly spent/);
+  });
+
+  it('shows the last result with its codicon when idle after a run', () => {
+    const stopped = (stopReason: RunState['stopReason'], outcome: RunState['outcome']): RunState => ({ ...running(2, 4200), status: 'stopped', stopReason, outcome, detail: 'every check passes after step 2' });
+    assert.equal(meterView(stopped('green', 'fixed')).text, '$(pass) green 2/8 · 4.2k/200k');
+    assert.equal(meterView(stopped('stalled', 'punt')).text, '$(warning) stalled 2/8 · 4.2k/200k');
+    assert.equal(meterView(stopped('step-cap', 'partial')).text, '$(warning) step-cap 2/8 · 4.2k/200k');
+    assert.equal(meterView(stopped('token-ceiling', 'partial')).text, '$(warning) token-ceiling 2/8 · 4.2k/200k');
+    assert.equal(meterView(stopped('error', 'punt')).text, '$(error) error 2/8 · 4.2k/200k');
+    assert.equal(meterView(stopped('green', 'fixed')).warning, false, 'no warning colour once stopped');
+    const v = meterView(stopped('green', 'fixed'));
+    assert.match(v.tooltip, /stopped with `green` \(fixed\)/);
+    assert.match(v.tooltip, /every check passes after step 2/);
+    assert.equal(meterView({ ...stopped('green', 'fixed'), reverted: 'run' }).text, '$(pass) green 2/8 · 4.2k/200k · reverted');
+  });
+
+  it('maps every stop reason to pass, error or warning', () => {
+    assert.equal(reasonIcon('green'), '$(pass)');
+    assert.equal(reasonIcon('error'), '$(error)');
+    assert.equal(reasonIcon('preflight-failed'), '$(error)');
+    for (const r of ['stalled', 'step-cap', 'token-ceiling', 'time-limit', 'cancelled', 'critic-stop', 'budget-depleted', 'low-confidence', 'unreachable'] as const) {
+      assert.equal(reasonIcon(r), '$(warning)', r);
+    }
+  });
+
+  it('shows a neutral item before any run', () => {
+    assert.equal(meterView(undefined).text, '$(beaker) Fix Until Green');
+    assert.equal(meterView(idleState('/w', 'w', LIMITS)).text, '$(beaker) Fix Until Green');
+  });
+
+  it('keeps model and check text from becoming markdown in the tooltip', () => {
+    assert.equal(escapeMarkdown('[click](http://x) *bold* `code` <b>'), '\\[click\\]\\(http://x\\) \\*bold\\* \\`code\\` \\<b\\>');
+    const v = meterView({ ...running(1, 10), phase: '[evil](command:workbench.action.quit)' });
+    assert.doesNotMatch(v.tooltip, /\[evil\]\(command/);
+  });
+});

@@ -1,0 +1,68 @@
+// `npm run package` builds a real .vsix with @vscode/vsce; it holds only the bundles, media,
+// README, LICENSE and CHANGELOG (and the manifest files vsce adds).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { REPO } from '../../support/fixtures';
+
+/** Entry names from a zip's central directory (a .vsix is a zip). */
+function zipEntries(zip: Buffer): string[] {
+  let eocd = -1;
+  for (let i = zip.length - 22; i >= Math.max(0, zip.length - 65557); i--) {
+    if (zip.readUInt32LE(i) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) throw new Error('not a zip: no end-of-central-directory record');
+  const count = zip.readUInt16LE(eocd + 10);
+  let p = zip.readUInt32LE(eocd + 16);
+  const names: string[] = [];
+  for (let n = 0; n < count; n++) {
+    if (zip.readUInt32LE(p) !== 0x02014b50) throw new Error(`bad central directory entry at ${p}`);
+    const nameLen = zip.readUInt16LE(p + 28);
+    const extraLen = zip.readUInt16LE(p + 30);
+    const commentLen = zip.readUInt16LE(p + 32);
+    names.push(zip.subarray(p + 46, p + 46 + nameLen).toString('utf8'));
+    p += 46 + nameLen + extraLen + commentLen;
+  }
+  return names;
+}
+
+describe('the .vsix package', function () {
+  // Production bundles and vsce take a while on a shared machine.
+  this.timeout(600000);
+
+  it('holds only the bundles, media, README, LICENSE and CHANGELOG', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-vsix-'));
+    try {
+      const out = path.join(dir, 'fix-until-green.vsix');
+      const r = spawnSync(process.execPath, [path.join(REPO, 'scripts', 'package.mjs'), '--out', out], { cwd: REPO, encoding: 'utf8' });
+      assert.equal(r.status, 0, `npm run package failed:\n${r.stdout}\n${r.stderr}`);
+      const files = zipEntries(readFileSync(out)).sort();
+      assert.deepEqual(files, [
+        '[Content_Types].xml',
+        'extension.vsixmanifest',
+        'extension/LICENSE.txt',
+        'extension/changelog.md',
+        'extension/dist/codicons/codicon.css',
+        'extension/dist/codicons/codicon.ttf',
+        'extension/dist/extension.js',
+        'extension/dist/package.json',
+        'extension/dist/panel.js',
+        'extension/media/icon.png',
+        'extension/media/panel.css',
+        'extension/package.json',
+        'extension/readme.md',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads a zip central directory', () => {
+    assert.throws(() => zipEntries(Buffer.from('not a zip at all, just some bytes....')), /not a zip/);
+  });
+});

@@ -1,0 +1,69 @@
+// Folding loop events into the state the meter and the panel draw.
+import assert from 'node:assert/strict';
+import type { StepRecord, TimedEvent } from '../../../src/core/trace/events';
+import type { RunState } from '../../../src/vscode/runState';
+import { canContinue, canRevert, continuing, elapsedAt, idleState, reduceRunState } from '../../../src/vscode/runState';
+
+const LIMITS = { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 };
+const ts = '2026-01-01T00:00:00.000Z';
+const T0 = Date.parse(ts);
+
+function record(index: number, failureCount: number): StepRecord {
+  return { index, failureHash: `h${failureCount}`, failureCount, applied: true, tokens: 100, postMortem: `pm ${index}`, status: 'in_progress', confidence: 0.5, files: [{ path: 'a.ts', kind: 'modify', added: 1, removed: 1 }], checks: [], critics: [], feedback: null, durationMs: 5, snapshotDir: `/s/${index}` };
+}
+
+function fold(events: TimedEvent[]): RunState {
+  const first: RunState = { ...idleState('/w', 'w', LIMITS), runDir: '/store/runs/r' };
+  return events.reduce<RunState>((s, e) => reduceRunState(s, e), first);
+}
+
+describe('run state', () => {
+  const start: TimedEvent = { ts, type: 'run-start', step: 0, runId: 'r', root: '/w', model: 'm', instruction: 'keep the API', checks: [], limits: { ...LIMITS, maxSteps: 3 }, settings: {} };
+  const verify0: TimedEvent = { ts, type: 'verify', step: 0, green: false, failureHash: 'h2', failureCount: 2, failures: [{ check: 't', file: 'a.ts', message: 'x' }, { check: 't', message: 'y' }], flaky: [], checks: [], durationMs: 1, reason: 'initial' };
+
+  it('starts running with the run limits and keeps the run directory', () => {
+    const s = fold([start, verify0]);
+    assert.equal(s.status, 'running');
+    assert.equal(s.limits.maxSteps, 3);
+    assert.equal(s.runDir, '/store/runs/r');
+    assert.equal(s.instruction, 'keep the API');
+    assert.equal(s.initialFailureCount, 2);
+    assert.equal(s.remainingFailures.length, 2);
+    assert.deepEqual(s.failuresPerStep, [{ step: 0, count: 2 }]);
+    assert.equal(s.startedAt, T0);
+    assert.equal(elapsedAt(s, T0 + 4000), 4000);
+  });
+
+  it('attaches critic verdicts to the step they judged', () => {
+    const s = fold([
+      start,
+      verify0,
+      { ts, type: 'model-call', step: 1, model: 'm', promptTokens: 10, maxOutputTokens: 100, usage: { input: 10, output: 5 }, usageReported: true, durationMs: 1, tokensUsed: 15, reply: '', status: null, confidence: null, postMortem: null, problems: [], error: null },
+      { ts, type: 'critic', step: 1, phase: 'proposal', verdict: { critic: 'protected-paths', verdict: 'retry', reason: 'edits a test file' } },
+      { ts, type: 'step-end', step: 1, record: record(1, 1), tokensUsed: 115, elapsedMs: 50 },
+    ]);
+    assert.equal(s.step, 1);
+    assert.equal(s.tokensUsed, 115);
+    assert.deepEqual(s.steps[0]!.critics, [{ critic: 'protected-paths', verdict: 'retry', reason: 'edits a test file' }]);
+    assert.deepEqual(s.pendingCritics, []);
+    assert.deepEqual(s.failuresPerStep, [{ step: 0, count: 2 }, { step: 1, count: 1 }]);
+  });
+
+  it('takes the final word from the report, and knows what can follow', () => {
+    const report = { runId: 'r', stopReason: 'step-cap' as const, outcome: 'partial' as const, detail: '3 of 3 steps', steps: [record(1, 1)], tokensUsed: 115, elapsedMs: 90, initialFailureCount: 2, remainingFailures: [], fixedFailures: [], bestStep: 1, hypotheses: [], tracePath: '/store/runs/r/trace.jsonl', limits: { ...LIMITS, maxSteps: 3 } };
+    const s = fold([start, verify0, { ts, type: 'run-end', step: 1, report }]);
+    assert.equal(s.status, 'stopped');
+    assert.equal(s.stopReason, 'step-cap');
+    assert.equal(s.bestStep, 1);
+    assert.equal(s.tracePath, '/store/runs/r/trace.jsonl');
+    assert.ok(canContinue(s));
+    assert.ok(canRevert(s));
+    const c = continuing(s, { ...s.limits, maxSteps: 6 }, T0 + 10_000);
+    assert.equal(c.status, 'running');
+    assert.equal(c.limits.maxSteps, 6);
+    assert.equal(c.stopReason, null);
+    assert.equal(c.startedAt, T0, "a continued run's clock still starts at its first start");
+    assert.ok(!canContinue({ ...s, stopReason: 'stalled' }));
+    assert.ok(!canRevert({ ...s, steps: [] }));
+  });
+});
