@@ -9,7 +9,7 @@ const ts = '2026-01-01T00:00:00.000Z';
 const T0 = Date.parse(ts);
 
 function record(index: number, failureCount: number): StepRecord {
-  return { index, failureHash: `h${failureCount}`, failureCount, applied: true, tokens: 100, postMortem: `pm ${index}`, status: 'in_progress', confidence: 0.5, files: [{ path: 'a.ts', kind: 'modify', added: 1, removed: 1 }], checks: [], critics: [], feedback: null, durationMs: 5, snapshotDir: `/s/${index}` };
+  return { index, failureHash: `h${failureCount}`, failureCount, applied: true, tokens: 100, postMortem: `pm ${index}`, status: 'in_progress', confidence: 0.5, files: [{ path: 'a.ts', kind: 'modify', added: 1, removed: 1 }], checks: [], critics: [], feedback: null, durationMs: 5, snapshotDir: `/s/${index}`, rolledBack: null };
 }
 
 function fold(events: TimedEvent[]): RunState {
@@ -39,12 +39,12 @@ describe('run state', () => {
       start,
       verify0,
       { ts, type: 'model-call', step: 1, model: 'm', promptTokens: 10, maxOutputTokens: 100, usage: { input: 10, output: 5 }, usageReported: true, durationMs: 1, tokensUsed: 15, reply: '', status: null, confidence: null, postMortem: null, problems: [], error: null },
-      { ts, type: 'critic', step: 1, phase: 'proposal', verdict: { critic: 'protected-paths', verdict: 'retry', reason: 'edits a test file' } },
+      { ts, type: 'critic', step: 1, phase: 'proposal', verdict: { critic: 'protected-paths', phase: 'proposal', verdict: 'retry', reason: 'edits a test file' } },
       { ts, type: 'step-end', step: 1, record: record(1, 1), tokensUsed: 115, elapsedMs: 50 },
     ]);
     assert.equal(s.step, 1);
     assert.equal(s.tokensUsed, 115);
-    assert.deepEqual(s.steps[0]!.critics, [{ critic: 'protected-paths', verdict: 'retry', reason: 'edits a test file' }]);
+    assert.deepEqual(s.steps[0]!.critics, [{ critic: 'protected-paths', phase: 'proposal', verdict: 'retry', reason: 'edits a test file' }]);
     assert.deepEqual(s.pendingCritics, []);
     assert.deepEqual(s.failuresPerStep, [{ step: 0, count: 2 }, { step: 1, count: 1 }]);
   });
