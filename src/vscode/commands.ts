@@ -9,7 +9,8 @@ import type { ModelProvider } from '../core/model/provider';
 import { ProviderFatalError } from '../core/model/provider';
 import type { Settings } from '../core/settings';
 import type { RunReport, TimedEvent } from '../core/trace/events';
-import type { Logger } from '../core/types';
+import type { CheckSpec, Logger } from '../core/types';
+import { resolveChecks } from '../core/verify/discover';
 import { Verifier } from '../core/verify/verifier';
 import type { RunController, RunControllers } from './controller';
 import type { CommandId } from './commandIds';
@@ -21,6 +22,7 @@ import { bestContents, loadCheckpoint, snapshotFile } from './runFiles';
 import type { RunState } from './runState';
 import { canContinue, canRevert } from './runState';
 import type { ApiKeys } from './secrets';
+import { resolveInterrupted } from './recovery';
 import { readSettings, reportInvalidSettings } from './settings';
 import { VscodeWorkspace } from './vscodeWorkspace';
 
@@ -179,6 +181,11 @@ export class Commands {
       return undefined;
     }
     const storageDir = this.storageFor(folder.uri.fsPath);
+    // A new run over files an interrupted one left changed would make that run's revert unsafe.
+    if (!(await resolveInterrupted(folder, storageDir, this.deps.logger, (f) => this.deps.controllers.find(f)?.markReverted('run')))) {
+      void vscode.window.showWarningMessage(`Fix Until Green: answer Revert or Keep for the interrupted run in ${folder.name} first; the new run did not start.`);
+      return undefined;
+    }
     const instruction = await vscode.window.showInputBox({
       title: `Fix Until Green: ${folder.name}`,
       prompt: 'Optional instruction for the model; press Enter to just make the checks pass.',
@@ -197,18 +204,29 @@ export class Commands {
     const logger = this.deps.logger;
     const choice = await createModelProvider(settings, root, this.deps.keys, logger);
     if (!choice.ok) logger.warn(`model: ${choice.problem}`);
+    const { verifier, checks, notes } = this.verifierFor(root, settings, storageDir);
+    const problems = [...(choice.ok ? [] : [choice.problem]), ...(checks.length === 0 ? notes : [])];
     return new Run({
       workspace: new VscodeWorkspace(root, logger),
-      verifier: new Verifier({ root, checks: settings.checks, parallel: settings.parallelChecks, outputLimitKb: settings.outputLimitKb, logger }),
+      verifier,
       provider: choice.ok ? choice.provider : unavailableProvider(choice.problem),
-      settings,
+      // The run records the checks it used, discovered or configured.
+      settings: { ...settings, checks },
       storageDir,
       signal,
       onEvent,
       logger,
       ...(instruction ? { instruction } : {}),
-      ...(choice.ok ? {} : { preflightProblems: [choice.problem] }),
+      ...(problems.length > 0 ? { preflightProblems: problems } : {}),
     });
+  }
+
+  /** The configured checks, else those discovered in the folder (tsconfig, ESLint config, scripts.test). */
+  private verifierFor(root: string, s: Settings, storageDir: string): { verifier: Verifier; checks: CheckSpec[]; notes: string[] } {
+    const { checks, discovered, notes } = resolveChecks(root, s.checks);
+    if (discovered) this.deps.logger.info(`checks discovered in ${root}: ${checks.map((c) => `${c.name} (${c.command})`).join(', ') || 'none'}${notes.length ? `; ${notes.join('; ')}` : ''}`);
+    const verifier = new Verifier({ root, checks, parallel: s.parallelChecks, outputLimitKb: s.outputLimitKb, flakyReruns: s.flakyReruns, storageDir, logger: this.deps.logger });
+    return { verifier, checks, notes: discovered ? notes : [] };
   }
 
   /** Runs `work` under a cancellable progress notification that shows the step and the phase. */
@@ -345,10 +363,9 @@ export class Commands {
       await reportInvalidSettings(read, 'the checks did not run');
       return undefined;
     }
-    const s = read.settings;
-    const verifier = new Verifier({ root: c.folder, checks: s.checks, parallel: s.parallelChecks, outputLimitKb: s.outputLimitKb, logger: this.deps.logger });
+    const { verifier, notes } = this.verifierFor(c.folder, read.settings, this.storageFor(c.folder));
     const problems = await verifier.preflight();
-    if (problems.length > 0) throw new Error(problems.join('; '));
+    if (problems.length > 0) throw new Error([...problems, ...notes].join('; '));
     const v = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Fix Until Green: ${title} in ${c.folderName}`, cancellable: true },
       (_p, token) => {

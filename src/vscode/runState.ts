@@ -173,13 +173,14 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
         startedAt: Number.isFinite(now) ? now : Date.now(),
       };
     case 'verify': {
-      const phase = e.green ? 'checks pass' : `${e.failureCount} failure${e.failureCount === 1 ? '' : 's'}`;
+      // No event marks the start of a model call: after a failing verify, asking the model is next.
+      const phase = e.green ? 'checks pass' : `${e.failureCount} failure${e.failureCount === 1 ? '' : 's'}; asking the model for step ${e.step + 1}`;
       return {
         ...s,
         failuresPerStep: setCount(s.failuresPerStep, e.step, e.failureCount),
         remainingFailures: e.failures.slice(0, MAX_KEPT_FAILURES),
         initialFailureCount: e.step === 0 && e.reason === 'initial' ? e.failureCount : s.initialFailureCount,
-        phase: e.step === 0 ? `step 0: ${phase}` : `step ${e.step}: ${phase}`,
+        phase: `step ${e.step}: ${phase}`,
       };
     }
     case 'model-call':

@@ -1,7 +1,7 @@
 // A user runs Fix Until Green on the demo project against an OpenAI-compatible endpoint (the local
 // scripted server), watches it, opens a step's diff, and reverts the run.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FakeOpenAI } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
@@ -38,12 +38,16 @@ describe('Fix Until Green in VS Code: a green run through an OpenAI-compatible e
     await vs.runCommand('Fix Until Green: Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     const seen = new Set<string>();
+    const progress = new Set<string>();
     await until('the stop reason in the panel', async () => {
       seen.add(await vs.meterText().catch(() => ''));
+      for (const t of await vs.page.locator('.notification-toast').allInnerTexts().catch(() => [])) progress.add(t.replace(/\s+/g, ' '));
       const t = await vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined);
       return t === 'green' ? t : undefined;
     }, 240000, 200);
     log('meter texts seen:', [...seen]);
+    log('notifications seen:', [...progress]);
+    assert.ok([...progress].some((t) => /Fix Until Green \(green\).*step \d\/5/.test(t)), 'a progress notification showed the step');
     assert.ok([...seen].some((t) => /^\d\/5 · [\d.]+k?\/200k$/.test(t)), `the meter showed the budget while running; saw ${[...seen].join(' | ')}`);
     assert.equal(model.requests.filter((r) => r.index >= 0).length, 2, 'two model calls went to the endpoint');
     assert.equal(await vs.panel().locator('[data-testid="outcome"]').innerText(), 'fixed');
@@ -70,6 +74,24 @@ describe('Fix Until Green in VS Code: a green run through an OpenAI-compatible e
     await tab.waitFor({ timeout: 30000 });
     await vs.page.locator('.monaco-diff-editor').first().waitFor({ timeout: 30000 });
     await vs.screenshot('green-step-diff');
+  });
+
+  it("Export trace saves the run's JSONL trace where the user says", async () => {
+    await vs.runCommand('Fix Until Green: Show Panel');
+    await vs.panel().locator('button[data-action="exportTrace"]').click();
+    // VS Code's own save dialog (in the browser, a path box) proposes a name in the folder.
+    const input = vs.quickInput();
+    await input.waitFor({ state: 'visible', timeout: 30000 });
+    const proposed = await input.inputValue();
+    log('save dialog proposes', proposed);
+    assert.match(proposed, /fix-until-green-.+\.jsonl$/);
+    await vs.page.keyboard.press('Enter');
+    const file = path.join(ws, path.basename(proposed));
+    const lines = await until('the exported trace', () => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : undefined), 30000);
+    const events = lines.map((l) => JSON.parse(l) as { type: string });
+    assert.equal(events[0]!.type, 'run-start');
+    assert.equal(events.at(-1)!.type, 'run-end');
+    assert.ok(events.some((e) => e.type === 'model-call') && events.some((e) => e.type === 'verify'));
   });
 
   it('Revert Run puts the original bytes back', async () => {

@@ -47,6 +47,9 @@ describe('Fix Until Green in VS Code: settings', function () {
     await vs.screenshot('settings-maxsteps');
     await vs.page.keyboard.press('Escape');
 
+    // Stop and Continue are offered only while they mean something.
+    assert.deepEqual(await vs.paletteRows('>Fix Until Green: Continue'), ['No matching commands']);
+    await vs.page.keyboard.press('Escape');
     await vs.runCommand('Fix Until Green: Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     const reason = await until('a stop reason', () => vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined), 240000, 300);
@@ -55,6 +58,9 @@ describe('Fix Until Green in VS Code: settings', function () {
     assert.match(await vs.meterText(), /^step-cap 1\/1 · /);
     assert.match(readFileSync(path.join(ws, CART), 'utf8'), /return \(total \* percent\) \/ 100;/, 'the best step (1) is kept');
     await vs.screenshot('settings-step-cap');
+    assert.ok((await vs.paletteRows('>Fix Until Green: Continue')).some((t) => t.includes('Continue With More Budget')));
+    assert.deepEqual(await vs.paletteRows('>Fix Until Green: Stop'), ['No matching commands'], 'nothing to stop');
+    await vs.page.keyboard.press('Escape');
 
     await vs.panel().locator('button[data-action="continue"]').click();
     await until('green after Continue', async () => ((await vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined)) === 'green' ? true : undefined), 240000, 300);

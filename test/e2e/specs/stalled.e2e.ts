@@ -66,4 +66,20 @@ describe('Fix Until Green in VS Code: a stuck model stalls', function () {
     assert.ok(rows.some((t) => /applyDiscount/.test(t)), `the failing test is a problem; got ${rows.join(' | ')}`);
     await vs.screenshot('stalled-problems');
   });
+
+  it("the panel's Stop ends a run in flight with cancelled", async () => {
+    const original = readFileSync(path.join(ws, CART));
+    // A model that takes its time, so the run is surely in flight when Stop is pressed.
+    model.queueFault({ fault: 'slow', delayMs: 120000 });
+    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.answerInput('', /Optional instruction/);
+    await vs.panel().locator('[data-testid="run-status"]').waitFor({ timeout: 60000 });
+    await until('the model call to be in flight', async () => (/asking the model for step 1/.test(await vs.panel().locator('[data-testid="phase"]').innerText().catch(() => '')) ? true : undefined), 120000, 300);
+    await vs.panel().locator('button[data-action="stop"]').click();
+    const reason = await until('a stop reason', () => vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined), 60000, 300);
+    assert.equal(reason, 'cancelled');
+    assert.match(await vs.meterText(), /^cancelled /);
+    assert.ok(readFileSync(path.join(ws, CART)).equals(original));
+    await vs.screenshot('stalled-cancelled');
+  });
 });

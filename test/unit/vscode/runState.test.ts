@@ -31,6 +31,7 @@ describe('run state', () => {
     assert.equal(s.remainingFailures.length, 2);
     assert.deepEqual(s.failuresPerStep, [{ step: 0, count: 2 }]);
     assert.equal(s.startedAt, T0);
+    assert.equal(s.phase, 'step 0: 2 failures; asking the model for step 1');
     assert.equal(elapsedAt(s, T0 + 4000), 4000);
   });
 
