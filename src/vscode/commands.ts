@@ -237,7 +237,7 @@ export class Commands {
         const cancel = token.onCancellationRequested(() => ctl.stop());
         let last = '';
         const sub = ctl.onDidChange((s) => {
-          const msg = s.status === 'running' ? `step ${s.step}/${s.limits.maxSteps}: ${s.phase}` : `stopped: ${s.stopReason ?? ''}`;
+          const msg = s.status === 'running' ? `step ${s.step}/${s.limits.maxSteps}: ${s.phase.replace(/^step \d+: /, '')}` : `stopped: ${s.stopReason ?? ''}`;
           if (msg !== last) progress.report({ message: msg });
           last = msg;
         });
