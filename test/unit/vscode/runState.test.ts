@@ -39,7 +39,7 @@ describe('run state', () => {
       start,
       verify0,
       { ts, type: 'model-call', step: 1, model: 'm', promptTokens: 10, maxOutputTokens: 100, usage: { input: 10, output: 5 }, usageReported: true, durationMs: 1, tokensUsed: 15, reply: '', status: null, confidence: null, postMortem: null, problems: [], error: null },
-      { ts, type: 'critic', step: 1, phase: 'proposal', verdict: { critic: 'protected-paths', verdict: 'retry', reason: 'edits a test file' } },
+      { ts, type: 'critic', step: 1, phase: 'proposal', verdict: { critic: 'protected-paths', phase: 'proposal', verdict: 'retry', reason: 'edits a test file' } },
       { ts, type: 'step-end', step: 1, record: record(1, 1), tokensUsed: 115, elapsedMs: 50 },
     ]);
     assert.equal(s.step, 1);
