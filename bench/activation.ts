@@ -37,7 +37,7 @@ export async function activationFigures(bundle: string, loads: number): Promise<
   const orig = M._resolveFilename;
   const stubPath = path.join(path.dirname(resolved), '__vscode_stub__.js');
   let calls: string[] = [];
-  M._resolveFilename = function (request: unknown, ...rest: unknown[]) {
+  M._resolveFilename = function (this: unknown, request: unknown, ...rest: unknown[]) {
     if (request === 'vscode') return stubPath;
     return orig.call(this, request, ...rest);
   } as AnyFn;

@@ -8,6 +8,7 @@ import { ProviderFatalError } from '../core/model/provider';
 import type { Settings } from '../core/settings';
 import type { RunReport, TimedEvent } from '../core/trace/events';
 import type { Logger } from '../core/types';
+import { resolveChecks } from '../core/verify/discover';
 import { Verifier } from '../core/verify/verifier';
 import type { RunController, RunControllers } from './controller';
 import type { CommandId } from './commandIds';
@@ -195,11 +196,21 @@ export class Commands {
     const logger = this.deps.logger;
     const choice = await createModelProvider(settings, root, this.deps.keys, logger);
     if (!choice.ok) logger.warn(`model: ${choice.problem}`);
+    const { checks, discovered, notes } = resolveChecks(root, settings.checks);
+    for (const n of discovered ? notes : []) logger.info(`checks: ${n}`);
     return new Run({
       workspace: new VscodeWorkspace(root, logger),
-      verifier: new Verifier({ root, checks: settings.checks, parallel: settings.parallelChecks, outputLimitKb: settings.outputLimitKb, logger }),
+      verifier: new Verifier({
+        root,
+        checks,
+        parallel: settings.parallelChecks,
+        outputLimitKb: settings.outputLimitKb,
+        flakyReruns: settings.flakyReruns,
+        storageDir,
+        logger,
+      }),
       provider: choice.ok ? choice.provider : unavailableProvider(choice.problem),
-      settings,
+      settings: { ...settings, checks },
       storageDir,
       signal,
       onEvent,
@@ -347,7 +358,9 @@ export class Commands {
       return undefined;
     }
     const s = read.settings;
-    const verifier = new Verifier({ root: c.folder, checks: s.checks, parallel: s.parallelChecks, outputLimitKb: s.outputLimitKb, logger: this.deps.logger });
+    const discovered = resolveChecks(c.folder, s.checks);
+    for (const n of discovered.discovered ? discovered.notes : []) this.deps.logger.info(`checks: ${n}`);
+    const verifier = new Verifier({ root: c.folder, checks: discovered.checks, parallel: s.parallelChecks, outputLimitKb: s.outputLimitKb, flakyReruns: s.flakyReruns, logger: this.deps.logger });
     const problems = await verifier.preflight();
     if (problems.length > 0) throw new Error(problems.join('; '));
     const v = await vscode.window.withProgress(

@@ -44,7 +44,7 @@ describe('run state', () => {
     ]);
     assert.equal(s.step, 1);
     assert.equal(s.tokensUsed, 115);
-    assert.deepEqual(s.steps[0]!.critics, [{ critic: 'protected-paths', verdict: 'retry', reason: 'edits a test file' }]);
+    assert.deepEqual(s.steps[0]!.critics, [{ critic: 'protected-paths', phase: 'proposal', verdict: 'retry', reason: 'edits a test file' }]);
     assert.deepEqual(s.pendingCritics, []);
     assert.deepEqual(s.failuresPerStep, [{ step: 0, count: 2 }, { step: 1, count: 1 }]);
   });
