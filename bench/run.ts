@@ -416,7 +416,15 @@ async function main(): Promise<void> {
       ['extension', extensionFigures],
       ['output-flood', outputFlood],
     ];
-    for (const [id, f] of all) if (!ONLY || ONLY.includes(id)) await f();
+    for (const [id, f] of all) {
+      if (ONLY && !ONLY.includes(id)) continue;
+      try {
+        await f();
+      } catch (e) {
+        // One broken figure must not hide the others: it is reported as failed, with the reason.
+        figures.push({ id, name: id, value: `FAILED: ${e instanceof Error ? e.message : String(e)}`, target: '', meets: false, data: {} });
+      }
+    }
   } finally {
     if (process.env.KEEP_BENCH !== '1') rmSync(scratchRoot, { recursive: true, force: true });
     else log(`kept ${scratchRoot}`);
