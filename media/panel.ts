@@ -170,7 +170,7 @@ function checkChips(step: StepView): HTMLElement {
 
 function stepRow(st: RunState, step: StepView): HTMLElement {
   const open = expanded.has(step.index);
-  const files = step.files.length
+  const files = step.files.length && (step.applied || step.rolledBack)
     ? h('span', { class: 'files' }, ...step.files.map((f) => h('span', { class: 'file', title: `${f.kind} ${f.path}` }, `${f.path} `, h('span', { class: 'add' }, `+${f.added}`), ' ', h('span', { class: 'del' }, `−${f.removed}`))))
     : h('span', { class: 'files none' }, step.applied ? 'no file changes' : 'edit not applied');
   const critics = step.critics.length
@@ -185,13 +185,16 @@ function stepRow(st: RunState, step: StepView): HTMLElement {
       tabindex: 0,
       role: 'button',
       'aria-label': `Step ${step.index}: ${step.failureCount} failure(s) after it, ${step.tokens} tokens. Opens the step's diff.`,
-      title: step.applied ? "Open this step's diff" : 'This step changed no files',
+      title: step.snapshotDir ? "Open this step's diff" : 'This step changed no files',
     },
     h(
       'div',
       { class: 'line' },
       h('span', { class: 'idx' }, `#${step.index}`),
       step.index === st.bestStep ? h('span', { class: 'chip best', title: 'best step' }, icon('star-full'), ' best') : null,
+      step.rolledBack
+        ? h('span', { class: 'chip warn', 'data-testid': 'rolled-back', title: step.feedback ?? 'a critic rolled this edit back' }, icon('discard'), ` rolled back${step.restoredToStep !== null && step.restoredToStep !== undefined ? ` to #${step.restoredToStep}` : ''}`)
+        : null,
       files,
       checkChips(step),
       h('span', { class: 'hash', title: `failure identity ${step.failureHash}` }, step.failureHash.slice(0, 8)),

@@ -2,6 +2,8 @@
 // user what happened; the engine is reached only through the controller and the ports.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { RestoreReport } from '../core/edit/restore';
+import { restoreState, revertRun } from '../core/edit/restore';
 import { Run } from '../core/loop/run';
 import type { ModelProvider } from '../core/model/provider';
 import { ProviderFatalError } from '../core/model/provider';
@@ -16,12 +18,12 @@ import { COMMAND_IDS } from './commandIds';
 import { chooseFolder, folderStorageDir } from './folders';
 import { createModelProvider } from './modelProvider';
 import type { PanelAction } from './protocol';
-import { bestContents, originalContents, pendingChanges, snapshotFile } from './runFiles';
+import { bestContents, loadCheckpoint, snapshotFile } from './runFiles';
 import type { RunState } from './runState';
 import { canContinue, canRevert } from './runState';
 import type { ApiKeys } from './secrets';
 import { readSettings, reportInvalidSettings } from './settings';
-import { DirtyEditorError, VscodeWorkspace } from './vscodeWorkspace';
+import { VscodeWorkspace } from './vscodeWorkspace';
 
 export interface CommandDeps {
   controllers: RunControllers;
@@ -293,13 +295,9 @@ export class Commands {
     if (!c) return;
     const st = c.state;
     const ws = new VscodeWorkspace(c.folder, this.deps.logger, 'Fix Until Green: revert run');
-    const changes = await pendingChanges(await originalContents(st.runDir!), (rel) => ws.read(rel));
-    await this.applyOrExplain(ws, changes, 'revert the run');
+    const report = await revertRun({ workspace: ws, checkpoint: await loadCheckpoint(st.runDir!) });
     c.markReverted('run');
-    this.deps.logger.info(`reverted run ${st.runId}: ${changes.length} file(s) restored to their original bytes`);
-    void vscode.window.showInformationMessage(
-      changes.length === 0 ? `Fix Until Green: the files of run ${st.runId} already hold their original bytes.` : `Fix Until Green: restored ${changes.length} file(s) to their original bytes.`,
-    );
+    this.tell(`run ${st.runId}`, report, 'their original bytes');
   }
 
   async revertToBest(folder?: string): Promise<void> {
@@ -309,24 +307,25 @@ export class Commands {
     const st = c.state;
     const best = st.bestStep ?? 0;
     const ws = new VscodeWorkspace(c.folder, this.deps.logger, `Fix Until Green: revert to step ${best}`);
-    const changes = await pendingChanges(await bestContents(st.runDir!, st.steps, best), (rel) => ws.read(rel));
-    await this.applyOrExplain(ws, changes, 'revert to the best step');
+    const report = await restoreState(await bestContents(st.runDir!, st.steps, best), { workspace: ws, checkpoint: await loadCheckpoint(st.runDir!) });
     c.markReverted('best');
-    this.deps.logger.info(`run ${st.runId}: restored the state of step ${best} (${changes.length} file(s) written)`);
+    this.tell(`run ${st.runId}`, report, `the state of step ${best}`);
     // The Problems panel shows what the checks say about the restored files.
     const verified = await this.verifyFolder(c, 'Checking the restored state');
-    void vscode.window.showInformationMessage(
-      `Fix Until Green: restored the state of step ${best}${verified ? `: ${verified.failures.length} failure(s) remain` : ''}.`,
-    );
+    if (verified) this.deps.logger.info(`after the revert to step ${best}: ${verified.failures.length} failure(s)`);
   }
 
-  private async applyOrExplain(ws: VscodeWorkspace, changes: Parameters<VscodeWorkspace['apply']>[0], what: string): Promise<void> {
-    try {
-      await ws.apply(changes);
-    } catch (e) {
-      if (e instanceof DirtyEditorError) throw new Error(`cannot ${what}: ${e.message}`);
-      throw e;
+  /** Says what a restore wrote and, loudly, what it left alone because someone else changed it. */
+  private tell(what: string, r: RestoreReport, target: string): void {
+    const written = r.actions.length;
+    this.deps.logger.info(`${what}: ${written} file(s) brought to ${target}; ${r.unchanged.length} already there; ${r.conflicts.length} left alone`);
+    for (const x of r.conflicts) this.deps.logger.warn(x.reason);
+    const head = written === 0 ? `the files of ${what} already hold ${target}` : `restored ${written} file(s) to ${target}`;
+    if (r.conflicts.length === 0) {
+      void vscode.window.showInformationMessage(`Fix Until Green: ${head}.`);
+      return;
     }
+    void vscode.window.showWarningMessage(`Fix Until Green: ${head}; left alone: ${r.conflicts.map((x) => x.reason).join('; ')}`);
   }
 
   async runChecks(): Promise<void> {
@@ -405,7 +404,8 @@ export class Commands {
     const st: RunState | undefined = c?.state;
     const s = st?.steps.find((x) => x.index === step);
     if (!c || !st || !s) throw new Error(`step ${step} is not part of the run on screen`);
-    if (!s.applied || !s.snapshotDir || s.files.length === 0) {
+    // A rolled-back step keeps its snapshot: its diff shows what the critics refused.
+    if (!s.snapshotDir || s.files.length === 0) {
       void vscode.window.showInformationMessage(`Fix Until Green: step ${step} changed no files${s.feedback ? `: ${s.feedback.split('\n')[0]}` : '.'}`);
       return;
     }

@@ -26,8 +26,11 @@ export function followSettings(controllers: RunControllers, logger: Logger): vsc
   return watchSettings(() => {
     for (const c of controllers.all()) {
       const r = readSettings(vscode.Uri.file(c.folder));
-      if (r.ok) c.setIdleLimits({ maxSteps: r.settings.maxSteps, tokenCeiling: r.settings.tokenCeiling, timeLimitSeconds: r.settings.timeLimitSeconds });
-      else logger.warn(`settings of ${c.folderName}: ${r.message}`);
+      if (r.ok) {
+        const s = r.settings;
+        c.setIdleLimits({ maxSteps: s.maxSteps, tokenCeiling: s.tokenCeiling, timeLimitSeconds: s.timeLimitSeconds });
+        logger.info(`settings of ${c.folderName}: maxSteps ${s.maxSteps}, tokenCeiling ${s.tokenCeiling}, timeLimitSeconds ${s.timeLimitSeconds}, model ${s.model.provider}${s.model.id ? `:${s.model.id}` : ''}; the next run uses them`);
+      } else logger.warn(`settings of ${c.folderName}: ${r.message}`);
     }
   });
 }

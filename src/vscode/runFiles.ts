@@ -1,5 +1,6 @@
-// The file contents a finished run can be taken back to: its originals (Revert run) or its best
-// step (Revert to best). Read from the run's checkpoint and step snapshots; no `vscode` import.
+// Where a finished run's files are, and what its best step held (for Revert to best), read from the
+// run's checkpoint and step snapshots. The writing itself is core's restoreState / revertRun, which
+// leave alone any file changed since the run wrote it. No `vscode` import.
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Checkpoint } from '../core/edit/checkpoint';
@@ -10,7 +11,7 @@ export function checkpointDir(runDir: string): string {
   return path.join(runDir, 'checkpoint');
 }
 
-async function loadCheckpoint(runDir: string): Promise<Checkpoint> {
+export async function loadCheckpoint(runDir: string): Promise<Checkpoint> {
   const cp = await Checkpoint.load(checkpointDir(runDir));
   if (!cp) throw new Error(`the run's checkpoint is missing (${checkpointDir(runDir)}); nothing to restore`);
   return cp;
@@ -26,33 +27,33 @@ export function snapshotFile(snapshotDir: string, side: 'before' | 'after', rel:
 }
 
 /**
- * The contents of every touched file in the state after step `best`: the originals, overlaid with
- * what each applied step up to `best` wrote, in order. Step 0 is the original state.
+ * The contents (null: absent) of every touched file in the state after step `best`, replayed from the originals:
+ * an applied step lays its `after/` snapshot over the state before it; a step a critic rolled back
+ * leaves the state before it, or the state of the step it restored. Step 0 is the original state.
  */
-export async function bestContents(runDir: string, steps: readonly StepView[], best: number): Promise<FileChange[]> {
-  const files = new Map<string, Uint8Array | null>();
+export async function bestContents(runDir: string, steps: readonly StepView[], best: number): Promise<Map<string, Uint8Array | null>> {
+  let files = new Map<string, Uint8Array | null>();
   for (const c of await originalContents(runDir)) files.set(c.path, c.content);
+  const states = new Map<number, Map<string, Uint8Array | null>>([[0, files]]);
   for (const s of [...steps].sort((a, b) => a.index - b.index)) {
-    if (s.index > best || !s.applied || !s.snapshotDir) continue;
-    for (const f of s.files) {
-      if (f.kind === 'delete') {
-        files.set(f.path, null);
-        continue;
+    if (s.index > best) break;
+    if (s.rolledBack === 'best' && typeof s.restoredToStep === 'number') {
+      const restored = states.get(s.restoredToStep);
+      if (!restored) throw new Error(`step ${s.index} restored step ${s.restoredToStep}, whose state is unknown`);
+      files = restored;
+    } else if (s.applied && s.snapshotDir && !s.rolledBack) {
+      files = new Map(files);
+      for (const f of s.files) {
+        if (f.kind === 'delete') {
+          files.set(f.path, null);
+          continue;
+        }
+        const file = snapshotFile(s.snapshotDir, 'after', f.path);
+        if (!existsSync(file)) throw new Error(`step ${s.index}'s snapshot of ${f.path} is missing (${file})`);
+        files.set(f.path, await fs.readFile(file));
       }
-      const file = snapshotFile(s.snapshotDir, 'after', f.path);
-      if (!existsSync(file)) throw new Error(`step ${s.index}'s snapshot of ${f.path} is missing (${file})`);
-      files.set(f.path, await fs.readFile(file));
     }
+    states.set(s.index, files);
   }
-  return [...files].map(([p, content]) => ({ path: p, content }));
-}
-
-/** Keeps only the changes whose target differs from what is on disk now. */
-export async function pendingChanges(changes: readonly FileChange[], read: (rel: string) => Promise<Uint8Array | undefined>): Promise<FileChange[]> {
-  const out: FileChange[] = [];
-  for (const c of changes) {
-    const disk = await read(c.path);
-    if (c.content === null ? disk !== undefined : disk === undefined || !Buffer.from(disk).equals(Buffer.from(c.content))) out.push(c);
-  }
-  return out;
+  return files;
 }

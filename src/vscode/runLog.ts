@@ -10,6 +10,7 @@ export function describeEvent(e: TimedEvent): string {
     case 'model-call':
       return e.error ? `step ${e.step}: model call failed: ${e.error}` : `step ${e.step}: model replied (${e.usage ? e.usage.input + e.usage.output : 0} tokens, ${e.durationMs} ms, status ${e.status ?? '?'}, confidence ${e.confidence ?? '?'})`;
     case 'edit':
+      if (e.rolledBack) return `step ${e.step}: rolled back to the state of step ${e.restoredToStep ?? '?'}`;
       return e.applied ? `step ${e.step}: applied edits to ${e.files.map((f) => `${f.path} +${f.added} -${f.removed}`).join(', ')}` : `step ${e.step}: edit not applied: ${e.errors.join(' | ')}`;
     case 'critic':
       return `step ${e.step}: critic ${e.verdict.critic} (${e.phase}): ${e.verdict.verdict}: ${e.verdict.reason}`;
@@ -23,5 +24,10 @@ export function describeEvent(e: TimedEvent): string {
       return `step ${e.step} done: ${e.record.failureCount} failure(s), ${e.tokensUsed} tokens used so far`;
     case 'run-end':
       return `run ${e.report.runId} ended: ${e.report.stopReason} (${e.report.outcome}); trace ${e.report.tracePath}`;
+    default: {
+      // Events a newer engine adds still get a line.
+      const other = e as { type: string; step?: number };
+      return `${other.type} at step ${other.step ?? '?'}`;
+    }
   }
 }

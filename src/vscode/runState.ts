@@ -31,6 +31,10 @@ export interface StepView {
   durationMs: number;
   /** Holds `before/` and `after/` copies of the files the step changed; null when it changed none. */
   snapshotDir: string | null;
+  /** A critic rolled the step's edit back: to the state before it, or to the best state. */
+  rolledBack: 'previous' | 'best' | null;
+  /** The step whose state a rollback restored. */
+  restoredToStep: number | null;
 }
 
 export interface RunState {
@@ -64,6 +68,8 @@ export interface RunState {
   reverted: 'run' | 'best' | null;
   /** Critic verdicts seen for the step in progress, attached to its row when it ends. */
   pendingCritics: CriticVerdict[];
+  /** The step a rollback in the step in progress restored, attached to its row when it ends. */
+  pendingRestore: number | null;
 }
 
 /** Failures kept in the state: enough for the Problems panel, small enough to persist. */
@@ -95,10 +101,11 @@ export function idleState(folder: string, folderName: string, limits: Limits): R
     remainingFailures: [],
     reverted: null,
     pendingCritics: [],
+    pendingRestore: null,
   };
 }
 
-function stepView(r: StepRecord, critics: CriticVerdict[]): StepView {
+function stepView(r: StepRecord, critics: CriticVerdict[], restoredToStep: number | null): StepView {
   return {
     index: r.index,
     applied: r.applied,
@@ -114,6 +121,8 @@ function stepView(r: StepRecord, critics: CriticVerdict[]): StepView {
     confidence: r.confidence,
     durationMs: r.durationMs,
     snapshotDir: r.snapshotDir,
+    rolledBack: r.rolledBack ?? null,
+    restoredToStep: r.rolledBack ? restoredToStep : null,
   };
 }
 
@@ -134,7 +143,10 @@ function applyReport(s: RunState, r: RunReport): RunState {
     limits: r.limits,
     tokensUsed: r.tokensUsed,
     elapsedMs: r.elapsedMs,
-    steps: r.steps.map((x) => stepView(x, s.steps.find((v) => v.index === x.index)?.critics ?? [])),
+    steps: r.steps.map((x) => {
+      const seen = s.steps.find((v) => v.index === x.index);
+      return stepView(x, seen?.critics ?? [], seen?.restoredToStep ?? null);
+    }),
     stopReason: r.stopReason,
     outcome: r.outcome,
     detail: r.detail,
@@ -173,6 +185,7 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
     case 'model-call':
       return { ...s, step: e.step, tokensUsed: e.tokensUsed, phase: e.error ? `step ${e.step}: model call failed` : `step ${e.step}: applying the edit and verifying` };
     case 'edit':
+      if (e.rolledBack) return { ...s, step: e.step, pendingRestore: e.restoredToStep ?? null, phase: `step ${e.step}: rolled back to step ${e.restoredToStep ?? '?'}` };
       return { ...s, step: e.step, phase: e.applied ? `step ${e.step}: verifying` : `step ${e.step}: edit not applied` };
     case 'critic':
       return { ...s, pendingCritics: [...s.pendingCritics, e.verdict] };
@@ -182,9 +195,10 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
         step: e.step,
         tokensUsed: e.tokensUsed,
         elapsedMs: e.elapsedMs,
-        steps: [...s.steps.filter((x) => x.index !== e.record.index), stepView(e.record, s.pendingCritics)].sort((a, b) => a.index - b.index),
+        steps: [...s.steps.filter((x) => x.index !== e.record.index), stepView(e.record, s.pendingCritics, s.pendingRestore)].sort((a, b) => a.index - b.index),
         failuresPerStep: setCount(s.failuresPerStep, e.step, e.record.failureCount),
         pendingCritics: [],
+        pendingRestore: null,
         phase: `step ${e.step + 1}: asking the model`,
       };
     case 'decision':

@@ -1,5 +1,6 @@
 // The engine's Workspace port on VS Code: every batch of changes is one WorkspaceEdit, so each step
 // is one undoable operation and open editors show the new text at once.
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { FileChange, Workspace } from '../core/edit/workspace';
@@ -62,6 +63,21 @@ export class VscodeWorkspace implements Workspace {
     }
   }
 
+  /** Permission bits from the file system: VS Code's file API does not report them. */
+  async mode(rel: string): Promise<number | undefined> {
+    try {
+      return (await fs.stat(this.uri(rel).fsPath)).mode & 0o7777;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+  }
+
+  /** An open editor with unsaved changes to the file: the engine never writes such a file. */
+  async hasUnsavedChanges(rel: string): Promise<boolean> {
+    return this.openDocument(this.uri(rel))?.isDirty === true;
+  }
+
   private openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
     const key = uri.toString();
     return vscode.workspace.textDocuments.find((d) => !d.isClosed && d.uri.toString() === key);
@@ -110,5 +126,7 @@ export class VscodeWorkspace implements Workspace {
         await vscode.workspace.fs.writeFile(this.uri(change.path), change.content);
       }
     }
+    // Restores carry the original permission bits (a recreated script stays executable).
+    for (const c of changes) if (c.content !== null && c.mode !== undefined) await fs.chmod(this.uri(c.path).fsPath, c.mode);
   }
 }

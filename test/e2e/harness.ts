@@ -4,7 +4,7 @@
 // test/e2e/install.sh installs the tools under .cache/e2e; test/e2e/run.mjs packages the .vsix files.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
@@ -23,6 +23,17 @@ const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const t0 = Date.now();
 export function log(...a: unknown[]): void {
   console.log(`      [${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+}
+
+/** Registers an afterEach that saves a screenshot of a failed test (call inside a describe). */
+export function screenshotFailures(current: () => VsCode | undefined): void {
+  afterEach(async function () {
+    const vs = current();
+    if (vs && this.currentTest?.state === 'failed') {
+      const name = `FAILED-${this.currentTest.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`;
+      await vs.screenshot(name).catch((e: unknown) => log('failure screenshot:', (e as Error).message));
+    }
+  });
 }
 
 export function requireTools(): void {
@@ -129,6 +140,8 @@ export class VsCode {
           'window.commandCenter': false,
           'workbench.secondarySideBar.defaultVisibility': 'hidden',
           'git.openRepositoryInParentFolders': 'never',
+          // code-server saves after a delay by default; desktop VS Code does not.
+          'files.autoSave': 'off',
           ...o.userSettings,
         },
         null,
@@ -256,6 +269,21 @@ export class VsCode {
     await this.page.keyboard.press('Control+Shift+M');
     await this.page.locator('.markers-panel').first().waitFor({ timeout: 30000 });
     return this.page.locator('.markers-panel .monaco-list-row').allInnerTexts();
+  }
+
+  /** The extension's log (Output → Fix Until Green) as the extension host wrote it, newest session. */
+  extensionLog(): string {
+    const logs = path.join(this.root, 'data', 'logs');
+    const found: string[] = [];
+    const walk = (d: string): void => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.name === 'Fix Until Green.log') found.push(p);
+      }
+    };
+    if (existsSync(logs)) walk(logs);
+    return found.sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs).map((f) => readFileSync(f, 'utf8')).at(-1) ?? '';
   }
 
   meter(): Locator {

@@ -4,13 +4,15 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CACHE, DEMO, demoReplies, log, until, VsCode, workspaceFrom } from '../harness';
+import { CACHE, DEMO, demoReplies, log, screenshotFailures, until, VsCode, workspaceFrom } from '../harness';
 
 describe('Fix Until Green in VS Code: the vscode-lm provider', function () {
   let vs: VsCode;
   let ws: string;
   const script = path.join(CACHE, 'lm-script.json');
   const requests = `${script}.requests.jsonl`;
+
+  screenshotFailures(() => vs);
 
   before(async function () {
     writeFileSync(script, JSON.stringify({ responses: demoReplies().map((text) => ({ text })) }));

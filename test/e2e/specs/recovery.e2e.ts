@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FakeOpenAI } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
-import { DEMO, demoReplies, log, until, VsCode, workspaceFrom } from '../harness';
+import { DEMO, demoReplies, log, screenshotFailures, until, VsCode, workspaceFrom } from '../harness';
 
 const CART = 'src/cart.ts';
 
@@ -13,6 +13,8 @@ describe('Fix Until Green in VS Code: recovery of an interrupted run', function 
   let vs: VsCode;
   let ws: string;
   let model: FakeOpenAI;
+
+  screenshotFailures(() => vs);
 
   before(async function () {
     const [first, second] = demoReplies();

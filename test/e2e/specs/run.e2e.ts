@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FakeOpenAI } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
-import { DEMO, demoReplies, log, until, VsCode, workspaceFrom } from '../harness';
+import { DEMO, demoReplies, log, screenshotFailures, until, VsCode, workspaceFrom } from '../harness';
 
 const CART = 'src/cart.ts';
 
@@ -14,6 +14,8 @@ describe('Fix Until Green in VS Code: a green run through an OpenAI-compatible e
   let ws: string;
   let original: Buffer;
   let model: FakeOpenAI;
+
+  screenshotFailures(() => vs);
 
   before(async function () {
     model = await startFakeOpenAI({ replies: demoReplies() });

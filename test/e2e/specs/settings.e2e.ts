@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
 import type { FakeOpenAI } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
-import { DEMO, demoReplies, log, until, VsCode, workspaceFrom } from '../harness';
+import { DEMO, demoReplies, log, screenshotFailures, until, VsCode, workspaceFrom } from '../harness';
 
 const CART = 'src/cart.ts';
 
@@ -16,6 +16,8 @@ describe('Fix Until Green in VS Code: settings', function () {
   let model: FakeOpenAI;
   const settingsFile = (): string => path.join(ws, '.vscode', 'settings.json');
   const workspaceSettings = (): Record<string, unknown> => parseJsonc(readFileSync(settingsFile(), 'utf8')) as Record<string, unknown>;
+
+  screenshotFailures(() => vs);
 
   before(async function () {
     model = await startFakeOpenAI({ replies: demoReplies() });
@@ -40,6 +42,8 @@ describe('Fix Until Green in VS Code: settings', function () {
     await input.fill('1');
     await input.press('Tab');
     await until('maxSteps 1 in the workspace settings file', () => (workspaceSettings()['fixUntilGreen.maxSteps'] === 1 ? true : undefined), 30000);
+    // VS Code tells the extension about the change a moment after the file is written.
+    await until('the extension to see maxSteps 1', () => (/settings of settings: maxSteps 1,/.test(vs.extensionLog()) ? true : undefined), 30000);
     await vs.screenshot('settings-maxsteps');
     await vs.page.keyboard.press('Escape');
 
@@ -57,6 +61,35 @@ describe('Fix Until Green in VS Code: settings', function () {
     assert.equal(await vs.panel().locator('[data-testid="step-row"]').count(), 2);
     assert.match(await vs.meterText(), /^green 2\/2 · /);
     assert.match(readFileSync(path.join(ws, CART), 'utf8'), /return total - \(total \* percent\) \/ 100;/);
+  });
+
+  it('never overwrites an editor with unsaved changes: the run stops and names the file', async () => {
+    // The file holds the fixed code from the run above; break it again on disk and leave an editor
+    // with unsaved changes to it.
+    const cart = path.join(ws, CART);
+    writeFileSync(cart, readFileSync(cart, 'utf8').replace('return total - (total * percent) / 100;', 'return total - percent;'));
+    await vs.openFile(CART);
+    await vs.page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+    await vs.page.keyboard.press('Control+End');
+    await vs.page.keyboard.type('// my unsaved note');
+    await vs.page.locator('.tabs-container .tab.dirty', { hasText: 'cart.ts' }).waitFor({ timeout: 15000 });
+    const onDisk = readFileSync(cart);
+    const text = onDisk.toString('utf8');
+    model.push({ content: `STATUS: in_progress\nCONFIDENCE: 0.8\nPOSTMORTEM: subtract the percentage of the total.\n\n\`\`\`diff\n--- a/src/cart.ts\n+++ b/src/cart.ts\n@@ -12,3 +12,3 @@\n export function applyDiscount(total: number, percent: number): number {\n-  return total - percent;\n+  return total - (total * percent) / 100;\n }\n\`\`\`\n` });
+    assert.match(text, /return total - percent;/);
+    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.answerInput('', /Optional instruction/);
+    await until('a new run to stop', async () => ((await vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined)) === 'error' ? true : undefined), 240000, 300);
+    const detail = await vs.panel().locator('[data-testid="detail"]').innerText();
+    log('detail:', detail);
+    assert.match(detail, /src\/cart\.ts has unsaved changes in an editor/);
+    assert.ok(readFileSync(cart).equals(onDisk), 'the file on disk is as it was');
+    assert.equal(await vs.page.locator('.tabs-container .tab.dirty', { hasText: 'cart.ts' }).count(), 1, "the user's unsaved edit is still there");
+    await vs.screenshot('settings-dirty-editor');
+    // Leave the editor as the user would: discard the note.
+    await vs.page.locator('.tabs-container .tab', { hasText: 'cart.ts' }).first().click();
+    await vs.runCommand('File: Revert File');
+    await vs.page.locator('.tabs-container .tab.dirty').waitFor({ state: 'detached', timeout: 15000 });
   });
 
   it('refuses to start with an invalid setting, naming it, and changes nothing', async () => {

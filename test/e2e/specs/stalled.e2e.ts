@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import type { FakeOpenAI } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
 import { diffOf, reply } from '../../support/replies';
-import { DEMO, log, until, VsCode, workspaceFrom } from '../harness';
+import { DEMO, log, screenshotFailures, until, VsCode, workspaceFrom } from '../harness';
 
 const CART = 'src/cart.ts';
 
@@ -27,6 +27,8 @@ describe('Fix Until Green in VS Code: a stuck model stalls', function () {
   let ws: string;
   let original: Buffer;
   let model: FakeOpenAI;
+
+  screenshotFailures(() => vs);
 
   before(async function () {
     const text = readFileSync(path.join(DEMO, CART), 'utf8');

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FakeOpenAI } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
-import { DEMO, demoReplies, log, VsCode, workspaceFrom } from '../harness';
+import { DEMO, demoReplies, log, screenshotFailures, VsCode, workspaceFrom } from '../harness';
 
 const REASON = "Fix Until Green runs this workspace's own type checker, linter and tests and writes model-proposed edits to its files, so it needs a trusted workspace.";
 
@@ -13,6 +13,8 @@ describe('Fix Until Green in VS Code: an untrusted workspace', function () {
   let vs: VsCode;
   let ws: string;
   let model: FakeOpenAI;
+
+  screenshotFailures(() => vs);
 
   before(async function () {
     model = await startFakeOpenAI({ replies: demoReplies() });

@@ -1,13 +1,16 @@
 // What Revert run and Revert to best write, computed from a real run's checkpoint and snapshots.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import type { Checkpoint } from '../../../src/core/edit/checkpoint';
+import { restoreState, revertRun } from '../../../src/core/edit/restore';
 import { FsWorkspace } from '../../../src/core/edit/workspace';
 import { Run } from '../../../src/core/loop/run';
 import { ReplayProvider } from '../../../src/core/model/replay';
 import { defaultSettings } from '../../../src/core/settings';
 import { RunController } from '../../../src/vscode/controller';
-import { bestContents, originalContents, pendingChanges, snapshotFile } from '../../../src/vscode/runFiles';
+import { bestContents, loadCheckpoint, originalContents, snapshotFile } from '../../../src/vscode/runFiles';
+import type { StepView } from '../../../src/vscode/runState';
 import { copyFixture, treeHash } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 import { diffOf, reply } from '../../support/replies';
@@ -53,30 +56,46 @@ describe('revert targets of a finished run', () => {
     assert.equal(text(originals.find((x) => x.path === CALC)), original);
     assert.equal(text(originals.find((x) => x.path === EXTRA)), null, 'a created file goes away');
 
-    const at = async (best: number): Promise<Record<string, string | null | undefined>> => {
-      const cs = await bestContents(st.runDir!, st.steps, best);
-      return { calc: text(cs.find((x) => x.path === CALC)), extra: text(cs.find((x) => x.path === EXTRA)) };
+    const at = async (best: number, steps = st.steps): Promise<Record<string, string | null | undefined>> => {
+      const m = await bestContents(st.runDir!, steps, best);
+      return { calc: text(m.has(CALC) ? { content: m.get(CALC)! } : undefined), extra: text(m.has(EXTRA) ? { content: m.get(EXTRA)! } : undefined) };
     };
     assert.deepEqual(await at(0), { calc: original, extra: null });
     assert.deepEqual(await at(1), { calc: w1, extra: 'export const extra = 1;\n' });
     assert.deepEqual(await at(2), { calc: w2, extra: null });
+    // A step a critic rolled back leaves the state before it, or the state it restored.
+    const rolled = (index: number, rolledBack: 'previous' | 'best', restoredToStep: number | null): StepView => ({ ...st.steps[1]!, index, applied: false, rolledBack, restoredToStep });
+    assert.deepEqual(await at(3, [...st.steps, rolled(3, 'previous', 2)]), { calc: w2, extra: null });
+    assert.deepEqual(await at(3, [...st.steps, rolled(3, 'best', 1)]), { calc: w1, extra: 'export const extra = 1;\n' });
 
     // Nothing improved, so the engine already put the originals back (a punt).
-    const ws = new FsWorkspace(s.project);
     assert.equal(report.outcome, 'punt');
     assert.equal(treeHash(s.project), before);
-    assert.deepEqual(await pendingChanges(originals, (rel) => ws.read(rel)), [], 'nothing to revert');
-    // Revert to step 1 writes both files; Revert run then writes only what differs and leaves the
-    // tree byte-identical to before the run.
-    const toStep1 = await pendingChanges(await bestContents(st.runDir!, st.steps, 1), (rel) => ws.read(rel));
-    assert.deepEqual(toStep1.map((x) => x.path).sort(), [CALC, EXTRA]);
-    await ws.apply(toStep1);
+    const ws = new FsWorkspace(s.project);
+    const checkpoint = async (): Promise<Checkpoint> => loadCheckpoint(st.runDir!);
+    // Revert to step 1 writes both files; Revert run then takes the tree back byte for byte.
+    const toStep1 = await restoreState(await bestContents(st.runDir!, st.steps, 1), { workspace: ws, checkpoint: await checkpoint() });
+    assert.deepEqual(toStep1.actions.map((x) => `${x.action} ${x.path}`).sort(), [`recreated ${EXTRA}`, `restored ${CALC}`]);
     assert.equal(readFileSync(path.join(s.project, CALC), 'utf8'), w1);
     assert.equal(readFileSync(path.join(s.project, EXTRA), 'utf8'), 'export const extra = 1;\n');
-    const back = await pendingChanges(originals, (rel) => ws.read(rel));
-    assert.deepEqual(back.map((x) => x.path).sort(), [CALC, EXTRA]);
-    await ws.apply(back);
+    const back = await revertRun({ workspace: ws, checkpoint: await checkpoint() });
+    assert.deepEqual(back.conflicts, []);
     assert.equal(treeHash(s.project), before);
+  });
+
+  it('leaves a file the user changed after the run alone, and says so', async () => {
+    const c = new RunController(s.project, 'calc', { maxSteps: 1, tokenCeiling: 200000, timeLimitSeconds: 1800 });
+    const fixed = edit('a * b');
+    await c.start((w) =>
+      new Run({ workspace: new FsWorkspace(s.project), verifier: new ScriptedVerifier(s.project), provider: new ReplayProvider({ responses: [{ text: reply([diffOf(CALC, original, fixed)]) }] }), settings: { ...defaultSettings(), maxSteps: 1 }, storageDir: s.storage, signal: w.signal, onEvent: w.onEvent }),
+    );
+    assert.equal(c.state.stopReason, 'green');
+    const mine = fixed + '// my own note\n';
+    writeFileSync(path.join(s.project, CALC), mine);
+    const r = await revertRun({ workspace: new FsWorkspace(s.project), checkpoint: await loadCheckpoint(c.state.runDir!) });
+    assert.equal(r.actions.length, 0);
+    assert.match(r.conflicts[0]!.reason, /src\/calc\.ts was changed after the run last wrote it/);
+    assert.equal(readFileSync(path.join(s.project, CALC), 'utf8'), mine);
   });
 
   it('says so when the checkpoint is gone', async () => {

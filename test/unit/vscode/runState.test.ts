@@ -9,7 +9,7 @@ const ts = '2026-01-01T00:00:00.000Z';
 const T0 = Date.parse(ts);
 
 function record(index: number, failureCount: number): StepRecord {
-  return { index, failureHash: `h${failureCount}`, failureCount, applied: true, tokens: 100, postMortem: `pm ${index}`, status: 'in_progress', confidence: 0.5, files: [{ path: 'a.ts', kind: 'modify', added: 1, removed: 1 }], checks: [], critics: [], feedback: null, durationMs: 5, snapshotDir: `/s/${index}` };
+  return { index, failureHash: `h${failureCount}`, failureCount, applied: true, tokens: 100, postMortem: `pm ${index}`, status: 'in_progress', confidence: 0.5, files: [{ path: 'a.ts', kind: 'modify', added: 1, removed: 1 }], checks: [], critics: [], feedback: null, durationMs: 5, snapshotDir: `/s/${index}`, rolledBack: null };
 }
 
 function fold(events: TimedEvent[]): RunState {
