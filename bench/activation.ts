@@ -7,6 +7,14 @@ import { createRequire } from 'node:module';
 
 type AnyFn = (...args: unknown[]) => unknown;
 
+const VSCODE_API_NAMES = [
+  'window', 'workspace', 'commands', 'languages', 'lm', 'env', 'extensions', 'l10n', 'debug', 'tasks', 'authentication', 'chat',
+  'Uri', 'EventEmitter', 'Disposable', 'StatusBarAlignment', 'ThemeColor', 'ThemeIcon', 'MarkdownString', 'ProgressLocation',
+  'Range', 'Position', 'Selection', 'Diagnostic', 'DiagnosticSeverity', 'WorkspaceEdit', 'ViewColumn', 'CancellationTokenSource',
+  'LanguageModelChatMessage', 'LanguageModelTextPart', 'LanguageModelError', 'ConfigurationTarget', 'RelativePattern', 'FileType',
+  'TextEdit', 'LogLevel', 'ExtensionMode', 'QuickPickItemKind', 'CancellationError', 'FileSystemError',
+];
+
 /** A stub whose every property is another stub and every call is recorded and returns a stub. */
 function recorder(calls: string[], name = 'vscode'): unknown {
   const fn = function () {
@@ -18,6 +26,12 @@ function recorder(calls: string[], name = 'vscode'): unknown {
       if (prop === Symbol.toPrimitive) return () => name;
       if (prop === Symbol.iterator) return function* () {};
       return recorder(calls, `${name}.${String(prop)}`);
+    },
+    set() {
+      return true; // assignments (item.text = ...) are accepted and forgotten
+    },
+    defineProperty() {
+      return true;
     },
     apply() {
       calls.push(name);
@@ -37,7 +51,7 @@ export async function activationFigures(bundle: string, loads: number): Promise<
   const orig = M._resolveFilename;
   const stubPath = path.join(path.dirname(resolved), '__vscode_stub__.js');
   let calls: string[] = [];
-  M._resolveFilename = function (request: unknown, ...rest: unknown[]) {
+  M._resolveFilename = function (this: unknown, request: unknown, ...rest: unknown[]) {
     if (request === 'vscode') return stubPath;
     return orig.call(this, request, ...rest);
   } as AnyFn;
@@ -47,7 +61,10 @@ export async function activationFigures(bundle: string, loads: number): Promise<
       calls = [];
       for (const k of Object.keys(M._cache)) if (k === resolved || k === stubPath) delete M._cache[k];
       const stubModule = new Module(stubPath);
-      stubModule.exports = recorder(calls);
+      // A plain object with the API's namespaces as own properties, as bundlers copy them.
+      const api: Record<string, unknown> = {};
+      for (const k of VSCODE_API_NAMES) api[k] = recorder(calls, `vscode.${k}`);
+      stubModule.exports = api;
       (stubModule as unknown as { loaded: boolean }).loaded = true;
       M._cache[stubPath] = stubModule;
       const context = {

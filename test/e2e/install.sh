@@ -32,7 +32,11 @@ export npm_config_nodedir=$N
 
 if ! [ -x "$ROOT/cs/bin/code-server" ]; then
   lap "code-server $CS_VER (compiles native modules; several minutes)"
-  npm install -g --prefix "$ROOT/cs" --loglevel=error "code-server@$CS_VER" >"$ROOT/cs-install.log" 2>&1 || { tail -40 "$ROOT/cs-install.log"; exit 1; }
+  # A clean environment: under `npm run`, the outer npm's variables (NODE, npm_node_execpath, ...)
+  # would make code-server's postinstall see Node 20 and refuse.
+  env -i HOME="$HOME" PATH="$PATH" TMPDIR="$TMPDIR" JOBS="$JOBS" npm_config_cache="$npm_config_cache" \
+    npm_config_nodedir="$npm_config_nodedir" npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false \
+    npm install -g --prefix "$ROOT/cs" --loglevel=error "code-server@$CS_VER" >"$ROOT/cs-install.log" 2>&1 || { tail -40 "$ROOT/cs-install.log"; exit 1; }
 fi
 
 # code-server writes a default config under XDG_CONFIG_HOME even for --version: keep it in the cache.

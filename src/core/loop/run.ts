@@ -365,6 +365,8 @@ export class Run {
       step,
       settings: this.opts.settings,
       failures: this.current!.verify.failures,
+      flaky: this.current!.verify.flaky,
+      root: this.opts.workspace.root,
       editedFiles: this.editedFiles,
       ...(this.opts.activeFile ? { activeFile: this.opts.activeFile } : {}),
       ...(this.opts.instruction ? { instruction: this.opts.instruction } : {}),

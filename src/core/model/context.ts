@@ -12,6 +12,10 @@ export interface StepContextInput {
   step: number;
   settings: Pick<Settings, 'contextTokenBudget' | 'protectedPaths' | 'forbidSuppressions' | 'editFormat'>;
   failures: readonly Failure[];
+  /** Failures seen once and not reproduced: listed apart in the report so the model does not chase them. */
+  flaky?: readonly Failure[];
+  /** Workspace root, so repeats that differ only in noise fold together in the report. */
+  root?: string;
   /** Files the run has changed so far, oldest first. */
   editedFiles: Iterable<string>;
   /** The file open in the editor (VS Code), workspace-relative. */
@@ -180,7 +184,8 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
   };
   const present = wanted.filter((p) => texts.get(p) !== undefined);
   let reportTokens = Math.floor(budget * REPORT_SHARE);
-  let report = formatFailureReport(input.failures, { readText: (rel) => texts.get(rel), maxTokens: reportTokens });
+  const reportExtras = { ...(input.flaky ? { flaky: input.flaky } : {}), ...(input.root ? { root: input.root } : {}) };
+  let report = formatFailureReport(input.failures, { readText: (rel) => texts.get(rel), maxTokens: reportTokens, ...reportExtras });
   const compose = (files: PromptFile[], omitted: string[]): string => stepPrompt({ ...base, failureReport: report, files, omittedFiles: omittedList(omitted) });
 
   // Everything but the files, with every candidate named as omitted: the worst case for the rest.
@@ -220,7 +225,7 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
   }
   while (countTokens(user) > budget && reportTokens > 50) {
     reportTokens = Math.floor(reportTokens / 2);
-    report = formatFailureReport(input.failures, { readText: (rel) => texts.get(rel), maxTokens: reportTokens });
+    report = formatFailureReport(input.failures, { readText: (rel) => texts.get(rel), maxTokens: reportTokens, ...reportExtras });
     user = compose(files, omitted);
   }
   return {
