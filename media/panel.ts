@@ -173,8 +173,16 @@ function stepRow(st: RunState, step: StepView): HTMLElement {
   const files = step.files.length && (step.applied || step.rolledBack)
     ? h('span', { class: 'files' }, ...step.files.map((f) => h('span', { class: 'file', title: `${f.kind} ${f.path}` }, `${f.path} `, h('span', { class: 'add' }, `+${f.added}`), ' ', h('span', { class: 'del' }, `−${f.removed}`))))
     : h('span', { class: 'files none' }, step.applied ? 'no file changes' : 'edit not applied');
+  // Critics that let the step through fold into one chip; a retry or a stop is shown by name.
+  const passed = step.critics.filter((c) => c.verdict === 'continue');
+  const objected = step.critics.filter((c) => c.verdict !== 'continue');
   const critics = step.critics.length
-    ? h('div', { class: 'critics' }, ...step.critics.map((c) => h('span', { class: `chip ${c.verdict === 'continue' ? 'ok' : c.verdict === 'retry' ? 'warn' : 'bad'}`, title: c.reason }, `${c.critic}: ${c.verdict}`)))
+    ? h(
+        'div',
+        { class: 'critics' },
+        passed.length ? h('span', { class: 'chip ok', title: passed.map((c) => `${c.critic}: ${c.reason || 'continue'}`).join('\n') }, icon('shield'), ` ${passed.length} critic${passed.length === 1 ? '' : 's'} passed`) : null,
+        ...objected.map((c) => h('span', { class: `chip ${c.verdict === 'retry' ? 'warn' : 'bad'}`, 'data-testid': 'critic-verdict', title: c.reason }, `${c.critic}: ${c.verdict} — ${c.reason}`)),
+      )
     : null;
   const row = h(
     'li',

@@ -20,6 +20,9 @@ function run(cmd, args, opts = {}) {
   }
 }
 
+// Screenshots are this run's CI artifacts: start from an empty folder.
+rmSync(path.join(repo, 'test', 'e2e', 'screenshots'), { recursive: true, force: true });
+
 const t0 = Date.now();
 console.log('== packaging the extension');
 run(process.execPath, ['scripts/package.mjs', '--out', path.join(cache, 'fix-until-green.vsix')]);

@@ -82,9 +82,13 @@ describe('Fix Until Green in VS Code: a green run through an OpenAI-compatible e
     // VS Code's own save dialog (in the browser, a path box) proposes a name in the folder.
     const input = vs.quickInput();
     await input.waitFor({ state: 'visible', timeout: 30000 });
-    const proposed = await input.inputValue();
+    // The dialog fills its path box in a moment after it opens.
+    const proposed = await until('the proposed file name', async () => {
+      const v = await input.inputValue();
+      return /fix-until-green-.+\.jsonl$/.test(v) ? v : undefined;
+    }, 30000);
     log('save dialog proposes', proposed);
-    assert.match(proposed, /fix-until-green-.+\.jsonl$/);
+    assert.equal(path.dirname(proposed), ws, 'proposed in the workspace folder');
     await vs.page.keyboard.press('Enter');
     const file = path.join(ws, path.basename(proposed));
     const lines = await until('the exported trace', () => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : undefined), 30000);
