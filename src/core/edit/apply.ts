@@ -427,13 +427,24 @@ export async function applyEdits(edits: readonly ProposedEdit[], opts: ApplyOpti
     return { applied: false, files: [], errors: ['the reply contains no edits'], changes: [], before: new Map(), conflicts: [] };
   }
   const r = await computeChanges(edits, opts);
-  if (opts.tracker) {
-    const conflicts = await opts.tracker.changedSince([...r.before.keys()], r.before);
-    if (conflicts.length > 0) {
-      return { ...r, applied: false, conflicts: conflicts.map((c) => c.path), errors: [...conflicts.map((c) => c.message), ...r.errors] };
-    }
-  }
-  if (r.errors.length > 0 || opts.dryRun) return r;
+  return opts.dryRun ? checkConflicts(r, opts) : writeComputed(r, opts);
+}
+
+async function checkConflicts(r: ApplyResult, opts: ApplyOptions): Promise<ApplyResult> {
+  if (!opts.tracker) return r;
+  const conflicts = await opts.tracker.changedSince([...r.before.keys()], r.before);
+  if (conflicts.length === 0) return r;
+  return { ...r, applied: false, conflicts: conflicts.map((c) => c.path), errors: [...conflicts.map((c) => c.message), ...r.errors] };
+}
+
+/**
+ * Writes what a dry run computed, all or nothing. Every file is checked again first: one changed
+ * on disk (or in an editor) since the dry run read it is a conflict, and nothing is written.
+ */
+export async function writeComputed(computed: ApplyResult, opts: ApplyOptions): Promise<ApplyResult> {
+  if (computed.applied) throw new Error('these changes were already written');
+  const r = await checkConflicts({ ...computed, conflicts: [] }, opts);
+  if (r.errors.length > 0) return r;
   if (opts.checkpoint) await opts.checkpoint.beginWrite(opts.workspace, r.changes);
   try {
     await opts.workspace.apply(r.changes);

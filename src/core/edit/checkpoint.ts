@@ -32,11 +32,12 @@ interface Manifest {
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
 
-function writeDurable(file: string, data: Uint8Array | string): void {
+/** Writes a file; `durable` waits until it is on the disk, not only in the page cache. */
+function writeDurable(file: string, data: Uint8Array | string, durable = true): void {
   const fd = openSync(file, 'w');
   try {
     writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
@@ -159,46 +160,79 @@ export class Checkpoint {
     return path.join(this.dir, 'blobs', hash);
   }
 
-  private saveBlob(bytes: Uint8Array): string {
+  /** Blobs written by this process, and whether each was flushed: content-addressed, so none is written twice. */
+  private readonly written = new Map<string, boolean>();
+  /** A flushed blob's folder entry is not yet flushed. */
+  private blobsDirDirty = false;
+
+  /**
+   * Saves a blob. An original must survive a power loss (`durable`); an intended content only has
+   * to survive the process (a kill leaves the page cache to the kernel), since it serves to
+   * recognise a torn write, and without it such a file is left alone rather than lost.
+   */
+  private saveBlob(bytes: Uint8Array, durable: boolean): string {
     const hash = contentHash(bytes)!;
-    writeDurable(this.blobPath(hash), bytes);
+    const flushed = this.written.get(hash);
+    if (flushed === undefined || (durable && !flushed)) {
+      writeDurable(this.blobPath(hash), bytes, durable);
+      this.written.set(hash, durable);
+      if (durable) this.blobsDirDirty = true;
+    }
     return hash;
   }
 
-  /** Saves the originals of every file in `changes` not yet saved, before any of them is written. */
-  async saveOriginals(ws: Workspace, changes: readonly FileChange[]): Promise<void> {
+  private flushBlobsDir(): void {
+    if (!this.blobsDirDirty) return;
+    fsyncDir(path.join(this.dir, 'blobs'));
+    this.blobsDirDirty = false;
+  }
+
+  /** Saves (flushed, not yet listed) the originals of the files in `changes` not saved before; true when any was. */
+  private async recordOriginals(ws: Workspace, changes: readonly FileChange[]): Promise<boolean> {
     let changed = false;
     for (const c of changes) {
       if (this.has(c.path)) continue;
       const bytes = await ws.read(c.path);
       const entry: Entry = { path: c.path, existed: bytes !== undefined };
       if (bytes !== undefined) {
-        entry.blob = this.saveBlob(bytes);
+        entry.blob = this.saveBlob(bytes, true);
         const mode = await ws.mode?.(c.path);
         if (mode !== undefined) entry.mode = mode;
       }
       this.manifest.entries.push(entry);
       changed = true;
     }
-    if (changed) {
-      fsyncDir(path.join(this.dir, 'blobs'));
+    return changed;
+  }
+
+  /** Saves the originals of every file in `changes` not yet saved, before any of them is written. */
+  async saveOriginals(ws: Workspace, changes: readonly FileChange[]): Promise<void> {
+    if (await this.recordOriginals(ws, changes)) {
+      this.flushBlobsDir();
       this.flush();
     }
   }
 
-  /** Logs a write batch before it starts: originals saved, intended contents kept, all flushed. */
+  /**
+   * Logs a write batch before it starts: originals saved, intended contents kept, and the manifest
+   * naming them all flushed at once, so no original a write depends on can be lost to a crash.
+   */
   async beginWrite(ws: Workspace, changes: readonly FileChange[]): Promise<void> {
-    await this.saveOriginals(ws, changes);
+    await this.recordOriginals(ws, changes);
     for (const c of changes) {
       const e = this.entry(c.path)!;
-      e.pending = c.content === null ? null : this.saveBlob(c.content);
+      e.pending = c.content === null ? null : this.saveBlob(c.content, false);
     }
-    fsyncDir(path.join(this.dir, 'blobs'));
+    this.flushBlobsDir();
     this.manifest.writing = true;
     this.flush();
   }
 
-  /** Ends the logged batch: on success what was written becomes the run's last write. */
+  /**
+   * Ends the logged batch: on success what was written becomes the run's last write. The manifest's
+   * new content is flushed but its rename is not waited for: a crash that loses it leaves the
+   * batch's log, which already tells the run's writes apart.
+   */
   async endWrite(ok: boolean): Promise<void> {
     for (const e of this.manifest.entries) {
       if (e.pending === undefined) continue;
@@ -206,7 +240,7 @@ export class Checkpoint {
       delete e.pending;
     }
     this.manifest.writing = false;
-    this.flush();
+    this.flush(false);
   }
 
   async original(rel: string): Promise<Uint8Array | null | undefined> {
@@ -306,11 +340,12 @@ export class Checkpoint {
     this.flush();
   }
 
-  private flush(): void {
+  /** `renameDurable` false: the new manifest may be lost to a crash (the old one stays whole). */
+  private flush(renameDurable = true): void {
     const tmp = path.join(this.dir, `${CHECKPOINT_FILE}.tmp`);
     writeDurable(tmp, JSON.stringify(this.manifest, null, 1));
     // rename is atomic: a crash leaves the old or the new manifest, never half of one.
     renameSync(tmp, path.join(this.dir, CHECKPOINT_FILE));
-    fsyncDir(this.dir);
+    if (renameDurable) fsyncDir(this.dir);
   }
 }

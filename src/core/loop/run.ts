@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ApplyResult } from '../edit/apply';
-import { applyEdits } from '../edit/apply';
+import { applyEdits, writeComputed } from '../edit/apply';
 import { Checkpoint } from '../edit/checkpoint';
 import { parseReply } from '../edit/parse';
 import { restoreState } from '../edit/restore';
@@ -13,10 +13,11 @@ import { FileTracker } from '../edit/tracker';
 import type { Workspace } from '../edit/workspace';
 import type { InputAllowance } from '../model/budget';
 import { InputGauge } from '../model/budget';
+import type { StepContext } from '../model/context';
 import { buildStepContext } from '../model/context';
 import type { ModelProvider } from '../model/provider';
 import { ProviderFatalError, ProviderReplyError } from '../model/provider';
-import { countRequestTokens, warmTokenizer } from '../model/tokens';
+import { countTokens, MESSAGE_OVERHEAD_TOKENS, warmTokenizer } from '../model/tokens';
 import { BUDGET_FLOOR, ConfidenceBudget, novelty } from '../policy/budget';
 import type { Critic, CriticPhase, CriticsResult, CriticState, CriticVerdict, ProposedFile } from '../policy/critics';
 import { builtinCritics, CriticFault, runCritics } from '../policy/critics';
@@ -93,6 +94,9 @@ export const MIN_OUTPUT_TOKENS = 256;
 const POSTMORTEMS_KEPT = 3;
 
 type FileState = Map<string, Uint8Array | null>;
+
+/** A step's prompt, with the context builder's upper bound on the user part's tokens. */
+type Prompt = Pick<StepContext, 'system' | 'user' | 'userTokens'>;
 
 interface Observed {
   step: number;
@@ -360,7 +364,7 @@ export class Run {
     return t.includes('\0') ? undefined : t;
   }
 
-  private async buildPrompt(step: number): Promise<{ system: string; user: string }> {
+  private async buildPrompt(step: number): Promise<Prompt> {
     return buildStepContext({
       step,
       settings: this.opts.settings,
@@ -381,7 +385,7 @@ export class Run {
    * The most the next call's input may come to: the provider's own count when it has one, else the
    * tokenizer's estimate, either with a margin learned from the usage providers report.
    */
-  private async measurePrompt(prompt: { system: string; user: string }): Promise<InputAllowance> {
+  private async measurePrompt(prompt: Prompt): Promise<InputAllowance> {
     const req = { system: prompt.system, messages: [{ role: 'user' as const, content: prompt.user }] };
     if (this.opts.provider.countInputTokens) {
       try {
@@ -392,7 +396,8 @@ export class Run {
         this.logger.warn(`${this.opts.provider.label}: counting the prompt's tokens failed (${(e as Error).message}); using the tokenizer's estimate`);
       }
     }
-    return this.inputGauge.allowance(countRequestTokens(req), 'tokenizer');
+    // The context builder's count of the user prompt bounds it from its parts; the system prompt is the same every step.
+    return this.inputGauge.allowance(countTokens(prompt.system) + prompt.userTokens + 2 * MESSAGE_OVERHEAD_TOKENS, 'tokenizer');
   }
 
   private async loop(): Promise<RunReport> {
@@ -466,7 +471,7 @@ export class Run {
     return r;
   }
 
-  private async step(step: number, prompt: { system: string; user: string }, measured: InputAllowance): Promise<Decision | undefined> {
+  private async step(step: number, prompt: Prompt, measured: InputAllowance): Promise<Decision | undefined> {
     const started = this.now();
     const remaining = this.tokenCeiling - this.tokensUsed;
     const promptTokens = measured.allowance;
@@ -552,7 +557,7 @@ export class Run {
           rolledBack = 'previous';
           result = proposed;
         } else {
-          result = await applyEdits(parsed.edits, editOpts);
+          result = await writeComputed(proposed, editOpts);
           this.stopOnConflicts(result, step);
           if (!result.applied) feedback = result.errors.join('\n');
         }

@@ -35,6 +35,11 @@ export interface StepContext {
   files: string[];
   /** Relevant files left out to keep within the budget. */
   omitted: string[];
+  /**
+   * At least the tokens of `user`, from the counts of its parts (each counted once, files
+   * remembered across steps) plus a token per join, so the whole prompt is never counted again.
+   */
+  userTokens: number;
 }
 
 /** Lines shown on each side of a failure when a file is too large to show whole. */
@@ -52,6 +57,9 @@ const INSTRUCTION_SHARE = 0.1;
 const MAX_CHARS_PER_TOKEN = 10;
 /** Omitted files named one by one, at most; the rest are counted. */
 const OMITTED_NAMED = 20;
+
+/** Tokens a join between counted parts may add (BPE merges across it only ever save tokens in practice). */
+const JOIN_TOKENS = 2;
 
 function omittedList(paths: string[]): string[] {
   return paths.length <= OMITTED_NAMED ? paths : [...paths.slice(0, OMITTED_NAMED), `and ${paths.length - OMITTED_NAMED} more`];
@@ -189,15 +197,26 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
   const compose = (files: PromptFile[], omitted: string[]): string => stepPrompt({ ...base, failureReport: report, files, omittedFiles: omittedList(omitted) });
 
   // Everything but the files, with every candidate named as omitted: the worst case for the rest.
-  let left = budget - countTokens(compose([], present));
+  // A frame over the budget on its own gives up report detail first.
+  let frameTokens = countTokens(compose([], present));
+  while (frameTokens > budget && reportTokens > 50) {
+    reportTokens = Math.floor(reportTokens / 2);
+    report = formatFailureReport(input.failures, { readText: (rel) => texts.get(rel), maxTokens: reportTokens, ...reportExtras });
+    frameTokens = countTokens(compose([], present));
+  }
+  // The final omitted line may name longer paths than the frame's did: reserve for it.
+  const omittedLineTokens = (names: string[]): number => (names.length > 0 ? countTokens(`Not shown (over the context budget): ${omittedList(names).join(', ')}`) + JOIN_TOKENS : 0);
+  let left = budget - frameTokens;
   const files: PromptFile[] = [];
+  const costs: number[] = [];
   const omitted: string[] = [];
   for (const p of present) {
     const text = texts.get(p)!;
     const whole: PromptFile = { path: p, text };
-    const cost = text.length > left * MAX_CHARS_PER_TOKEN ? Infinity : countTokens(formatFile(whole)) + 2;
+    const cost = text.length > left * MAX_CHARS_PER_TOKEN ? Infinity : countTokens(formatFile(whole)) + JOIN_TOKENS;
     if (cost <= left) {
       files.push(whole);
+      costs.push(cost);
       left -= cost;
       continue;
     }
@@ -207,9 +226,10 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
       const ex = excerptOf(text, lines, radius);
       if (!ex) break;
       const part: PromptFile = { path: p, text: ex.text, excerpt: ex.label };
-      const c = ex.text.length > left * MAX_CHARS_PER_TOKEN ? Infinity : countTokens(formatFile(part)) + 2;
+      const c = ex.text.length > left * MAX_CHARS_PER_TOKEN ? Infinity : countTokens(formatFile(part)) + JOIN_TOKENS;
       if (c <= left) {
         files.push(part);
+        costs.push(c);
         left -= c;
         shown = true;
         break;
@@ -217,21 +237,17 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
     }
     if (!shown) omitted.push(p);
   }
-  // Token counts of parts do not add up exactly to the count of the whole: make sure the whole fits.
-  let user = compose(files, omitted);
-  while (countTokens(user) > budget && files.length > 0) {
+  let userTokens = budget - left + omittedLineTokens(omitted);
+  while (userTokens > budget && files.length > 0) {
     omitted.unshift(files.pop()!.path);
-    user = compose(files, omitted);
+    userTokens = frameTokens + costs.slice(0, files.length).reduce((a, b) => a + b, 0) + omittedLineTokens(omitted);
   }
-  while (countTokens(user) > budget && reportTokens > 50) {
-    reportTokens = Math.floor(reportTokens / 2);
-    report = formatFailureReport(input.failures, { readText: (rel) => texts.get(rel), maxTokens: reportTokens, ...reportExtras });
-    user = compose(files, omitted);
-  }
+  const user = compose(files, omitted);
   return {
     system: systemPrompt(input.settings.editFormat, { protectedPaths: input.settings.protectedPaths, forbidSuppressions: input.settings.forbidSuppressions }),
     user,
     files: files.map((f) => f.path),
     omitted,
+    userTokens,
   };
 }

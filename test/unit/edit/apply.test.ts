@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { applyEdits } from '../../../src/core/edit/apply';
+import { applyEdits, writeComputed } from '../../../src/core/edit/apply';
+import { FileTracker } from '../../../src/core/edit/tracker';
 import type { ApplyResult } from '../../../src/core/edit/apply';
 import { parseReply } from '../../../src/core/edit/parse';
 import { FsWorkspace } from '../../../src/core/edit/workspace';
@@ -136,5 +137,35 @@ describe('edit/apply', () => {
     const r = await run('--- /dev/null\n+++ b/n.ts\n@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n');
     assert.deepEqual(r.errors, []);
     assert.equal(get('n.ts'), 'one\ntwo');
+  });
+  describe('writing what a dry run computed', () => {
+    const REPLY = '--- a/x.ts\n+++ b/x.ts\n@@ -5,3 +5,3 @@\n function b() {\n-  return 2;\n+  return 3;\n }\n';
+    const opts = (): Parameters<typeof writeComputed>[1] => {
+      const workspace = new FsWorkspace(root);
+      return { workspace, policy: { root }, tracker: new FileTracker(workspace) };
+    };
+
+    it('writes the dry run\'s changes without computing them again', async () => {
+      put('x.ts', FN);
+      const o = opts();
+      const dry = await applyEdits(parseReply(REPLY).edits, { ...o, dryRun: true });
+      assert.equal(get('x.ts'), FN, 'a dry run writes nothing');
+      const r = await writeComputed(dry, o);
+      assert.equal(r.applied, true);
+      assert.equal(get('x.ts'), FN.replace('return 2', 'return 3'));
+      await assert.rejects(writeComputed(r, o), /already written/);
+    });
+
+    it('refuses, writing nothing, when the file changed after the dry run read it', async () => {
+      put('x.ts', FN);
+      const o = opts();
+      const dry = await applyEdits(parseReply(REPLY).edits, { ...o, dryRun: true });
+      put('x.ts', FN + '// typed by the user meanwhile\n');
+      const r = await writeComputed(dry, o);
+      assert.equal(r.applied, false);
+      assert.deepEqual(r.conflicts, ['x.ts']);
+      assert.match(r.errors[0]!, /x\.ts changed on disk while the edit was being prepared; it was not overwritten/);
+      assert.equal(get('x.ts'), FN + '// typed by the user meanwhile\n');
+    });
   });
 });

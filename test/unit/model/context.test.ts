@@ -92,14 +92,20 @@ describe('step context (relevant files within contextTokenBudget)', () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed / 2147483648;
     };
-    for (let i = 0; i < 10; i++) {
+    const flavours = [
+      (size: number, tag: string): string => lines(size, tag),
+      (size: number, tag: string): string => Array.from({ length: size }, (_, i) => `\t\tconst ${tag}${i} = "naïve café ✓ 日本語 ${i}";   `).join('\r\n'),
+      (size: number, tag: string): string => Array.from({ length: size }, (_, i) => (i % 3 ? `  // ${'='.repeat(i % 40)}` : `\n\n  ${tag}(${i});`)).join('\n') + '```\n',
+    ];
+    for (let i = 0; i < 30; i++) {
       const files: Record<string, string> = {};
       const failures: Failure[] = [];
-      const n = 1 + Math.floor(rand() * 8);
+      const n = 1 + Math.floor(rand() * (i % 3 === 2 ? 20 : 8));
       for (let k = 0; k < n; k++) {
         const size = 5 + Math.floor(rand() * 600);
-        files[`src/m${k}.ts`] = lines(size, `m${k}_`);
-        for (let j = 0; j < 1 + Math.floor(rand() * 4); j++) failures.push(f(`src/m${k}.ts`, 1 + Math.floor(rand() * size), j % 2 ? 'tsc' : 'test'));
+        const rel = `src/${k % 2 ? `deeply/nested/folder-${'x'.repeat(k * 3)}/` : ''}m${k}.ts`;
+        files[rel] = flavours[(i + k) % flavours.length]!(size, `m${k}_`);
+        for (let j = 0; j < 1 + Math.floor(rand() * 4); j++) failures.push(f(rel, 1 + Math.floor(rand() * size), j % 2 ? 'tsc' : 'test'));
       }
       const budget = 2000 + Math.floor(rand() * 20000);
       const ctx = await buildStepContext(
@@ -112,6 +118,9 @@ describe('step context (relevant files within contextTokenBudget)', () => {
       );
       const used = countTokens(ctx.user);
       assert.ok(used <= budget, `case ${i}: ${used} tokens for a budget of ${budget}`);
+      // The count from the parts, which spares counting the whole prompt, is an upper bound and a close one.
+      assert.ok(used <= ctx.userTokens, `case ${i}: ${used} tokens counted whole, ${ctx.userTokens} from the parts`);
+      assert.ok(ctx.userTokens <= used * 1.1 + 100, `case ${i}: the parts' count ${ctx.userTokens} is far above the whole's ${used}`);
       assert.equal(ctx.files.length + ctx.omitted.length, n, `case ${i}: every relevant file is shown or named`);
     }
   });
