@@ -1,5 +1,5 @@
 // The Workspace port: the engine's only way to touch the user's files.
-import { promises as fs } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, mkdirSync, openSync, promises as fs, readSync, rmSync, statSync, writeSync, constants as fsc } from 'node:fs';
 import * as path from 'node:path';
 
 export interface FileChange {
@@ -35,6 +35,52 @@ export interface FsWorkspaceOptions {
   onWrite?: (rel: string, index: number, point: WritePoint) => Promise<void>;
 }
 
+/** Files up to this size are read synchronously: four thread-pool round trips cost more than the read. */
+const SYNC_READ_MAX = 1024 * 1024;
+
+/**
+ * The bytes of a small regular file, read at once; undefined for anything else (a large file, a
+ * FIFO or device that could block), which the caller reads asynchronously. Throws ENOENT as usual.
+ */
+function readSmallFile(abs: string): Buffer | undefined {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+  const fd = openSync(abs, fsc.O_RDONLY | (fsc.O_NONBLOCK ?? 0));
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > SYNC_READ_MAX) return undefined;
+    const buf = Buffer.allocUnsafe(st.size);
+    let n = 0;
+    while (n < st.size) {
+      const got = readSync(fd, buf, n, st.size - n, n);
+      if (got === 0) break;
+      n += got;
+    }
+    // A file that grew meanwhile is read again whole by the caller.
+    if (n === st.size && readSync(fd, Buffer.alloc(1), 0, 1, n) === 0) return buf;
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** One file's change written at once (source files are small; thread-pool hops cost more than the write). */
+function writeNow(abs: string, c: FileChange): void {
+  if (c.content === null) {
+    rmSync(abs, { force: true });
+    return;
+  }
+  mkdirSync(path.dirname(abs), { recursive: true });
+  // In place (not rename), as below.
+  const fd = openSync(abs, 'w', c.mode);
+  try {
+    let n = 0;
+    while (n < c.content.length) n += writeSync(fd, c.content, n, c.content.length - n);
+    if (c.mode !== undefined) fchmodSync(fd, c.mode);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export class FsWorkspace implements Workspace {
   readonly root: string;
   private readonly onWrite: FsWorkspaceOptions['onWrite'];
@@ -50,7 +96,7 @@ export class FsWorkspace implements Workspace {
 
   async read(rel: string): Promise<Uint8Array | undefined> {
     try {
-      return await fs.readFile(this.abs(rel));
+      return readSmallFile(this.abs(rel)) ?? (await fs.readFile(this.abs(rel)));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
@@ -63,7 +109,7 @@ export class FsWorkspace implements Workspace {
 
   async mode(rel: string): Promise<number | undefined> {
     try {
-      return (await fs.stat(this.abs(rel))).mode & 0o7777;
+      return statSync(this.abs(rel)).mode & 0o7777;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;
@@ -90,6 +136,10 @@ export class FsWorkspace implements Workspace {
   private async writeOne(c: FileChange, index: number): Promise<void> {
     const abs = this.abs(c.path);
     const hook = index >= 0 ? this.onWrite : undefined;
+    if (!hook) {
+      writeNow(abs, c);
+      return;
+    }
     await hook?.(c.path, index, 'before');
     if (c.content === null) {
       await fs.rm(abs, { force: true });
