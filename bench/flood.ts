@@ -1,10 +1,14 @@
-// Runs one check that prints N MB and reports this process's RSS growth while the verifier reads it.
+// Runs one check that prints N MB and reports this process's RSS growth while it is read:
+// `verifier` reads it through the verifier's runner (head and tail kept); `raw` is the floor, Node
+// itself reading the same pipe into nothing (child_process.spawn, an empty 'data' handler).
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCommand } from '../src/core/verify/runner';
 
 const mb = Number(process.argv[2] ?? 200);
+const mode = process.argv[3] === 'raw' ? 'raw' : 'verifier';
 const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-flood-'));
 writeFileSync(
   path.join(dir, 'flood.cjs'),
@@ -12,6 +16,16 @@ writeFileSync(
 function go() { while (left > 0) { left--; if (!process.stdout.write(chunk)) { process.stdout.once('drain', go); return; } } }
 go();`,
 );
+
+function rawRead(): Promise<{ output: string; truncated: boolean; exitCode: number | null }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['flood.cjs'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let bytes = 0;
+    child.stdout.on('data', (c: Buffer) => (bytes += c.length));
+    child.stderr.on('data', (c: Buffer) => (bytes += c.length));
+    child.on('close', (code) => resolve({ output: '', truncated: bytes > 0, exitCode: code }));
+  });
+}
 
 async function main(): Promise<void> {
   global.gc?.();
@@ -21,11 +35,11 @@ async function main(): Promise<void> {
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 20);
   const t = Date.now();
-  const r = await runCommand({ command: 'node flood.cjs', cwd: dir, timeoutMs: 600_000, outputLimitBytes: 256 * 1024 });
+  const r = mode === 'raw' ? await rawRead() : await runCommand({ command: 'node flood.cjs', cwd: dir, timeoutMs: 600_000, outputLimitBytes: 256 * 1024 });
   clearInterval(timer);
   peak = Math.max(peak, process.memoryUsage().rss);
   rmSync(dir, { recursive: true, force: true });
-  process.stdout.write(JSON.stringify({ mb, growthMb: (peak - base) / 2 ** 20, keptChars: r.output.length, truncated: r.truncated, durationMs: Date.now() - t, exitCode: r.exitCode }) + '\n');
+  process.stdout.write(JSON.stringify({ mb, mode, growthMb: (peak - base) / 2 ** 20, keptChars: r.output.length, truncated: r.truncated, durationMs: Date.now() - t, exitCode: r.exitCode }) + '\n');
 }
 
 void main();

@@ -18,6 +18,9 @@ export function createTimelinePrinter(write: (line: string) => void): (e: TimedE
           write(`step 0  ${e.green ? 'green' : `${e.failureCount} failure(s)`}  ${e.failureHash.slice(0, 8)}  ${e.checks.map((c) => `${c.name}:${c.failureCount === 0 && c.exitCode === 0 ? 'ok' : c.timedOut ? 'timeout' : c.failureCount}`).join(' ')}`);
         }
         break;
+      case 'model-retry':
+        write(`step ${e.step}  model call attempt ${e.attempt} failed (${e.reason.split('\n')[0]}); retrying in ${(e.delayMs / 1000).toFixed(1)} s`);
+        break;
       case 'step-end': {
         const r = e.record;
         const files = r.files.map((f) => `${f.path} +${f.added}/-${f.removed}`).join(', ');

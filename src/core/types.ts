@@ -62,11 +62,23 @@ export interface ChatMessage {
   content: string;
 }
 
+/** A failed attempt of a model call that will be retried after `delayMs`. */
+export interface RetryNotice {
+  /** The attempt that failed, 1-based. */
+  attempt: number;
+  delayMs: number;
+  /** What failed (status and message), never a key. */
+  reason: string;
+  retryAfterMs?: number;
+}
+
 export interface CompletionRequest {
   system: string;
   messages: ChatMessage[];
   maxOutputTokens: number;
   signal: AbortSignal;
+  /** Told of each failed attempt before the provider waits and retries it. */
+  onRetry?: (n: RetryNotice) => void;
 }
 
 export interface Completion {

@@ -9,6 +9,8 @@ export function describeEvent(e: TimedEvent): string {
       return `step ${e.step}: ${e.green ? 'green' : `${e.failureCount} failure(s)`} (identity ${e.failureHash.slice(0, 12)}, ${e.durationMs} ms)`;
     case 'model-call':
       return e.error ? `step ${e.step}: model call failed: ${e.error}` : `step ${e.step}: model replied (${e.usage ? e.usage.input + e.usage.output : 0} tokens, ${e.durationMs} ms, status ${e.status ?? '?'}, confidence ${e.confidence ?? '?'})`;
+    case 'model-retry':
+      return `step ${e.step}: model call attempt ${e.attempt} failed (${e.reason}); retrying in ${e.delayMs} ms${e.retryAfterMs !== undefined ? ` (the server asked for ${e.retryAfterMs} ms)` : ''}`;
     case 'edit':
       if (e.rolledBack) return `step ${e.step}: rolled back to the state of step ${e.restoredToStep ?? '?'}`;
       return e.applied ? `step ${e.step}: applied edits to ${e.files.map((f) => `${f.path} +${f.added} -${f.removed}`).join(', ')}` : `step ${e.step}: edit not applied: ${e.errors.join(' | ')}`;

@@ -157,6 +157,13 @@ function applyReport(s: RunState, r: RunReport): RunState {
   };
 }
 
+/** What a retry wait looks like in the progress: the fault, then how long until the next attempt. */
+export function retryPhase(e: { attempt: number; delayMs: number; reason: string }): string {
+  const reason = e.reason.split('\n')[0]!;
+  const short = reason.length > 80 ? `${reason.slice(0, 79)}…` : reason;
+  return `model call failed (${short}); retrying in ${Math.max(1, Math.round(e.delayMs / 1000))} s (attempt ${e.attempt + 1})`;
+}
+
 /** Folds one loop event into the state. Pure: returns a new object, never mutates. */
 export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.parse(e.ts)): RunState {
   switch (e.type) {
@@ -183,6 +190,8 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
         phase: `step ${e.step}: ${phase}`,
       };
     }
+    case 'model-retry':
+      return { ...s, step: e.step, phase: `step ${e.step}: ${retryPhase(e)}` };
     case 'model-call':
       return { ...s, step: e.step, tokensUsed: e.tokensUsed, phase: e.error ? `step ${e.step}: model call failed` : `step ${e.step}: applying the edit and verifying` };
     case 'edit':

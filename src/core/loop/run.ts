@@ -32,7 +32,7 @@ import { parseSelfReport, PostMortems } from '../policy/selfReport';
 import type { Settings } from '../settings';
 import type { CheckSummary, RunEvent, RunReport, StepRecord, TimedEvent } from '../trace/events';
 import { TraceWriter } from '../trace/trace';
-import type { Logger, VerifyResult } from '../types';
+import type { Logger, RetryNotice, VerifyResult } from '../types';
 import { silentLogger } from '../types';
 import { raceAbort } from './abort';
 
@@ -484,6 +484,11 @@ export class Run {
     let usageReported = false;
     let replyError: ProviderReplyError | undefined;
     const callStarted = this.now();
+    let retries = 0;
+    const onRetry = (n: RetryNotice): void => {
+      retries++;
+      this.emit({ type: 'model-retry', step, attempt: n.attempt, delayMs: n.delayMs, reason: n.reason, ...(n.retryAfterMs !== undefined ? { retryAfterMs: n.retryAfterMs } : {}) });
+    };
     try {
       const c = await raceAbort(
         this.opts.provider.complete({
@@ -491,6 +496,7 @@ export class Run {
           messages: [{ role: 'user', content: prompt.user }],
           maxOutputTokens,
           signal: this.abort.signal,
+          onRetry,
         }),
         this.abort.signal,
       );
@@ -508,7 +514,7 @@ export class Run {
         usage = e.usage;
         usageReported = e.usageReported;
       } else {
-        this.emitModelCall(step, prompt, promptTokens, maxOutputTokens, null, false, this.now() - callStarted, null, undefined, callError);
+        this.emitModelCall(step, prompt, promptTokens, maxOutputTokens, null, false, this.now() - callStarted, null, undefined, callError, retries + 1);
         if (stop) throw new StopSignal(stop);
         if (e instanceof ProviderFatalError) throw new StopSignal({ reason: 'error', detail: `model ${this.opts.provider.label}: ${callError}` });
         throw e;
@@ -519,7 +525,7 @@ export class Run {
     const self = parseSelfReport(text);
     this.emitModelCall(
       step, prompt, promptTokens, maxOutputTokens, usage, usageReported, this.now() - callStarted,
-      replyError ? (replyError.partialText ?? null) : text, replyError ? undefined : self, replyError ? `${replyError.problem}: ${replyError.message}` : null,
+      replyError ? (replyError.partialText ?? null) : text, replyError ? undefined : self, replyError ? `${replyError.problem}: ${replyError.message}` : null, retries + 1,
     );
     if (self.postMortem && !replyError) this.postMortems.add(step, self.postMortem);
 
@@ -698,6 +704,7 @@ export class Run {
     reply: string | null,
     self: SelfReport | undefined,
     error: string | null,
+    attempts: number,
   ): void {
     this.emit({
       type: 'model-call',
@@ -715,6 +722,7 @@ export class Run {
       postMortem: self?.postMortem ?? null,
       problems: self?.problems ?? [],
       error,
+      attempts,
       prompt,
     });
   }

@@ -61,7 +61,7 @@ export class AnthropicProvider implements ModelProvider {
     });
   }
 
-  private retrying<T>(signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+  private retrying<T>(signal: AbortSignal, fn: () => Promise<T>, onRetry?: (n: RetryNotice) => void): Promise<T> {
     return withRetry(fn, {
       signal,
       ...(this.opts.retry ? { policy: this.opts.retry } : {}),
@@ -70,6 +70,7 @@ export class AnthropicProvider implements ModelProvider {
       onRetry: (n) => {
         this.logger.warn(`${this.label}: attempt ${n.attempt} failed (${n.reason}); retrying in ${n.delayMs} ms`);
         this.opts.onRetry?.(n);
+        onRetry?.(n);
       },
       ...(this.opts.random ? { random: this.opts.random } : {}),
     });
@@ -95,7 +96,7 @@ export class AnthropicProvider implements ModelProvider {
         throw classifyProviderError(e, Anthropic, this.ctx, req.signal);
       }
       return this.read(res, req);
-    });
+    }, req.onRetry);
   }
 
   /** Lists the server's models once, only to learn whether the server answers at all. */

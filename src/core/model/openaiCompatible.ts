@@ -81,6 +81,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       onRetry: (n) => {
         this.logger.warn(`${this.label}: attempt ${n.attempt} failed (${n.reason}); retrying in ${n.delayMs} ms`);
         this.opts.onRetry?.(n);
+        req.onRetry?.(n);
       },
       ...(this.opts.random ? { random: this.opts.random } : {}),
     });

@@ -1,6 +1,7 @@
 // The one retry policy for every network provider: exponential backoff with jitter, Retry-After
 // honoured, every wait cut short by the run's AbortSignal (cancel or time limit). SDK-internal
 // retries are disabled so that this policy is the only one, and testable.
+import type { RetryNotice } from '../types';
 import { ProviderFatalError } from './provider';
 
 export interface RetryPolicy {
@@ -32,13 +33,7 @@ export class TransientProviderError extends Error {
   }
 }
 
-export interface RetryNotice {
-  /** The attempt that failed, 1-based. */
-  attempt: number;
-  delayMs: number;
-  reason: string;
-  retryAfterMs?: number;
-}
+export type { RetryNotice };
 
 export interface RetryOptions {
   signal: AbortSignal;

@@ -53,8 +53,12 @@ describe('anthropic provider (against the local fake server)', () => {
 
   it('retries 529 overloaded and 429, then succeeds', async () => {
     const p = await setup({ script: [{ fault: 'status', status: 529 }, { fault: 'status', status: 429, retryAfterMs: 20 }, { content: 'ok' }] });
-    assert.equal((await p.complete(request())).text, 'ok');
+    const notices: { attempt: number; retryAfterMs?: number; reason: string }[] = [];
+    assert.equal((await p.complete({ ...request(), onRetry: (n) => notices.push(n) })).text, 'ok');
     assert.equal(server!.requests.length, 3);
+    // The caller hears of each failed attempt (the loop writes them to the trace).
+    assert.deepEqual(notices.map((n) => [n.attempt, n.retryAfterMs]), [[1, undefined], [2, 20]]);
+    assert.match(notices[0]!.reason, /529/);
   });
 
   it('401 stops with a message naming ANTHROPIC_API_KEY and never the key', async () => {

@@ -115,6 +115,22 @@ describe('CLI run against the local OpenAI-compatible server', function () {
     assert.deepEqual(calls(srv).map((q) => q.outcome), ['status 429', 'status 500', 'reset', 'reply']);
     assert.ok(calls(srv)[1]!.at - calls(srv)[0]!.at >= 1000, 'waited out the Retry-After');
     assert.match(r.stderr, /attempt 1 failed \(429 .*\); retrying in \d+ ms/);
+    // The trace keeps every retry of the step's call, and the call says how many attempts it took.
+    const trace = readFileSync(String(r.json!.tracePath), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const retries = trace.filter((e) => e.type === 'model-retry');
+    assert.deepEqual(retries.map((e) => [e.step, e.attempt]), [[1, 1], [1, 2], [1, 3]]);
+    assert.equal(retries[0]!.retryAfterMs, 1000);
+    assert.ok((retries[0]!.delayMs as number) >= 1000);
+    assert.match(String(retries[0]!.reason), /429/);
+    assert.match(String(retries[1]!.reason), /500/);
+    assert.equal(trace.find((e) => e.type === 'model-call')!.attempts, 4);
+  });
+
+  it('prints each retry in the timeline as it happens', async () => {
+    const srv = await serve({ script: [{ fault: 'status', status: 503 }, { content: fixReply() }] });
+    const r = await cli(model(srv));
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.match(r.stdout + r.stderr, /step 1 {2}model call attempt 1 failed \(.*503.*\); retrying in \d+\.\d s/);
   });
 
   it('records an empty and a truncated reply as failed steps, then goes on to green', async () => {

@@ -35,6 +35,12 @@ describe('run state', () => {
     assert.equal(elapsedAt(s, T0 + 4000), 4000);
   });
 
+  it('shows a retry wait in the phase: the fault and when the next attempt comes', () => {
+    const s = fold([start, verify0, { ts, type: 'model-retry', step: 1, attempt: 2, delayMs: 4300, reason: '429 Rate limit reached for requests\nmore detail', retryAfterMs: 4000 }]);
+    assert.equal(s.phase, 'step 1: model call failed (429 Rate limit reached for requests); retrying in 4 s (attempt 3)');
+    assert.equal(s.status, 'running');
+  });
+
   it('attaches critic verdicts to the step they judged', () => {
     const s = fold([
       start,
