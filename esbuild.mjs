@@ -1,5 +1,6 @@
 // Two Node bundles (extension and CLI) plus the panel's browser script; codicons are copied into dist/.
 import * as esbuild from 'esbuild';
+import { LAZY, lazyModules } from './scripts/lazyModules.mjs';
 import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
@@ -14,8 +15,8 @@ const common = {
 };
 
 const targets = [
-  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
-  { ...common, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], plugins: [lazyModules(LAZY)] },
+  { ...common, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' }, plugins: [lazyModules(LAZY)] },
 ];
 if (existsSync('media/panel.ts')) {
   targets.push({ ...common, entryPoints: ['media/panel.ts'], outfile: 'dist/panel.js', platform: 'browser', format: 'iife', target: 'es2022' });

@@ -196,7 +196,9 @@ export class VsCode {
     const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
     page.on('pageerror', (e) => log('pageerror', e.message.slice(0, 200)));
     const vs = new VsCode(o.name, page, browser, server, root, o.workspace, serverLog);
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(o.workspace)}`);
+    // A folder, or a multi-root workspace file.
+    const open = o.workspace.endsWith('.code-workspace') ? 'workspace' : 'folder';
+    await page.goto(`http://127.0.0.1:${port}/?${open}=${encodeURIComponent(o.workspace)}`);
     await page.locator('.monaco-workbench').waitFor({ timeout: 90000 });
     await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: 90000 });
     log(`${o.name}: workbench up on port ${port}`);
