@@ -71,7 +71,7 @@ function header(st: RunState): HTMLElement {
   } else {
     badges.append(h('span', { class: 'badge idle' }, 'no run yet'));
   }
-  const meta = h('div', { class: 'meta' }, h('strong', {}, st.folderName), st.model ? ` · ${st.model}` : '', st.runId ? ` · run ${st.runId}` : '');
+  const meta = h('div', { class: 'meta' }, h('strong', { 'data-testid': 'folder' }, st.folderName), st.model ? ` · ${st.model}` : '', st.runId ? ` · run ${st.runId}` : '');
   const lines: Child[] = [badges, meta];
   if (st.status === 'running' && st.phase) lines.push(h('div', { class: 'phase', 'data-testid': 'phase' }, st.phase));
   if (st.detail) lines.push(h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail));

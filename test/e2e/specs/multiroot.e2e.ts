@@ -40,8 +40,10 @@ describe('Fix Until Green in VS Code: a multi-root workspace', function () {
 
   it('with no editor open, asks which folder, and runs only in the one picked', async () => {
     await vs.runCommand('Fix Until Green: Fix Until Green');
-    const picker = vs.page.locator('.quick-input-widget', { hasText: 'Which workspace folder?' });
-    await picker.waitFor({ timeout: 30000 });
+    // The folder pick: its question is the input's placeholder.
+    await vs.page.locator('.quick-input-widget input[placeholder="Which workspace folder?"]').waitFor({ timeout: 30000 });
+    await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'beta' }).waitFor({ timeout: 30000 });
+    await vs.screenshot('multiroot-folder-pick');
     const rows = await vs.page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
     log('folder picker rows:', rows);
     assert.ok(rows.some((r) => r.includes('alpha')) && rows.some((r) => r.includes('beta')), `both folders offered; saw ${rows.join(' | ')}`);
@@ -49,6 +51,7 @@ describe('Fix Until Green in VS Code: a multi-root workspace', function () {
     await vs.page.keyboard.press('Enter');
     await vs.answerInput('', /Optional instruction/);
     await until('green in beta', async () => ((await stopReason()) === 'green' ? true : undefined), 240000, 300);
+    assert.equal(await vs.panel().locator('[data-testid="folder"]').innerText(), 'beta', 'the panel shows the folder that ran');
     await vs.screenshot('multiroot-beta-green');
     assert.match(readFileSync(path.join(folders.beta.dir, CART), 'utf8'), /return total - \(total \* percent\) \/ 100;/);
     assert.ok(readFileSync(path.join(folders.alpha.dir, CART)).equals(folders.alpha.original), "alpha's files are untouched");
@@ -62,7 +65,7 @@ describe('Fix Until Green in VS Code: a multi-root workspace', function () {
     await vs.runCommand('Fix Until Green: Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     await until('green in alpha', async () => (calls('alpha') >= 2 && readFileSync(path.join(folders.alpha.dir, CART), 'utf8').includes('(total * percent) / 100') ? true : undefined), 240000, 300);
-    await until('the panel shows green', async () => ((await stopReason()) === 'green' ? true : undefined), 60000, 300);
+    await until("the panel shows alpha's green run", async () => ((await vs.panel().locator('[data-testid="folder"]').innerText({ timeout: 500 }).catch(() => '')) === 'alpha' && (await stopReason()) === 'green' ? true : undefined), 60000, 300);
     assert.equal(calls('beta'), 2, 'beta was not asked again');
     await vs.screenshot('multiroot-alpha-green');
   });
