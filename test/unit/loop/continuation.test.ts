@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { ContinuationState } from '../../../src/core/loop/run';
 import type { Decision } from '../../../src/core/policy/reasons';
+import type { Critic } from '../../../src/core/policy/critics';
 import { findInterruptedRuns } from '../../../src/core/edit/restore';
 import type { Project } from './harness';
 import { makeRun, ofType, project, SRC, step, traceOf, values } from './harness';
@@ -40,18 +41,20 @@ describe('loop: continuation', () => {
   it('a continued run is offered for restore again until it finishes', async () => {
     const seen: string[][] = [];
     const half = { a: 'ok', b: 'bad' };
-    const { run } = makeRun(p, [step(A, half), step(half, FIXED)], { maxSteps: 1 }, {
-      onEvent: (e) => {
-        // While the continued step runs, its checkpoint must read as interrupted.
-        if (e.type === 'model-call' && e.step === 2) pending.push(findInterruptedRuns(p.storage).then((r) => seen.push(r.map((x) => x.runId))));
+    // While the continued step runs, its checkpoint must read as interrupted: a critic (which the
+    // loop waits for) looks at the storage in the middle of step 2.
+    const probe: Critic = {
+      name: 'probe',
+      async reviewProposal(proposal) {
+        if (proposal.step === 2) seen.push((await findInterruptedRuns(p.storage)).map((x) => x.runId));
+        return { verdict: 'continue', reason: 'looked at the storage' };
       },
-    });
-    const pending: Promise<unknown>[] = [];
+    };
+    const { run } = makeRun(p, [step(A, half), step(half, FIXED)], { maxSteps: 1 }, { critics: [probe] });
     const first = await run.start();
     assert.equal(first.stopReason, 'step-cap');
     assert.deepEqual(await findInterruptedRuns(p.storage), []);
     const r = await run.continue({ extraSteps: 1 });
-    await Promise.all(pending);
     assert.equal(r.stopReason, 'green', r.detail);
     assert.deepEqual(seen, [[first.runId]]);
     assert.deepEqual(await findInterruptedRuns(p.storage), []);

@@ -1,0 +1,97 @@
+// An endpoint that wants a key: the run stops saying how to give one; the user gives it with
+// "Set API Key" (a password box, into VS Code's secret storage); the next run sends it and goes
+// green; and the key is nowhere in what VS Code and the extension wrote, but the secret store.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import type { FakeOpenAI } from '../../support/fakeOpenAI';
+import { startFakeOpenAI } from '../../support/fakeOpenAI';
+import { DEMO, demoReplies, log, screenshotFailures, until, VsCode, workspaceFrom } from '../harness';
+
+const CART = 'src/cart.ts';
+const KEY = 'sk-e2e-5ecret-7f3a9c1d4b8e';
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = path.join(dir, name);
+    const st = statSync(p, { throwIfNoEntry: false });
+    if (!st) continue;
+    if (st.isDirectory()) out.push(...filesUnder(p));
+    else if (st.isFile()) out.push(p);
+  }
+  return out;
+}
+
+describe('Fix Until Green in VS Code: an API key through Set API Key', function () {
+  let vs: VsCode;
+  let ws: string;
+  let model: FakeOpenAI;
+
+  screenshotFailures(() => vs);
+
+  before(async function () {
+    model = await startFakeOpenAI({ replies: demoReplies(), apiKey: KEY });
+    ws = workspaceFrom(DEMO, 'secrets', {
+      'fixUntilGreen.model.provider': 'openai-compatible',
+      'fixUntilGreen.model.id': 'fake-coder',
+      'fixUntilGreen.model.baseUrl': model.url,
+    });
+    vs = await VsCode.launch({ name: 'secrets', workspace: ws, trusted: true });
+  });
+  after(async () => {
+    await vs?.close();
+    await model?.close();
+  });
+
+  const stopReason = (): Promise<string | undefined> => vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined);
+
+  it('without a key, the run stops with error and says to run Set API Key', async () => {
+    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.answerInput('', /Optional instruction/);
+    await until('the error stop', async () => ((await stopReason()) === 'error' ? true : undefined), 180000, 300);
+    const detail = await vs.panel().locator('[data-testid="detail"]').innerText();
+    log('detail:', detail);
+    assert.match(detail, /Set API Key/);
+    assert.equal(model.requests.filter((r) => r.outcome === 'status 401').length, 1, 'one refused call, no retry of a 401');
+    await vs.screenshot('secrets-no-key');
+  });
+
+  it('Set API Key takes the key in a password box; the next run sends it and goes green', async () => {
+    await vs.runCommand('Fix Until Green: Set API Key');
+    await vs.page.locator('.quick-input-widget input[placeholder="Which provider is the key for?"]').waitFor({ timeout: 30000 });
+    const rows = await vs.page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+    assert.match(rows[0] ?? '', /openai-compatible/, 'the provider the settings name comes first');
+    await vs.page.keyboard.press('Enter');
+    const box = vs.page.locator('.quick-input-widget input[type="password"]');
+    await box.waitFor({ timeout: 30000 });
+    await box.fill(KEY);
+    await vs.page.keyboard.press('Enter');
+    await vs.waitForNotification(/stored the openai-compatible API key/, 30000);
+
+    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.answerInput('', /Optional instruction/);
+    await until('green', async () => ((await stopReason()) === 'green' ? true : undefined), 240000, 300);
+    assert.match(readFileSync(path.join(ws, CART), 'utf8'), /return total - \(total \* percent\) \/ 100;/);
+    assert.equal(model.requests.filter((r) => r.outcome === 'reply').length, 2);
+    await vs.screenshot('secrets-green');
+  });
+
+  it('the key is in no file VS Code or the extension wrote, except the secret store', () => {
+    const places = [ws, vs.root];
+    const leaks: string[] = [];
+    let read = 0;
+    for (const dir of places) {
+      for (const f of filesUnder(dir)) {
+        if (f.includes(`${path.sep}node_modules${path.sep}`)) continue;
+        // VS Code keeps secrets in its state database: that is where the key belongs.
+        if (/state\.vscdb(\.backup)?$/.test(f)) continue;
+        read++;
+        if (readFileSync(f).includes(KEY)) leaks.push(f);
+      }
+    }
+    log(`searched ${read} files for the key`);
+    assert.ok(read > 20, 'the search saw the settings, logs, traces and storage');
+    assert.deepEqual(leaks, []);
+  });
+});
