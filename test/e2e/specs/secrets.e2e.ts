@@ -1,8 +1,9 @@
 // An endpoint that wants a key: the run stops saying how to give one; the user gives it with
 // "Set API Key" (a password box, into VS Code's secret storage); the next run sends it and goes
-// green; and the key is nowhere in what VS Code and the extension wrote, but the secret store.
+// green; the same through the Anthropic provider with its own key; and neither key is anywhere in
+// what VS Code and the extension wrote, but the secret store.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FakeOpenAI } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
@@ -10,6 +11,7 @@ import { DEMO, demoReplies, log, screenshotFailures, until, VsCode, workspaceFro
 
 const CART = 'src/cart.ts';
 const KEY = 'sk-e2e-5ecret-7f3a9c1d4b8e';
+const ANTHROPIC_KEY = 'sk-ant-e2e-9d2c7b1a6f0e';
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
@@ -27,21 +29,26 @@ describe('Fix Until Green in VS Code: an API key through Set API Key', function 
   let vs: VsCode;
   let ws: string;
   let model: FakeOpenAI;
+  let anthropic: FakeOpenAI;
+  let original: Buffer;
 
   screenshotFailures(() => vs);
 
   before(async function () {
     model = await startFakeOpenAI({ replies: demoReplies(), apiKey: KEY });
+    anthropic = await startFakeOpenAI({ replies: demoReplies(), apiKey: ANTHROPIC_KEY });
     ws = workspaceFrom(DEMO, 'secrets', {
       'fixUntilGreen.model.provider': 'openai-compatible',
       'fixUntilGreen.model.id': 'fake-coder',
       'fixUntilGreen.model.baseUrl': model.url,
     });
+    original = readFileSync(path.join(ws, CART));
     vs = await VsCode.launch({ name: 'secrets', workspace: ws, trusted: true });
   });
   after(async () => {
     await vs?.close();
     await model?.close();
+    await anthropic?.close();
   });
 
   const stopReason = (): Promise<string | undefined> => vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined);
@@ -58,16 +65,7 @@ describe('Fix Until Green in VS Code: an API key through Set API Key', function 
   });
 
   it('Set API Key takes the key in a password box; the next run sends it and goes green', async () => {
-    await vs.runCommand('Fix Until Green: Set API Key');
-    await vs.page.locator('.quick-input-widget input[placeholder="Which provider is the key for?"]').waitFor({ timeout: 30000 });
-    const rows = await vs.page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
-    assert.match(rows[0] ?? '', /openai-compatible/, 'the provider the settings name comes first');
-    await vs.page.keyboard.press('Enter');
-    const box = vs.page.locator('.quick-input-widget input[type="password"]');
-    await box.waitFor({ timeout: 30000 });
-    await box.fill(KEY);
-    await vs.page.keyboard.press('Enter');
-    await vs.waitForNotification(/stored the openai-compatible API key/, 30000);
+    await setKey('openai-compatible', KEY, { firstOffered: true });
 
     await vs.runCommand('Fix Until Green: Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
@@ -77,7 +75,44 @@ describe('Fix Until Green in VS Code: an API key through Set API Key', function 
     await vs.screenshot('secrets-green');
   });
 
-  it('the key is in no file VS Code or the extension wrote, except the secret store', () => {
+  /** Set API Key as a user does it: the provider from the pick, then the key in the password box. */
+  async function setKey(provider: string, key: string, o: { firstOffered?: boolean } = {}): Promise<void> {
+    await vs.runCommand('Fix Until Green: Set API Key');
+    const filter = vs.page.locator('.quick-input-widget input[placeholder="Which provider is the key for?"]');
+    await filter.waitFor({ timeout: 30000 });
+    const row = vs.page.locator('.quick-input-list .monaco-list-row', { hasText: provider }).first();
+    await row.waitFor({ timeout: 30000 });
+    if (o.firstOffered) {
+      const rows = await vs.page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+      assert.match(rows[0] ?? '', new RegExp(provider), `the provider the settings name comes first; saw ${rows.join(' | ')}`);
+    }
+    await row.click();
+    const box = vs.page.locator('.quick-input-widget input[type="password"]');
+    await box.waitFor({ timeout: 30000 });
+    await box.fill(key);
+    await vs.page.keyboard.press('Enter');
+    await vs.waitForNotification(new RegExp(`stored the ${provider} API key`), 30000);
+  }
+
+  it('the Anthropic provider, with its own key, goes green through the Messages API', async () => {
+    await vs.runCommand('Fix Until Green: Revert Run');
+    await until('the original bytes', () => (readFileSync(path.join(ws, CART)).equals(original) ? true : undefined), 30000);
+    // The user switches provider in the folder's settings; the next run reads them.
+    const settingsFile = path.join(ws, '.vscode', 'settings.json');
+    const settings = JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
+    writeFileSync(settingsFile, JSON.stringify({ ...settings, 'fixUntilGreen.model.provider': 'anthropic', 'fixUntilGreen.model.id': 'claude-fake', 'fixUntilGreen.model.baseUrl': anthropic.url }, null, 2));
+    await setKey('anthropic', ANTHROPIC_KEY);
+    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.answerInput('', /Optional instruction/);
+    await until('green through anthropic', async () => (anthropic.requests.filter((r) => r.outcome === 'reply').length >= 2 && (await stopReason()) === 'green' ? true : undefined), 240000, 300);
+    assert.match(readFileSync(path.join(ws, CART), 'utf8'), /return total - \(total \* percent\) \/ 100;/);
+    const calls = anthropic.requests.filter((r) => r.index >= 0);
+    assert.ok(calls.every((r) => r.api === 'anthropic' && r.path.endsWith('/messages')), `Messages API calls; saw ${calls.map((r) => r.path).join(', ')}`);
+    assert.equal(model.requests.filter((r) => r.outcome === 'reply').length, 2, 'the OpenAI-compatible endpoint was not called again');
+    await vs.screenshot('secrets-anthropic-green');
+  });
+
+  it('the keys are in no file VS Code or the extension wrote, except the secret store', () => {
     const places = [ws, vs.root];
     const leaks: string[] = [];
     let read = 0;
@@ -87,7 +122,8 @@ describe('Fix Until Green in VS Code: an API key through Set API Key', function 
         // VS Code keeps secrets in its state database: that is where the key belongs.
         if (/state\.vscdb(\.backup)?$/.test(f)) continue;
         read++;
-        if (readFileSync(f).includes(KEY)) leaks.push(f);
+        const bytes = readFileSync(f);
+        if (bytes.includes(KEY) || bytes.includes(ANTHROPIC_KEY)) leaks.push(f);
       }
     }
     log(`searched ${read} files for the key`);
