@@ -5,6 +5,8 @@ import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
+// `--outdir=DIR`: the bundles go there instead of dist/ (the bench measures a production build apart).
+const outdir = process.argv.find((a) => a.startsWith('--outdir='))?.slice('--outdir='.length);
 
 const common = {
   bundle: true,
@@ -21,6 +23,8 @@ const targets = [
 if (existsSync('media/panel.ts')) {
   targets.push({ ...common, entryPoints: ['media/panel.ts'], outfile: 'dist/panel.js', platform: 'browser', format: 'iife', target: 'es2022' });
 }
+
+if (outdir) for (const t of targets) t.outfile = `${outdir}/${t.outfile.replace(/^dist\//, '')}`;
 
 // The package is ESM for its sources and tests; the bundles in dist/ are CommonJS, as VS Code loads them.
 function markCommonJs() {
