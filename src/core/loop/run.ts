@@ -723,7 +723,7 @@ export class Run {
       problems: self?.problems ?? [],
       error,
       attempts,
-      prompt,
+      prompt: { system: prompt.system, user: prompt.user },
     });
   }
 
