@@ -31,6 +31,8 @@ export interface Settings {
   protectedPaths: string[];
   forbidSuppressions: boolean;
   rollbackRegressions: boolean;
+  /** Let edits touch what defines the checks (DESIGN §3, verifier integrity). */
+  allowVerifierEdits: boolean;
   escalateBelowConfidence: number;
   confidenceBudget: ConfidenceBudgetSettings;
   contextTokenBudget: number;
@@ -60,6 +62,7 @@ export function defaultSettings(): Settings {
     protectedPaths: [...DEFAULT_PROTECTED_PATHS],
     forbidSuppressions: true,
     rollbackRegressions: true,
+    allowVerifierEdits: false,
     escalateBelowConfidence: 0,
     confidenceBudget: { enabled: false, stepCost: 0.08, noveltyGain: 0.12 },
     contextTokenBudget: 24000,
@@ -140,6 +143,7 @@ export function validateSettings(raw: Record<string, unknown>, base: Settings = 
   bool('parallelChecks');
   bool('forbidSuppressions');
   bool('rollbackRegressions');
+  bool('allowVerifierEdits');
   oneOf<OnStop>('onStop', ['keep-best', 'keep-last', 'revert']);
   oneOf<EditFormat>('editFormat', ['auto', 'diff', 'search-replace']);
 

@@ -190,6 +190,8 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
         phase: `step ${e.step}: ${phase}`,
       };
     }
+    case 'model-call-start':
+      return { ...s, step: e.step, phase: `step ${e.step}: asking the model` };
     case 'model-retry':
       return { ...s, step: e.step, phase: `step ${e.step}: ${retryPhase(e)}` };
     case 'model-call':

@@ -14,6 +14,7 @@ export const SETTING_KEYS = [
   'protectedPaths',
   'forbidSuppressions',
   'rollbackRegressions',
+  'allowVerifierEdits',
   'escalateBelowConfidence',
   'confidenceBudget',
   'contextTokenBudget',

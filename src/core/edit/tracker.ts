@@ -16,16 +16,26 @@ export function contentHash(bytes: Uint8Array | null | undefined): string | null
 
 export class FileTracker {
   private readonly known = new Map<string, string | null>();
+  /** Files the run wrote: what it wrote stays the reference until it writes again. */
+  private readonly written = new Set<string>();
 
   constructor(private readonly workspace: Workspace) {}
 
-  /** The run showed the model (or otherwise relied on) this content. */
+  /**
+   * The run showed the model (or otherwise relied on) this content. A file the run wrote keeps what
+   * the run wrote as its reference: reading someone else's change must not adopt it as the run's,
+   * or a rollback or the final restore would overwrite the user's text.
+   */
   noteRead(rel: string, bytes: Uint8Array | null | undefined): void {
+    if (this.written.has(rel)) return;
     this.known.set(rel, contentHash(bytes));
   }
 
   noteWritten(changes: readonly FileChange[]): void {
-    for (const c of changes) this.known.set(c.path, contentHash(c.content));
+    for (const c of changes) {
+      this.known.set(c.path, contentHash(c.content));
+      this.written.add(c.path);
+    }
   }
 
   knows(rel: string): boolean {

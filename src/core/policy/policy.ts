@@ -154,3 +154,12 @@ export function gateDecision(s: GateState): Decision | undefined {
 export function stepDecision(s: StepState): Decision | undefined {
   return decide(STEP_ORDER, stepCriteria, s);
 }
+
+/**
+ * The gate criteria that may end a step in the middle (a cancel, the time limit), in the gate's
+ * order: the run clock asks this instead of restating them.
+ */
+export function interruptDecision(s: Pick<GateState, 'cancelled' | 'elapsedMs' | 'timeLimitMs' | 'stepsDone'>): Decision | undefined {
+  const state: GateState = { ...s, maxSteps: Infinity, tokensUsed: 0, tokenCeiling: Infinity, nextCallMinTokens: 0, nextPromptTokens: 0 };
+  return decide(['cancelled', 'time-limit'] as const, gateCriteria, state);
+}

@@ -1,0 +1,75 @@
+// What the run has observed so far: step 0, the current and the best state, when each failure
+// identity was seen (for stalled), every state the checks observed, and the confidence budget.
+import type { BudgetEntry } from '../policy/budget';
+import { ConfidenceBudget, novelty } from '../policy/budget';
+import type { OutcomeDecision } from '../policy/outcome';
+import { decideOutcome, isBetter } from '../policy/outcome';
+import type { ConfidenceBudgetSettings } from '../settings';
+import type { Observed } from './state';
+import { summary } from './state';
+
+export class RunHistory {
+  private initialState: Observed | undefined;
+  private currentState: Observed | undefined;
+  private bestState: Observed | undefined;
+  /** Steps at which each failure identity was observed (step 0 included). */
+  readonly seen = new Map<string, number[]>();
+  /** Every state a step's checks observed, kept or rolled back. */
+  readonly observed: Observed[] = [];
+  private readonly budget: ConfidenceBudget;
+
+  constructor(budget: ConfidenceBudgetSettings) {
+    this.budget = new ConfidenceBudget(budget);
+  }
+
+  get started(): boolean {
+    return this.initialState !== undefined;
+  }
+
+  get initial(): Observed {
+    return this.initialState!;
+  }
+
+  get current(): Observed {
+    return this.currentState!;
+  }
+
+  get best(): Observed {
+    return this.bestState!;
+  }
+
+  begin(o: Observed): void {
+    this.initialState = this.currentState = this.bestState = o;
+    this.note(o.step, o.verify.failureHash);
+  }
+
+  /** The workspace now holds `o` (after a restore at the stop). */
+  moveTo(o: Observed): void {
+    this.currentState = o;
+  }
+
+  /**
+   * Records the state a step leaves. A rolled-back step is never the best; it still counts toward
+   * stalled. Returns the budget's entry when the confidence budget is on.
+   */
+  settle(o: Observed, rolledBack: boolean): BudgetEntry | null {
+    const seenBefore = this.seen.has(o.verify.failureHash);
+    const bestBefore = this.best;
+    this.currentState = o;
+    if (!rolledBack && isBetter(summary(o), summary(bestBefore))) this.bestState = o;
+    this.note(o.step, o.verify.failureHash);
+    if (!this.budget.enabled) return null;
+    return this.budget.step(o.step, novelty(seenBefore, o.verify.failures.length, bestBefore.verify.failures.length));
+  }
+
+  outcome(green: boolean): OutcomeDecision {
+    if (!this.started) return { outcome: 'punt', why: 'the run stopped before step 0 was verified; nothing was changed' };
+    return decideOutcome({ green, initial: summary(this.initial), best: summary(this.best), observed: this.observed.map(summary) });
+  }
+
+  private note(step: number, hash: string): void {
+    const at = this.seen.get(hash) ?? [];
+    at.push(step);
+    this.seen.set(hash, at);
+  }
+}

@@ -1,0 +1,69 @@
+// What a run is given: the ports it works through, its settings, and the front end's hooks.
+import type { Workspace } from '../edit/workspace';
+import type { ModelProvider } from '../model/provider';
+import type { Critic } from '../policy/critics';
+import type { Decision } from '../policy/reasons';
+import type { Settings } from '../settings';
+import type { TimedEvent } from '../trace/events';
+import type { Logger, VerifyResult } from '../types';
+
+export interface VerifierPort {
+  preflight(): string[] | Promise<string[]>;
+  /**
+   * `previous` is the state the workspace is in before this verification, for flake re-runs: after
+   * a rollback it is the restored state, not the last one verified.
+   */
+  verify(signal?: AbortSignal, options?: { previous?: VerifyResult | null }): Promise<VerifyResult>;
+}
+
+/** More budget for a run stopped (or about to stop) by `step-cap` or `token-ceiling`. */
+export interface ContinueGrant {
+  extraSteps?: number;
+  extraTokens?: number;
+}
+
+export interface ContinuationState {
+  stepsDone: number;
+  maxSteps: number;
+  tokensUsed: number;
+  tokenCeiling: number;
+  elapsedMs: number;
+}
+
+/**
+ * Asked when `step-cap` or `token-ceiling` fires; a grant that adds what ran out overrides the stop
+ * (recorded in the trace as a `decision` with `overridden: true`) and the run goes on.
+ */
+export type ContinuationHook = (stop: Decision, state: ContinuationState) => ContinueGrant | undefined | Promise<ContinueGrant | undefined>;
+
+export interface RunOptions {
+  workspace: Workspace;
+  verifier: VerifierPort;
+  provider: ModelProvider;
+  settings: Settings;
+  /** Directory for this workspace's runs; the run writes under `<storageDir>/runs/<runId>/`. */
+  storageDir: string;
+  instruction?: string;
+  signal?: AbortSignal;
+  onEvent?: (e: TimedEvent) => void;
+  logger?: Logger;
+  runId?: string;
+  now?: () => number;
+  /** Extra preflight problems found by the front end (settings, model reachability). */
+  preflightProblems?: string[];
+  /** Critics run after the built-in ones the settings switch on. */
+  critics?: Critic[];
+  continuation?: ContinuationHook;
+  /** The file open in the editor (VS Code), workspace-relative: shown to the model when the budget allows. */
+  activeFile?: string;
+}
+
+/** A grant as whole, non-negative numbers. */
+export function normalizeGrant(g: ContinueGrant | undefined): Required<ContinueGrant> {
+  return { extraSteps: Math.max(0, Math.floor(g?.extraSteps ?? 0)), extraTokens: Math.max(0, Math.floor(g?.extraTokens ?? 0)) };
+}
+
+/** Whether a grant adds what ran out: one that does not would only fire the same stop again. */
+export function grantAddsWhatRanOut(reason: Decision['reason'], g: Required<ContinueGrant>): boolean {
+  return reason === 'step-cap' ? g.extraSteps > 0 : reason === 'token-ceiling' ? g.extraTokens > 0 : false;
+}

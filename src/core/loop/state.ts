@@ -1,0 +1,69 @@
+// The values a run's turns pass each other: an observed state of the workspace and what restoring
+// one achieved.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { ApplyResult } from '../edit/apply';
+import type { StateSummary } from '../policy/outcome';
+import type { Decision } from '../policy/reasons';
+import type { CheckSummary, RunEvent, RunReport } from '../trace/events';
+import type { RunOptions } from './options';
+import type { VerifyResult } from '../types';
+
+/** Path → bytes (null: absent) of every file the run has touched, in one state. */
+export type FileState = Map<string, Uint8Array | null>;
+
+export interface Observed {
+  step: number;
+  verify: VerifyResult;
+  /** Content of every file the run has touched, in this state. */
+  files: FileState;
+}
+
+/** What a restore did; `conflict` when some file could not be brought back (the user's bytes kept). */
+export interface RestoreOutcome {
+  changed: number;
+  conflict?: Decision;
+}
+
+export function summary(o: Observed): StateSummary {
+  return { step: o.step, green: o.verify.green, failures: o.verify.failures };
+}
+
+export function summarizeChecks(v: VerifyResult): CheckSummary[] {
+  return v.checks.map((c) => ({ name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut }));
+}
+
+/** The `verify` trace event of a state the checks observed. */
+export function verifyEvent(step: number, v: VerifyResult, reason: 'initial' | 'step' | 'rollback'): RunEvent {
+  return { type: 'verify', step, green: v.green, failureHash: v.failureHash, failureCount: v.failures.length, failures: v.failures, flaky: v.flaky, checks: summarizeChecks(v), durationMs: v.durationMs, reason };
+}
+
+/** Keeps `before/` and `after/` copies of the files a step changed, for the step's diff. */
+export function saveSnapshot(runDir: string, step: number, r: ApplyResult): string {
+  const dir = path.join(runDir, 'steps', String(step));
+  for (const c of r.changes) {
+    const before = r.before.get(c.path);
+    for (const [side, bytes] of [['before', before ?? null], ['after', c.content]] as const) {
+      const file = path.join(dir, side, ...c.path.split('/'));
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, bytes ?? new Uint8Array());
+    }
+  }
+  return dir;
+}
+
+/** The `run-start` trace event: what the run was given (never a key: settings hold none). */
+export function runStartEvent(runId: string, o: Pick<RunOptions, 'workspace' | 'provider' | 'instruction' | 'settings'>, limits: RunReport['limits']): RunEvent {
+  const s = o.settings;
+  return {
+    type: 'run-start',
+    step: 0,
+    runId,
+    root: o.workspace.root,
+    model: o.provider.label,
+    instruction: o.instruction ?? null,
+    checks: s.checks.map((c) => ({ name: c.name, command: c.command })),
+    limits,
+    settings: { ...s, model: { provider: s.model.provider, id: s.model.id, baseUrl: s.model.baseUrl } },
+  };
+}

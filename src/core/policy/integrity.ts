@@ -1,0 +1,236 @@
+// Verifier integrity (DESIGN §3): the model may change the code under test, never what decides
+// whether it passes. At step 0 the run records what defines each check: its resolved command, the
+// files the command names, the package.json fields that define scripts and runner configuration,
+// tsconfig files with their `extends` chains, lint and test-runner configs, and the workspace
+// settings. An edit that touches any of them is refused (retry, the reason fed back) unless the
+// user set `allowVerifierEdits`; a definition that changes on disk during a step stops the run.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import picomatch from 'picomatch';
+import type { CheckSpec } from '../types';
+import type { Critic, ProposedFile } from './critics';
+
+/** Files that configure a type checker, linter or test runner wherever they sit in the folder. */
+export const VERIFIER_CONFIG_GLOBS: readonly string[] = [
+  '**/tsconfig*.json',
+  '**/jsconfig*.json',
+  '**/eslint.config.*',
+  '**/.eslintrc',
+  '**/.eslintrc.*',
+  '**/.eslintignore',
+  '**/jest.config.*',
+  '**/jest.setup.*',
+  '**/vitest.config.*',
+  '**/vitest.workspace.*',
+  '**/vitest.setup.*',
+  '**/vite.config.*',
+  '**/.mocharc',
+  '**/.mocharc.*',
+  '**/ava.config.*',
+  '**/.c8rc',
+  '**/.c8rc.*',
+  '**/.nycrc',
+  '**/.nycrc.*',
+  '**/babel.config.*',
+  '**/.babelrc',
+  '**/.babelrc.*',
+  '**/.swcrc',
+  '**/biome.json',
+  '**/biome.jsonc',
+  '**/.oxlintrc.json',
+  '**/.xo-config*',
+  '**/xo.config.*',
+  '**/karma.conf.*',
+  '**/playwright.config.*',
+  '**/.taprc',
+  '**/.vscode/settings.json',
+  '**/.vscode/tasks.json',
+  '**/.npmrc',
+  '**/.yarnrc*',
+  '**/pnpm-workspace.yaml',
+  // The tools themselves: a rewritten `node_modules/typescript` would pass anything.
+  'node_modules/**',
+  '**/node_modules/**',
+];
+
+/** package.json fields that define scripts, how modules load, and runner or linter configuration. */
+export const PACKAGE_JSON_VERIFIER_FIELDS: readonly string[] = [
+  'scripts',
+  'type',
+  'workspaces',
+  'jest',
+  'mocha',
+  'ava',
+  'vitest',
+  'c8',
+  'nyc',
+  'tap',
+  'xo',
+  'eslintConfig',
+  'eslintIgnore',
+  'babel',
+  'imports',
+];
+
+export interface VerifierRecord {
+  /** The checks' resolved commands, as step 0 ran them. */
+  commands: string[];
+  /** Workspace-relative path → its fingerprint at step 0 (null: absent then). */
+  files: Map<string, string | null>;
+}
+
+/** sha256 of a file's bytes; of a package.json, of the fields that define the checks only. */
+function fingerprint(abs: string): string | null {
+  try {
+    if (!statSync(abs).isFile()) return null;
+    const bytes = readFileSync(abs);
+    if (path.basename(abs) !== 'package.json') return createHash('sha256').update(bytes).digest('hex');
+    const json = parseObject(bytes.toString('utf8'));
+    const fields = json ? PACKAGE_JSON_VERIFIER_FIELDS.map((k) => [k, json[k] ?? null]) : bytes.toString('utf8');
+    return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
+  } catch {
+    // Absent (or unreadable) is itself the recorded state: a file appearing there later is a change.
+    return null;
+  }
+}
+
+function toRel(root: string, abs: string): string | undefined {
+  const rel = path.relative(root, abs);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+  return rel.split(path.sep).join('/');
+}
+
+function readJson(abs: string): Record<string, unknown> | undefined {
+  try {
+    // tsconfig files may carry comments and trailing commas; strip what JSON does not allow.
+    const text = readFileSync(abs, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:"'\\])\/\/.*$/gm, '$1')
+      .replace(/,(\s*[}\]])/g, '$1');
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A tsconfig and every file its `extends` chain names that lives inside the folder. */
+function tsconfigChain(root: string, abs: string, out: Set<string>): void {
+  const rel = toRel(root, abs);
+  if (rel === undefined || out.has(rel)) return;
+  out.add(rel);
+  const json = readJson(abs);
+  const ext = json?.extends;
+  for (const e of typeof ext === 'string' ? [ext] : Array.isArray(ext) ? ext.filter((x): x is string => typeof x === 'string') : []) {
+    const base = path.dirname(abs);
+    const candidates = e.startsWith('.') || path.isAbsolute(e) ? [path.resolve(base, e), path.resolve(base, `${e}.json`)] : [path.join(base, 'node_modules', e), path.join(base, 'node_modules', `${e}.json`), path.join(base, 'node_modules', e, 'tsconfig.json')];
+    const hit = candidates.find((c) => existsSync(c) && statSync(c).isFile());
+    if (hit) tsconfigChain(root, hit, out);
+  }
+}
+
+/** Words of a command that name a file in the folder: `node scripts/check.mjs`, `-p tsconfig.build.json`. */
+function namedFiles(root: string, cwd: string, command: string): string[] {
+  const out: string[] = [];
+  for (const raw of command.split(/[\s=]+/)) {
+    const word = raw.replace(/^['"]|['"]$/g, '');
+    if (word === '' || word.startsWith('-') || /[*?$`|&;<>()]/.test(word)) continue;
+    const abs = path.resolve(cwd, word);
+    const rel = toRel(root, abs);
+    if (rel === undefined || rel.startsWith('node_modules/')) continue;
+    try {
+      if (statSync(abs).isFile()) out.push(rel);
+    } catch {
+      // Not a file: a word of the command, not a path.
+    }
+  }
+  return out;
+}
+
+/** What defines the checks at step 0. Reads the disk directly: this runs before any edit. */
+export function recordVerifier(root: string, checks: readonly CheckSpec[]): VerifierRecord {
+  const rels = new Set<string>(['package.json', '.vscode/settings.json', '.vscode/tasks.json']);
+  const dirs = new Set<string>([root]);
+  for (const c of checks) {
+    const cwd = path.resolve(root, c.cwd ?? '.');
+    dirs.add(cwd);
+    for (const f of namedFiles(root, cwd, c.command)) rels.add(f);
+    // Scripts the command runs through npm/pnpm/yarn: the files their text names too.
+    const scripts = readJson(path.join(cwd, 'package.json'))?.scripts;
+    if (typeof scripts === 'object' && scripts !== null) {
+      for (const text of Object.values(scripts as Record<string, unknown>)) if (typeof text === 'string') for (const f of namedFiles(root, cwd, text)) rels.add(f);
+    }
+  }
+  const tsconfigs = new Set<string>();
+  for (const d of dirs) {
+    const rel = toRel(root, path.join(d, 'package.json'));
+    if (rel) rels.add(rel);
+    const tsconfig = path.join(d, 'tsconfig.json');
+    if (existsSync(tsconfig)) tsconfigChain(root, tsconfig, tsconfigs);
+  }
+  for (const r of [...rels]) if (/(^|\/)tsconfig[^/]*\.json$/.test(r)) tsconfigChain(root, path.join(root, r), tsconfigs);
+  for (const t of tsconfigs) rels.add(t);
+  const files = new Map<string, string | null>();
+  for (const r of [...rels].sort()) files.set(r, fingerprint(path.join(root, r)));
+  return { commands: checks.map((c) => c.command), files };
+}
+
+function parseObject(text: string | null): Record<string, unknown> | undefined | null {
+  if (text === null) return null;
+  try {
+    const v: unknown = JSON.parse(text.replace(/^\uFEFF/, ''));
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The package.json fields an edit changes among those that define the checks (parse failure counts as all). */
+export function changedVerifierFields(before: string | null, after: string | null): string[] {
+  const b = parseObject(before);
+  const a = parseObject(after);
+  if (b === undefined || a === undefined || b === null || a === null) return ['the whole file'];
+  return PACKAGE_JSON_VERIFIER_FIELDS.filter((k) => JSON.stringify(b[k]) !== JSON.stringify(a[k]));
+}
+
+const OPT_IN = 'set fixUntilGreen.allowVerifierEdits to true to let the model change it';
+
+/** Why an edited file is protected as part of the verifier, or undefined when it is not. */
+export function verifierProtection(f: ProposedFile, record: VerifierRecord | undefined, isConfig: (p: string) => boolean): string | undefined {
+  const base = f.path.split('/').pop()!;
+  if (base === 'package.json' && !f.path.includes('node_modules/')) {
+    const fields = changedVerifierFields(f.before, f.after);
+    if (fields.length === 0) return undefined;
+    return `${f.path} (${f.kind}): ${fields.map((x) => (x === 'the whole file' ? x : `"${x}"`)).join(', ')} define${fields.length === 1 && fields[0] !== 'the whole file' ? 's' : ''} how the checks run`;
+  }
+  if (record?.files.has(f.path)) return `${f.path} (${f.kind}): the checks read it (recorded at step 0)`;
+  if (isConfig(f.path)) return `${f.path} (${f.kind}): it configures the type checker, linter or test runner`;
+  return undefined;
+}
+
+/**
+ * Refuses proposals that touch what defines the checks, and stops a run whose recorded definition
+ * changed on disk while a step ran (the checks would no longer be the ones the run started with).
+ */
+export function verifierIntegrityCritic(root: string, record: () => VerifierRecord | undefined): Critic {
+  const isConfig = picomatch([...VERIFIER_CONFIG_GLOBS], { dot: true });
+  return {
+    name: 'verifier-integrity',
+    reviewProposal(p) {
+      const hits = p.files.map((f) => verifierProtection(f, record(), isConfig)).filter((x): x is string => x !== undefined);
+      if (hits.length === 0) return { verdict: 'continue', reason: 'the edit leaves the checks and their configuration as step 0 recorded them' };
+      return {
+        verdict: 'retry',
+        reason: `the edit changes the verifier, which decides whether the code passes: ${hits.join('; ')}. Fix the code under test, not the checks (${OPT_IN})`,
+      };
+    },
+    reviewResult() {
+      const r = record();
+      if (!r) return { verdict: 'continue', reason: 'no verifier record' };
+      const changed = [...r.files].filter(([rel, hash]) => fingerprint(path.join(root, rel)) !== hash).map(([rel]) => rel);
+      if (changed.length === 0) return { verdict: 'continue', reason: `${r.files.size} file(s) defining the checks unchanged since step 0` };
+      return { verdict: 'stop', reason: `what defines the checks changed on disk during the run: ${changed.join(', ')}; the checks are no longer the ones step 0 recorded` };
+    },
+  };
+}
