@@ -9,6 +9,7 @@ import { createCliProvider, providerUsageError } from '../../../src/cli/provider
 import { createProvider, ProviderConfigError, VSCODE_KEY_HINT } from '../../../src/core/model/factory';
 import type { ModelSettings } from '../../../src/core/settings';
 import { defaultSettings } from '../../../src/core/settings';
+import { providerProblem } from '../../../src/vscode/providerProblem';
 
 function configError(f: () => unknown): ProviderConfigError {
   try {
@@ -82,5 +83,27 @@ describe('provider wording (CLI)', () => {
     const s = settings({ provider: 'anthropic', id: 'claude-x' });
     assert.throws(() => createCliProvider(s, '/', { env: {} }), (e: unknown) => e instanceof UsageError && /set the ANTHROPIC_API_KEY environment variable/.test(e.message));
     assert.doesNotThrow(() => createCliProvider(s, '/', { env: { ANTHROPIC_API_KEY: 'k' } }));
+  });
+});
+
+describe('provider wording (VS Code)', () => {
+  it('words each configuration error in settings and commands, never a CLI flag', () => {
+    const codes = ['no-replay-file', 'bad-replay-file', 'no-model-id', 'no-api-key', 'host-provider', 'unknown-provider'] as const;
+    for (const code of codes) {
+      const text = providerProblem(new ProviderConfigError(code, 'model.id', 'openai-compatible', `core wording of ${code}`));
+      assert.doesNotMatch(text, /--model|CLI|environment variable/, `${code}: ${text}`);
+      assert.ok(text.length > 0);
+    }
+    assert.equal(providerProblem(new ProviderConfigError('no-replay-file', 'model.id', 'replay', 'x')), 'fixUntilGreen.model.id is empty: name the replay script file, relative to the workspace folder');
+    // The missing-key message is the core's, built with VS Code's hint (Set API Key).
+    const key = (() => {
+      try {
+        createProvider({ provider: 'anthropic', id: 'claude-x', baseUrl: '' }, { root: '/', keyHint: VSCODE_KEY_HINT });
+      } catch (e) {
+        return providerProblem(e as ProviderConfigError);
+      }
+      return '';
+    })();
+    assert.match(key, /needs an API key and none is set: run the command "Fix Until Green: Set API Key"/);
   });
 });
