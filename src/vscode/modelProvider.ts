@@ -1,10 +1,10 @@
-// Creates the run's model provider: `vscode-lm` here, every other provider through the shared
-// factory the CLI uses, with the key from SecretStorage.
+// Creates the run's model provider: `vscode-lm` here, every other provider through the core's
+// factory, with the key from SecretStorage. Problems are worded for VS Code (settings and commands).
 import type { ModelProvider } from '../core/model/provider';
+import { createProvider, ProviderConfigError, VSCODE_KEY_HINT } from '../core/model/factory';
+import { providerProblem } from './providerProblem';
 import type { Settings } from '../core/settings';
 import type { Logger } from '../core/types';
-import { createProvider } from '../cli/providers';
-import { VSCODE_KEY_HINT } from '../core/model/factory';
 import type { ApiKeys } from './secrets';
 import { describeAvailableModels, selectLanguageModel, VscodeLmProvider } from './lmProvider';
 
@@ -24,16 +24,11 @@ export async function createModelProvider(settings: Settings, folder: string, ke
   }
   try {
     const keyed = provider === 'openai-compatible' || provider === 'anthropic';
-    const apiKey = keyed ? await keys.get(provider) : undefined;
-    return {
-      ok: true,
-      provider: createProvider(settings, folder, {
-        logger,
-        // Keys come from SecretStorage only; the extension host's environment is not consulted.
-        ...(keyed ? { apiKey: apiKey ?? '', keyHint: VSCODE_KEY_HINT } : {}),
-      }),
-    };
+    // Keys come from SecretStorage only; the extension host's environment is not consulted.
+    const apiKey = keyed ? ((await keys.get(provider)) ?? '') : undefined;
+    return { ok: true, provider: createProvider(settings.model, { root: folder, keyHint: VSCODE_KEY_HINT, logger, ...(apiKey !== undefined ? { apiKey } : {}) }) };
   } catch (e) {
+    if (e instanceof ProviderConfigError) return { ok: false, problem: providerProblem(e) };
     return { ok: false, problem: e instanceof Error ? e.message : String(e) };
   }
 }
