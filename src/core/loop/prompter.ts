@@ -8,7 +8,7 @@ import { InputGauge } from '../model/budget';
 import type { StepContext } from '../model/context';
 import { buildStepContext } from '../model/context';
 import type { ModelProvider } from '../model/provider';
-import { countTokens, MESSAGE_OVERHEAD_TOKENS } from '../model/tokens';
+import { countTokens, MESSAGE_OVERHEAD_TOKENS } from '../tokens';
 import type { Settings } from '../settings';
 import type { Logger, VerifyResult } from '../types';
 

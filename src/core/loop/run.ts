@@ -9,7 +9,7 @@ import { Checkpoint } from '../edit/checkpoint';
 import { FileTracker } from '../edit/tracker';
 import type { InputAllowance } from '../model/budget';
 import { ProviderFatalError } from '../model/provider';
-import { warmTokenizer } from '../model/tokens';
+import { warmTokenizer } from '../tokens';
 import { BUDGET_FLOOR } from '../policy/budget';
 import type { Critic, CriticPhase, CriticsResult } from '../policy/critics';
 import { builtinCritics, CriticFault, runCritics } from '../policy/critics';
@@ -371,8 +371,4 @@ export class Run {
     this.emit({ type: 'run-end', step: this.stepsDone, report });
     return report;
   }
-}
-
-export async function runLoop(opts: RunOptions): Promise<RunReport> {
-  return new Run(opts).start();
 }
