@@ -21,7 +21,7 @@ const DEFINITION = [
  * Bracket depth at the start of each line (1-based index; [0] unused), ignoring brackets inside
  * strings, template literals and comments.
  */
-function depths(src: readonly string[]): number[] {
+export function depths(src: readonly string[]): number[] {
   const out = [0];
   let depth = 0;
   let mode: 'code' | 'block' | 'template' = 'code';
@@ -58,7 +58,7 @@ function depths(src: readonly string[]): number[] {
 }
 
 /** The last line of the block opening on line `start`: where the depth comes back to the start's. */
-function blockEnd(d: readonly number[], start: number, total: number): number {
+export function blockEnd(d: readonly number[], start: number, total: number): number {
   const base = d[start]!;
   let opened = false;
   for (let l = start + 1; l <= total + 1; l++) {

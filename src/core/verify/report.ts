@@ -180,9 +180,12 @@ function renderRest(file: string, rest: readonly Entry[], level: number): string
   const min = Math.min(...lines);
   const max = Math.max(...lines);
   const span = lines.length === 0 ? '' : level === 0 ? `: lines ${min}–${max} of ${file}` : `: ${lines.length === 1 ? 'line' : 'lines'} ${compactNumbers(lines)} of ${file}`;
-  const head = `- [${rest[0]!.f.check}] … and ${count} more failure(s) of this shape${span}${noLine > 0 ? ` (${noLine} with no line)` : ''}`;
-  if (level === 0) return head;
-  const ids = idsLine(rest.flatMap((e) => e.all.map((f) => f.id ?? '')));
+  const allIds = [...new Set(rest.flatMap((e) => e.all.map((f) => f.id ?? '')))];
+  // One id for all (a TS code, an ESLint rule) goes in the heading, as for a single failure.
+  const one = allIds.length === 1 && allIds[0] !== '' ? ` ${allIds[0]}` : '';
+  const head = `- [${rest[0]!.f.check}${one}] … and ${count} more failure(s) of this shape${span}${noLine > 0 ? ` (${noLine} with no line)` : ''}`;
+  if (level === 0 || one) return head;
+  const ids = idsLine(allIds);
   return ids ? `${head}\n    ${ids}` : head;
 }
 

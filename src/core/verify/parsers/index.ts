@@ -7,6 +7,7 @@ import type { ParseContext } from './common';
 import { parseEslint } from './eslint';
 import { parseGeneric } from './generic';
 import { parseJest } from './jest';
+import { locateByTitle, TEST_RUNNERS, unfinishedTests } from './locate';
 import { parseMocha } from './mocha';
 import { parseNodeTest } from './nodeTest';
 import { parseTap } from './tap';
@@ -56,7 +57,9 @@ function exactKey(f: Failure): string {
  * - ANSI colour codes never reach a parser;
  * - messages name workspace files relative to the root, as `file` does;
  * - the same failure printed twice at the same place (a runner's inline report and its summary)
- *   counts once.
+ *   counts once;
+ * - a test runner's failure with no line (a mocha timeout prints no stack) gets the line of the
+ *   test, found by its title in its file.
  */
 export function parseOutput(parser: ParserId, output: string, ctx: ParseContext): Failure[] {
   const p = parsers[parser];
@@ -67,7 +70,8 @@ export function parseOutput(parser: ParserId, output: string, ctx: ParseContext)
   if (found.length === 0 && ctx.exitCode !== 0) return parseGeneric(text, clean);
   const seen = new Set<string>();
   const prefixes = rootPrefixes(ctx.root);
-  return found
+  const located = TEST_RUNNERS.has(parser) ? locateByTitle(found, clean) : found;
+  return located
     .map((f) => ({ ...f, message: relativize(f.message, prefixes) }))
     .filter((f) => {
       const k = exactKey(f);
@@ -75,4 +79,12 @@ export function parseOutput(parser: ParserId, output: string, ctx: ParseContext)
       seen.add(k);
       return true;
     });
+}
+
+/**
+ * The tests a check stopped at its timeout never finished, each as a failure with its file, line
+ * and title, and `message`; none when the output does not tell (Jest, Vitest, or not a test runner).
+ */
+export function hungTestFailures(parser: ParserId, output: string, ctx: ParseContext, message: string): Failure[] {
+  return unfinishedTests(parser, stripAnsi(output), ctx).map((f) => ({ ...f, message }));
 }
