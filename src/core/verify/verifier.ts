@@ -6,7 +6,7 @@ import type { CheckResult, CheckSpec, Failure, Logger, ParserId, VerifyResult } 
 import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
 import { parserForCommand } from './infer';
-import { hungTestFailures, parseOutput } from './parsers/index';
+import { parseOutput, timedOutFailures } from './parsers/index';
 import type { RunCommandResult } from './runner';
 import { checkEnv, runCommand, splitCommand } from './runner';
 
@@ -178,9 +178,8 @@ export class Verifier {
       failures = [];
     } else if (r.timedOut) {
       const message = `${spec.name} did not finish within its ${timeoutMs / 1000} s timeout and was stopped`;
-      // The tests still running, where the runner's output tells, else the check as a whole.
-      const hung = hungTestFailures(parser, r.output, { check: spec.name, root: this.opts.root, cwd, exitCode: null }, `${message}; this test never finished`);
-      failures = hung.length > 0 ? hung : [{ check: spec.name, id: 'timeout', message }];
+      // What failed before it was stopped and the tests still running, where the output tells.
+      failures = timedOutFailures(parser, r.output, { check: spec.name, root: this.opts.root, cwd, exitCode: null }, message);
     } else if (r.spawnError !== undefined) {
       failures = [{ check: spec.name, id: 'spawn', message: `${spec.name} could not start: ${r.spawnError}` }];
     } else {

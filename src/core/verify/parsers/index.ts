@@ -82,9 +82,14 @@ export function parseOutput(parser: ParserId, output: string, ctx: ParseContext)
 }
 
 /**
- * The tests a check stopped at its timeout never finished, each as a failure with its file, line
- * and title, and `message`; none when the output does not tell (Jest, Vitest, or not a test runner).
+ * The failures of a check stopped at its timeout: those its output shows before it was stopped
+ * (node:test reports each test as it ends), then the tests that never finished, with their file,
+ * line and title, each with `message`; the check as one `timeout` failure when its output names no
+ * test still running (Jest, Vitest, or not a test runner).
  */
-export function hungTestFailures(parser: ParserId, output: string, ctx: ParseContext, message: string): Failure[] {
-  return unfinishedTests(parser, stripAnsi(output), ctx).map((f) => ({ ...f, message }));
+export function timedOutFailures(parser: ParserId, output: string, ctx: ParseContext, message: string): Failure[] {
+  const text = stripAnsi(output);
+  const before = parser === 'generic' ? [] : parseOutput(parser, text, { ...ctx, exitCode: 0 });
+  const hung = unfinishedTests(parser, text, ctx).map((f) => ({ ...f, message: `${message}; this test never finished` }));
+  return [...before, ...(hung.length > 0 ? hung : [{ check: ctx.check, id: 'timeout', message }])];
 }
