@@ -21,6 +21,8 @@ export interface ParseContext {
    * runner printed no line; default: the file under `root` on disk.
    */
   readText?: (rel: string) => string | undefined;
+  /** The workspace's files (workspace-relative), to look for the tests a hung run never finished; default: a walk of `root`. */
+  listFiles?: () => string[];
 }
 
 /** Lines of a tool's output, whatever its line endings. */

@@ -108,10 +108,10 @@ export function locateByTitle(failures: readonly Failure[], ctx: ParseContext): 
 }
 
 const TEST_FILE = /\.(test|spec)\.[cm]?[jt]sx?$|(^|\/)(test|tests|spec|specs|__tests__)\/.*\.[cm]?[jt]sx?$/;
-const MAX_FILES = 500;
+const MAX_FILES = 5000;
 
-/** Test files under the workspace (node_modules and dot-directories skipped), in the order runners sort them. */
-function testFiles(root: string): string[] {
+/** Source files under the workspace (node_modules and dot-directories skipped), sorted as runners sort them. */
+function sourceFiles(root: string): string[] {
   const out: string[] = [];
   const walk = (dir: string): void => {
     let names: string[];
@@ -125,13 +125,16 @@ function testFiles(root: string): string[] {
       if (out.length >= MAX_FILES) return;
       if (n === 'node_modules' || n.startsWith('.')) continue;
       const rel = dir ? `${dir}/${n}` : n;
-      if (/\.[cm]?[jt]sx?$/.test(n)) {
-        if (TEST_FILE.test(rel)) out.push(rel);
-      } else if (!n.includes('.')) walk(rel);
+      if (/\.[cm]?[jt]sx?$/.test(n)) out.push(rel);
+      else if (!n.includes('.')) walk(rel);
     }
   };
   walk('');
   return out;
+}
+
+function testFiles(ctx: ParseContext): string[] {
+  return (ctx.listFiles ? ctx.listFiles() : sourceFiles(ctx.root)).filter((f) => TEST_FILE.test(f) && !/(^|\/)node_modules\//.test(f)).sort();
 }
 
 /** Leaf titles of the tests a runner's output says finished (passed, failed or skipped). */
@@ -160,7 +163,7 @@ export function unfinishedTests(parser: ParserId, output: string, ctx: ParseCont
   const done = finishedTitles(parser, output);
   const started: TestDecl[] = [];
   const untouched: { file: string; t: TestDecl }[] = [];
-  for (const file of testFiles(ctx.root)) {
+  for (const file of testFiles(ctx)) {
     const text = read(file);
     if (text === undefined) continue;
     const tests = testDeclarations(text).filter((t) => t.isTest);
