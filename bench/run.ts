@@ -551,8 +551,8 @@ async function main(): Promise<void> {
       else lines.splice(lines.length - [...lines].reverse().findIndex((l) => l.startsWith('|')), 0, row);
       md = lines.join('\n');
     }
-    const note = `Re-recorded ${new Date().toISOString()} by \`npm run bench -- --only=${ONLY.join(',')} --record\` (same machine; load average at the end ${m.loadavg}): ${figures.map((f) => f.name).join('; ')}.`;
-    md = md.replace(/\n(Re-recorded [^\n]*\n)?\n\| figure \|/, `\n${note}\n\n| figure |`);
+    const note = `Re-recorded ${new Date().toISOString()} by \`npm run bench -- --only=${ONLY.join(',')} --record\` on: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GiB, ${m.platform}, Node ${m.node}; load average at the end ${m.loadavg}: ${figures.map((f) => f.name).join('; ')}.`;
+    md = md.replace(/\n+(?:Re-recorded [^\n]*\n+)?\| figure \|/, `\n\n${note}\n\n| figure |`);
     writeFileSync(file, md);
   } else if (RECORD) {
     const md = [
