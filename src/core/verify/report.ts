@@ -94,7 +94,10 @@ function shapes(entries: readonly Entry[], root: string): Shape[] {
   entries.forEach((e, i) => {
     const msg = literalShape(normalizeMessage(e.f.message, { root }));
     const base = [e.f.check, framesElsewhere(e.f), msg];
-    const keys = [JSON.stringify([...base, 'id', literalShape(normalizeId(e.f.id ?? '', { root }))]), ...e.lines.map((l) => JSON.stringify([...base, 'line', l]))];
+    const id = normalizeId(e.f.id ?? '', { root });
+    // At one line, tests of any title fold (one assertion), but a TS code or a rule (one word) stays its own.
+    const code = /\s/.test(id) ? '' : id;
+    const keys = [JSON.stringify([...base, 'id', literalShape(id)]), ...e.lines.map((l) => JSON.stringify([...base, 'line', code, l]))];
     for (const k of keys) {
       const j = seen.get(k);
       if (j === undefined) seen.set(k, i);
@@ -175,7 +178,7 @@ function idsLine(ids: readonly string[]): string | undefined {
 /** The compact line for the failures of a shape beyond its representatives. */
 function renderRest(file: string, rest: readonly Entry[], level: number): string {
   const count = rest.reduce((n, e) => n + e.count, 0);
-  const lines = rest.flatMap((e) => e.lines);
+  const lines = [...new Set(rest.flatMap((e) => e.lines))];
   const noLine = rest.filter((e) => e.lines.length === 0).reduce((n, e) => n + e.count, 0);
   const min = Math.min(...lines);
   const max = Math.max(...lines);

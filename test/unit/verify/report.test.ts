@@ -152,6 +152,15 @@ describe('failure report', function () {
       assert.match(t, /- \[tsc TS2345\] src\/a\.ts:6:3/, 'another code is another shape');
     });
 
+    it('tests of any title failing at one assertion line (a shared helper) fold; codes at one line stay apart', () => {
+      const names = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'];
+      const helper = names.map((n, i): Failure => ({ check: 'test', file: 'test/users.test.js', line: 4, column: 10, id: `users greets ${n}`, message: `AssertionError: Expected values to be strictly equal:\n\n'hi ${n}' !== 'hello ${n}'\n    at check (test/users.test.js:4:10)\n    at Context.<anonymous> (test/users.test.js:${10 + i}:5)` }));
+      const r = formatFailureReport(helper, {});
+      assert.match(r, /- \[test\] … and 3 more failure\(s\) of this shape: line 4 of test\/users\.test\.js\n {4}ids: users greets dave; users greets erin; users greets frank/);
+      const codes = formatFailureReport(['TS2322', 'TS2345', 'TS2322', 'TS2345', 'TS2322', 'TS2345'].map((id, i) => ts('src/a.ts', 2, `Type '${i}' is not assignable to type 'number'.`, id)), {});
+      assert.match(codes, /\(6 distinct, 2 shape\(s\)\)/);
+    });
+
     it('four of a shape are all shown: folding one would save nothing', () => {
       const r = formatFailureReport(cases.slice(0, 4), {});
       assert.ok(!r.includes('more failure(s) of this shape'));
