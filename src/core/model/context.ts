@@ -3,9 +3,10 @@
 import type { Settings } from '../settings';
 import type { Failure, Logger } from '../types';
 import { silentLogger } from '../types';
-import { formatFailureReport } from '../verify/report';
+import { formatFailureReport, representativeFailures } from '../verify/report';
 import type { PromptFile } from './prompts';
 import { formatFile, stepPrompt, systemPrompt } from './prompts';
+import { calledNames, definitionLine, enclosingBlock, importedNames, relevantRanges } from './relevance';
 import { countTokens, truncateToTokens } from '../tokens';
 
 export interface StepContextInput {
@@ -55,6 +56,14 @@ const INSTRUCTION_SHARE = 0.1;
  * tokens left cannot fit, so it is not counted (counting is slow), only excerpted.
  */
 const MAX_CHARS_PER_TOKEN = 10;
+/**
+ * A file with failures longer than this (in characters, ~1k tokens) is shown as the parts that
+ * matter to them, not whole: a 200-test file with one failing shape needs the failing tests' blocks.
+ */
+const WHOLE_FILE_CHARS = 4000;
+/** An excerpt covering this share of a file's lines is no saving: the file is shown whole. */
+const EXCERPT_MAX_SHARE = 0.75;
+const TEST_FILE = /(^|\/)(test|tests|spec|specs|__tests__)\/|\.(test|spec)\.[cm]?[jt]sx?$/;
 /** Omitted files named one by one, at most; the rest are counted. */
 const OMITTED_NAMED = 20;
 
@@ -96,40 +105,36 @@ export function relativeImports(from: string, text: string): string[][] {
   return out;
 }
 
-/** Line ranges (1-based, inclusive) around the given lines, merged. */
-function windows(lines: number[], total: number, radius: number): [number, number][] {
-  const sorted = [...new Set(lines.filter((l) => l >= 1 && l <= total))].sort((a, b) => a - b);
-  const out: [number, number][] = [];
-  for (const l of sorted) {
-    const from = Math.max(1, l - radius);
-    const to = Math.min(total, l + radius);
-    const last = out[out.length - 1];
-    if (last && from <= last[1] + 1) last[1] = Math.max(last[1], to);
-    else out.push([from, to]);
-  }
-  return out;
-}
-
-function excerptOf(text: string, failureLines: number[], radius: number): { text: string; label: string } | undefined {
+function excerptOf(text: string, failureLines: number[], radius: number): { text: string; label: string; share: number } | undefined {
   const src = text.split('\n');
-  const ranges = windows(failureLines, src.length, radius);
+  const ranges = relevantRanges(text, failureLines, radius);
   if (ranges.length === 0) return undefined;
   const chunks: string[] = [];
   let prevEnd = 0;
+  let shown = 0;
   for (const [from, to] of ranges) {
     if (from > prevEnd + 1) chunks.push(`… (lines ${prevEnd + 1}-${from - 1} not shown)`);
     chunks.push(src.slice(from - 1, to).join('\n'));
+    shown += to - from + 1;
     prevEnd = to;
   }
   if (prevEnd < src.length) chunks.push(`… (lines ${prevEnd + 1}-${src.length} not shown)`);
-  return { text: chunks.join('\n'), label: `lines ${ranges.map(([a, b]) => `${a}-${b}`).join(', ')} of ${src.length}` };
+  return { text: chunks.join('\n'), label: `lines ${ranges.map(([a, b]) => `${a}-${b}`).join(', ')} of ${src.length}`, share: shown / src.length };
+}
+
+/** The candidate paths of an import specifier written in `from`, as `relativeImports` resolves them. */
+function importTargets(from: string, spec: string): string[] {
+  return relativeImports(from, `import '${spec}';`)[0] ?? [];
 }
 
 /**
  * Builds the system and step prompts. Files come in this order of priority: where the failures
- * are (most failures first), the files edited so far, the active editor's file, then what the
- * failing files import. A file that does not fit whole is shown as excerpts around its failures,
- * else named as omitted. The user prompt stays within `contextTokenBudget`.
+ * are (most failures first), the code the failing tests call into (their stack, the imported
+ * functions they call), the files edited so far, the active editor's file, then what the failing
+ * files import. A long file with failures is shown as the parts that matter (the failing tests'
+ * blocks, the called functions, the lines around each failure the report shows in full, its
+ * imports); any file that does not fit whole is shown as such excerpts, else named as omitted. The
+ * user prompt stays within `contextTokenBudget`.
  */
 export async function buildStepContext(input: StepContextInput): Promise<StepContext> {
   const logger = input.logger ?? silentLogger;
@@ -151,10 +156,48 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
 
   const failureLines = new Map<string, number[]>();
   const failureCount = new Map<string, number>();
+  const note = (file: string, line: number): void => {
+    failureLines.set(file, [...(failureLines.get(file) ?? []), line]);
+  };
   for (const f of input.failures) {
     if (!f.file || !safeRel(f.file)) continue;
     failureCount.set(f.file, (failureCount.get(f.file) ?? 0) + 1);
-    if (f.line !== undefined) failureLines.set(f.file, [...(failureLines.get(f.file) ?? []), f.line]);
+  }
+  // The source that matters is around the failures the report shows in full: the rest of a shape
+  // (the same failure with other values) adds nothing to them.
+  const shown = representativeFailures(input.failures, input.root ?? '');
+  const calledInto: string[] = [];
+  for (const f of shown) {
+    if (f.file && safeRel(f.file) && f.line !== undefined) note(f.file, f.line);
+    // The workspace code the stack passes through (not the test itself): where the cause may be.
+    for (const m of f.message.matchAll(/^\s*at\s+(?:.*?\s+\()?([^\s()]+?):(\d+):\d+\)?\s*$/gm)) {
+      const file = m[1]!;
+      if (file !== f.file && safeRel(file) && !/(^|\/)node_modules\//.test(file) && (await read(file)) !== undefined) {
+        note(file, Number(m[2]));
+        if (!calledInto.includes(file)) calledInto.push(file);
+      }
+    }
+    // What the failing test calls that its file imports: the definition of each such function.
+    if (f.file && safeRel(f.file) && f.line !== undefined && TEST_FILE.test(f.file)) {
+      const text = await read(f.file);
+      if (text === undefined) continue;
+      const src = text.split('\n');
+      const block = enclosingBlock(src, f.line);
+      if (!block) continue;
+      const imports = importedNames(text);
+      for (const name of calledNames(src.slice(block[0] - 1, block[1]).join('\n'))) {
+        const spec = imports.get(name);
+        if (spec === undefined) continue;
+        for (const c of importTargets(f.file, spec)) {
+          const target = await read(c);
+          if (target === undefined) continue;
+          const at = definitionLine(target, name);
+          if (at !== undefined) note(c, at);
+          if (!calledInto.includes(c)) calledInto.push(c);
+          break;
+        }
+      }
+    }
   }
   const failing = [...failureCount.keys()].sort((a, b) => failureCount.get(b)! - failureCount.get(a)!);
   const wanted: string[] = [];
@@ -162,6 +205,7 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
     if (p && safeRel(p) && !wanted.includes(p)) wanted.push(p);
   };
   failing.forEach(add);
+  calledInto.forEach(add);
   for (const p of input.editedFiles) add(p);
   add(input.activeFile);
   for (const f of failing) {
@@ -212,21 +256,24 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
   const omitted: string[] = [];
   for (const p of present) {
     const text = texts.get(p)!;
+    const lines = failureLines.get(p) ?? [];
     const whole: PromptFile = { path: p, text };
+    // A long file with failures is shown as what matters to them; a short one, or one with none, whole.
+    const excerptFirst = lines.length > 0 && text.length > WHOLE_FILE_CHARS;
     const cost = text.length > left * MAX_CHARS_PER_TOKEN ? Infinity : countTokens(formatFile(whole)) + JOIN_TOKENS;
-    if (cost <= left) {
+    if (!excerptFirst && cost <= left) {
       files.push(whole);
       costs.push(cost);
       left -= cost;
       continue;
     }
-    const lines = failureLines.get(p) ?? [];
     let shown = false;
     for (const radius of [EXCERPT_RADIUS, 10, 3]) {
       const ex = excerptOf(text, lines, radius);
       if (!ex) break;
-      const part: PromptFile = { path: p, text: ex.text, excerpt: ex.label };
-      const c = ex.text.length > left * MAX_CHARS_PER_TOKEN ? Infinity : countTokens(formatFile(part)) + JOIN_TOKENS;
+      // An excerpt of most of the file saves little and hides the rest: the whole file, if it fits.
+      const part: PromptFile = ex.share >= EXCERPT_MAX_SHARE && cost <= left ? whole : { path: p, text: ex.text, excerpt: ex.label };
+      const c = part === whole ? cost : part.text.length > left * MAX_CHARS_PER_TOKEN ? Infinity : countTokens(formatFile(part)) + JOIN_TOKENS;
       if (c <= left) {
         files.push(part);
         costs.push(c);

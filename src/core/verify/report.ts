@@ -1,7 +1,7 @@
 // The compact failure report fed to the model: grouped by file, each failure once, never the raw log.
 import type { Failure } from '../types';
 import { countTokens } from '../tokens';
-import { normalizeMessage } from './identity';
+import { normalizeId, normalizeMessage } from './identity';
 
 export interface ReportOptions {
   /** Reads a workspace file's text, for the source lines around a failure. */
@@ -21,13 +21,24 @@ const MESSAGE_LINES = 20;
 const SNIPPETS_PER_ENTRY = 3;
 /** Places of a folded failure listed at all. */
 const PLACES_LISTED = 20;
+/** Failures of one shape shown in full; the rest of the shape is one compact line. */
+const REPRESENTATIVES = 3;
+/** Titles of the folded rest listed one by one when they do not share one pattern. */
+const IDS_LISTED = 12;
 
 interface Entry {
   f: Failure;
+  /** Every failure folded into this entry, in the order given. */
+  all: Failure[];
   /** Each distinct place it happened: line, and column when known. */
   places: { line: number; column?: number }[];
   lines: number[];
   count: number;
+}
+
+/** Failures whose identities differ only in literals: a few shown in full, the rest folded into a line. */
+interface Shape {
+  entries: Entry[];
 }
 
 function fold(list: readonly Failure[], root: string): Entry[] {
@@ -39,13 +50,170 @@ function fold(list: readonly Failure[], root: string): Entry[] {
     const place = f.line !== undefined ? { line: f.line, ...(f.column !== undefined ? { column: f.column } : {}) } : undefined;
     if (e) {
       e.count++;
+      e.all.push(f);
       if (place && !e.places.some((p) => p.line === place.line && p.column === place.column)) e.places.push(place);
       if (f.line !== undefined && !e.lines.includes(f.line)) e.lines.push(f.line);
     } else {
-      entries.set(key, { f, places: place ? [place] : [], lines: f.line !== undefined ? [f.line] : [], count: 1 });
+      entries.set(key, { f, all: [f], places: place ? [place] : [], lines: f.line !== undefined ? [f.line] : [], count: 1 });
     }
   }
   return [...entries.values()].sort((a, b) => (a.lines[0] ?? 0) - (b.lines[0] ?? 0));
+}
+
+// Quoted values (', ", `), and numbers with their sign, fraction, exponent or ordinal suffix.
+const QUOTED = /'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g;
+const NUMBER = /(?<![\w.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?:st|nd|rd|th)?(?![\w])/gi;
+
+/** A message or title with its literals (numbers, quoted values, ordinals) replaced: what one shape shares. */
+export function literalShape(text: string): string {
+  return text.replace(QUOTED, '"…"').replace(NUMBER, '#');
+}
+
+/**
+ * The workspace functions a failure's stack passes through outside its own file: two failures of
+ * one message template that fail in different code are different causes.
+ */
+function framesElsewhere(f: Failure): string {
+  const out: string[] = [];
+  for (const m of f.message.matchAll(/^\s*at\s+(?:(.*?)\s+\()?([^\s()]+?):\d+:\d+\)?\s*$/gm)) {
+    if (m[2] !== f.file) out.push(`${m[1] ?? ''}@${m[2]}`);
+  }
+  return out.join(',');
+}
+
+/**
+ * Groups the entries of one file by shape: same check, same stack outside the file, the same message
+ * once literals are taken out, and either the same title once literals are taken out (`adds case 1`,
+ * `adds case 2`; a TS code or ESLint rule has none) or the same line (one assertion reached by many
+ * tests). Titles that differ in words never fold: those are other tests, maybe other causes.
+ */
+function shapes(entries: readonly Entry[], root: string): Shape[] {
+  const parent = entries.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  const seen = new Map<string, number>();
+  entries.forEach((e, i) => {
+    const msg = literalShape(normalizeMessage(e.f.message, { root }));
+    const base = [e.f.check, framesElsewhere(e.f), msg];
+    const id = normalizeId(e.f.id ?? '', { root });
+    // At one line, tests of any title fold (one assertion), but a TS code or a rule (one word) stays its own.
+    const code = /\s/.test(id) ? '' : id;
+    const keys = [JSON.stringify([...base, 'id', literalShape(id)]), ...e.lines.map((l) => JSON.stringify([...base, 'line', code, l]))];
+    for (const k of keys) {
+      const j = seen.get(k);
+      if (j === undefined) seen.set(k, i);
+      else parent[find(i)] = find(j);
+    }
+  });
+  const groups = new Map<number, Entry[]>();
+  entries.forEach((e, i) => {
+    const r = find(i);
+    if (!groups.has(r)) groups.set(r, []);
+    groups.get(r)!.push(e);
+  });
+  return [...groups.values()].map((es) => ({ entries: es }));
+}
+
+/**
+ * Sorted whole numbers written short: runs of step 1 as `a–b`, longer runs of another step as
+ * `a, a+d, …, b`, the rest one by one. `parseCompactNumbers` reads it back.
+ */
+export function compactNumbers(nums: readonly number[]): string {
+  const xs = [...new Set(nums)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  let i = 0;
+  while (i < xs.length) {
+    const d = xs[i + 1] !== undefined ? xs[i + 1]! - xs[i]! : 0;
+    let j = i + 1;
+    while (j + 1 < xs.length && xs[j + 1]! - xs[j]! === d) j++;
+    const run = j - i + 1;
+    if (d === 1 && run >= 3) {
+      parts.push(`${xs[i]}–${xs[j]}`);
+      i = j + 1;
+    } else if (d > 1 && run >= 4) {
+      parts.push(`${xs[i]}, ${xs[i]! + d}, …, ${xs[j]}`);
+      i = j + 1;
+    } else {
+      parts.push(String(xs[i]));
+      i++;
+    }
+  }
+  return parts.join(', ');
+}
+
+/** The numbers a `compactNumbers` text stands for. */
+export function parseCompactNumbers(text: string): number[] {
+  const out: number[] = [];
+  const tokens = text.split(/,\s*/);
+  for (let k = 0; k < tokens.length; k++) {
+    const t = tokens[k]!.trim();
+    const range = /^(\d+)–(\d+)$/.exec(t);
+    if (range) {
+      for (let n = Number(range[1]); n <= Number(range[2]); n++) out.push(n);
+    } else if (t === '…' && out.length >= 2 && k + 1 < tokens.length) {
+      const d = out[out.length - 1]! - out[out.length - 2]!;
+      const end = Number(tokens[++k]);
+      for (let n = out[out.length - 1]! + d; d > 0 && n <= end; n += d) out.push(n);
+    } else if (/^\d+$/.test(t)) {
+      out.push(Number(t));
+    }
+  }
+  return out;
+}
+
+/** The folded rest's titles: one pattern with its values when they share one, else the first few. */
+function idsLine(ids: readonly string[]): string | undefined {
+  const distinct = [...new Set(ids.filter((i) => i !== ''))];
+  if (distinct.length === 0) return undefined;
+  const shape = literalShape(distinct[0]!);
+  // One number varying in one pattern: `adds case # for # = 4–200`.
+  const values = distinct.map((id) => (literalShape(id) === shape ? id.match(NUMBER) : null));
+  const template = distinct[0]!.match(NUMBER);
+  if (shape.split('#').length === 2 && template && values.every((v) => v && v.length === 1 && /^\d+$/.test(v[0]!))) {
+    return `ids: ${shape} for # = ${compactNumbers(values.map((v) => Number(v![0])))}`;
+  }
+  const shown = distinct.slice(0, IDS_LISTED);
+  return `ids: ${shown.join('; ')}${distinct.length > shown.length ? `; and ${distinct.length - shown.length} more` : ''}`;
+}
+
+/** The compact line for the failures of a shape beyond its representatives. */
+function renderRest(file: string, rest: readonly Entry[], level: number): string {
+  const count = rest.reduce((n, e) => n + e.count, 0);
+  const lines = [...new Set(rest.flatMap((e) => e.lines))];
+  const noLine = rest.filter((e) => e.lines.length === 0).reduce((n, e) => n + e.count, 0);
+  const min = Math.min(...lines);
+  const max = Math.max(...lines);
+  const span = lines.length === 0 ? '' : level === 0 ? `: lines ${min}–${max} of ${file}` : `: ${lines.length === 1 ? 'line' : 'lines'} ${compactNumbers(lines)} of ${file}`;
+  const allIds = [...new Set(rest.flatMap((e) => e.all.map((f) => f.id ?? '')))];
+  // One id for all (a TS code, an ESLint rule) goes in the heading, as for a single failure.
+  const one = allIds.length === 1 && allIds[0] !== '' ? ` ${allIds[0]}` : '';
+  const head = `- [${rest[0]!.f.check}${one}] … and ${count} more failure(s) of this shape${span}${noLine > 0 ? ` (${noLine} with no line)` : ''}`;
+  if (level === 0 || one) return head;
+  const ids = idsLine(allIds);
+  return ids ? `${head}\n    ${ids}` : head;
+}
+
+/**
+ * The failures the report shows in full (each shape's representatives, at their first few places):
+ * the ones whose source the model needs. Folded failures of a shape add nothing the first ones lack.
+ */
+export function representativeFailures(failures: readonly Failure[], root = ''): Failure[] {
+  const byFile = new Map<string, Failure[]>();
+  for (const f of failures) {
+    const k = f.file ?? '';
+    if (!byFile.has(k)) byFile.set(k, []);
+    byFile.get(k)!.push(f);
+  }
+  const out: Failure[] = [];
+  for (const list of byFile.values()) {
+    for (const g of shapes(fold(list, root), root)) {
+      const reps = g.entries.length > REPRESENTATIVES + 1 ? g.entries.slice(0, REPRESENTATIVES) : g.entries;
+      for (const e of reps) {
+        const lines = new Set(e.lines.slice(0, SNIPPETS_PER_ENTRY));
+        out.push(...e.all.filter((f) => f.line === undefined ? f === e.f : lines.delete(f.line)));
+      }
+    }
+  }
+  return out;
 }
 
 /** Every place as `file:line:col` (what editors and the model jump to), the first few when there are many. */
@@ -86,7 +254,9 @@ function renderEntry(file: string, e: Entry, src: readonly string[] | undefined,
 
 /**
  * The report: a count, then one section per file (files with failures first, then failures with no
- * file), each distinct failure once with its message and the source around it. Over the token
+ * file), each distinct failure once with its message and the source around it, and failures of one
+ * shape (values apart, the same failure) as a few representatives and one line for the rest, which
+ * names their lines, count and titles. The identity is not folded: it stays over every failure. Over the token
  * budget, source snippets go first, then message detail, then whole entries, with what was left out
  * said at the end.
  */
@@ -106,26 +276,35 @@ export function formatFailureReport(failures: readonly Failure[], opts: ReportOp
   const files = [...byFile.keys()].sort((a, b) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b)));
   const sections = files.map((file) => {
     const text = file !== '' ? opts.readText?.(file) : undefined;
-    return { file, src: text?.split(/\r?\n/), entries: fold(byFile.get(file)!, root) };
+    return { file, src: text?.split(/\r?\n/), shapes: shapes(fold(byFile.get(file)!, root), root) };
   });
-  const distinct = sections.reduce((n, s) => n + s.entries.length, 0);
-  const header = `${failures.length} failure(s)${distinct < failures.length ? ` (${distinct} distinct)` : ''} in ${files.filter((f) => f !== '').length} file(s):`;
+  const distinct = sections.reduce((n, s) => n + s.shapes.reduce((k, g) => k + g.entries.length, 0), 0);
+  const shapeCount = sections.reduce((n, s) => n + s.shapes.length, 0);
+  const counts = distinct < failures.length || shapeCount < distinct ? ` (${distinct} distinct${shapeCount < distinct ? `, ${shapeCount} shape(s)` : ''})` : '';
+  const header = `${failures.length} failure(s)${counts} in ${files.filter((f) => f !== '').length} file(s):`;
   const flakyNote = flaky.length > 0 ? `\n\nFlaky (failed once, passed on re-run; not counted, do not chase): ${flaky.map((f) => `[${f.check}] ${f.file ? `${f.file} ` : ''}${f.id ?? f.message.split('\n')[0]}`).join('; ')}` : '';
+  // `limit` counts shapes: a shape is shown with its representatives and its folded line, or not at all.
   const render = (level: number, limit = Infinity): { text: string; left: number } => {
     const parts: string[] = [];
     let shown = 0;
+    let shownEntries = 0;
     for (const s of sections) {
       if (shown >= limit) break;
       const title = s.file === '' ? '## (no file)' : `## ${s.file}`;
       const entries: string[] = [];
-      for (const e of s.entries) {
+      const file = s.file || '(no file)';
+      for (const g of s.shapes) {
         if (shown >= limit) break;
-        entries.push(renderEntry(s.file || '(no file)', e, s.src, level, ctxLines));
+        // Folding one or two past the representatives would save nothing.
+        const reps = g.entries.length > REPRESENTATIVES + 1 ? g.entries.slice(0, REPRESENTATIVES) : g.entries;
+        for (const e of reps) entries.push(renderEntry(file, e, s.src, level, ctxLines));
+        if (reps.length < g.entries.length) entries.push(renderRest(file, g.entries.slice(reps.length), level));
         shown++;
+        shownEntries += g.entries.length;
       }
       parts.push([title, ...entries].join('\n'));
     }
-    const left = distinct - shown;
+    const left = distinct - shownEntries;
     const tail = left > 0 ? `\n\n[${left} more distinct failure(s) left out to fit the budget]` : '';
     return { text: `${header}\n\n${parts.join('\n\n')}${tail}${flakyNote}`, left };
   };
@@ -137,7 +316,7 @@ export function formatFailureReport(failures: readonly Failure[], opts: ReportOp
   }
   // Even one line per failure is too much: as many entries as fit, found by bisection.
   let lo = 0;
-  let hi = distinct;
+  let hi = shapeCount;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
     if (countTokens(render(0, mid).text) <= budget) lo = mid;

@@ -6,7 +6,7 @@ import type { CheckResult, CheckSpec, Failure, Logger, ParserId, VerifyResult } 
 import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
 import { parserForCommand } from './infer';
-import { parseOutput } from './parsers/index';
+import { parseOutput, timedOutFailures } from './parsers/index';
 import type { RunCommandResult } from './runner';
 import { checkEnv, runCommand, splitCommand } from './runner';
 
@@ -177,7 +177,9 @@ export class Verifier {
     if (r.cancelled) {
       failures = [];
     } else if (r.timedOut) {
-      failures = [{ check: spec.name, id: 'timeout', message: `${spec.name} did not finish within its ${timeoutMs / 1000} s timeout and was stopped` }];
+      const message = `${spec.name} did not finish within its ${timeoutMs / 1000} s timeout and was stopped`;
+      // What failed before it was stopped and the tests still running, where the output tells.
+      failures = timedOutFailures(parser, r.output, { check: spec.name, root: this.opts.root, cwd, exitCode: null }, message);
     } else if (r.spawnError !== undefined) {
       failures = [{ check: spec.name, id: 'spawn', message: `${spec.name} could not start: ${r.spawnError}` }];
     } else {

@@ -139,4 +139,35 @@ describe('step context (relevant files within contextTokenBudget)', () => {
     assert.equal(got[1]![0], 'test/unit/b.ts');
     assert.equal(got[2]![0], 'test/unit/side-effect.ts');
   });
+
+  describe('source by relevance', () => {
+    // A 200-test file of one failing shape, the module it calls into, and a module it does not call.
+    const tests = ["const assert = require('node:assert/strict');", "const { sum } = require('../src/math.js');", '', "describe('sum', () => {"];
+    const failures: Failure[] = [];
+    for (let i = 0; i < 200; i++) {
+      tests.push(`  it('adds case ${i + 1}', () => {`, `    assert.equal(sum(${i}, 1), ${i + 1});`, '  });');
+      failures.push({ check: 'test', file: 'test/sum.test.js', line: tests.length - 1, column: 12, id: `sum adds case ${i + 1}`, message: `AssertionError: Expected values to be strictly equal:\n\n${i * 2} !== ${i + 1}` });
+    }
+    tests.push('});');
+    // The called function sits in the middle of a long module: only it (and the imports) should show.
+    const math = [...Array.from({ length: 150 }, (_, i) => `function helper${i}(x) {\n  return x + ${i};\n}`), 'function sum(a, b) {', '  return a * 2;', '}', ...Array.from({ length: 150 }, (_, i) => `function tail${i}(x) {\n  return x - ${i};\n}`), 'module.exports = { sum };'].join('\n');
+    const files = { 'test/sum.test.js': tests.join('\n') + '\n', 'src/math.js': math + '\n' };
+
+    it('a 200-test file of one failing shape is shown as the failing tests\' blocks and the function they call, in ≤ 3k tokens', async () => {
+      const ctx = await buildStepContext(input(files, { settings: { ...defaultSettings() }, failures, root: '/w' }));
+      assert.deepEqual(ctx.files, ['test/sum.test.js', 'src/math.js']);
+      assert.match(ctx.user, /### test\/sum\.test\.js \(excerpt: lines 1-2, 5-13 of 606\)/);
+      assert.match(ctx.user, /  it\('adds case 3', \(\) => \{\n    assert\.equal\(sum\(2, 1\), 3\);\n  \}\);/);
+      assert.ok(!ctx.user.includes("it('adds case 4'"), 'the folded tests\' blocks are not shown');
+      assert.match(ctx.user, /### src\/math\.js \(excerpt: lines 451-453 of 905\)\n```js\n… \(lines 1-450 not shown\)\nfunction sum\(a, b\) \{\n  return a \* 2;\n\}\n… \(lines 454-905 not shown\)/);
+      assert.ok(ctx.userTokens + countTokens(ctx.system) <= 3000, `${ctx.userTokens} + ${countTokens(ctx.system)} tokens`);
+    });
+
+    it('follows the stack into the workspace: the function it points at', async () => {
+      const crash: Failure = { check: 'test', file: 'test/sum.test.js', line: 6, column: 12, id: 'sum adds case 1', message: 'TypeError: x is not a function\n    at tail3 (src/math.js:465:10)\n    at Context.<anonymous> (test/sum.test.js:6:12)' };
+      const ctx = await buildStepContext(input(files, { settings: { ...defaultSettings() }, failures: [crash], root: '/w' }));
+      assert.match(ctx.user, /### src\/math\.js \(excerpt: lines 451-453, 463-465 of 905\)/);
+      assert.match(ctx.user, /function tail3\(x\) \{\n  return x - 3;\n\}/);
+    });
+  });
 });

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { countTokens } from '../../../src/core/tokens';
 import type { Failure } from '../../../src/core/types';
-import { formatFailureReport } from '../../../src/core/verify/report';
+import { compactNumbers, formatFailureReport, parseCompactNumbers, representativeFailures } from '../../../src/core/verify/report';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { REPO, copyFixture } from '../../support/fixtures';
 
@@ -105,5 +105,79 @@ describe('failure report', function () {
       reportTotal += countTokens(report);
     }
     assert.ok(reportTotal < rawTotal * 0.3, `${reportTotal} report tokens for ${rawTotal} log tokens`);
+  });
+
+  describe('folding by shape', () => {
+    // 200 tests of one sum() bug, three lines apart, each failing with its own values.
+    const sumCase = (i: number): Failure => ({
+      check: 'test',
+      file: 'test/sum.test.js',
+      line: 7 + 3 * i,
+      column: 12,
+      id: `sum > adds case ${i + 1}`,
+      message: `AssertionError: Expected values to be strictly equal:\n\n${(i + 3) * 11} !== ${2 * i + 13}\n    at TestContext.<anonymous> (test/sum.test.js:${7 + 3 * i}:12)`,
+    });
+    const cases = Array.from({ length: 200 }, (_, i) => sumCase(i));
+    const testSrc = (rel: string): string | undefined => (rel === 'test/sum.test.js' ? Array.from({ length: 700 }, (_, i) => `  line ${i + 1};`).join('\n') : undefined);
+
+    it('200 failures of one shape: three in full, one line naming the file, the assertion lines, the count and the titles', () => {
+      const r = formatFailureReport(cases, { readText: testSrc, root: '/w' });
+      assert.match(r, /^200 failure\(s\) \(200 distinct, 1 shape\(s\)\) in 1 file\(s\):/);
+      assert.match(r, /- \[test sum > adds case 1\] test\/sum\.test\.js:7:12\n {4}AssertionError/);
+      assert.match(r, /- \[test sum > adds case 3\] test\/sum\.test\.js:13:12/);
+      assert.ok(!r.includes('adds case 4]'), 'the fourth is folded');
+      assert.match(r, /- \[test\] … and 197 more failure\(s\) of this shape: lines 16, 19, …, 604 of test\/sum\.test\.js\n {4}ids: sum > adds case # for # = 4–200/);
+      assert.deepEqual(parseCompactNumbers('16, 19, …, 604'), cases.slice(3).map((c) => c.line));
+      assert.ok(countTokens(r) < 500, `${countTokens(r)} tokens`);
+      // Within a tight budget the fold line stays, with the lines as a span.
+      const tight = formatFailureReport(cases, { readText: testSrc, root: '/w', maxTokens: 150 });
+      assert.ok(countTokens(tight) <= 150);
+      assert.match(tight, /… and 197 more failure\(s\) of this shape: lines 16–604 of test\/sum\.test\.js/);
+    });
+
+    it('never folds other causes: other words in the title, other code in the stack, another code or rule, another file', () => {
+      const product: Failure = { ...sumCase(500), id: 'sum > multiplies two numbers', line: 900 };
+      const viaParse: Failure = { ...sumCase(501), line: 903, message: `${sumCase(501).message}\n    at parseList (src/parse.js:2:21)` };
+      const otherFile = cases.slice(0, 10).map((c) => ({ ...c, file: 'test/other.test.js' }));
+      const r = formatFailureReport([...cases.slice(0, 10), product, viaParse, ...otherFile], { root: '/w' });
+      assert.match(r, /- \[test sum > multiplies two numbers\] test\/sum\.test\.js:900:12/);
+      assert.match(r, /- \[test sum > adds case 502\] test\/sum\.test\.js:903:12\n[^]*at parseList \(src\/parse\.js:2:21\)/);
+      assert.match(r, /… and 7 more failure\(s\) of this shape: lines 16–34 of test\/sum\.test\.js|… and 7 more failure\(s\) of this shape: lines 16, 19, …, 34 of test\/sum\.test\.js/);
+      assert.match(r, /… and 7 more failure\(s\) of this shape: lines 16, 19, …, 34 of test\/other\.test\.js/);
+      assert.match(r, /\(22 distinct, 4 shape\(s\)\)/);
+      const tsc = (line: number, id: string, a: string): Failure => ({ check: 'tsc', file: 'src/a.ts', line, column: 3, id, message: `Type '${a}' is not assignable to type 'number'.` });
+      const types = [tsc(1, 'TS2322', 'string'), tsc(2, 'TS2322', 'boolean'), tsc(3, 'TS2322', '"x"'), tsc(4, 'TS2322', 'null'), tsc(5, 'TS2322', 'bigint'), tsc(6, 'TS2345', 'string')];
+      const t = formatFailureReport(types, {});
+      assert.match(t, /- \[tsc TS2322\] … and 2 more failure\(s\) of this shape: lines 4, 5 of src\/a\.ts\n- \[tsc TS2345\]/, 'one TS code, one message template: one shape');
+      assert.match(t, /- \[tsc TS2345\] src\/a\.ts:6:3/, 'another code is another shape');
+    });
+
+    it('tests of any title failing at one assertion line (a shared helper) fold; codes at one line stay apart', () => {
+      const names = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'];
+      const helper = names.map((n, i): Failure => ({ check: 'test', file: 'test/users.test.js', line: 4, column: 10, id: `users greets ${n}`, message: `AssertionError: Expected values to be strictly equal:\n\n'hi ${n}' !== 'hello ${n}'\n    at check (test/users.test.js:4:10)\n    at Context.<anonymous> (test/users.test.js:${10 + i}:5)` }));
+      const r = formatFailureReport(helper, {});
+      assert.match(r, /- \[test\] … and 3 more failure\(s\) of this shape: line 4 of test\/users\.test\.js\n {4}ids: users greets dave; users greets erin; users greets frank/);
+      const codes = formatFailureReport(['TS2322', 'TS2345', 'TS2322', 'TS2345', 'TS2322', 'TS2345'].map((id, i) => ts('src/a.ts', 2, `Type '${i}' is not assignable to type 'number'.`, id)), {});
+      assert.match(codes, /\(6 distinct, 2 shape\(s\)\)/);
+    });
+
+    it('four of a shape are all shown: folding one would save nothing', () => {
+      const r = formatFailureReport(cases.slice(0, 4), {});
+      assert.ok(!r.includes('more failure(s) of this shape'));
+      assert.equal((r.match(/^- \[test sum > adds case/gm) ?? []).length, 4);
+    });
+
+    it('the source the report needs is the representatives\'', () => {
+      const reps = representativeFailures([...cases, { ...cases[0]!, id: 'sum > multiplies', line: 900 }], '/w');
+      assert.deepEqual(reps.map((f) => f.line), [7, 10, 13, 900]);
+    });
+
+    it('writes whole numbers short and reads them back', () => {
+      for (const xs of [[1], [1, 2], [1, 2, 3], [5, 7, 9, 11, 20], [2, 4, 6], [1, 2, 3, 10, 13, 16, 19, 22, 40], []]) {
+        assert.deepEqual(parseCompactNumbers(compactNumbers(xs)), xs, compactNumbers(xs));
+      }
+      assert.equal(compactNumbers([12, 15, 18, 21, 24]), '12, 15, …, 24');
+      assert.equal(compactNumbers([3, 4, 5, 6, 9]), '3–6, 9');
+    });
   });
 });

@@ -16,6 +16,13 @@ export interface ParseContext {
    * Jest's JSON) are read from it so that stderr chatter cannot break them.
    */
   stdout?: string;
+  /**
+   * Reads a workspace file's text (workspace-relative path), to find a test by its title when the
+   * runner printed no line; default: the file under `root` on disk.
+   */
+  readText?: (rel: string) => string | undefined;
+  /** The workspace's files (workspace-relative), to look for the tests a hung run never finished; default: a walk of `root`. */
+  listFiles?: () => string[];
 }
 
 /** Lines of a tool's output, whatever its line endings. */

@@ -7,6 +7,7 @@ import type { ParseContext } from './common';
 import { parseEslint } from './eslint';
 import { parseGeneric } from './generic';
 import { parseJest } from './jest';
+import { locateByTitle, TEST_RUNNERS, unfinishedTests } from './locate';
 import { parseMocha } from './mocha';
 import { parseNodeTest } from './nodeTest';
 import { parseTap } from './tap';
@@ -56,7 +57,9 @@ function exactKey(f: Failure): string {
  * - ANSI colour codes never reach a parser;
  * - messages name workspace files relative to the root, as `file` does;
  * - the same failure printed twice at the same place (a runner's inline report and its summary)
- *   counts once.
+ *   counts once;
+ * - a test runner's failure with no line (a mocha timeout prints no stack) gets the line of the
+ *   test, found by its title in its file.
  */
 export function parseOutput(parser: ParserId, output: string, ctx: ParseContext): Failure[] {
   const p = parsers[parser];
@@ -67,7 +70,8 @@ export function parseOutput(parser: ParserId, output: string, ctx: ParseContext)
   if (found.length === 0 && ctx.exitCode !== 0) return parseGeneric(text, clean);
   const seen = new Set<string>();
   const prefixes = rootPrefixes(ctx.root);
-  return found
+  const located = TEST_RUNNERS.has(parser) ? locateByTitle(found, clean) : found;
+  return located
     .map((f) => ({ ...f, message: relativize(f.message, prefixes) }))
     .filter((f) => {
       const k = exactKey(f);
@@ -75,4 +79,17 @@ export function parseOutput(parser: ParserId, output: string, ctx: ParseContext)
       seen.add(k);
       return true;
     });
+}
+
+/**
+ * The failures of a check stopped at its timeout: those its output shows before it was stopped
+ * (node:test reports each test as it ends), then the tests that never finished, with their file,
+ * line and title, each with `message`; the check as one `timeout` failure when its output names no
+ * test still running (Jest, Vitest, or not a test runner).
+ */
+export function timedOutFailures(parser: ParserId, output: string, ctx: ParseContext, message: string): Failure[] {
+  const text = stripAnsi(output);
+  const before = parser === 'generic' ? [] : parseOutput(parser, text, { ...ctx, exitCode: 0 });
+  const hung = unfinishedTests(parser, text, ctx).map((f) => ({ ...f, message: `${message}; this test never finished` }));
+  return [...before, ...(hung.length > 0 ? hung : [{ check: ctx.check, id: 'timeout', message }])];
 }
