@@ -235,8 +235,17 @@ export class VsCode {
   /** Titles of the palette rows matching `text` (the palette is left open). */
   async paletteRows(text: string): Promise<string[]> {
     await this.openPalette(text);
-    await sleep(1500);
-    return this.page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+    // The list follows the typed filter a moment later: read it until two reads agree, with no
+    // progress bar showing.
+    const rows = this.page.locator('.quick-input-list .monaco-list-row');
+    const progress = this.page.locator('.quick-input-widget .progress-bit:visible');
+    let last: string[] = [];
+    return until(`the palette rows for "${text}" to settle`, async () => {
+      const now = await rows.allInnerTexts();
+      const settled = now.length > 0 && JSON.stringify(now) === JSON.stringify(last) && (await progress.count()) === 0;
+      last = now;
+      return settled ? now : undefined;
+    }, 15000, 150);
   }
 
   quickInput(): Locator {
