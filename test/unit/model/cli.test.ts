@@ -200,7 +200,7 @@ describe('CLI run against the local OpenAI-compatible server', function () {
   it('stops at the time limit while a call hangs, aborting it', async () => {
     const srv = await serve({ script: [{ fault: 'slow' }] });
     const started = Date.now();
-    const r = await cli([...model(srv), '--json', '--time-limit', '3']);
+    const r = await cli([...model(srv), '--json', '--time-limit', '10']);
     assert.equal(r.exitCode, 1);
     assert.equal(r.json!.stopReason, 'time-limit', String(r.json!.detail));
     assert.ok(Date.now() - started < 60_000);
