@@ -235,8 +235,19 @@ export class VsCode {
   /** Titles of the palette rows matching `text` (the palette is left open). */
   async paletteRows(text: string): Promise<string[]> {
     await this.openPalette(text);
-    await sleep(1500);
-    return this.page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+    // The list follows the typed filter a moment later: read it until three reads in a row agree
+    // (about 300 ms), with no progress bar showing.
+    const rows = this.page.locator('.quick-input-list .monaco-list-row');
+    const progress = this.page.locator('.quick-input-widget .progress-bit:visible');
+    let last = '';
+    let same = 0;
+    return until(`the palette rows for "${text}" to settle`, async () => {
+      const now = await rows.allInnerTexts();
+      const key = JSON.stringify(now);
+      same = now.length > 0 && key === last && (await progress.count()) === 0 ? same + 1 : 0;
+      last = key;
+      return same >= 2 ? now : undefined;
+    }, 15000, 150);
   }
 
   quickInput(): Locator {

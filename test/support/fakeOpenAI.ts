@@ -98,6 +98,8 @@ export interface FakeOpenAI {
   origin: string;
   port: number;
   requests: FakeRequest[];
+  /** Model requests received so far, answered or not (`requests` lists a request once it is answered). */
+  received(): number;
   /** Serves this fault to the next model request (before any keyed or scripted step). */
   queueFault(f: FakeFault): void;
   /** Appends steps to the script. */
@@ -419,6 +421,7 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
     origin,
     port,
     requests,
+    received: () => modelRequests,
     queueFault: (f) => {
       queued.push(f);
     },

@@ -51,23 +51,6 @@ export interface ParsedReply {
   errors: string[];
 }
 
-/** The lines an edit adds, for critics that look for suppressions and the like. */
-export function addedLines(e: ProposedEdit): string[] {
-  if (e.kind === 'search-replace') {
-    const before = new Set(e.search);
-    return e.replace.filter((l) => !before.has(l));
-  }
-  return e.hunks.flatMap((h) => h.lines.filter((l) => l.op === '+').map((l) => l.text));
-}
-
-/** Every path an edit names (old and new), as written. */
-export function editPaths(e: ProposedEdit): string[] {
-  const out: string[] = [];
-  if (e.oldPath !== null) out.push(e.oldPath);
-  if (e.newPath !== null && e.newPath !== e.oldPath) out.push(e.newPath);
-  return out;
-}
-
 const FENCE = /^\s*(`{3,}|~{3,})(.*)$/;
 const SEARCH = /^\s*<{5,9}\s*SEARCH\s*$/i;
 const DIVIDER = /^\s*={5,9}\s*$/;

@@ -59,8 +59,4 @@ export class ConfidenceBudget {
     this.history.push(e);
     return e;
   }
-
-  get depleted(): boolean {
-    return this.current <= BUDGET_FLOOR;
-  }
 }

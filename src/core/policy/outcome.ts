@@ -24,13 +24,6 @@ export function isBetter(candidate: StateSummary, best: StateSummary): boolean {
   return candidate.failures.length < best.failures.length;
 }
 
-/** The best of a run's kept states: fewest failures, earliest on ties. */
-export function bestOf<T extends StateSummary>(states: readonly T[]): T | undefined {
-  let best: T | undefined;
-  for (const s of states) if (!best || isBetter(s, best)) best = s;
-  return best;
-}
-
 export interface OutcomeInput {
   green: boolean;
   initial: StateSummary;

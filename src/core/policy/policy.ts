@@ -135,16 +135,6 @@ function decide<S, R extends StopReason>(order: readonly R[], criteria: Record<R
   return first;
 }
 
-/** Every gate criterion that fires, in the fixed order; the first is the decision. */
-export function firingGate(s: GateState): StopReason[] {
-  return GATE_ORDER.filter((r) => gateCriteria[r](s) !== undefined);
-}
-
-/** Every post-step criterion that fires, in the fixed order; the first is the decision. */
-export function firingStep(s: StepState): StopReason[] {
-  return STEP_ORDER.filter((r) => stepCriteria[r](s) !== undefined);
-}
-
 /** Before every model call: cancelled → time-limit → step-cap → token-ceiling. */
 export function gateDecision(s: GateState): Decision | undefined {
   return decide(GATE_ORDER, gateCriteria, s);

@@ -90,11 +90,6 @@ export class Verifier {
     return this.opts.checks;
   }
 
-  /** The state later verifications compare with for flake detection (the loop sets it after a rollback). */
-  setPrevious(previous: VerifyResult | undefined): void {
-    this.previous = previous;
-  }
-
   /** Problems that make a run pointless before it starts: no checks, missing executables. */
   preflight(): string[] {
     const problems: string[] = [];

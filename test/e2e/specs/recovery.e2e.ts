@@ -38,7 +38,7 @@ describe('Fix Until Green in VS Code: recovery of an interrupted run', function 
     await vs.answerInput('', /Optional instruction/);
     await vs.panel().locator('[data-testid="step-row"]').first().waitFor({ timeout: 240000 });
     // Step 1 is done; step 2's call is now held by the server (it logs a request once answered).
-    await vs.page.waitForTimeout(3000);
+    await until("step 2's model request to reach the server", () => (model.received() >= 2 ? true : undefined), 120000, 100);
     assert.equal(model.requests.filter((r) => r.index >= 0).length, 1, 'only step 1 has been answered');
     assert.ok(!readFileSync(path.join(ws, CART)).equals(original), 'step 1 changed the file');
     log('reloading the window mid-run');

@@ -102,8 +102,9 @@ describe('Fix Until Green in VS Code: settings', function () {
     const before = readFileSync(path.join(ws, CART));
     const calls = model.requests.length;
     writeFileSync(settingsFile(), JSON.stringify({ ...workspaceSettings(), 'fixUntilGreen.maxSteps': -1 }, null, 2));
-    // VS Code picks the file change up on its own; the run reads settings when it starts.
-    await vs.page.waitForTimeout(2000);
+    // VS Code picks the file change up on its own (the extension logs what it sees); the run reads
+    // settings when it starts.
+    await until('the extension to see maxSteps -1', () => (/settings of settings: .*fixUntilGreen\.maxSteps must be an integer from 1 to 100; got -1/.test(vs.extensionLog()) ? true : undefined), 30000);
     await vs.runCommand('Fix Until Green: Fix Until Green');
     const note = await vs.waitForNotification(/fixUntilGreen\.maxSteps/, 60000);
     const text = await note.innerText();

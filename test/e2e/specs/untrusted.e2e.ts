@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { FakeOpenAI } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
-import { DEMO, demoReplies, log, screenshotFailures, VsCode, workspaceFrom } from '../harness';
+import { DEMO, demoReplies, log, screenshotFailures, until, VsCode, workspaceFrom } from '../harness';
 
 const REASON = "Fix Until Green runs this workspace's own type checker, linter and tests and writes model-proposed edits to its files, so it needs a trusted workspace.";
 
@@ -33,8 +33,14 @@ describe('Fix Until Green in VS Code: an untrusted workspace', function () {
   it('offers no command, runs nothing, and says why', async () => {
     const before = readFileSync(path.join(ws, 'src', 'cart.ts'));
     await vs.page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: 60000 });
-    // Give the extension host the time it takes to register contributions in a trusted window.
-    await vs.page.waitForTimeout(10000);
+    // The workbench registers the commands of every enabled extension together, once the extension
+    // host has read them: when a built-in extension allowed in Restricted Mode (JSON language
+    // features) shows its command, ours would show too had it been enabled.
+    await until('the enabled extensions\' commands in the palette', async () => {
+      const found = (await vs.paletteRows('>JSON: Clear Schema Cache')).some((t) => t.includes('JSON: Clear Schema Cache'));
+      await vs.page.keyboard.press('Escape');
+      return found ? true : undefined;
+    }, 90000, 500);
     const rows = await vs.paletteRows('>Fix Until Green');
     log('palette:', rows);
     assert.deepEqual(rows, ['No matching commands']);

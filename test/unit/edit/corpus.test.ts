@@ -5,6 +5,8 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
+import type { ApplyCliIo } from '../../../src/cli/applyCommand';
+import { main } from '../../../src/cli/main';
 import { applyEdits } from '../../../src/core/edit/apply';
 import type { FileSummary } from '../../../src/core/edit/apply';
 import { parseReply } from '../../../src/core/edit/parse';
@@ -116,31 +118,56 @@ describe('edit/corpus: model replies and their expected results', () => {
     });
   }
 
-  it('gives the same results through `fix-until-green apply` as a real process', function () {
-    this.timeout(300_000);
-    const cli = path.join(REPO, 'dist', 'cli.js');
-    assert.ok(existsSync(cli), 'dist/cli.js is built (npm run build)');
+  /** `fix-until-green apply` on a case: exit code and stdout, in-process or as a real process. */
+  type Apply = (c: Case, ws: ReplyWorkspace) => Promise<{ status: number | null; stdout: string; stderr: string }>;
+
+  const inProcess: Apply = async (c, ws) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io: ApplyCliIo = { stdout: (t) => out.push(t), stderr: (t) => err.push(t), readStdin: async () => c.reply };
+    const status = await main(['apply', '--cwd', ws.project, '--storage', ws.storage], io);
+    return { status, stdout: out.join('\n'), stderr: err.join('\n') };
+  };
+
+  const realProcess: Apply = async (c, ws) => {
+    const p = spawnSync(process.execPath, [path.join(REPO, 'dist', 'cli.js'), 'apply', '--cwd', ws.project, '--storage', ws.storage], { input: c.reply, encoding: 'utf8' });
+    return { status: p.status, stdout: p.stdout, stderr: p.stderr };
+  };
+
+  async function sameThroughCli(c: Case, apply: Apply): Promise<void> {
     // The CLI's own checkpoints land in the storage; they are not part of the user's tree.
     const skip = (rel: string): boolean => /^project\/\.fix-until-green\/runs\/apply-/.test(rel);
-    for (const c of cases) {
-      const ws = setup(c);
-      try {
-        const before = fullTreeHash(ws.dir, skip);
-        const p = spawnSync(process.execPath, [cli, 'apply', '--cwd', ws.project, '--storage', ws.storage], { input: c.reply, encoding: 'utf8' });
-        assert.equal(p.status, c.expect.applied ? 0 : 1, `${c.name}: exit code; stderr: ${p.stderr}`);
-        const out = JSON.parse(p.stdout) as { applied: boolean; files: FileSummary[]; errors: string[] };
-        assert.equal(out.applied, c.expect.applied, c.name);
-        checkErrors(c, out.errors);
-        if (c.expect.applied) {
-          assert.deepEqual(sortFiles(out.files), [...(c.expect.files ?? [])].sort((a, b) => a[0].localeCompare(b[0])), c.name);
-          assert.equal(fullTreeHash(ws.dir, skip), expectedHash(c, skip), `${c.name}: exact expected tree`);
-        } else {
-          assert.equal(fullTreeHash(ws.dir, skip), before, `${c.name}: byte-identical tree`);
-          assert.equal(existsSync(path.join(ws.storage, 'runs')) && readdirSync(path.join(ws.storage, 'runs')).some((n) => n.startsWith('apply-')), false, `${c.name}: no checkpoint for a refused reply`);
-        }
-      } finally {
-        ws.cleanup();
+    const ws = setup(c);
+    try {
+      const before = fullTreeHash(ws.dir, skip);
+      const p = await apply(c, ws);
+      assert.equal(p.status, c.expect.applied ? 0 : 1, `${c.name}: exit code; stderr: ${p.stderr}`);
+      const out = JSON.parse(p.stdout) as { applied: boolean; files: FileSummary[]; errors: string[] };
+      assert.equal(out.applied, c.expect.applied, c.name);
+      checkErrors(c, out.errors);
+      if (c.expect.applied) {
+        assert.deepEqual(sortFiles(out.files), [...(c.expect.files ?? [])].sort((a, b) => a[0].localeCompare(b[0])), c.name);
+        assert.equal(fullTreeHash(ws.dir, skip), expectedHash(c, skip), `${c.name}: exact expected tree`);
+      } else {
+        assert.equal(fullTreeHash(ws.dir, skip), before, `${c.name}: byte-identical tree`);
+        assert.equal(existsSync(path.join(ws.storage, 'runs')) && readdirSync(path.join(ws.storage, 'runs')).some((n) => n.startsWith('apply-')), false, `${c.name}: no checkpoint for a refused reply`);
       }
+    } finally {
+      ws.cleanup();
     }
+  }
+
+  // The command's code, in-process: a process per case would prove nothing more.
+  it('gives the same results through `fix-until-green apply`', async () => {
+    for (const c of cases) await sameThroughCli(c, inProcess);
+  });
+
+  // The built bundle as a real process (stdin, stdout, exit code), on one applied and one refused reply.
+  it('gives the same results through `fix-until-green apply` as a real process', async function () {
+    this.timeout(300_000);
+    assert.ok(existsSync(path.join(REPO, 'dist', 'cli.js')), 'dist/cli.js is built (npm run build)');
+    const applied = cases.find((c) => c.expect.applied && (c.expect.files ?? []).length > 1)!;
+    const refused = cases.find((c) => !c.expect.applied)!;
+    for (const c of [applied, refused]) await sameThroughCli(c, realProcess);
   });
 });

@@ -1,12 +1,13 @@
 // Crash safety of a multi-file apply: `fix-until-green apply` runs as a real child process, is
 // stopped at an exact point of its writes (a test-only hook announces the point on stderr and waits)
-// and killed with SIGKILL; `fix-until-green revert` then restores every file byte for byte.
+// and killed with SIGKILL; `fix-until-green revert` (in-process) then restores every file byte for byte.
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { PAUSE_ENV } from '../../../src/cli/applyCommand';
+import { main } from '../../../src/cli/main';
 import { REPO } from '../../support/fixtures';
 import { fullTreeHash } from './support/tree';
 
@@ -108,10 +109,13 @@ function applyAndKillAt(ws: Ws, point: string): Promise<{ signal: NodeJS.Signals
   });
 }
 
-function revert(ws: Ws, ...extra: string[]): { status: number | null; out: { runs: { runId: string; actions: { path: string; action: string }[]; conflicts: { path: string }[] }[] } } {
-  const p = spawnSync(process.execPath, [CLI, 'revert', '--cwd', ws.project, '--storage', ws.storage, '--json', ...extra], { encoding: 'utf8' });
-  assert.ok(p.stdout, `revert printed JSON; stderr: ${p.stderr}`);
-  return { status: p.status, out: JSON.parse(p.stdout) };
+/** `fix-until-green revert` in this process: the command's own code; the crash it repairs is a real process's. */
+async function revert(ws: Ws, ...extra: string[]): Promise<{ status: number | null; out: { runs: { runId: string; actions: { path: string; action: string }[]; conflicts: { path: string }[] }[] } }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const status = await main(['revert', '--cwd', ws.project, '--storage', ws.storage, '--json', ...extra], { stdout: (t) => out.push(t), stderr: (t) => err.push(t) });
+  assert.ok(out.length > 0, `revert printed JSON; stderr: ${err.join('\n')}`);
+  return { status, out: JSON.parse(out.join('\n')) };
 }
 
 const read = (ws: Ws, rel: string): Buffer | undefined => (existsSync(path.join(ws.project, rel)) ? readFileSync(path.join(ws.project, rel)) : undefined);
@@ -159,12 +163,12 @@ describe('edit/crash: SIGKILL mid-apply, then revert', function () {
           else if (written) assert.notDeepEqual(now, FILES[rel], `${rel} was written before the kill`);
           else assert.deepEqual(now, FILES[rel], `${rel} was not yet written at the kill`);
         }
-        const r = revert(ws);
+        const r = await revert(ws);
         assert.equal(r.status, 0, JSON.stringify(r.out));
         assert.equal(r.out.runs.length, 1, 'the interrupted apply is found');
         assert.equal(fullTreeHash(ws.project), original, 'the tree is byte-identical to before the apply, modes included');
         // Once reverted, the run is no longer offered.
-        assert.equal(revert(ws).out.runs.length, 0);
+        assert.equal((await revert(ws)).out.runs.length, 0);
       } finally {
         rmSync(ws.dir, { recursive: true, force: true });
       }
@@ -176,14 +180,14 @@ describe('edit/crash: SIGKILL mid-apply, then revert', function () {
     try {
       await applyAndKillAt(ws, 'write:3:before');
       writeFileSync(path.join(ws.project, 'src/a.ts'), 'export const a = "mine";\n');
-      const r = revert(ws);
+      const r = await revert(ws);
       assert.equal(r.status, 1, 'a conflict is reported with exit 1');
       assert.deepEqual(r.out.runs[0]!.conflicts.map((c) => c.path), ['src/a.ts']);
       assert.equal(read(ws, 'src/a.ts')!.toString(), 'export const a = "mine";\n');
       for (const rel of ['src/big.ts', 'src/b.ts', 'bin/run.sh', 'src/c.ts']) assert.deepEqual(read(ws, rel), FILES[rel], rel);
       assert.equal(read(ws, 'src/e.ts'), undefined);
       // Still offered (not everything went back), and a second revert changes nothing more.
-      const again = revert(ws);
+      const again = await revert(ws);
       assert.equal(again.out.runs.length, 1);
       assert.deepEqual(again.out.runs[0]!.actions, []);
     } finally {

@@ -1,10 +1,10 @@
-// A small real project in a scratch directory, a verifier port whose failures are a pure function of
-// the files (so the policy's tests run in milliseconds), and scripted providers.
+// A small real project in a scratch directory, checked by the real verifier running a real check
+// (an awk program that prints TAP from the values file, a few ms a run), and scripted providers.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FsWorkspace } from '../../../src/core/edit/workspace';
-import type { RunOptions, VerifierPort } from '../../../src/core/loop/run';
+import type { RunOptions } from '../../../src/core/loop/run';
 import { Run } from '../../../src/core/loop/run';
 import type { ModelProvider } from '../../../src/core/model/provider';
 import type { ReplayResponse } from '../../../src/core/model/replay';
@@ -13,8 +13,10 @@ import { defaultSettings } from '../../../src/core/settings';
 import type { Settings } from '../../../src/core/settings';
 import type { TimedEvent } from '../../../src/core/trace/events';
 import { readTrace } from '../../../src/core/trace/trace';
-import type { Completion, CompletionRequest, Failure, VerifyResult } from '../../../src/core/types';
-import { failureIdentity } from '../../../src/core/verify/identity';
+import type { Completion, CompletionRequest, VerifyResult } from '../../../src/core/types';
+import type { VerifyOptions } from '../../../src/core/verify/verifier';
+import { Verifier } from '../../../src/core/verify/verifier';
+import { valuesCheckCommand } from '../../support/checks';
 import { diffOf, reply } from '../../support/replies';
 import type { ReplyOptions } from '../../support/replies';
 
@@ -55,42 +57,27 @@ export function project(files: Record<string, string>): Project {
 }
 
 /**
- * The failures of `SRC`: one per key whose value is not `ok`, with the key as the test id and the
- * value in the message (so a reworded failure keeps its id but changes the identity).
+ * The check of `SRC`, as a real process: one TAP test per key, failing each key whose value is not
+ * `ok`, with the key as the test id, `TEST` as its file and the value in the message (so a reworded
+ * failure keeps its id but changes the identity).
  */
-export class ValuesVerifier implements VerifierPort {
+export const VALUES_CHECK = { name: 'test', command: valuesCheckCommand(SRC), parser: 'tap' as const };
+
+/** The real verifier, recording the `previous` state each verification was given (its hash; null for none). */
+export class RecordingVerifier extends Verifier {
   calls = 0;
-  /** The `previous` state each call was given (its hash; null for none). */
   readonly previousHashes: (string | null)[] = [];
-  constructor(private readonly root: string, private readonly file = SRC) {}
 
-  preflight(): string[] {
-    return [];
-  }
-
-  async verify(_signal?: AbortSignal, options?: { previous?: VerifyResult | null }): Promise<VerifyResult> {
+  override verify(signal?: AbortSignal, options: VerifyOptions = {}): Promise<VerifyResult> {
     this.calls++;
-    this.previousHashes.push(options?.previous ? options.previous.failureHash : null);
-    let text = '';
-    try {
-      text = readFileSync(path.join(this.root, ...this.file.split('/')), 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
-    const failures: Failure[] = [];
-    for (const line of text.split('\n')) {
-      const m = /^(\w+)=(.*)$/.exec(line.trim());
-      if (m && m[2] !== 'ok') failures.push({ check: 'test', file: 'test/values.test.txt', id: m[1]!, message: `expected ${m[1]} to be ok, got ${m[2]}` });
-    }
-    return {
-      green: failures.length === 0,
-      failures,
-      flaky: [],
-      failureHash: failureIdentity(failures, { root: this.root }),
-      checks: [{ name: 'test', command: 'values', exitCode: failures.length ? 1 : 0, durationMs: 1, timedOut: false, cancelled: false, output: '', truncated: false, failures, flaky: [] }],
-      durationMs: 1,
-    };
+    this.previousHashes.push(options.previous ? options.previous.failureHash : null);
+    return super.verify(signal, options);
   }
+}
+
+/** The verifier a run of these settings gets, built as the CLI builds it. */
+export function verifierFor(root: string, st: Settings, storageDir: string): RecordingVerifier {
+  return new RecordingVerifier({ root, checks: st.checks, parallel: st.parallelChecks, outputLimitKb: st.outputLimitKb, flakyReruns: st.flakyReruns, storageDir });
 }
 
 /** A reply that rewrites SRC from one set of values to another. */
@@ -129,25 +116,26 @@ export class HangingReplay implements ModelProvider {
 }
 
 export function settings(over: Partial<Settings> = {}): Settings {
-  return { ...defaultSettings(), checks: [{ name: 'test', command: 'values' }], maxSteps: 8, ...over };
+  return { ...defaultSettings(), checks: [VALUES_CHECK], maxSteps: 8, ...over };
 }
 
 export interface Started {
   run: Run;
   provider: ModelProvider;
-  verifier: ValuesVerifier;
+  verifier: RecordingVerifier;
   events: TimedEvent[];
 }
 
 export function makeRun(p: Project, provider: ModelProvider | ReplayResponse[], over: Partial<Settings> = {}, extra: Partial<RunOptions> = {}): Started {
   const events: TimedEvent[] = [];
   const prov = Array.isArray(provider) ? new ReplayProvider({ responses: provider }) : provider;
-  const verifier = new ValuesVerifier(p.root);
+  const st = settings(over);
+  const verifier = verifierFor(p.root, st, p.storage);
   const run = new Run({
     workspace: new FsWorkspace(p.root),
     verifier,
     provider: prov,
-    settings: settings(over),
+    settings: st,
     storageDir: p.storage,
     onEvent: (e) => events.push(e),
     ...extra,

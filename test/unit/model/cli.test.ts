@@ -1,12 +1,15 @@
 // The CLI end to end against the local model server: `run --model openai-compatible:ID --base-url
-// http://127.0.0.1:PORT/v1` on a real fixture project with real node:test, each fault with its
-// expected retry or stop, and no key anywhere in what a run leaves behind.
+// http://127.0.0.1:PORT/v1` on a real fixture project with a real check (a TAP-printing script: the
+// fixture's own node:test runs in test/unit/loop/walking), each fault with its expected retry or
+// stop, and no key anywhere in what a run leaves behind.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { execa } from 'execa';
 import type { FakeOpenAI, FakeOpenAIOptions } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
+import { main } from '../../../src/cli/main';
+import { calcCheckCommand } from '../../support/checks';
 import { CLI, ensureBuilt } from '../../support/cli';
 import { copyFixture, REPO } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
@@ -45,7 +48,7 @@ describe('CLI run against the local OpenAI-compatible server', function () {
     mkdirSync(path.join(s.project, '.vscode'));
     writeFileSync(
       path.join(s.project, '.vscode', 'settings.json'),
-      JSON.stringify({ 'fixUntilGreen.checks': [{ name: 'test', command: 'node --import tsx --test test/calc.test.ts', parser: 'node-test' }], 'fixUntilGreen.flakyReruns': 0 }),
+      JSON.stringify({ 'fixUntilGreen.checks': [{ name: 'test', command: calcCheckCommand(), parser: 'tap' }], 'fixUntilGreen.flakyReruns': 0 }),
     );
   });
   afterEach(async () => {
@@ -63,7 +66,14 @@ describe('CLI run against the local OpenAI-compatible server', function () {
     return server;
   }
 
-  async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+  function result(exitCode: number, stdout: string, stderr: string, args: string[]): CliResult {
+    let json: Record<string, unknown> | undefined;
+    if (args.includes('--json') && stdout.trim().startsWith('{')) json = JSON.parse(stdout) as Record<string, unknown>;
+    return { exitCode, stdout, stderr, json };
+  }
+
+  /** `run` as a real process of the built bundle: for what only a process shows (its environment, its stderr). */
+  async function cliProcess(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
     // Async on purpose: the model server answers from this process while the CLI runs.
     const r = await execa(process.execPath, [CLI, 'run', '--cwd', s.project, '--storage', s.storage, ...args], {
       cwd: REPO,
@@ -73,9 +83,23 @@ describe('CLI run against the local OpenAI-compatible server', function () {
       extendEnv: true,
       timeout: 150_000,
     });
-    let json: Record<string, unknown> | undefined;
-    if (args.includes('--json') && r.stdout.trim().startsWith('{')) json = JSON.parse(r.stdout) as Record<string, unknown>;
-    return { exitCode: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr, json };
+    return result(r.exitCode ?? -1, r.stdout, r.stderr, args);
+  }
+
+  /** `run` in this process, its output captured: the command's own code, without a process start per test. */
+  async function cli(args: string[]): Promise<CliResult> {
+    const out: string[] = [];
+    const err: string[] = [];
+    // No key from the machine running the tests (the server is local: none is needed).
+    const saved = { OPENAI_API_KEY: process.env.OPENAI_API_KEY, ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY };
+    delete process.env.OPENAI_API_KEY;
+    delete process.env.ANTHROPIC_API_KEY;
+    try {
+      const code = await main(['run', '--cwd', s.project, '--storage', s.storage, ...args], { stdout: (t) => out.push(t), stderr: (t) => err.push(t) });
+      return result(code, out.join('\n'), err.join('\n'), args);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
+    }
   }
 
   const model = (srv: FakeOpenAI, id = 'fake-model'): string[] => ['--model', `openai-compatible:${id}`, '--base-url', srv.url];
@@ -109,7 +133,8 @@ describe('CLI run against the local OpenAI-compatible server', function () {
 
   it('retries 429 (honouring Retry-After), 500 and a reset, then goes green', async () => {
     const srv = await serve({ script: [{ fault: 'status', status: 429, retryAfter: 1 }, { fault: 'status', status: 500 }, { fault: 'reset' }, { content: fixReply() }] });
-    const r = await cli([...model(srv), '--json']);
+    // A real process: the provider's retry warnings go to the process's stderr.
+    const r = await cliProcess([...model(srv), '--json']);
     assert.equal(r.exitCode, 0, r.stderr);
     assert.equal(r.json!.stopReason, 'green');
     assert.deepEqual(calls(srv).map((q) => q.outcome), ['status 429', 'status 500', 'reset', 'reply']);
@@ -194,7 +219,7 @@ describe('CLI run against the local OpenAI-compatible server', function () {
   });
 
   it('refuses a remote base URL without a key before calling anything (exit 2, names OPENAI_API_KEY)', async () => {
-    const r = await cli(['--model', 'openai-compatible:gpt-4o', '--base-url', 'https://api.example.invalid/v1', '--json']);
+    const r = await cliProcess(['--model', 'openai-compatible:gpt-4o', '--base-url', 'https://api.example.invalid/v1', '--json']);
     assert.equal(r.exitCode, 2);
     assert.match(r.stderr, /needs an API key and none is set: set the OPENAI_API_KEY environment variable/);
   });
@@ -220,7 +245,7 @@ describe('CLI run against the local OpenAI-compatible server', function () {
     it('a green run with the key from OPENAI_API_KEY', async () => {
       const srv = await serve({ apiKey: KEY, replies: [fixReply()] });
       for (const flags of [['--json'], []]) {
-        const r = await cli([...model(srv), ...flags], { OPENAI_API_KEY: KEY });
+        const r = await cliProcess([...model(srv), ...flags], { OPENAI_API_KEY: KEY });
         assert.equal(r.exitCode, 0, r.stderr);
         assertNothingLeaked(r);
         // Back to the broken file for the second run.
@@ -233,7 +258,7 @@ describe('CLI run against the local OpenAI-compatible server', function () {
     it('an auth fault whose error body echoes the key', async () => {
       const srv = await serve({ apiKey: 'sk-the-server-wants-another-key', replies: [fixReply()] });
       for (const flags of [['--json'], []]) {
-        const r = await cli([...model(srv), ...flags], { OPENAI_API_KEY: KEY });
+        const r = await cliProcess([...model(srv), ...flags], { OPENAI_API_KEY: KEY });
         assert.equal(r.exitCode, 1);
         const text = r.json ? String(r.json.detail) : r.stdout;
         assert.match(text, /refused the API key/);

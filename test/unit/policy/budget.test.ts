@@ -1,6 +1,16 @@
 // The confidence budget's arithmetic (DESIGN §3.1).
 import assert from 'node:assert/strict';
 import { BUDGET_FLOOR, ConfidenceBudget, novelty } from '../../../src/core/policy/budget';
+import { stepDecision } from '../../../src/core/policy/policy';
+
+/** Whether the run would stop with budget-depleted on this balance: the policy's criterion, as the loop asks it. */
+function depleted(b: ConfidenceBudget): boolean {
+  const d = stepDecision({
+    cancelled: false, step: 1, green: false, failureHash: 'h', failureCount: 1, seen: new Map([['h', [1]]]), stallThreshold: 3,
+    criticStop: null, budgetBalance: b.balance, budgetFloor: BUDGET_FLOOR, confidence: null, escalateBelowConfidence: 0, status: null,
+  });
+  return d?.reason === 'budget-depleted';
+}
 
 const DEFAULTS = { enabled: true, stepCost: 0.08, noveltyGain: 0.12 };
 
@@ -25,27 +35,27 @@ describe('confidence budget', () => {
     const b = new ConfidenceBudget(DEFAULTS);
     for (let i = 1; i <= 11; i++) b.step(i, 0);
     assert.equal(b.balance, 0.12);
-    assert.equal(b.depleted, false);
+    assert.equal(depleted(b), false);
     b.step(12, 0);
     assert.equal(b.balance, 0.04);
-    assert.equal(b.depleted, true);
+    assert.equal(depleted(b), true);
   });
 
   it('half-new states lose 0.02 a step: depleted at step 48 (0.04), not 47 (0.06)', () => {
     const b = new ConfidenceBudget(DEFAULTS);
     for (let i = 1; i <= 47; i++) b.step(i, 0.5);
     assert.equal(b.balance, 0.06);
-    assert.equal(b.depleted, false);
+    assert.equal(depleted(b), false);
     b.step(48, 0.5);
     assert.equal(b.balance, 0.04);
-    assert.equal(b.depleted, true);
+    assert.equal(depleted(b), true);
   });
 
   it('always-better states gain 0.04 a step and never deplete', () => {
     const b = new ConfidenceBudget(DEFAULTS);
     for (let i = 1; i <= 100; i++) b.step(i, 1);
     assert.equal(b.balance, 5);
-    assert.equal(b.depleted, false);
+    assert.equal(depleted(b), false);
   });
 
   it('lands exactly on the floor without binary drift (1 - 0.95 is 0.05, and that is depleted)', () => {
@@ -53,7 +63,7 @@ describe('confidence budget', () => {
     const b = new ConfidenceBudget({ enabled: true, stepCost: 0.95, noveltyGain: 0 });
     b.step(1, 1);
     assert.equal(b.balance, 0.05);
-    assert.equal(b.depleted, true);
+    assert.equal(depleted(b), true);
   });
 
   it('keeps every entry for the trace, and reports whether it is on', () => {

@@ -1,7 +1,7 @@
 // Outcomes (DESIGN §3.2), the best state, and what the workspace holds after a stop.
 import assert from 'node:assert/strict';
 import type { StateSummary } from '../../../src/core/policy/outcome';
-import { bestOf, competingHypotheses, decideOutcome, failureId, fixedAndRemaining, restoreTarget } from '../../../src/core/policy/outcome';
+import { competingHypotheses, decideOutcome, failureId, fixedAndRemaining, isBetter, restoreTarget } from '../../../src/core/policy/outcome';
 import type { Failure } from '../../../src/core/types';
 
 const f = (id: string, message = 'failed'): Failure => ({ check: 'test', file: 'test/a.test.ts', id, message });
@@ -40,9 +40,13 @@ describe('outcome', () => {
   });
 
   it('best: fewest failures, earliest on ties, green first', () => {
-    assert.equal(bestOf([st(0, ['a', 'b']), st(1, ['a']), st(2, ['c']), st(3, ['a', 'b', 'c'])])?.step, 1);
-    assert.equal(bestOf([st(0, ['a']), st(1, ['b']), st(2, [])])?.step, 2);
-    assert.equal(bestOf([]), undefined);
+    // The run replaces its best state only with a strictly better one (isBetter), so ties keep the earlier.
+    assert.equal(isBetter(st(1, ['a']), st(0, ['a', 'b'])), true);
+    assert.equal(isBetter(st(2, ['c']), st(1, ['a'])), false, 'a tie keeps the earlier');
+    assert.equal(isBetter(st(3, ['a', 'b', 'c']), st(1, ['a'])), false);
+    assert.equal(isBetter(st(1, ['b']), st(0, ['a'])), false);
+    assert.equal(isBetter(st(2, []), st(0, ['a'])), true, 'green beats any failing state');
+    assert.equal(isBetter(st(2, ['a']), st(1, [])), false, 'nothing beats green');
   });
 
   it('restores per outcome and onStop', () => {

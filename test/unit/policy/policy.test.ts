@@ -1,7 +1,13 @@
 // The fixed order of DESIGN §3: every criterion alone, and every pair firing at once, set in either order.
 import assert from 'node:assert/strict';
 import type { GateState, StepState } from '../../../src/core/policy/policy';
-import { firingGate, firingStep, gateDecision, GATE_ORDER, stepDecision, STEP_ORDER } from '../../../src/core/policy/policy';
+import { gateDecision, GATE_ORDER, stepDecision, STEP_ORDER } from '../../../src/core/policy/policy';
+import type { Decision, StopReason } from '../../../src/core/policy/reasons';
+
+/** Every criterion the product's decision says fired, in order: the decision first, then `alsoFired`. */
+function fired(d: Decision | undefined): StopReason[] {
+  return d ? [d.reason, ...(d.alsoFired ?? [])] : [];
+}
 
 function gateBase(): GateState {
   return { cancelled: false, elapsedMs: 1000, timeLimitMs: 60000, stepsDone: 2, maxSteps: 8, tokensUsed: 5000, tokenCeiling: 200000, nextCallMinTokens: 3000, nextPromptTokens: 2744 };
@@ -88,7 +94,7 @@ describe('stop policy: fixed order', () => {
         assert.ok(d!.detail.length > 10);
         assert.ok(d!.evidence && Object.keys(d!.evidence).length > 0);
         assert.equal(d!.alsoFired, undefined);
-        assert.deepEqual(firingGate(s), [r]);
+        assert.deepEqual(fired(gateDecision(s)), [r]);
       });
     }
   });
@@ -101,7 +107,7 @@ describe('stop policy: fixed order', () => {
         const d = stepDecision(s);
         assert.equal(d?.reason, r);
         assert.ok(d!.evidence && Object.keys(d!.evidence).length > 0);
-        assert.deepEqual(firingStep(s), [r]);
+        assert.deepEqual(fired(stepDecision(s)), [r]);
       });
     }
   });
@@ -115,7 +121,7 @@ describe('stop policy: fixed order', () => {
           for (const seq of [[a, b], [b, a]]) {
             const s = gateBase();
             for (const r of seq) gateTriggers[r]!(s);
-            assert.deepEqual(firingGate(s), [a, b]);
+            assert.deepEqual(fired(gateDecision(s)), [a, b]);
             const d = gateDecision(s);
             assert.equal(d?.reason, a, `set as ${seq.join(' then ')}`);
             assert.deepEqual(d?.alsoFired, [b]);
@@ -138,7 +144,7 @@ describe('stop policy: fixed order', () => {
             assert.equal(d?.reason, a, `set as ${seq.join(' then ')}`);
             // `unreachable` is defined as blocked *and not green*: with green it does not fire at all.
             const expected = a === 'green' && b === 'unreachable' ? [a] : [a, b];
-            assert.deepEqual(firingStep(s), expected);
+            assert.deepEqual(fired(stepDecision(s)), expected);
             assert.deepEqual(d?.alsoFired, expected.length > 1 ? [b] : undefined);
           }
         });
@@ -214,7 +220,7 @@ describe('stop policy: fixed order', () => {
       assert.equal(stepDecision(s)?.reason, 'unreachable');
       s.green = true;
       assert.equal(stepDecision(s)?.reason, 'green');
-      assert.deepEqual(firingStep(s), ['green']);
+      assert.deepEqual(fired(stepDecision(s)), ['green']);
     });
 
     it('token-ceiling fires exactly when the next call cannot fit', () => {

@@ -1,17 +1,32 @@
-// `fix-until-green check` and `parse`, run as real processes from the built dist/cli.js.
+// `fix-until-green check` and `parse`: in-process through the CLI's entry (`main`), and as real
+// processes from the built dist/cli.js where the process is what is tested.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import type { ParseIo } from '../../../src/cli/parseCommand';
+import { main } from '../../../src/cli/main';
 import { REPO, copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 
 const CLI = path.join(REPO, 'dist', 'cli.js');
 const OUTPUTS = path.join(REPO, 'test', 'fixtures', 'verify', 'outputs');
 
-function cli(args: string[], opts: { input?: Buffer | string; env?: Record<string, string> } = {}): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { input: opts.input ?? '', encoding: 'utf8', env: { ...process.env, ...opts.env }, maxBuffer: 64 * 1024 * 1024 });
+type Result = { code: number | null; stdout: string; stderr: string };
+
+/** The built CLI as a real process: for what only a process shows (exit status, bytes on stdin). */
+function cliProcess(args: string[], opts: { input?: Buffer | string } = {}): Result {
+  const r = spawnSync(process.execPath, [CLI, ...args], { input: opts.input ?? '', encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The same command in this process, its output captured: the command's own code without a process start. */
+async function cli(args: string[], opts: { input?: Buffer | string } = {}): Promise<Result> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: ParseIo = { stdout: (t) => out.push(t), stderr: (t) => err.push(t), readStdin: async () => Buffer.from(opts.input ?? '') };
+  const code = await main(args, io);
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
 }
 
 describe('CLI check and parse', function () {
@@ -29,9 +44,9 @@ describe('CLI check and parse', function () {
     for (const s of scratch) s.cleanup();
   });
 
-  it('check --json on a failing project: exit 1 and {green, failureHash, failures, checks} from discovered checks', () => {
+  it('check --json on a failing project: exit 1 and {green, failureHash, failures, checks} from discovered checks', async () => {
     const s = fixture('tsc');
-    const r = cli(['check', '--cwd', s.project, '--storage', s.storage, '--json']);
+    const r = cliProcess(['check', '--cwd', s.project, '--storage', s.storage, '--json']);
     assert.equal(r.code, 1, r.stderr);
     const out = JSON.parse(r.stdout) as { green: boolean; failureHash: string; failures: { file: string; id: string }[]; checks: { name: string; exitCode: number; durationMs: number; failures: unknown[] }[]; discovered: boolean };
     assert.equal(out.green, false);
@@ -45,48 +60,48 @@ describe('CLI check and parse', function () {
     assert.equal(out.discovered, true);
   });
 
-  it('check on a green project: exit 0; the human output says what was discovered', () => {
+  it('check on a green project: exit 0; the human output says what was discovered', async () => {
     const s = fixture('green');
-    const r = cli(['check', '--cwd', s.project, '--storage', s.storage]);
+    const r = await cli(['check', '--cwd', s.project, '--storage', s.storage]);
     assert.equal(r.code, 0, r.stderr + r.stdout);
     assert.match(r.stdout, /^checks \(discovered\):\n {2}test: npm test --silent\n/);
     assert.match(r.stdout, /scripts\.test \("node --test"\), read with the node-test parser/);
     assert.match(r.stdout, /^green · [0-9a-f]{12}$/m);
   });
 
-  it('check uses fixUntilGreen.checks from .vscode/settings.json, and --check overrides it', () => {
+  it('check uses fixUntilGreen.checks from .vscode/settings.json, and --check overrides it', async () => {
     const s = fixture('green');
     mkdirSync(path.join(s.project, '.vscode'));
     writeFileSync(path.join(s.project, '.vscode', 'settings.json'), '{\n  // JSONC, as VS Code writes it\n  "fixUntilGreen.checks": [{ "name": "boom", "command": "node -e \\"process.exit(3)\\"" }],\n}\n');
-    const fromFile = cli(['check', '--cwd', s.project, '--storage', s.storage, '--json']);
+    const fromFile = await cli(['check', '--cwd', s.project, '--storage', s.storage, '--json']);
     assert.equal(fromFile.code, 1);
     const out = JSON.parse(fromFile.stdout) as { discovered: boolean; failures: { check: string; id: string; message: string }[] };
     assert.equal(out.discovered, false);
     assert.deepEqual(out.failures.map((f) => [f.check, f.id, f.message]), [['boom', 'exit', 'boom failed with exit code 3 and no output']]);
-    const flag = cli(['check', '--cwd', s.project, '--storage', s.storage, '--json', '--check', 'ok=node -e 0']);
+    const flag = await cli(['check', '--cwd', s.project, '--storage', s.storage, '--json', '--check', 'ok=node -e 0']);
     assert.equal(flag.code, 0, flag.stderr);
   });
 
-  it('check exits 2 on usage and preflight errors, naming the problem', () => {
+  it('check exits 2 on usage and preflight errors, naming the problem', async () => {
     const s = fixture('green');
-    const unknown = cli(['check', '--cwd', s.project, '--bogus']);
+    const unknown = await cli(['check', '--cwd', s.project, '--bogus']);
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /--bogus/);
-    const badCheck = cli(['check', '--cwd', s.project, '--check', 'no-equals-sign']);
+    const badCheck = await cli(['check', '--cwd', s.project, '--check', 'no-equals-sign']);
     assert.equal(badCheck.code, 2);
     assert.match(badCheck.stderr, /--check: "no-equals-sign" must be NAME=COMMAND/);
-    const missing = cli(['check', '--cwd', s.project, '--check', 'lint=fug-missing-linter .']);
+    const missing = await cli(['check', '--cwd', s.project, '--check', 'lint=fug-missing-linter .']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /executable "fug-missing-linter" not found/);
-    const noDir = cli(['check', '--cwd', path.join(s.dir, 'nope')]);
+    const noDir = await cli(['check', '--cwd', path.join(s.dir, 'nope')]);
     assert.equal(noDir.code, 2);
     assert.match(noDir.stderr, /is not a directory/);
   });
 
-  it('parse reads a captured output on stdin and prints {failures, failureHash}', () => {
+  it('parse reads a captured output on stdin and prints {failures, failureHash}', async () => {
     const index = JSON.parse(readFileSync(path.join(OUTPUTS, 'index.json'), 'utf8')) as { name: string; file: string; root: string; parser: string }[];
     const c = index.find((x) => x.name === 'jest-text')!;
-    const r = cli(['parse', '--parser', 'jest', '--root', c.root], { input: readFileSync(path.join(OUTPUTS, c.file)) });
+    const r = await cli(['parse', '--parser', 'jest', '--root', c.root], { input: readFileSync(path.join(OUTPUTS, c.file)) });
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as { failures: { file: string; id: string }[]; failureHash: string };
     assert.equal(out.failures.length, 5);
@@ -94,24 +109,24 @@ describe('CLI check and parse', function () {
     assert.match(out.failureHash, /^[0-9a-f]{64}$/);
     // The same output coloured parses to the same identity.
     const colour = index.find((x) => x.name === 'jest-text-color')!;
-    const r2 = cli(['parse', '--parser', 'jest', '--root', colour.root], { input: readFileSync(path.join(OUTPUTS, colour.file)) });
+    const r2 = await cli(['parse', '--parser', 'jest', '--root', colour.root], { input: readFileSync(path.join(OUTPUTS, colour.file)) });
     assert.equal((JSON.parse(r2.stdout) as { failureHash: string }).failureHash, out.failureHash);
   });
 
-  it('parse: non-UTF-8 input is decoded with replacement; --exit-code turns unknown output into a generic failure', () => {
+  it('parse: non-UTF-8 input is decoded with replacement; --exit-code turns unknown output into a generic failure', async () => {
     const bytes = Buffer.concat([Buffer.from('Segfault in '), Buffer.from([0xff, 0xfe]), Buffer.from('\r\n')]);
-    const quiet = cli(['parse', '--parser', 'generic'], { input: bytes });
-    assert.deepEqual(JSON.parse(quiet.stdout), { failures: [], failureHash: JSON.parse(cli(['parse', '--parser', 'tsc']).stdout).failureHash });
-    const failed = cli(['parse', '--parser', 'generic', '--exit-code', '139', '--check', 'native'], { input: bytes });
+    const quiet = cliProcess(['parse', '--parser', 'generic'], { input: bytes });
+    assert.deepEqual(JSON.parse(quiet.stdout), { failures: [], failureHash: JSON.parse((await cli(['parse', '--parser', 'tsc'])).stdout).failureHash });
+    const failed = cliProcess(['parse', '--parser', 'generic', '--exit-code', '139', '--check', 'native'], { input: bytes });
     const out = JSON.parse(failed.stdout) as { failures: { check: string; id: string; message: string }[] };
     assert.deepEqual(out.failures, [{ check: 'native', id: 'exit', message: 'Segfault in \uFFFD\uFFFD' }]);
   });
 
-  it('parse exits 2 on a missing or unknown parser', () => {
-    const none = cli(['parse']);
+  it('parse exits 2 on a missing or unknown parser', async () => {
+    const none = await cli(['parse']);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /--parser is required/);
-    const bad = cli(['parse', '--parser', 'pytest']);
+    const bad = await cli(['parse', '--parser', 'pytest']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /"pytest" is not one of tsc, eslint, mocha, jest, vitest, node-test, tap, generic/);
   });

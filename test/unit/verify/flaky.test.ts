@@ -63,8 +63,7 @@ describe('flaky re-runs', function () {
     const file = path.join(s.project, 'test', 'flaky.test.js');
     writeFileSync(file, "import { test } from 'node:test';\nimport { readFileSync, writeFileSync, existsSync } from 'node:fs';\nconst f = new URL('../.runs', import.meta.url);\nwriteFileSync(f, String((existsSync(f) ? Number(readFileSync(f, 'utf8')) : 0) + 1));\ntest('passes', () => {});\n");
     const v = verifier([TEST]);
-    v.setPrevious(undefined);
-    const first = await v.verify();
+    const first = await v.verify(undefined, { previous: null });
     assert.ok(first.green);
     assert.equal(first.checks[0]!.runs, 2, 'first green confirmed');
     const again = await v.verify();

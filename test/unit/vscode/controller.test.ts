@@ -1,8 +1,8 @@
 // The run controller over the real engine: a real Run on a copy of a fixture project, a replay
-// model, and a scripted verifier that reads the real files (the checks' processes would only make
-// these tests slow; the loop itself is tested with real tsc and node:test elsewhere).
+// model, and the real verifier with a cheap real check (the loop itself is tested with real tsc and
+// node:test in test/unit/loop/walking).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { FsWorkspace } from '../../../src/core/edit/workspace';
 import { Run } from '../../../src/core/loop/run';
@@ -16,7 +16,8 @@ import type { RunState } from '../../../src/vscode/runState';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 import { diffOf, reply } from '../../support/replies';
-import { CALC, ScriptedVerifier } from './scriptedVerifier';
+import type { Verifier } from '../../../src/core/verify/verifier';
+import { CALC, calcVerifier } from './calcVerifier';
 
 const LIMITS = { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 };
 
@@ -32,7 +33,7 @@ describe('run controller', () => {
   const edit = (body: string, from = original): string => from.replace(/(mul\(a: number, b: number\): number \{\n {2}return ).*;/, `$1${body};`);
   const step = (to: string, from = original): ReplayResponse => ({ text: reply([diffOf(CALC, from, to)]), usage: { input: 1000, output: 100 } });
 
-  function factory(responses: ReplayResponse[], over: Partial<Settings> = {}, verifier = new ScriptedVerifier(s.project)): (w: RunWiring) => RunLike {
+  function factory(responses: ReplayResponse[], over: Partial<Settings> = {}, verifier: Verifier = calcVerifier(s.project, s.storage)): (w: RunWiring) => RunLike {
     const settings = { ...defaultSettings(), maxSteps: 4, ...over };
     return (w) => new Run({ workspace: new FsWorkspace(s.project), verifier, provider: new ReplayProvider({ responses }), settings, storageDir: s.storage, signal: w.signal, onEvent: w.onEvent });
   }
@@ -67,15 +68,14 @@ describe('run controller', () => {
 
   it('allows one run per folder at a time', async () => {
     const c = new RunController(s.project, 'calc', LIMITS);
-    const v = new ScriptedVerifier(s.project);
-    let release!: () => void;
-    v.hold = new Promise((r) => (release = r));
-    const first = c.start(factory([step(edit('a * b'))], {}, v));
+    // The first verification waits while the hold file exists.
+    const hold = path.join(s.dir, 'hold');
+    writeFileSync(hold, '');
+    const first = c.start(factory([step(edit('a * b'))], {}, calcVerifier(s.project, s.storage, hold)));
     await new Promise((r) => setImmediate(r));
     assert.equal(c.running, true);
     await assert.rejects(c.start(factory([])), RunInProgressError);
-    release();
-    v.hold = undefined;
+    rmSync(hold);
     assert.equal((await first).stopReason, 'green');
     assert.equal(c.running, false);
   });
@@ -83,9 +83,10 @@ describe('run controller', () => {
   it('stops a run in flight: it ends cancelled and the workspace keeps its bytes', async () => {
     const c = new RunController(s.project, 'calc', LIMITS);
     assert.equal(c.stop(), false, 'nothing to stop');
-    const v = new ScriptedVerifier(s.project);
-    v.hold = new Promise(() => undefined);
-    const p = c.start(factory([step(edit('a * b'))], {}, v));
+    // Held for good: only the stop ends the check's process.
+    const hold = path.join(s.dir, 'hold');
+    writeFileSync(hold, '');
+    const p = c.start(factory([step(edit('a * b'))], {}, calcVerifier(s.project, s.storage, hold)));
     await new Promise((r) => setTimeout(r, 20));
     assert.equal(c.stop(), true);
     const r = await p;

@@ -2,7 +2,7 @@
 // README, LICENSE and CHANGELOG (and the manifest files vsce adds).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { REPO } from '../../support/fixtures';
@@ -37,9 +37,17 @@ describe('the .vsix package', function () {
 
   it('holds only the bundles, media, README, LICENSE and CHANGELOG', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-vsix-'));
+    // vsce builds the production bundles into dist/ first: in a copy of the package's sources, so
+    // the repo's own dist/ (which other test files run, in parallel) is never rewritten under them.
+    const copy = mkdtempSync(path.join(os.tmpdir(), 'fug-vsix-src-'));
     try {
+      for (const f of ['package.json', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'src', 'media', 'scripts']) {
+        cpSync(path.join(REPO, f), path.join(copy, f), { recursive: true });
+      }
+      // The build copies codicons from node_modules by a relative path.
+      symlinkSync(path.join(REPO, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
       const out = path.join(dir, 'fix-until-green.vsix');
-      const r = spawnSync(process.execPath, [path.join(REPO, 'scripts', 'package.mjs'), '--out', out], { cwd: REPO, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [path.join(copy, 'scripts', 'package.mjs'), '--out', out], { cwd: copy, encoding: 'utf8' });
       assert.equal(r.status, 0, `npm run package failed:\n${r.stdout}\n${r.stderr}`);
       const files = zipEntries(readFileSync(out)).sort();
       assert.deepEqual(files, [
@@ -59,6 +67,7 @@ describe('the .vsix package', function () {
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+      rmSync(copy, { recursive: true, force: true });
     }
   });
 

@@ -14,7 +14,7 @@ import type { StepView } from '../../../src/vscode/runState';
 import { copyFixture, treeHash } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 import { diffOf, reply } from '../../support/replies';
-import { CALC, ScriptedVerifier } from './scriptedVerifier';
+import { CALC, calcVerifier } from './calcVerifier';
 
 const EXTRA = 'src/extra.ts';
 const CREATE = `--- /dev/null\n+++ b/${EXTRA}\n@@ -0,0 +1 @@\n+export const extra = 1;\n`;
@@ -39,7 +39,7 @@ describe('revert targets of a finished run', () => {
     const report = await c.start((w) =>
       new Run({
         workspace: new FsWorkspace(s.project),
-        verifier: new ScriptedVerifier(s.project),
+        verifier: calcVerifier(s.project, s.storage),
         provider: new ReplayProvider({ responses: [{ text: reply([diffOf(CALC, original, w1), CREATE]) }, { text: reply([diffOf(CALC, w1, w2), DELETE]) }] }),
         settings: { ...defaultSettings(), maxSteps: 2 },
         storageDir: s.storage,
@@ -87,7 +87,7 @@ describe('revert targets of a finished run', () => {
     const c = new RunController(s.project, 'calc', { maxSteps: 1, tokenCeiling: 200000, timeLimitSeconds: 1800 });
     const fixed = edit('a * b');
     await c.start((w) =>
-      new Run({ workspace: new FsWorkspace(s.project), verifier: new ScriptedVerifier(s.project), provider: new ReplayProvider({ responses: [{ text: reply([diffOf(CALC, original, fixed)]) }] }), settings: { ...defaultSettings(), maxSteps: 1 }, storageDir: s.storage, signal: w.signal, onEvent: w.onEvent }),
+      new Run({ workspace: new FsWorkspace(s.project), verifier: calcVerifier(s.project, s.storage), provider: new ReplayProvider({ responses: [{ text: reply([diffOf(CALC, original, fixed)]) }] }), settings: { ...defaultSettings(), maxSteps: 1 }, storageDir: s.storage, signal: w.signal, onEvent: w.onEvent }),
     );
     assert.equal(c.state.stopReason, 'green');
     const mine = fixed + '// my own note\n';
