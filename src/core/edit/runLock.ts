@@ -258,7 +258,9 @@ export function acquireRunLock(root: string, owner: RunLockOwner, env: NodeJS.Pr
     if (!current) continue;
     const holder = current.record;
     if (holder && isHolderAlive(holder)) {
-      return { ok: false, holder, message: `another run holds this workspace folder: ${describeHolder(holder)}; wait for it to end or stop it (lock ${file})` };
+      // A holder on another host (a shared home) cannot be checked from here: only a person can clear it.
+      const clear = holder.hostname !== os.hostname() ? `; if host ${holder.hostname} no longer runs it, delete ${file}` : ` (lock ${file})`;
+      return { ok: false, holder, message: `another run holds this workspace folder: ${describeHolder(holder)}; wait for it to end or stop it${clear}` };
     }
     // Stale (or unreadable: a holder that died while writing it). Replace it only if it is still the same file.
     const took = withTakeoverGuard(file, () => {
