@@ -1,18 +1,41 @@
 // The executable entry of `dist/cli.js`.
+import { EXIT } from './errors';
+import { main, reportFailure } from './main';
 import type { CliIo } from './runCommand';
-import { main } from './main';
 
 const io: CliIo = {
   stdout: (s) => process.stdout.write(s + '\n'),
   stderr: (s) => process.stderr.write(s + '\n'),
 };
 
-main(process.argv.slice(2), io).then(
+const argv = process.argv.slice(2);
+const command = argv[0] ?? 'fix-until-green';
+let answered = false;
+
+/**
+ * A fault outside the command's own promise (a failed background write, an error in a handler)
+ * ends the process the same way as one inside it: one line, JSON when asked for, exit 3. Never
+ * Node's default stack trace.
+ */
+function fatal(e: unknown): void {
+  if (answered) {
+    process.stderr.write(`fix-until-green ${command}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
+  } else {
+    answered = true;
+    process.exitCode = reportFailure(command, argv.slice(1), e, io);
+  }
+  if (process.exitCode === undefined || process.exitCode === EXIT.ok) process.exitCode = EXIT.fault;
+  // Let stdout drain, then end: whatever failed may have left timers or sockets open.
+  setImmediate(() => process.exit());
+}
+
+process.on('uncaughtException', fatal);
+process.on('unhandledRejection', fatal);
+
+main(argv, io).then(
   (code) => {
+    answered = true;
     process.exitCode = code;
   },
-  (e: unknown) => {
-    process.stderr.write(`fix-until-green: ${String(e)}\n`);
-    process.exitCode = 3;
-  },
+  fatal,
 );

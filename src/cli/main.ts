@@ -1,6 +1,6 @@
 // The headless front end: `fix-until-green <command> [flags]`.
 import { applyCommand } from './applyCommand';
-import { UsageError } from './errors';
+import { EXIT, UsageError, describeCliError, failureJson } from './errors';
 import { calibrateCommand } from './calibrateCommand';
 import { evalCommand } from './evalCommand';
 import { revertCommand } from './revertCommand';
@@ -29,7 +29,9 @@ commands:
   calibrate  CONFIDENCE against outcomes from traces (files or run directories):
           calibrate TRACE... [--max-false-rate R] [--json]
 
-exit: 0 green, 1 stopped not green, 2 usage or preflight error`;
+exit: 0 green (or done), 1 stopped not green (or checks fail, reply not applied, revert conflict),
+      2 usage or preflight error (nothing written; also: the folder is busy with another run),
+      3 fault (the file system refused a read or write, or an internal error); see the README`;
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;
 
@@ -47,27 +49,31 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(USAGE);
-    return name === undefined ? 2 : 0;
+    return name === undefined ? EXIT.usage : EXIT.ok;
   }
   const cmd = commands[name];
   if (!cmd) {
-    io.stderr(`fix-until-green: unknown command "${name}" (one of ${Object.keys(commands).join(', ')})`);
-    return 2;
+    return reportFailure(name, rest, new UsageError(`unknown command "${name}" (one of ${Object.keys(commands).join(', ')})`), io);
   }
   try {
     return await cmd(rest, io);
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr(`fix-until-green ${name}: ${e.message}`);
-      return 2;
-    }
-    // parseArgs reports unknown or malformed flags with ERR_PARSE_ARGS_* codes.
-    const code = (e as NodeJS.ErrnoException).code;
-    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr(`fix-until-green ${name}: ${(e as Error).message}`);
-      return 2;
-    }
-    io.stderr(`fix-until-green ${name}: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    return 3;
+    return reportFailure(name, rest, e, io);
   }
+}
+
+/** Commands whose every answer is JSON on stdout, refusals included. */
+const ALWAYS_JSON = new Set(['apply', 'parse']);
+
+/**
+ * A command that could not go on: one line on stderr and, when the caller reads JSON, a JSON object
+ * on stdout; the exit code says which kind (README "Exit codes"). The stack only with
+ * FIX_UNTIL_GREEN_DEBUG set.
+ */
+export function reportFailure(command: string, argv: readonly string[], e: unknown, io: CliIo): number {
+  const f = describeCliError(e);
+  io.stderr(`fix-until-green ${command}: ${f.message}`);
+  if (f.kind === 'internal' && process.env.FIX_UNTIL_GREEN_DEBUG && e instanceof Error && e.stack) io.stderr(e.stack);
+  if (ALWAYS_JSON.has(command) || argv.includes('--json')) io.stdout(JSON.stringify(failureJson(f, command), null, 2));
+  return f.exitCode;
 }

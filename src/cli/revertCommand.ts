@@ -9,7 +9,7 @@ import { listCheckpoints, revertRun } from '../core/edit/restore';
 import { FsWorkspace } from '../core/edit/workspace';
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
-import { resolveCwd } from './runCommand';
+import { refuseWhileRunning, resolveCwd } from './runCommand';
 import { defaultStorageDir } from './storage';
 
 function sameDir(a: string, b: string): boolean {
@@ -47,6 +47,8 @@ export async function revertCommand(argv: string[], io: CliIo): Promise<number> 
     allowPositionals: false,
   });
   const cwd = resolveCwd(values.cwd);
+  // The files belong to the run while it lives: putting them back under it would race its writes.
+  refuseWhileRunning(cwd, 'revert');
   const storage = path.resolve(values.storage ?? defaultStorageDir(cwd));
   const stored = await listCheckpoints(storage);
   for (const u of stored.unreadable) io.stderr(`fix-until-green revert: skipped an unreadable checkpoint: ${u.reason}`);

@@ -6,10 +6,11 @@ import { FsWorkspace } from '../core/edit/workspace';
 import { checkProblems, createCheckEngine, createRunEngine } from '../core/engine';
 import type { RunReport } from '../core/trace/events';
 import { findInterruptedRuns } from '../core/edit/restore';
+import { describeHolder, liveRunLock, runLockPath } from '../core/edit/runLock';
 import { UsageError } from './errors';
 import { createTimelinePrinter, formatSummary } from './printer';
 import { createCliProvider, parseModelSpec } from './providers';
-import { defaultStorageDir } from './storage';
+import { defaultStorageDir, ensureWritableStorage } from './storage';
 import { resolveSettings } from './workspaceSettings';
 
 export interface CliIo {
@@ -27,6 +28,19 @@ export function resolveCwd(value: string | undefined): string {
   const cwd = path.resolve(value ?? '.');
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd: ${cwd} is not a directory`);
   return cwd;
+}
+
+/**
+ * Refuses (exit 2, kind `busy`) while a live run holds the folder's run lock, whichever front end
+ * started it. The run itself takes the lock atomically; this names the holder before anything starts.
+ */
+export function refuseWhileRunning(cwd: string, what: string): void {
+  const holder = liveRunLock(cwd);
+  if (!holder) return;
+  throw new UsageError(`cannot ${what}: ${describeHolder(holder)}; wait for it to end or stop it`, 'busy', {
+    holder: { runId: holder.runId, pid: holder.pid, frontEnd: holder.frontEnd, startedAt: holder.startedAt, storageDir: holder.storageDir, root: holder.root },
+    lockPath: runLockPath(cwd),
+  });
 }
 
 export function parseCheckFlags(values: string[]): { name: string; command: string }[] {
@@ -86,7 +100,9 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const storageDir = path.resolve(values.storage ?? defaultStorageDir(cwd));
   const checks = createCheckEngine({ root: cwd, settings, storageDir });
   const unusable = checkProblems(checks);
-  if (unusable) throw new UsageError(unusable.message);
+  if (unusable) throw new UsageError(unusable.message, 'preflight');
+  refuseWhileRunning(cwd, 'start another run');
+  ensureWritableStorage(storageDir, values.storage !== undefined);
   // A run that was killed mid-way left files changed: a new run over them could make its revert lose them.
   const interrupted = await findInterruptedRuns(storageDir);
   if (interrupted.length > 0 && !values['ignore-interrupted']) {
@@ -94,6 +110,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError(
       `an interrupted run (${r.runId}) left ${r.touched.length} file(s) changed (${r.touched.slice(0, 3).join(', ')}${r.touched.length > 3 ? ', ...' : ''}): ` +
         `\`fix-until-green revert --cwd ${cwd}\` restores them; --ignore-interrupted starts anyway`,
+      'preflight',
+      { interruptedRun: r.runId },
     );
   }
 

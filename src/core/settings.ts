@@ -47,6 +47,12 @@ export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
   '**/tests/**',
 ];
 
+/**
+ * The longest time limit a run can honour: Node's timers hold at most 2^31-1 ms (about 24.8 days),
+ * and a longer delay fires at once, which would stop a run with `time-limit` as it starts.
+ */
+export const MAX_TIME_LIMIT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
 export function defaultSettings(): Settings {
   return {
     checks: [],
@@ -135,7 +141,7 @@ export function validateSettings(raw: Record<string, unknown>, base: Settings = 
   int('maxSteps', 1, 100);
   int('tokenCeiling', 1000, MAX);
   int('stallThreshold', 2, 20);
-  int('timeLimitSeconds', 10, MAX);
+  int('timeLimitSeconds', 10, MAX_TIME_LIMIT_SECONDS);
   int('flakyReruns', 0, 5);
   int('outputLimitKb', 16, 65536);
   int('contextTokenBudget', 1000, MAX);

@@ -31,7 +31,9 @@ export type FakeFault =
   /** No answer for `delayMs` (default: never); a client timeout or abort ends it. */
   | { fault: 'slow'; delayMs?: number }
   /** A 200 whose body is this raw string (malformed JSON, an empty choices list, ...). */
-  | { fault: 'raw'; body: string; status?: number; contentType?: string };
+  | { fault: 'raw'; body: string; status?: number; contentType?: string }
+  /** A 200 whose headers promise a longer body: `body` is sent, then the connection is destroyed mid-body. */
+  | { fault: 'cut'; body: string; contentType?: string };
 
 export type FakeStep = FakeReply | FakeFault;
 
@@ -190,6 +192,13 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
       case 'raw':
         res.writeHead(f.status ?? 200, { 'content-type': f.contentType ?? 'application/json' });
         res.end(f.body);
+        return;
+      case 'cut':
+        res.writeHead(200, { 'content-type': f.contentType ?? 'application/json', 'content-length': Buffer.byteLength(f.body) + 4096 });
+        res.write(f.body);
+        // Let the first part reach the client before the connection breaks.
+        await new Promise((r) => setTimeout(r, 30));
+        req.socket.destroy();
         return;
     }
   }

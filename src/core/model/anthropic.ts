@@ -4,10 +4,10 @@ import type { Message } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ChatMessage, Completion, CompletionRequest, Logger, Usage } from '../types';
 import { silentLogger } from '../types';
 import { describeEndpoint, redactSecrets } from './endpoint';
-import type { FaultContext } from './httpFaults';
-import { GIVE_UP_HINT, PREFLIGHT_TIMEOUT_MS, classifyProviderError, unreachableProblem } from './httpFaults';
+import type { FaultContext, ProviderAnswer } from './httpFaults';
+import { GIVE_UP_HINT, PREFLIGHT_TIMEOUT_MS, badAnswer, classifyProviderError, readAnswer, unreachableProblem } from './httpFaults';
 import type { ModelProvider } from './provider';
-import { ProviderReplyError, malformedReply } from './provider';
+import { ProviderReplyError } from './provider';
 import type { RetryNotice, RetryPolicy } from './retry';
 import { withChildSignal, withRetry } from './retry';
 import { countRequestTokens, countTokens } from '../tokens';
@@ -78,24 +78,30 @@ export class AnthropicProvider implements ModelProvider {
 
   async complete(req: CompletionRequest): Promise<Completion> {
     return this.retrying(req.signal, async () => {
-      let res: Message;
+      let answer: ProviderAnswer;
       try {
-        res = await withChildSignal(req.signal, (signal) =>
-          this.client.messages.create(
-            {
-              model: this.opts.model,
-              max_tokens: req.maxOutputTokens,
-              system: req.system,
-              messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
-            },
-            { signal },
+        // The raw response, read here: the SDK would hand an HTML page back as a string.
+        answer = await withChildSignal(req.signal, async (signal) =>
+          readAnswer(
+            await this.client.messages
+              .create(
+                {
+                  model: this.opts.model,
+                  max_tokens: req.maxOutputTokens,
+                  system: req.system,
+                  messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
+                },
+                { signal },
+              )
+              .asResponse(),
+            this.ctx,
+            signal,
           ),
         );
       } catch (e) {
-        if (e instanceof SyntaxError && !req.signal.aborted) throw malformedReply(e, req);
         throw classifyProviderError(e, Anthropic, this.ctx, req.signal);
       }
-      return this.read(res, req);
+      return this.read(answer, req);
     }, req.onRetry);
   }
 
@@ -118,22 +124,35 @@ export class AnthropicProvider implements ModelProvider {
   async countInputTokens(req: { system: string; messages: ChatMessage[] }, signal: AbortSignal): Promise<number> {
     return this.retrying(signal, async () => {
       try {
-        const r = await withChildSignal(signal, (child) =>
-          this.client.messages.countTokens(
-            { model: this.opts.model, system: req.system, messages: req.messages.map((m) => ({ role: m.role, content: m.content })) },
-            { signal: child },
+        const answer = await withChildSignal(signal, async (child) =>
+          readAnswer(
+            await this.client.messages
+              .countTokens({ model: this.opts.model, system: req.system, messages: req.messages.map((m) => ({ role: m.role, content: m.content })) }, { signal: child })
+              .asResponse(),
+            this.ctx,
+            child,
           ),
         );
-        return r.input_tokens;
+        const n = (answer.json as { input_tokens?: unknown } | null)?.input_tokens;
+        if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) throw badAnswer('without an input_tokens count', answer, this.ctx);
+        return n;
       } catch (e) {
         throw classifyProviderError(e, Anthropic, this.ctx, signal);
       }
     });
   }
 
-  private read(res: Message, req: CompletionRequest): Completion {
+  /**
+   * An answer that is not a message with content blocks is the server's fault (retried); a
+   * message with no usable text is the model's, a ProviderReplyError carrying what it cost.
+   */
+  private read(answer: ProviderAnswer, req: CompletionRequest): Completion {
+    const res = (typeof answer.json === 'object' && answer.json !== null ? answer.json : {}) as Partial<Message>;
+    if (!Array.isArray(res.content)) throw badAnswer('without content blocks', answer, this.ctx);
+    // An empty content list is a finished turn only with a stop reason; without one nothing was said at all.
+    if (res.content.length === 0 && !res.stop_reason) throw badAnswer('without content or a stop reason', answer, this.ctx);
     const reported = usageOf(res);
-    const blocks = Array.isArray(res?.content) ? res.content : [];
+    const blocks = res.content;
     const texts = blocks.filter((b): b is Extract<typeof b, { type: 'text' }> => b.type === 'text').map((b) => b.text);
     const text = texts.length > 0 ? texts.join('') : null;
     const usage: Usage = reported ?? { input: countRequestTokens(req), output: Math.min(req.maxOutputTokens, text ? countTokens(text) : 0) };
@@ -141,7 +160,6 @@ export class AnthropicProvider implements ModelProvider {
     const fail = (problem: ProviderReplyError['problem'], msg: string): never => {
       throw new ProviderReplyError(problem, msg, usage, usageReported, text);
     };
-    if (!Array.isArray(res?.content)) fail('malformed', 'the server answered without content blocks');
     if (res.stop_reason === 'max_tokens') fail('truncated', `the reply was cut off at the output limit of ${req.maxOutputTokens} tokens before it was complete`);
     if (res.stop_reason === 'model_context_window_exceeded') fail('truncated', 'the reply was cut off: the prompt and reply filled the model\'s context window');
     if (res.stop_reason === 'refusal') fail('not-text', 'the model refused to answer');

@@ -102,3 +102,89 @@ export function unreachableProblem(e: unknown, sdk: SdkErrorClasses, ctx: Pick<F
   }
   return undefined;
 }
+
+/** What a provider's answer held, read by us rather than by the SDK, so that a fault can say what came back. */
+export interface ProviderAnswer {
+  status: number;
+  /** The Content-Type header, or `no content-type`. */
+  contentType: string;
+  text: string;
+  /** The parsed body; undefined when `text` is not JSON. */
+  json: unknown;
+}
+
+const SNIPPET_CHARS = 200;
+
+/**
+ * The first ~200 characters of a body, fit for a message: secrets removed, control characters
+ * and runs of whitespace folded to one space, so that an HTML page or a binary body stays one line.
+ */
+export function bodySnippet(text: string, secrets: readonly (string | undefined)[]): string {
+  const flat = redactSecrets(text, secrets).replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, ' ').trim();
+  if (flat === '') return '(an empty body)';
+  return flat.length > SNIPPET_CHARS ? `"${flat.slice(0, SNIPPET_CHARS)}…" (${text.length} characters)` : `"${flat}"`;
+}
+
+/** The hint shown when answers that are not the API's outlast the retry policy. */
+export function notAnApiHint(ctx: Pick<FaultContext, 'provider'>): string {
+  const v1 = ctx.provider === 'openai-compatible' ? ' (OpenAI-compatible base URLs usually end in /v1)' : '';
+  return `The server does not answer like the ${ctx.provider} API: check that fixUntilGreen.model.baseUrl (CLI: --base-url) points at the API itself${v1}, not at a web page, a proxy's login or error page; or try again later.`;
+}
+
+/**
+ * A 200 that is not a usable API answer (an HTML page, a cut-off or empty body, JSON without
+ * the fields every answer has): the server's fault, not the model's, so it is retried like a
+ * 5xx and, when it persists, ends the run with a message that says what the server sent.
+ */
+export function badAnswer(what: string, a: Pick<ProviderAnswer, 'status' | 'contentType' | 'text'>, ctx: Pick<FaultContext, 'provider' | 'secrets'>): TransientProviderError {
+  return new TransientProviderError(`the server answered ${a.status} (${a.contentType}) ${what}: ${bodySnippet(a.text, ctx.secrets)}`, undefined, notAnApiHint(ctx));
+}
+
+function abortError(signal: AbortSignal): unknown {
+  return signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason ?? 'aborted'));
+}
+
+/**
+ * Reads a successful response's body ourselves (the SDKs hand back an HTML page as a string and
+ * throw a bare TypeError when the connection breaks mid-body). A break, or no complete body within
+ * the request timeout, is a TransientProviderError; an abort rejects with the signal's reason; a
+ * body that is not JSON is a `badAnswer`.
+ */
+export async function readAnswer(response: Response, ctx: FaultContext, signal: AbortSignal): Promise<ProviderAnswer> {
+  const status = response.status;
+  const contentType = response.headers.get('content-type') ?? 'no content-type';
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  let text: string;
+  try {
+    text = await Promise.race([
+      response.text(),
+      new Promise<never>((_, reject) => {
+        // The SDK's timeout stops at the headers; a body that trickles forever must end too.
+        timer = setTimeout(() => reject(new TransientProviderError(`no complete answer within the ${Math.round(ctx.timeoutMs / 1000)} s request timeout (the body stalled)`)), ctx.timeoutMs);
+        onAbort = (): void => reject(abortError(signal));
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+  } catch (e) {
+    // Stop reading whatever is still coming; the rejection of the cancel itself means nothing here.
+    response.body?.cancel().catch((c: unknown) => c);
+    if (signal.aborted) throw abortError(signal);
+    if (e instanceof TransientProviderError) throw e;
+    const code = causeCode(e);
+    throw new TransientProviderError(`the connection broke while the answer was being read (${code ?? redactSecrets(e instanceof Error ? e.message : String(e), ctx.secrets)})`);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    if (!(e instanceof SyntaxError)) throw e;
+    // Whether HTML, a cut-off JSON document or nothing at all, the message shows which.
+    throw badAnswer(text.trim() === '' ? 'with an empty body' : /json/i.test(contentType) ? 'with a body that is not complete JSON' : 'with a body that is not JSON', { status, contentType, text }, ctx);
+  }
+  return { status, contentType, text, json };
+}

@@ -5,10 +5,10 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'ope
 import type { Completion, CompletionRequest, Logger, Usage } from '../types';
 import { silentLogger } from '../types';
 import { describeEndpoint, redactSecrets } from './endpoint';
-import type { FaultContext } from './httpFaults';
-import { GIVE_UP_HINT, PREFLIGHT_TIMEOUT_MS, classifyProviderError, unreachableProblem } from './httpFaults';
+import type { FaultContext, ProviderAnswer } from './httpFaults';
+import { GIVE_UP_HINT, PREFLIGHT_TIMEOUT_MS, badAnswer, classifyProviderError, readAnswer, unreachableProblem } from './httpFaults';
 import type { ModelProvider } from './provider';
-import { ProviderReplyError, malformedReply } from './provider';
+import { ProviderReplyError } from './provider';
 import type { RetryNotice, RetryPolicy } from './retry';
 import { withChildSignal, withRetry } from './retry';
 import { countRequestTokens, countTokens } from '../tokens';
@@ -108,15 +108,15 @@ export class OpenAICompatibleProvider implements ModelProvider {
       messages: [{ role: 'system', content: req.system }, ...req.messages.map((m) => ({ role: m.role, content: m.content }))],
       [this.tokenParam]: req.maxOutputTokens,
     };
-    let res: ChatCompletion;
+    let answer: ProviderAnswer;
     try {
-      res = await withChildSignal(req.signal, (signal) => this.client.chat.completions.create(body, { signal }));
+      // The raw response, read here: the SDK would hand an HTML page back as a string.
+      answer = await withChildSignal(req.signal, async (signal) => readAnswer(await this.client.chat.completions.create(body, { signal }).asResponse(), this.ctx, signal));
     } catch (e) {
       if (this.switchTokenParam(e)) return this.attempt(req);
-      if (e instanceof SyntaxError && !req.signal.aborted) throw malformedReply(e, req);
       throw classifyProviderError(e, OpenAI, this.ctx, req.signal);
     }
-    return this.read(res, req);
+    return this.read(answer, req);
   }
 
   private switchTokenParam(e: unknown): boolean {
@@ -131,11 +131,18 @@ export class OpenAICompatibleProvider implements ModelProvider {
     return true;
   }
 
-  /** A response with no usable text is a ProviderReplyError carrying what it cost. */
-  private read(res: ChatCompletion, req: CompletionRequest): Completion {
-    const reported = reportedUsage(res);
-    const choice = Array.isArray(res?.choices) ? res.choices[0] : undefined;
+  /**
+   * An answer without a message in its first choice is the server's fault (retried); a message
+   * with no usable text is the model's, a ProviderReplyError carrying what it cost.
+   */
+  private read(answer: ProviderAnswer, req: CompletionRequest): Completion {
+    const res = (typeof answer.json === 'object' && answer.json !== null ? answer.json : {}) as Partial<ChatCompletion>;
+    const choice = Array.isArray(res.choices) ? res.choices[0] : undefined;
     const message = choice?.message;
+    if (!choice || typeof message !== 'object' || message === null) {
+      throw badAnswer(Array.isArray(res.choices) ? 'without a message in its choices' : 'without choices', answer, this.ctx);
+    }
+    const reported = reportedUsage(res);
     const content = typeof message?.content === 'string' ? message.content : null;
     const finish = choice?.finish_reason ?? undefined;
     const usage: Usage = reported ?? { input: countRequestTokens(req), output: Math.min(req.maxOutputTokens, content ? countTokens(content) : 0) };
@@ -143,7 +150,6 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const fail = (problem: ProviderReplyError['problem'], msg: string): never => {
       throw new ProviderReplyError(problem, msg, usage, usageReported, content);
     };
-    if (!choice || !message) fail('malformed', 'the server answered without a message (no choices in the response)');
     if (finish === 'length') {
       fail('truncated', `the reply was cut off at the output limit of ${req.maxOutputTokens} tokens before it was complete${content ? '' : ' (no text at all: a reasoning model may have spent the limit thinking)'}`);
     }

@@ -1,5 +1,4 @@
 import type { ChatMessage, Completion, CompletionRequest, Usage } from '../types';
-import { countRequestTokens } from '../tokens';
 
 /** The model port. Providers never decide anything about the run; they only answer. */
 export interface ModelProvider {
@@ -7,7 +6,8 @@ export interface ModelProvider {
   readonly label: string;
   /**
    * Answers one request. Throws `ProviderFatalError` for faults retrying cannot cure (auth, model
-   * not found, bad request, transient faults that outlasted the retry policy), `ProviderReplyError`
+   * not found, bad request, transient faults that outlasted the retry policy, among them 200
+   * answers that are not the API's: HTML, cut-off JSON, no choices), `ProviderReplyError`
    * for an answer that carries no usable text (the step fails, the run goes on), and the abort
    * reason when `req.signal` aborts.
    */
@@ -34,7 +34,8 @@ export class ProviderFatalError extends Error {
 
 /**
  * Why an answer was unusable: no text at all, cut off by the output limit, something other than
- * text (a tool call, a refusal), withheld by a content filter, or a body the client could not read.
+ * text (a tool call, a refusal), withheld by a content filter. (`malformed` is kept for callers
+ * that name it; a body that is not the API's answer is a transient fault of the server, not a reply.)
  */
 export type ReplyProblem = 'empty' | 'truncated' | 'not-text' | 'filtered' | 'malformed';
 
@@ -55,12 +56,4 @@ export class ProviderReplyError extends Error {
     super(message);
     this.name = 'ProviderReplyError';
   }
-}
-
-/**
- * A response body the SDK could not read as JSON: a failed step. What it cost is unknown, so the
- * budget is charged the worst case (the estimated input and the whole output limit).
- */
-export function malformedReply(e: SyntaxError, req: CompletionRequest): ProviderReplyError {
-  return new ProviderReplyError('malformed', `the server's answer is not valid JSON (${e.message})`, { input: countRequestTokens(req), output: req.maxOutputTokens }, false);
 }

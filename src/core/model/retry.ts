@@ -27,6 +27,8 @@ export class TransientProviderError extends Error {
     message: string,
     /** How long the server asked us to wait (Retry-After), when it did. */
     readonly retryAfterMs?: number,
+    /** What the user can do if this fault outlasts the policy, when it differs from the caller's hint. */
+    readonly giveUpHint?: string,
   ) {
     super(message);
     this.name = 'TransientProviderError';
@@ -106,7 +108,8 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
     } catch (e) {
       if (!(e instanceof TransientProviderError)) throw e;
       if (opts.signal.aborted) throw abortReason(opts.signal);
-      const hint = opts.giveUpHint ? ` ${opts.giveUpHint}` : '';
+      const giveUp = e.giveUpHint ?? opts.giveUpHint;
+      const hint = giveUp ? ` ${giveUp}` : '';
       if (e.retryAfterMs !== undefined && e.retryAfterMs > policy.maxRetryAfterMs) {
         throw new ProviderFatalError(
           `${opts.describe}: ${e.message}; the server asked to wait ${Math.ceil(e.retryAfterMs / 1000)} s before retrying, longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s a run waits.${hint}`,

@@ -128,9 +128,27 @@ export async function runCritics(
 // ---------------------------------------------------------------------------------------------
 // Built-in critics
 
+/**
+ * The `protectedPaths` globs as picomatch patterns over workspace-relative paths. Users write them
+ * as in .gitignore: a leading `/` (or `./`) roots an entry at the folder, which is where the paths
+ * it is matched against already start (left as it is, `/x` would match nothing); an entry that
+ * names a folder (`config`, `config/`) covers everything below it too.
+ */
+export function protectedPathPatterns(globs: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const g of globs) {
+    const rooted = g.trim().replace(/^(?:\.?\/)+/, '').replace(/\/+$/, '');
+    if (rooted === '') continue;
+    out.push(rooted);
+    if (!rooted.endsWith('/**')) out.push(`${rooted}/**`);
+  }
+  return out;
+}
+
 /** Edits to test files or anything matching `protectedPaths` → retry. */
 export function protectedPathsCritic(globs: readonly string[]): Critic {
-  const isMatch = globs.length > 0 ? picomatch([...globs], { dot: true }) : (): boolean => false;
+  const patterns = protectedPathPatterns(globs);
+  const isMatch = patterns.length > 0 ? picomatch(patterns, { dot: true }) : (): boolean => false;
   return {
     name: 'protected-paths',
     reviewProposal(p) {

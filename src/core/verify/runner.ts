@@ -257,11 +257,12 @@ export async function runCommand(opts: RunCommandOptions): Promise<RunCommandRes
     killTimer ??= setTimeout(() => killEverything('SIGKILL'), grace);
   };
   // Once the main process has exited the check is done, whatever a stray still holding its pipes does.
+  // A delay past what a timer holds (2^31-1 ms) would fire at once: such a timeout means "no timeout".
   const timer = setTimeout(() => {
     if (exited) return;
     timedOut = true;
     terminate();
-  }, opts.timeoutMs);
+  }, Math.min(opts.timeoutMs, 2 ** 31 - 1));
   const onAbort = (): void => {
     if (exited) return;
     cancelled = true;

@@ -234,10 +234,10 @@ describe('openai-compatible provider (against the local fake server)', () => {
       await assert.rejects(p.complete(request()), (e: unknown) => e instanceof ProviderReplyError && e.problem === 'not-text' && /tool call/.test(e.message));
     });
 
-    it('no choices, or a body that is not JSON', async () => {
-      const p = await setup({ script: [{ fault: 'raw', body: '{"id":"x","choices":[]}' }, { fault: 'raw', body: '{"choices": [' }] });
-      await assert.rejects(p.complete(request()), (e: unknown) => e instanceof ProviderReplyError && e.problem === 'malformed');
-      await assert.rejects(p.complete(request()), (e: unknown) => e instanceof ProviderReplyError && e.problem === 'malformed' && e.usage.output === 500);
+    it('no choices, or a body that is not JSON, is the server\'s fault, not a reply (retried; see providerFaults.test.ts)', async () => {
+      const p = await setup({ script: [{ fault: 'raw', body: '{"id":"x","choices":[]}' }, { fault: 'raw', body: '{"choices": [' }] }, { retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } });
+      await assert.rejects(p.complete(request()), (e: unknown) => e instanceof ProviderFatalError && /not complete JSON/.test(e.message));
+      assert.match(notices[0]!.reason, /without a message in its choices/);
     });
 
     it('a content filter', async () => {
