@@ -1,5 +1,6 @@
 // One way to build a network provider from `fixUntilGreen.model.*` and a key, for the CLI (key from
 // the environment) and VS Code (key from SecretStorage) alike.
+import { registerSecret } from '../secrets';
 import type { ModelSettings } from '../settings';
 import type { Logger } from '../types';
 import { ANTHROPIC_DEFAULT_BASE_URL, AnthropicProvider } from './anthropic';
@@ -45,6 +46,9 @@ export function createHttpProvider(i: HttpProviderInput): ModelProvider {
   if (!id.trim()) throw new ProviderConfigError(`fixUntilGreen.model.id is empty: name the ${provider} model to use (CLI: --model ${provider}:ID)`);
   const baseUrl = i.model.baseUrl.trim() || defaultBaseUrl(provider);
   const apiKey = i.apiKey?.trim() || undefined;
+  // Wherever the key came from (SecretStorage, the environment), it is kept out of checks, and its
+  // value out of every output, trace and log, from now on.
+  registerSecret(apiKey);
   const problem = missingKeyProblem({ provider, baseUrl, apiKey, keyHint: i.keyHint });
   if (problem) throw new ProviderConfigError(problem);
   const opts = {
