@@ -71,9 +71,15 @@ export function registerSecret(value: string | undefined | null): void {
   secrets = [...secrets, v].sort((a, b) => b.length - a.length);
 }
 
-/** Registers the values of the provider key variables set in `env`. */
+/**
+ * Registers the values of the provider key variables set in `env` (this process's: looked at again
+ * before every redaction, so a key set after startup counts too).
+ */
 export function registerEnvSecrets(env: NodeJS.ProcessEnv = process.env): void {
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && isProviderKeyEnvName(k)) registerSecret(v);
+  for (const name of PROVIDER_KEY_ENV_NAMES) {
+    const v = env[name];
+    if (v !== undefined) registerSecret(v);
+  }
 }
 
 export function registeredSecretCount(): number {
@@ -87,6 +93,7 @@ export function resetSecretsForTest(): void {
 }
 
 export function redact(text: string): string {
+  registerEnvSecrets();
   if (secrets.length === 0 || text.length < MIN_SECRET_LENGTH) return text;
   let out = text;
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
@@ -122,6 +129,7 @@ export function redactCutEdges(text: string, edges: { start: boolean; end: boole
 
 /** A copy of `value` with every string in it redacted (plain data: objects, arrays, primitives). */
 export function redactDeep<T>(value: T): T {
+  registerEnvSecrets();
   if (secrets.length === 0) return value;
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return redact(v);
@@ -142,6 +150,7 @@ export function redactDeep<T>(value: T): T {
  * got from SecretStorage, exported by the user under another name).
  */
 export function scrubEnv(env: Readonly<Record<string, string>>): Record<string, string> {
+  registerEnvSecrets();
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
     if (isProviderKeyEnvName(k)) continue;
