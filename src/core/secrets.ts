@@ -94,6 +94,10 @@ export function resetSecretsForTest(): void {
 
 export function redact(text: string): string {
   registerEnvSecrets();
+  return replaceSecrets(text);
+}
+
+function replaceSecrets(text: string): string {
   if (secrets.length === 0 || text.length < MIN_SECRET_LENGTH) return text;
   let out = text;
   for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
@@ -132,11 +136,11 @@ export function redactDeep<T>(value: T): T {
   registerEnvSecrets();
   if (secrets.length === 0) return value;
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return redact(v);
+    if (typeof v === 'string') return replaceSecrets(v);
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v) as object | null)) {
       const o: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) o[redact(k)] = walk(x);
+      for (const [k, x] of Object.entries(v)) o[replaceSecrets(k)] = walk(x);
       return o;
     }
     return v;
