@@ -251,6 +251,29 @@ export function removeCgroup(dir: string): boolean {
   return tryRmdir(dir);
 }
 
+function populated(dir: string): boolean {
+  try {
+    return /^populated 1$/m.test(readFileSync(path.join(dir, 'cgroup.events'), 'utf8'));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENODEV') return false;
+    throw e;
+  }
+}
+
+/**
+ * Removes a check's cgroup once it is empty, waiting up to `ms`: a killed process shows as a zombie
+ * while its other threads are still exiting, and the cgroup counts as populated until they are done.
+ */
+export async function removeCgroupWhenEmpty(dir: string, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (!populated(dir) && tryRmdir(dir)) return true;
+    if (Date.now() >= end) return false;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /**
  * The argv that starts `argv` inside the cgroup `dir`: a shell moves itself in, then becomes the
  * command (exec), so nothing of the check runs outside it even for an instant. Should the move fail,
@@ -422,7 +445,7 @@ export async function reapStrays(storageDir: string): Promise<number> {
     const opts = { trustGroup: false };
     const { left, seen } = await killAndWait(rec, 2000, opts);
     ended += seen.length - left.length;
-    if (left.length === 0 && (rec.cgroup === undefined || removeCgroup(rec.cgroup))) rmSync(file, { force: true });
+    if (left.length === 0 && (rec.cgroup === undefined || (await removeCgroupWhenEmpty(rec.cgroup, 2000)))) rmSync(file, { force: true });
   }
   return ended;
 }

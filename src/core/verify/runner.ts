@@ -7,7 +7,7 @@ import type { ResultPromise } from 'execa';
 import { execa } from 'execa';
 import stripAnsi from 'strip-ansi';
 import { redact, redactCutEdges, scrubEnv } from '../secrets';
-import { argvInCgroup, CHECK_MARKER_ENV, createCheckCgroup, findProcesses, killAndWait, processStartTime, removeCgroup, removeCheckRecord, signalCheck, writeCheckRecord } from './containment';
+import { argvInCgroup, CHECK_MARKER_ENV, createCheckCgroup, findProcesses, killAndWait, processStartTime, removeCgroupWhenEmpty, removeCheckRecord, signalCheck, writeCheckRecord } from './containment';
 
 export interface RunCommandOptions {
   /** The command line; run without a shell unless it needs one (pipes, `&&`, quotes, globs...). */
@@ -322,6 +322,7 @@ export async function runCommand(opts: RunCommandOptions): Promise<RunCommandRes
   // Nothing of a check is left behind, whichever way it ended, and the result waits (bounded) until
   // what was killed is really gone: a caller looking right after sees no survivor.
   let gone = true;
+  const killed = Date.now();
   if (process.platform === 'win32') {
     killEverything('SIGKILL');
   } else {
@@ -329,7 +330,9 @@ export async function runCommand(opts: RunCommandOptions): Promise<RunCommandRes
     for (const p of seen) if (p !== child.pid) strays.add(p);
     gone = left.length === 0;
   }
-  if (gone && (cgroup === undefined || removeCgroup(cgroup)) && opts.recordDir !== undefined) removeCheckRecord(opts.recordDir, marker);
+  if (gone && cgroup !== undefined) gone = await removeCgroupWhenEmpty(cgroup, Math.max(100, REAP_WAIT_MS - (Date.now() - killed)));
+  // Kept while anything may remain: the next run or `revert` reaps it once this process is gone.
+  if (gone && opts.recordDir !== undefined) removeCheckRecord(opts.recordDir, marker);
 
   const { text, truncated } = out.finish();
   const so = stdoutCap?.finish();

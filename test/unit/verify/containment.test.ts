@@ -61,6 +61,16 @@ function requireCgroup(ctx: Mocha.Context): void {
   }
 }
 
+/** The check cgroups that exist now (none of a finished check may remain). */
+function checkCgroups(): Set<string> {
+  const base = cgroupSupport().base;
+  return new Set(base === undefined ? [] : readdirSync(base).filter((n) => n.startsWith('fix-until-green-')));
+}
+
+function assertNoNewCgroup(before: Set<string>): void {
+  assert.deepEqual([...checkCgroups()].filter((n) => !before.has(n)), [], 'the check\'s cgroup was removed');
+}
+
 /** Starts `owner.mts`: one check run as a run does, recorded in `storage`; the test kills it. */
 function startOwner(storage: string, containment: 'auto' | 'group', cwd: string, command: string): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', path.join(PROCS, 'owner.mts'), checkRecordDir(storage), containment, cwd, command], { cwd: REPO, stdio: 'ignore' });
@@ -92,7 +102,9 @@ describe('containment: nothing of a check survives it', function () {
     // `env -i setsid ... &`: no marker to find it by, no group to signal; it holds no pipe of the check.
     const daemon = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`;
     const command = `env -i setsid ${process.execPath} -e "${daemon.replace(/"/g, '\\"')}" >/dev/null 2>&1 & while [ ! -s ${pidFile} ]; do sleep 0.05; done; echo started`;
+    const cgroups = checkCgroups();
     const r = await runCommand({ command, cwd: tmp, timeoutMs: 60000, outputLimitBytes: 65536 });
+    assertNoNewCgroup(cgroups);
     const [pid] = readPids(pidFile);
     assert.ok(pid !== undefined, `the daemon started: ${r.output}`);
     leftovers.push(pid);
@@ -105,7 +117,9 @@ describe('containment: nothing of a check survives it', function () {
     it(`${containment === 'auto' ? 'cgroup' : 'fallback (process group + marker)'}: on timeout, the tree is gone, including a child that left the group`, async function () {
       if (containment === 'auto') requireCgroup(this);
       const pidFile = path.join(tmp, 'pids');
+      const cgroups = checkCgroups();
       const r = await runCommand({ command: `node ${path.join(PROCS, 'stubborn.mjs')} ${pidFile}`, cwd: tmp, timeoutMs: 1500, outputLimitBytes: 65536, killGraceMs: 300, containment });
+      assertNoNewCgroup(cgroups);
       const pids = readPids(pidFile);
       leftovers.push(...pids);
       assert.equal(pids.length, 3);
@@ -122,7 +136,9 @@ describe('containment: nothing of a check survives it', function () {
       // killed process takes the kernel a while: a runner that does not wait returns while it lives.
       const stray = `const b = Buffer.alloc(1024 * 1024 * 1024); b.fill(1); require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => b[0]++, 1000)`;
       const main = `const { spawn } = require('child_process'); const fs = require('fs'); spawn(process.execPath, ['-e', ${JSON.stringify(stray)}], { stdio: 'ignore' }); (function w() { if (fs.existsSync(${JSON.stringify(pidFile)})) process.exit(0); setTimeout(w, 20); })()`;
+      const cgroups = checkCgroups();
       const r = await runCommand({ command: 'node', argv: ['node', '-e', main], cwd: tmp, timeoutMs: 60000, outputLimitBytes: 65536, containment });
+      assertNoNewCgroup(cgroups);
       const [pid] = readPids(pidFile);
       assert.ok(pid !== undefined, r.output);
       leftovers.push(pid);
