@@ -228,7 +228,12 @@ export async function runCommand(opts: RunCommandOptions): Promise<RunCommandRes
   const owner = { pid: process.pid, ...(processStartTime() !== undefined ? { startTime: processStartTime()! } : {}) };
   const record = (pgid?: number): void => {
     if (opts.recordDir === undefined) return;
-    writeCheckRecord(opts.recordDir, { owner, marker, ...(cgroup !== undefined ? { cgroup } : {}), ...(pgid !== undefined ? { pgid } : {}), command: opts.command, startedAt: new Date(started).toISOString() });
+    try {
+      writeCheckRecord(opts.recordDir, { owner, marker, ...(cgroup !== undefined ? { cgroup } : {}), ...(pgid !== undefined ? { pgid } : {}), command: opts.command, startedAt: new Date(started).toISOString() });
+    } catch (e) {
+      // A full or read-only storage costs the reaping after a crash, not the check itself.
+      if (typeof (e as NodeJS.ErrnoException).code !== 'string') throw e;
+    }
   };
   // Recorded before it starts: a kill -9 of this process right after the spawn still leaves a trace.
   record();

@@ -222,3 +222,21 @@ describe('containment: nothing of a check survives it', function () {
     for (const pid of pids) assert.equal(alive(pid), false, `pid ${pid} survived revert`);
   });
 });
+
+describe('containment: recording', function () {
+  this.timeout(60000);
+
+  it('a storage where the record cannot be written costs the reaping, not the check', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'fug-contain-'));
+    try {
+      // A file where the records' directory would be: every write under it fails with ENOTDIR.
+      writeFileSync(path.join(tmp, 'processes'), '');
+      const r = await runCommand({ command: 'node -e 0', cwd: tmp, timeoutMs: 30000, outputLimitBytes: 4096, recordDir: path.join(tmp, 'processes', 'records') });
+      assert.equal(r.exitCode, 0);
+      assert.equal(r.spawnError, undefined);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
