@@ -1,11 +1,13 @@
 // The executable entry of `dist/cli.js`.
+import { redact } from '../core/secrets';
 import { EXIT } from './errors';
 import { main, reportFailure } from './main';
 import type { CliIo } from './runCommand';
 
 const io: CliIo = {
-  stdout: (s) => process.stdout.write(s + '\n'),
-  stderr: (s) => process.stderr.write(s + '\n'),
+  // The last line of defence: no provider key's value is ever printed (JSON included: the mark needs no escaping).
+  stdout: (s) => process.stdout.write(redact(s) + '\n'),
+  stderr: (s) => process.stderr.write(redact(s) + '\n'),
 };
 
 const argv = process.argv.slice(2);
@@ -19,7 +21,7 @@ let answered = false;
  */
 function fatal(e: unknown): void {
   if (answered) {
-    process.stderr.write(`fix-until-green ${command}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
+    io.stderr(`fix-until-green ${command}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
   } else {
     answered = true;
     process.exitCode = reportFailure(command, argv.slice(1), e, io);

@@ -1,11 +1,14 @@
 // Human-readable timeline of a run, printed as events arrive.
+import { redact } from '../core/secrets';
 import type { RunReport, TimedEvent } from '../core/trace/events';
 
 function fmtTokens(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
 
-export function createTimelinePrinter(write: (line: string) => void): (e: TimedEvent) => void {
+export function createTimelinePrinter(writeLine: (line: string) => void): (e: TimedEvent) => void {
+  // A key's value is never printed, whatever a line quotes.
+  const write = (line: string): void => writeLine(redact(line));
   return (e) => {
     switch (e.type) {
       case 'run-start':
@@ -52,5 +55,5 @@ export function formatSummary(r: RunReport): string[] {
   }
   for (const h of r.hypotheses) lines.push(`hypothesis: ${h}`);
   lines.push(`trace: ${r.tracePath}`);
-  return lines;
+  return lines.map(redact);
 }

@@ -7,6 +7,7 @@ import { Checkpoint } from '../core/edit/checkpoint';
 import type { RestoreReport, StoredRun } from '../core/edit/restore';
 import { listCheckpoints, revertRun } from '../core/edit/restore';
 import { FsWorkspace } from '../core/edit/workspace';
+import { reapStrays } from '../core/verify/containment';
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
 import { refuseWhileRunning, resolveCwd } from './runCommand';
@@ -50,6 +51,8 @@ export async function revertCommand(argv: string[], io: CliIo): Promise<number> 
   // The files belong to the run while it lives: putting them back under it would race its writes.
   refuseWhileRunning(cwd, 'revert');
   const storage = path.resolve(values.storage ?? defaultStorageDir(cwd));
+  // Checks of a run killed outright may still be running (and writing): end them before restoring.
+  const reaped = await reapStrays(storage);
   const stored = await listCheckpoints(storage);
   for (const u of stored.unreadable) io.stderr(`fix-until-green revert: skipped an unreadable checkpoint: ${u.reason}`);
   const all = stored.runs.filter((r) => sameDir(r.root, cwd));
@@ -71,11 +74,14 @@ export async function revertCommand(argv: string[], io: CliIo): Promise<number> 
   }
   const conflicts = results.some((r) => r.report.conflicts.length > 0);
   if (values.json) {
-    io.stdout(JSON.stringify({ runs: results.map((r) => ({ runId: r.runId, ...r.report })), storage }, null, 2));
-  } else if (results.length === 0) {
-    io.stdout(`no interrupted run to revert for ${cwd}${all.length > 0 ? ` (${all.length} finished run(s) in ${storage}; pass --run ID to revert one)` : ''}`);
+    io.stdout(JSON.stringify({ runs: results.map((r) => ({ runId: r.runId, ...r.report })), storage, reapedProcesses: reaped }, null, 2));
   } else {
-    for (const r of results) for (const l of describe(r.runId, r.report)) io.stdout(l);
+    if (reaped > 0) io.stdout(`ended ${reaped} process(es) of checks an interrupted run left running`);
+    if (results.length === 0) {
+      io.stdout(`no interrupted run to revert for ${cwd}${all.length > 0 ? ` (${all.length} finished run(s) in ${storage}; pass --run ID to revert one)` : ''}`);
+    } else {
+      for (const r of results) for (const l of describe(r.runId, r.report)) io.stdout(l);
+    }
   }
   return conflicts ? 1 : 0;
 }

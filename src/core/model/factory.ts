@@ -3,6 +3,7 @@
 // is a ProviderConfigError with a code and the setting at fault, so each front end words it its own
 // way (the CLI in its flags, VS Code in its settings and commands) instead of passing on another's.
 import * as path from 'node:path';
+import { registerSecret } from '../secrets';
 import type { ModelSettings } from '../settings';
 import type { Logger } from '../types';
 import { ANTHROPIC_DEFAULT_BASE_URL, AnthropicProvider } from './anthropic';
@@ -72,6 +73,9 @@ export function createHttpProvider(i: HttpProviderInput): ModelProvider {
   if (!id.trim()) throw new ProviderConfigError('no-model-id', 'model.id', provider, `fixUntilGreen.model.id is empty: name the ${provider} model to use`);
   const baseUrl = i.model.baseUrl.trim() || defaultBaseUrl(provider);
   const apiKey = i.apiKey?.trim() || undefined;
+  // Wherever the key came from (SecretStorage, the environment), it is kept out of checks, and its
+  // value out of every output, trace and log, from now on.
+  registerSecret(apiKey);
   const problem = missingKeyProblem({ provider, baseUrl, apiKey, keyHint: i.keyHint });
   if (problem) throw new ProviderConfigError('no-api-key', 'apiKey', provider, problem);
   const opts = {

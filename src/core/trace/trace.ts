@@ -1,6 +1,7 @@
 // Writes the run's events as JSONL, one line each, appended as they happen.
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { redactDeep } from '../secrets';
 import type { RunEvent, TimedEvent } from './events';
 
 export class TraceWriter {
@@ -8,8 +9,9 @@ export class TraceWriter {
     mkdirSync(path.dirname(file), { recursive: true });
   }
 
+  /** Appends the event with every secret's value redacted, and returns it so (for the panel and printer too). */
   write(event: RunEvent, ts: Date): TimedEvent {
-    const line: TimedEvent = { ts: ts.toISOString(), ...event };
+    const line: TimedEvent = redactDeep({ ts: ts.toISOString(), ...event });
     appendFileSync(this.file, JSON.stringify(line) + '\n');
     return line;
   }

@@ -1,9 +1,13 @@
-// Runs one check command as its own process group; nothing of it outlives the check.
+// Runs one check command in a cgroup of its own where possible, else as its own process group; nothing
+// of it outlives the check, and no provider key reaches it or comes back in its output.
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import * as path from 'node:path';
+import type { ResultPromise } from 'execa';
 import { execa } from 'execa';
 import stripAnsi from 'strip-ansi';
+import { redact, redactCutEdges, scrubEnv } from '../secrets';
+import { argvInCgroup, CHECK_MARKER_ENV, createCheckCgroup, findProcesses, killAndWait, processStartTime, removeCgroupWhenEmpty, removeCheckRecord, signalCheck, writeCheckRecord } from './containment';
 
 export interface RunCommandOptions {
   /** The command line; run without a shell unless it needs one (pipes, `&&`, quotes, globs...). */
@@ -25,6 +29,16 @@ export interface RunCommandOptions {
   killGraceMs?: number;
   /** How long to wait for output pipes to close once the main process has exited and its group is killed. */
   drainMs?: number;
+  /**
+   * `auto` (default): a cgroup v2 of its own where this process may create one, else the process
+   * group and marker; `group`: the group and marker only.
+   */
+  containment?: 'auto' | 'group';
+  /**
+   * Where to record what the check runs under while it runs (`checkRecordDir(storageDir)`), so that
+   * `reapStrays` can end it should this process die without cleaning up.
+   */
+  recordDir?: string;
 }
 
 export interface RunCommandResult {
@@ -111,9 +125,13 @@ export class CappedOutput {
       dropped += tail.length - this.half;
       tail = tail.subarray(tail.length - this.half);
     }
+    // Line endings as LF: CRLF from Windows-minded tools, and a lone CR (a progress redraw) ends a line too.
+    // A secret's value (a provider key the check got hold of despite all) is redacted, a piece of one at
+    // the cut too, before anyone parses, shows, stores or sends the output.
+    const clean = (t: string, edges: { start: boolean; end: boolean }): string => redactCutEdges(stripAnsi(t).replace(/\r\n?/g, '\n'), edges);
     let text: string;
     if (dropped === 0) {
-      text = UTF8.decode(Buffer.concat([...this.head, tail]));
+      text = clean(UTF8.decode(Buffer.concat([...this.head, tail])), { start: false, end: false });
     } else {
       // Cut at character boundaries on both sides of the gap, so the cut itself makes no U+FFFD.
       const head = Buffer.concat(this.head);
@@ -121,10 +139,9 @@ export class CappedOutput {
       let tailStart = 0;
       while (tailStart < 3 && isContinuation(tail[tailStart])) tailStart++;
       dropped += head.length - headEnd + tailStart;
-      text = `${UTF8.decode(head.subarray(0, headEnd))}\n[... ${dropped} bytes of output cut by fix-until-green ...]\n${UTF8.decode(tail.subarray(tailStart))}`;
+      text = `${clean(UTF8.decode(head.subarray(0, headEnd)), { start: false, end: true })}\n[... ${dropped} bytes of output cut by fix-until-green ...]\n${clean(UTF8.decode(tail.subarray(tailStart)), { start: true, end: false })}`;
     }
-    // Line endings as LF: CRLF from Windows-minded tools, and a lone CR (a progress redraw) ends a line too.
-    return { text: stripAnsi(text).replace(/\r\n?/g, '\n'), truncated: dropped > 0, droppedBytes: dropped };
+    return { text, truncated: dropped > 0, droppedBytes: dropped };
   }
 }
 
@@ -138,8 +155,7 @@ export function splitCommand(command: string): string[] | undefined {
   return parts.length > 0 ? parts : undefined;
 }
 
-/** The environment variable every process of a check inherits, so strays can be found after all. */
-export const CHECK_MARKER_ENV = 'FIX_UNTIL_GREEN_CHECK';
+export { CHECK_MARKER_ENV };
 
 export function checkEnv(cwd: string, extra?: Record<string, string | undefined>): Record<string, string> {
   const binDirs: string[] = [];
@@ -158,75 +174,69 @@ export function checkEnv(cwd: string, extra?: Record<string, string | undefined>
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
-  return env;
+  // Checks run code the model edits: no provider key reaches them (runCommand scrubs again).
+  return scrubEnv(env);
 }
-
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  if (process.platform === 'win32') {
-    // No process groups on Windows: taskkill ends the tree. (Untested here: the CI machines are Linux.)
-    if (signal === 'SIGKILL' || signal === 'SIGTERM') void execa('taskkill', ['/pid', String(pid), '/T', '/F'], { reject: false, windowsHide: true });
-    return;
-  }
-  try {
-    process.kill(-pid, signal);
-  } catch (e) {
-    // ESRCH: the group is already gone, which is what we want.
-    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
-  }
-}
-
-const PROC = '/proc';
 
 /**
  * Processes carrying this check's marker in their environment: descendants that left the process
  * group (setsid, a daemonizing helper) still inherit it. Linux only; elsewhere the group is all.
  */
 export function markedProcesses(marker: string): number[] {
-  if (process.platform !== 'linux' || !existsSync(PROC)) return [];
-  const needle = `${CHECK_MARKER_ENV}=${marker}\0`;
-  const found: number[] = [];
-  for (const name of readdirSync(PROC)) {
-    if (!/^\d+$/.test(name)) continue;
-    const pid = Number(name);
-    if (pid === process.pid) continue;
-    let environ: string;
-    try {
-      environ = readFileSync(path.join(PROC, name, 'environ'), 'latin1');
-    } catch (e) {
-      // Gone meanwhile, or another user's process (not ours to kill): skip it.
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'EACCES' || code === 'ESRCH' || code === 'EPERM') continue;
-      throw e;
-    }
-    if (environ.includes(needle)) found.push(pid);
-  }
-  return found;
+  return findProcesses({ marker });
 }
 
-function signalPids(pids: readonly number[], signal: NodeJS.Signals): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, signal);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
-    }
+function isExecutableFile(p: string): boolean {
+  try {
+    accessSync(p, fsConstants.X_OK);
+    return statSync(p).isFile();
+  } catch {
+    return false;
   }
 }
+
+/** Whether `exe` names a program that can be started (as spawn would look it up), for a clear spawn error. */
+function findProgram(exe: string, cwd: string, envPath: string | undefined): boolean {
+  if (exe.includes('/')) return isExecutableFile(path.resolve(cwd, exe));
+  return (envPath ?? '').split(path.delimiter).some((d) => d !== '' && isExecutableFile(path.resolve(cwd, d, exe)));
+}
+
+/** How long runCommand waits for the processes it SIGKILLed to be gone before it returns. */
+const REAP_WAIT_MS = 2000;
 
 export async function runCommand(opts: RunCommandOptions): Promise<RunCommandResult> {
   const started = Date.now();
   const marker = randomUUID();
-  const env = { ...(opts.env ?? checkEnv(opts.cwd)), [CHECK_MARKER_ENV]: marker };
+  // Whoever built the environment, no provider key goes to a check.
+  const env: Record<string, string> = { ...scrubEnv(opts.env ?? checkEnv(opts.cwd)), [CHECK_MARKER_ENV]: marker };
   const argv = opts.argv ?? splitCommand(opts.command);
   const out = new CappedOutput(opts.outputLimitBytes);
   const stdoutCap = opts.stdoutLimitBytes !== undefined ? new CappedOutput(opts.stdoutLimitBytes) : undefined;
   const grace = opts.killGraceMs ?? 2000;
   const drainMs = opts.drainMs ?? 2000;
+  const base = { exitCode: null, signal: null, output: '', truncated: false, timedOut: false, cancelled: false, durationMs: 0, pid: undefined, strays: [] };
 
-  if (opts.signal?.aborted) {
-    return { exitCode: null, signal: null, output: '', truncated: false, timedOut: false, cancelled: true, durationMs: 0, pid: undefined, strays: [] };
+  if (opts.signal?.aborted) return { ...base, cancelled: true };
+
+  const isolated = process.platform !== 'win32' && (opts.containment ?? 'auto') === 'auto';
+  if (isolated && argv && !findProgram(argv[0]!, opts.cwd, env.PATH)) {
+    // Behind the cgroup's shell a missing program would be the shell's exit 127: say it as spawn does.
+    return { ...base, durationMs: Date.now() - started, spawnError: `spawn ${argv[0]} ENOENT` };
   }
+  const cgroup = isolated ? createCheckCgroup(marker) : undefined;
+  const handles: { cgroup?: string; pgid?: number; marker: string } = { marker, ...(cgroup !== undefined ? { cgroup } : {}) };
+  const owner = { pid: process.pid, ...(processStartTime() !== undefined ? { startTime: processStartTime()! } : {}) };
+  const record = (pgid?: number): void => {
+    if (opts.recordDir === undefined) return;
+    try {
+      writeCheckRecord(opts.recordDir, { owner, marker, ...(cgroup !== undefined ? { cgroup } : {}), ...(pgid !== undefined ? { pgid } : {}), command: opts.command, startedAt: new Date(started).toISOString() });
+    } catch (e) {
+      // A full or read-only storage costs the reaping after a crash, not the check itself.
+      if (typeof (e as NodeJS.ErrnoException).code !== 'string') throw e;
+    }
+  };
+  // Recorded before it starts: a kill -9 of this process right after the spawn still leaves a trace.
+  record();
 
   const common = {
     cwd: opts.cwd,
@@ -240,7 +250,17 @@ export async function runCommand(opts: RunCommandOptions): Promise<RunCommandRes
     stripFinalNewline: false,
     encoding: 'buffer' as const,
   };
-  const child = argv ? execa(argv[0]!, argv.slice(1), common) : execa(opts.command, { ...common, shell: true });
+  let child: ResultPromise<typeof common>;
+  if (cgroup !== undefined) {
+    const full = argvInCgroup(cgroup, argv ?? ['/bin/sh', '-c', opts.command]);
+    child = execa(full[0]!, full.slice(1), common);
+  } else {
+    child = argv ? execa(argv[0]!, argv.slice(1), common) : execa(opts.command, { ...common, shell: true });
+  }
+  if (child.pid !== undefined) {
+    handles.pgid = child.pid;
+    record(child.pid);
+  }
 
   let timedOut = false;
   let cancelled = false;
@@ -248,9 +268,14 @@ export async function runCommand(opts: RunCommandOptions): Promise<RunCommandRes
   let killTimer: NodeJS.Timeout | undefined;
   let drainTimer: NodeJS.Timeout | undefined;
   const strays = new Set<number>();
+  const trust = { trustGroup: true };
   const killEverything = (signal: NodeJS.Signals): void => {
-    signalGroup(child.pid, signal);
-    signalPids(markedProcesses(marker), signal);
+    if (process.platform === 'win32') {
+      // No process groups on Windows: taskkill ends the tree. (Untested here: the CI machines are Linux.)
+      if (child.pid !== undefined) void execa('taskkill', ['/pid', String(child.pid), '/T', '/F'], { reject: false, windowsHide: true });
+      return;
+    }
+    signalCheck(handles, signal, trust);
   };
   const terminate = (): void => {
     killEverything('SIGTERM');
@@ -277,14 +302,12 @@ export async function runCommand(opts: RunCommandOptions): Promise<RunCommandRes
   child.stderr?.on('data', (c: Buffer) => out.push(c));
   // The main process is done: whatever of the check still runs is a stray. Killing it also closes the
   // pipes it holds, which the result waits for. Strays are looked for again every 100 ms (one may be
-  // mid-fork at the first look); one that escaped both group and marker gets `drainMs`, then its
+  // mid-fork at the first look); one that escaped cgroup, group and marker gets `drainMs`, then its
   // pipes are cut.
   let sweep: NodeJS.Timeout | undefined;
   const sweepStrays = (): void => {
-    const left = markedProcesses(marker);
-    for (const p of left) strays.add(p);
-    signalGroup(child.pid, 'SIGKILL');
-    signalPids(left, 'SIGKILL');
+    if (process.platform === 'win32') return;
+    for (const p of signalCheck(handles, 'SIGKILL', trust)) if (p !== child.pid) strays.add(p);
   };
   child.once('exit', () => {
     exited = true;
@@ -302,8 +325,20 @@ export async function runCommand(opts: RunCommandOptions): Promise<RunCommandRes
   if (drainTimer) clearTimeout(drainTimer);
   if (sweep) clearInterval(sweep);
   opts.signal?.removeEventListener('abort', onAbort);
-  // Nothing of a check is left behind, whichever way it ended.
-  killEverything('SIGKILL');
+  // Nothing of a check is left behind, whichever way it ended, and the result waits (bounded) until
+  // what was killed is really gone: a caller looking right after sees no survivor.
+  let gone = true;
+  const killed = Date.now();
+  if (process.platform === 'win32') {
+    killEverything('SIGKILL');
+  } else {
+    const { left, seen } = await killAndWait(handles, REAP_WAIT_MS, trust);
+    for (const p of seen) if (p !== child.pid) strays.add(p);
+    gone = left.length === 0;
+  }
+  if (gone && cgroup !== undefined) gone = await removeCgroupWhenEmpty(cgroup, Math.max(100, REAP_WAIT_MS - (Date.now() - killed)));
+  // Kept while anything may remain: the next run or `revert` reaps it once this process is gone.
+  if (gone && opts.recordDir !== undefined) removeCheckRecord(opts.recordDir, marker);
 
   const { text, truncated } = out.finish();
   const so = stdoutCap?.finish();
@@ -322,6 +357,6 @@ export async function runCommand(opts: RunCommandOptions): Promise<RunCommandRes
     durationMs: Date.now() - started,
     pid: child.pid,
     strays: [...strays],
-    ...(spawnError !== undefined ? { spawnError } : {}),
+    ...(spawnError !== undefined ? { spawnError: redact(spawnError) } : {}),
   };
 }

@@ -7,6 +7,7 @@ import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
 import { parserForCommand } from './infer';
 import { parseOutput, timedOutFailures } from './parsers/index';
+import { checkRecordDir } from './containment';
 import type { RunCommandResult } from './runner';
 import { checkEnv, runCommand, splitCommand } from './runner';
 
@@ -164,7 +165,10 @@ export class Verifier {
       timeoutMs,
       outputLimitBytes: this.opts.outputLimitKb * 1024,
       ...(wantsMachineOutput(spec.command) ? { stdoutLimitBytes: Math.max(MACHINE_STDOUT_LIMIT_BYTES, this.opts.outputLimitKb * 1024) } : {}),
+      // Without provider keys (checkEnv and runCommand both scrub them).
       env: checkEnv(cwd, this.opts.env),
+      // Recorded in storage while it runs, so the next run or `revert` reaps it should we be killed.
+      ...(this.opts.storageDir !== undefined ? { recordDir: checkRecordDir(this.opts.storageDir) } : {}),
       ...(this.opts.killGraceMs !== undefined ? { killGraceMs: this.opts.killGraceMs } : {}),
       ...(signal ? { signal } : {}),
     });

@@ -73,7 +73,9 @@ describe('runner', function () {
     assert.equal(r.exitCode, null);
     assert.match(r.output, /^started \d+ \d+ \d+/);
     assert.ok(Date.now() - started < 60000);
-    // Every PID, including the one in its own session, is gone (or a zombie awaiting init).
+    // Every PID, including the one in its own session, is gone (or a zombie awaiting init). Checked at
+    // once, with no polling: runCommand returns only when what it SIGKILLed is gone (this raced while
+    // it returned right after the signal; see containment.test.ts for a stray slow to die).
     for (const pid of pids) assert.ok(!alive(pid), `pid ${pid} still alive`);
   });
 
@@ -99,6 +101,7 @@ describe('runner', function () {
     assert.equal(r.exitCode, 0);
     assert.ok(stray !== undefined);
     assert.ok(r.strays.includes(stray), `strays ${r.strays.join(',')} include ${stray}`);
+    // At once, no polling: the stray was SIGKILLed, and runCommand waited until it was gone.
     assert.ok(!alive(stray));
   });
 
