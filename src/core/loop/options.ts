@@ -54,6 +54,8 @@ export interface RunOptions {
   /** Critics run after the built-in ones the settings switch on. */
   critics?: Critic[];
   continuation?: ContinuationHook;
+  /** Which front end runs (`cli`, `vscode`, …): named in the folder's run lock. */
+  frontEnd?: string;
   /** The file open in the editor (VS Code), workspace-relative: shown to the model when the budget allows. */
   activeFile?: string;
 }

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { Checkpoint } from '../edit/checkpoint';
+import type { RunLock } from '../edit/runLock';
 import { FileTracker } from '../edit/tracker';
 import type { InputAllowance } from '../model/budget';
 import { ProviderFatalError } from '../model/provider';
@@ -28,6 +29,7 @@ import type { Logger, VerifyResult } from '../types';
 import { silentLogger } from '../types';
 import { raceAbort } from './abort';
 import { RunClock } from './clock';
+import { holdFolder } from './folderLock';
 import { editTurn } from './editTurn';
 import { RunHistory } from './history';
 import type { ModelTurn } from './modelTurn';
@@ -89,6 +91,8 @@ export class Run {
   private userCancelled = false;
   /** A file changed outside the run stopped it: the disk may not hold the state the run last saw. */
   private conflicted = false;
+  /** This folder's run lock, held from preflight to the stop (and again while a continuation works). */
+  private lock: RunLock | undefined;
 
   constructor(private readonly opts: RunOptions) {
     this.logger = opts.logger ?? silentLogger;
@@ -151,6 +155,8 @@ export class Run {
     const problems = [...(this.opts.preflightProblems ?? []), ...(await this.opts.verifier.preflight())];
     if (problems.length === 0 && this.opts.provider.preflight) problems.push(...(await this.opts.provider.preflight(this.abort.signal)));
     if (problems.length > 0) return this.finish({ reason: 'preflight-failed', detail: problems.join('; '), evidence: { problems } });
+    const busy = await this.takeLock();
+    if (busy) return this.finish(busy);
 
     this.clock.arm(() => this.abort.abort(new Error('time-limit')));
     return this.guarded(async () => {
@@ -179,12 +185,21 @@ export class Run {
     if (!grantAddsWhatRanOut(last.stopReason, grant)) {
       throw new Error(`a run stopped by ${last.stopReason} needs ${last.stopReason === 'step-cap' ? 'extraSteps' : 'extraTokens'} > 0 to continue`);
     }
+    const busy = await this.takeLock();
+    if (busy) throw new Error(busy.detail);
     this.clock.resume();
     this.extend(grant, { type: 'decision', step: this.stepsDone, reason: last.stopReason, detail: '' }, 'continued by the user');
     this.report = undefined;
     if (this.checkpoint) await this.checkpoint.reopen();
     this.clock.arm(() => this.abort.abort(new Error('time-limit')));
     return this.guarded(() => this.loop());
+  }
+
+  private async takeLock(): Promise<Decision | undefined> {
+    const held = await holdFolder({ root: this.opts.workspace.root, runId: this.runId, frontEnd: this.opts.frontEnd ?? 'engine', storageDir: this.opts.storageDir, logger: this.logger });
+    if ('refused' in held) return held.refused;
+    this.lock = held.lock;
+    return undefined;
   }
 
   private async guarded(work: () => Promise<RunReport>): Promise<RunReport> {
@@ -367,6 +382,8 @@ export class Run {
       limits: this.limits(),
     });
     if (this.checkpoint) await this.checkpoint.markFinished();
+    this.lock?.release();
+    this.lock = undefined;
     this.report = report;
     this.emit({ type: 'run-end', step: this.stepsDone, report });
     return report;

@@ -6,7 +6,7 @@ import { silentLogger } from '../types';
 import { formatFailureReport, representativeFailures } from '../verify/report';
 import type { PromptFile } from './prompts';
 import { formatFile, stepPrompt, systemPrompt } from './prompts';
-import { calledNames, definitionLine, enclosingBlock, importedNames, relevantRanges } from './relevance';
+import { calledNames, definitionLine, enclosingBlock, importedNames, relevantRanges } from '../verify/relevance';
 import { countTokens, truncateToTokens } from '../tokens';
 
 export interface StepContextInput {

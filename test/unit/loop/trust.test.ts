@@ -179,3 +179,33 @@ describe('trust: a very long time limit', function () {
     }
   });
 });
+
+describe('trust: one run per workspace folder', function () {
+  this.timeout(120_000);
+  it('a second run on a folder whose run is alive is refused before it verifies or writes, naming the live one; the first goes on', async () => {
+    const s = copyFixture('loop/calc');
+    try {
+      const hold = path.join(s.dir, 'hold');
+      writeFileSync(hold, '');
+      // The first run's step-0 check waits while the hold file exists.
+      const waiting: CheckSpec = { name: 'test', command: `sh -c 'while [ -e ${hold} ]; do sleep 0.05; done; node --import tsx --test test/calc.test.ts'`, parser: 'node-test' };
+      const before = read(s, CALC);
+      const fixed = before.replace(/(mul\(a: number, b: number\): number \{\n {2}return )a \+ b/, '$1a * b');
+      const first = start(s, [{ text: reply([diffOf(CALC, before, fixed)], { status: 'done' }) }], { checks: [waiting] }).start();
+      await new Promise((r) => setTimeout(r, 500));
+      const second = await start(s, [{ text: 'never used' }], {}).start();
+      assert.equal(second.stopReason, 'preflight-failed');
+      assert.match(second.detail, new RegExp(`pid ${process.pid}`));
+      assert.equal(second.steps.length, 0);
+      const { rmSync } = await import('node:fs');
+      rmSync(hold);
+      const r = await first;
+      assert.equal(r.stopReason, 'green', r.detail);
+      // The lock is released at the stop: the next run may start.
+      const third = await start(s, [{ text: 'never used' }], {}).start();
+      assert.equal(third.stopReason, 'green', third.detail);
+    } finally {
+      s.cleanup();
+    }
+  });
+});

@@ -3,7 +3,7 @@
 // hung run never finished.
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { blockEnd, depths } from '../../model/relevance';
+import { blockEnd, depths } from '../relevance';
 import type { Failure, ParserId } from '../../types';
 import type { ParseContext } from './common';
 import { failure, splitLines } from './common';
