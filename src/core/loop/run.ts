@@ -21,7 +21,7 @@ import { gateDecision, stepDecision } from '../policy/policy';
 import type { Decision } from '../policy/reasons';
 import { CONTINUABLE } from '../policy/reasons';
 import { PostMortems } from '../policy/selfReport';
-import type { RunEvent, RunReport, StepRecord } from '../trace/events';
+import type { RunEvent, RunReport, StepRecord, TimedEvent } from '../trace/events';
 import type { StepFacts } from './settle';
 import { runReport, stepLeaves, stepRecord, stepState } from './settle';
 import { TraceWriter } from '../trace/trace';
@@ -91,6 +91,8 @@ export class Run {
   private userCancelled = false;
   /** A file changed outside the run stopped it: the disk may not hold the state the run last saw. */
   private conflicted = false;
+  /** The storage refused a write (trace, snapshot, checkpoint): the run stops with `error`. */
+  private storageFault: string | undefined;
   /** This folder's run lock, held from preflight to the stop (and again while a continuation works). */
   private lock: RunLock | undefined;
 
@@ -130,8 +132,16 @@ export class Run {
   }
 
   private emit(e: RunEvent): void {
-    // Written first, always: an optional call would skip evaluating its argument.
-    const timed = this.trace.write(e, new Date(this.now()));
+    const ts = new Date(this.now());
+    let timed: TimedEvent;
+    try {
+      timed = this.trace.write(e, ts);
+    } catch (err) {
+      // A storage that refuses writes (a full disk) must not keep the run from restoring the
+      // workspace: the fault is remembered, and the loop stops with `error` at its next turn.
+      timed = { ts: ts.toISOString(), ...e } as TimedEvent;
+      this.storageFault ??= `the run's storage refused a write (${err instanceof Error ? err.message : String(err)})`;
+    }
     this.opts.onEvent?.(timed);
   }
 
@@ -254,6 +264,7 @@ export class Run {
 
   private async loop(): Promise<RunReport> {
     for (;;) {
+      if (this.storageFault) return this.finish({ reason: 'error', detail: this.storageFault });
       const step = this.stepsDone + 1;
       const prompt = await this.prompter.build(step, this.history.current.verify, this.postMortems.texts, nextFeedback(this.lastNotes, this.resumeNote));
       // The gates that need no token count go first: counting may itself call the provider.
@@ -381,7 +392,7 @@ export class Run {
       tracePath: this.tracePath,
       limits: this.limits(),
     });
-    if (this.checkpoint) await this.checkpoint.markFinished();
+    await this.checkpoint?.markFinished().catch((e: unknown) => this.logger.error(`could not mark the run finished in its storage: ${(e as Error).message}`));
     this.lock?.release();
     this.lock = undefined;
     this.report = report;

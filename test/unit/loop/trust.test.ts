@@ -209,3 +209,52 @@ describe('trust: one run per workspace folder', function () {
     }
   });
 });
+
+describe('trust: a storage that fills up mid-run', function () {
+  this.timeout(180_000);
+  it('never throws out of the run, stops with error, and leaves the tree as it was', async function () {
+    const { mkdirSync, readdirSync, statSync } = await import('node:fs');
+    const { spawnSync } = await import('node:child_process');
+    const { treeHash } = await import('../../support/fixtures');
+    const s = copyFixture('loop/calc');
+    const mnt = path.join(s.dir, 'small');
+    mkdirSync(mnt);
+    const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mnt], { encoding: 'utf8' });
+    // Mounting needs privileges a test machine may not grant.
+    if (m.status !== 0) {
+      s.cleanup();
+      this.skip();
+    }
+    try {
+      const original = treeHash(s.project);
+      const before = read(s, CALC);
+      // A big edit: its snapshot (before/after copies) does not fit in what is left.
+      const big = before + `export const padding = '${'x'.repeat(150_000)}';\n`;
+      const filler: Critic = {
+        name: 'filler',
+        reviewProposal() {
+          // Fill the storage between the dry run and the write: the checkpoint fits, the snapshot will not.
+          const used = readdirSync(mnt, { recursive: true }).reduce((n, f) => n + (statSync(path.join(mnt, String(f))).isFile() ? statSync(path.join(mnt, String(f))).size : 0), 0);
+          spawnSync('sh', ['-c', `head -c ${Math.max(0, 256 * 1024 - used - 200 * 1024)} /dev/zero > ${JSON.stringify(path.join(mnt, 'fill'))}`]);
+          return { verdict: 'continue', reason: 'filled the disk' };
+        },
+      };
+      const st: Settings = { ...defaultSettings(), checks: [TEST_CHECK], maxSteps: 2, rollbackRegressions: false };
+      const run = new Run({
+        workspace: new FsWorkspace(s.project),
+        verifier: new Verifier({ root: s.project, checks: st.checks, parallel: true, outputLimitKb: 256, flakyReruns: 0 }),
+        provider: new ReplayProvider({ responses: [{ text: reply([diffOf(CALC, before, big)]) }, { text: reply([diffOf(CALC, big, before + '\n')]) }] }),
+        settings: st,
+        storageDir: path.join(mnt, 'storage'),
+        critics: [filler],
+      });
+      const r = await run.start();
+      assert.equal(r.stopReason, 'error', r.detail);
+      assert.match(r.detail, /ENOSPC/);
+      assert.equal(treeHash(s.project), original, 'the model\'s edit was undone');
+    } finally {
+      spawnSync('umount', [mnt]);
+      s.cleanup();
+    }
+  });
+});
