@@ -130,19 +130,49 @@ function tsconfigChain(root: string, abs: string, out: Set<string>): void {
   }
 }
 
-/** Words of a command that name a file in the folder: `node scripts/check.mjs`, `-p tsconfig.build.json`. */
+/** Programs that run a script named by their first argument: that script is part of the verifier. */
+const INTERPRETERS = new Set(['node', 'nodejs', 'bash', 'sh', 'zsh', 'dash', 'tsx', 'ts-node', 'python', 'python3', 'deno', 'bun', 'perl', 'ruby', 'awk']);
+/** Flags whose value names a configuration or program file. */
+const CONFIG_FLAGS = new Set(['-p', '--project', '-c', '--config', '--config-file', '--rcfile', '--rc', '-f', '--file']);
+
+function existingFile(root: string, cwd: string, word: string): string | undefined {
+  const clean = word.replace(/^['"]|['"]$/g, '');
+  if (clean === '' || /[*?$`|&;<>()]/.test(clean)) return undefined;
+  const abs = path.resolve(cwd, clean);
+  const rel = toRel(root, abs);
+  if (rel === undefined || rel.startsWith('node_modules/')) return undefined;
+  try {
+    return statSync(abs).isFile() ? rel : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Files a command runs or reads its configuration from: a script it executes (`./check.sh`,
+ * `node scripts/check.mjs`, `bash test.sh`) and the value of a config flag (`-p tsconfig.build.json`,
+ * `--config vitest.ci.ts`). Files it merely takes as input (`eslint src/a.ts`) are the code under
+ * check, not the verifier.
+ */
 function namedFiles(root: string, cwd: string, command: string): string[] {
   const out: string[] = [];
-  for (const raw of command.split(/[\s=]+/)) {
-    const word = raw.replace(/^['"]|['"]$/g, '');
-    if (word === '' || word.startsWith('-') || /[*?$`|&;<>()]/.test(word)) continue;
-    const abs = path.resolve(cwd, word);
-    const rel = toRel(root, abs);
-    if (rel === undefined || rel.startsWith('node_modules/')) continue;
-    try {
-      if (statSync(abs).isFile()) out.push(rel);
-    } catch {
-      // Not a file: a word of the command, not a path.
+  for (const segment of command.split(/&&|\|\||;|\|/)) {
+    const words = segment.trim().split(/\s+/).filter((w) => w !== '' && !/^[A-Z_][A-Z0-9_]*=/.test(w));
+    const first = words[0];
+    if (first === undefined) continue;
+    const program = existingFile(root, cwd, first);
+    if (program) out.push(program);
+    if (INTERPRETERS.has(path.basename(first)) && words[1] !== undefined && !words[1].startsWith('-')) {
+      const script = existingFile(root, cwd, words[1]);
+      if (script) out.push(script);
+    }
+    for (let i = 1; i < words.length; i++) {
+      const w = words[i]!;
+      const eq = w.indexOf('=');
+      const [flag, value] = eq > 0 && w.startsWith('--') ? [w.slice(0, eq), w.slice(eq + 1)] : [w, words[i + 1]];
+      if (!CONFIG_FLAGS.has(flag) || value === undefined) continue;
+      const file = existingFile(root, cwd, value);
+      if (file) out.push(file);
     }
   }
   return out;

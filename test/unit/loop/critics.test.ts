@@ -29,7 +29,7 @@ describe('loop: critics', () => {
     const s1 = r.steps[0]!;
     assert.equal(s1.applied, false);
     assert.equal(s1.rolledBack, 'previous');
-    assert.deepEqual(s1.critics.map((c) => `${c.critic}:${c.verdict}`), ['protected-paths:retry', 'no-suppressions:continue']);
+    assert.deepEqual(s1.critics.map((c) => `${c.critic}:${c.verdict}`), ['protected-paths:retry', 'no-suppressions:continue', 'verifier-integrity:continue']);
     assert.match(prompts(provider)[1]!, /protected-paths: the edit touches protected file\(s\) test\/values\.test\.txt/);
     const critics = ofType(traceOf(r.tracePath), 'critic');
     assert.ok(critics.some((c) => c.step === 1 && c.phase === 'proposal' && c.verdict.verdict === 'retry'));
@@ -54,7 +54,7 @@ describe('loop: critics', () => {
   it('the settings switch the built-ins off', async () => {
     const editTest = { text: reply([diffOf(TEST, TEST_TEXT, 'assert a\n')]) };
     const withIgnore = { text: reply([diffOf(SRC, values(BAD3), '// @ts-ignore\n' + values(BAD3))]) };
-    const r = await makeRun(p, [editTest, withIgnore], { protectedPaths: [], forbidSuppressions: false, maxSteps: 2 }).run.start();
+    const r = await makeRun(p, [editTest, withIgnore], { protectedPaths: [], forbidSuppressions: false, allowVerifierEdits: true, maxSteps: 2 }).run.start();
     assert.equal(r.steps[0]!.applied, true);
     assert.equal(r.steps[1]!.applied, true);
     assert.equal(r.outcome, 'punt', 'neither edit fixed anything');

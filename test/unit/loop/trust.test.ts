@@ -258,3 +258,26 @@ describe('trust: a storage that fills up mid-run', function () {
     }
   });
 });
+
+describe('trust: what step 0 records as the verifier', () => {
+  it('records the scripts a check runs and the configs its flags name, not the files it checks', async () => {
+    const { recordVerifier } = await import('../../../src/core/policy/integrity');
+    const s = copyFixture('loop/calc');
+    try {
+      const { mkdirSync } = await import('node:fs');
+      mkdirSync(path.join(s.project, 'scripts'));
+      writeFileSync(path.join(s.project, 'scripts/check.mjs'), 'process.exit(0);\n');
+      writeFileSync(path.join(s.project, 'tsconfig.base.json'), '{ "compilerOptions": {} }\n');
+      writeFileSync(path.join(s.project, 'tsconfig.build.json'), '{ "extends": "./tsconfig.base.json" }\n');
+      const r = recordVerifier(s.project, [
+        { name: 'lint', command: 'eslint src/calc.ts' },
+        { name: 'custom', command: 'FOO=1 node scripts/check.mjs && tsc -p tsconfig.build.json' },
+      ]);
+      const files = [...r.files.keys()];
+      for (const f of ['scripts/check.mjs', 'tsconfig.build.json', 'tsconfig.base.json', 'tsconfig.json', 'package.json']) assert.ok(files.includes(f), `${f} recorded: ${files.join(', ')}`);
+      assert.ok(!files.includes('src/calc.ts'), 'the code under check is not the verifier');
+    } finally {
+      s.cleanup();
+    }
+  });
+});
