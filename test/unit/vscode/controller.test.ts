@@ -10,8 +10,8 @@ import type { ReplayResponse } from '../../../src/core/model/replay';
 import { ReplayProvider } from '../../../src/core/model/replay';
 import { defaultSettings } from '../../../src/core/settings';
 import type { Settings } from '../../../src/core/settings';
-import type { RunLike, RunWiring } from '../../../src/vscode/controller';
-import { RunController, RunControllers, RunInProgressError } from '../../../src/vscode/controller';
+import type { FolderEngine, RunLike, RunWiring } from '../../../src/vscode/controller';
+import { FolderBusyError, RunController, RunControllers, RunInProgressError } from '../../../src/vscode/controller';
 import type { RunState } from '../../../src/vscode/runState';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
@@ -134,6 +134,97 @@ describe('run controller', () => {
     assert.equal(c.canContinue, false, 'no live run to continue');
     c.markReverted('run');
     assert.equal(c.state.reverted, 'run');
+  });
+});
+
+describe('the controller owns the folder\'s files', () => {
+  let s: Scratch;
+  let original: string;
+  beforeEach(() => {
+    s = copyFixture('loop/calc');
+    original = readFileSync(path.join(s.project, CALC), 'utf8');
+  });
+  afterEach(() => s.cleanup());
+
+  const edit = (body: string, from = original): string => from.replace(/(mul\(a: number, b: number\): number \{\n {2}return ).*;/, `$1${body};`);
+  const calc = (): string => readFileSync(path.join(s.project, CALC), 'utf8');
+
+  /** The folder's engine as folderEngine.ts builds it, over the real Run and workspace, with a replay model. */
+  function engine(responses: ReplayResponse[], verifier = new ScriptedVerifier(s.project)): FolderEngine & { labels: string[] } {
+    const labels: string[] = [];
+    return {
+      labels,
+      storageDir: s.storage,
+      createRun: async (settings, instruction, w) =>
+        new Run({ workspace: new FsWorkspace(s.project), verifier, provider: new ReplayProvider({ responses }), settings, storageDir: s.storage, signal: w.signal, onEvent: w.onEvent, ...(instruction ? { instruction } : {}) }),
+      createVerifier: () => verifier,
+      workspace: (label) => {
+        labels.push(label);
+        return new FsWorkspace(s.project);
+      },
+    };
+  }
+  const settings = (maxSteps: number): Settings => ({ ...defaultSettings(), maxSteps });
+
+  it('runs from settings through its engine, then reverts the run itself', async () => {
+    const fixed = edit('a * b');
+    const e = engine([{ text: reply([diffOf(CALC, original, fixed)]), usage: { input: 1000, output: 100 } }]);
+    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: e });
+    const report = await c.run(settings(3), 'keep the API');
+    assert.equal(report.stopReason, 'green');
+    assert.equal(c.state.instruction, 'keep the API');
+    assert.equal(calc(), fixed);
+    const restored = await c.revertRun();
+    assert.deepEqual(restored.actions.map((x) => `${x.action} ${x.path}`), [`restored ${CALC}`]);
+    assert.equal(calc(), original);
+    assert.equal(c.state.reverted, 'run');
+    assert.deepEqual(e.labels, ['Fix Until Green: revert run'], 'the revert wrote through the engine\'s workspace');
+  });
+
+  it('reverts to the best step and runs a check pass that sets the remaining failures', async () => {
+    const w1 = edit('a * b + 1');
+    const w2 = edit('a * b + 2', w1);
+    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, w1)]) }, { text: reply([diffOf(CALC, w1, w2)]) }]) });
+    const r = await c.run(settings(2), '');
+    assert.equal(r.stopReason, 'step-cap');
+    assert.equal(calc(), original, 'a punt put the original back');
+    const { step } = await c.revertToBest();
+    assert.equal(step, r.bestStep);
+    assert.equal(c.state.reverted, 'best');
+    assert.equal(calc(), step === 0 ? original : step === 1 ? w1 : w2);
+    c.setRemainingFailures([]);
+    const v = await c.verify(settings(2));
+    assert.equal(v.green, false);
+    assert.deepEqual(c.state.remainingFailures, v.failures);
+    assert.match(c.state.remainingFailures[0]!.message, new RegExp(`mul returns ${step === 0 ? 'a \\+ b' : `a \\* b \\+ ${step}`}$`));
+  });
+
+  it('refuses a revert or a check pass while a run is in progress, and a run while a revert is', async () => {
+    const v = new ScriptedVerifier(s.project);
+    let release!: () => void;
+    v.hold = new Promise((r) => (release = r));
+    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, edit('a * b'))]) }], v) });
+    const running = c.run(settings(2), '');
+    await new Promise((r) => setImmediate(r));
+    await assert.rejects(c.revertRun(), RunInProgressError);
+    await assert.rejects(c.verify(settings(2)), RunInProgressError);
+    release();
+    v.hold = undefined;
+    assert.equal((await running).stopReason, 'green');
+    // A check pass holds the folder: a run asked for meanwhile is refused, not interleaved.
+    v.hold = new Promise((r) => (release = r));
+    const checking = c.verify(settings(2));
+    await assert.rejects(c.run(settings(2), ''), FolderBusyError);
+    await assert.rejects(c.revertRun(), FolderBusyError);
+    release();
+    assert.equal((await checking).green, true);
+    await c.revertRun();
+    assert.equal(calc(), original);
+  });
+
+  it('says why without an engine (no workspace storage)', async () => {
+    const c = new RunController(s.project, 'calc', LIMITS);
+    await assert.rejects(c.run(settings(1), ''), /no workspace storage is available/);
   });
 });
 
