@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { FsWorkspace } from '../src/core/edit/workspace';
 import { Run } from '../src/core/loop/run';
 import { ReplayProvider } from '../src/core/model/replay';
-import { countTokens } from '../src/core/model/tokens';
+import { countTokens } from '../src/core/tokens';
 import { defaultSettings } from '../src/core/settings';
 import type { Settings } from '../src/core/settings';
 import type { TimedEvent } from '../src/core/trace/events';

@@ -1,7 +1,7 @@
 // `fix-until-green calibrate TRACE…`: CONFIDENCE against outcomes, and an escalation threshold from evidence.
 import { parseArgs } from 'node:util';
-import type { Calibration } from '../core/trace/calibrate';
-import { calibrateTraces, findTraceFiles } from '../core/trace/calibrate';
+import type { Calibration } from '../evals/calibrate';
+import { calibrateTraces, findTraceFiles } from '../evals/calibrate';
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
 

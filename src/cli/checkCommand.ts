@@ -3,9 +3,8 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CheckResult, VerifyResult } from '../core/types';
-import { resolveChecks } from '../core/verify/discover';
+import { checkProblems, createCheckEngine } from '../core/engine';
 import { formatFailureReport } from '../core/verify/report';
-import { Verifier } from '../core/verify/verifier';
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
 import { parseCheckFlags, resolveCwd } from './runCommand';
@@ -73,17 +72,10 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
   const overrides: Record<string, { value: unknown; flag: string }> = {};
   if (values.check && values.check.length > 0) overrides.checks = { value: parseCheckFlags(values.check), flag: '--check' };
   const settings = resolveSettings(cwd, overrides);
-  const { checks, discovered, notes } = resolveChecks(cwd, settings.checks);
-  const verifier = new Verifier({
-    root: cwd,
-    checks,
-    parallel: settings.parallelChecks,
-    outputLimitKb: settings.outputLimitKb,
-    flakyReruns: settings.flakyReruns,
-    storageDir: path.resolve(values.storage ?? defaultStorageDir(cwd)),
-  });
-  const problems = verifier.preflight();
-  if (problems.length > 0) throw new UsageError([...problems, ...(discovered ? notes : [])].join('; '));
+  const engine = createCheckEngine({ root: cwd, settings, storageDir: path.resolve(values.storage ?? defaultStorageDir(cwd)) });
+  const { verifier, checks, discovered, notes } = engine;
+  const unusable = checkProblems(engine);
+  if (unusable) throw new UsageError(unusable.message);
 
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();

@@ -1,7 +1,7 @@
 // `fix-until-green eval DIR…`: runs scenarios and prints a table; exit 1 if any misses.
 import { parseArgs } from 'node:util';
-import type { ScenarioResult, SelfReportTally } from '../core/trace/evals';
-import { emptyTally, findScenarioDirs, loadScenario, runScenario, ScenarioError } from '../core/trace/evals';
+import type { ScenarioResult, SelfReportTally } from '../evals/evals';
+import { emptyTally, findScenarioDirs, loadScenario, runScenario, ScenarioError } from '../evals/evals';
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
 

@@ -1,8 +1,7 @@
-// Builds the model provider a `--model` value names. Keys come from the environment only.
-import * as path from 'node:path';
-import { KEY_ENV, ProviderConfigError, createHttpProvider } from '../core/model/factory';
+// Builds the model provider a `--model` value names, through the core's factory. Keys come from the
+// environment only; what cannot be built is said in the CLI's own terms (its flags).
 import type { ModelProvider } from '../core/model/provider';
-import { loadReplayScript, ReplayFileError, ReplayProvider } from '../core/model/replay';
+import { createProvider, KEY_ENV, ProviderConfigError } from '../core/model/factory';
 import type { Settings } from '../core/settings';
 import type { Logger } from '../core/types';
 import { UsageError } from './errors';
@@ -11,6 +10,8 @@ export interface ModelSpec {
   provider: Settings['model']['provider'];
   id: string;
 }
+
+const MODEL_FORMS = 'replay:FILE, openai-compatible:ID or anthropic:ID';
 
 export function parseModelSpec(value: string): ModelSpec {
   const m = /^(replay|openai-compatible|anthropic):(.+)$/.exec(value);
@@ -31,46 +32,41 @@ const stderrLogger: Logger = {
 export interface ProviderEnv {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
-  /** A key from elsewhere (VS Code's SecretStorage); when given, the environment is not read. */
-  apiKey?: string;
-  /** How the user sets the key, for the missing-key message (default: the environment variable). */
-  keyHint?: string;
 }
 
-export function createProvider(settings: Settings, cwd: string, opts: ProviderEnv = {}): ModelProvider {
-  const { provider, id, baseUrl } = settings.model;
+/** The CLI's wording of a provider that cannot be built: in its flags, where a flag can fix it. */
+export function providerUsageError(e: ProviderConfigError): UsageError {
+  switch (e.code) {
+    case 'no-replay-file':
+      return new UsageError('--model replay:FILE needs a file');
+    case 'no-model-id':
+      return new UsageError(`fixUntilGreen.model.id is empty: name the ${e.provider} model to use (CLI: --model ${e.provider}:ID)`);
+    case 'host-provider':
+      return new UsageError(`the ${e.provider} provider runs only inside VS Code; pass --model ${MODEL_FORMS}`);
+    case 'unknown-provider':
+      return new UsageError(`--model ${e.provider}: this provider is not available in this build of the CLI`);
+    case 'bad-replay-file':
+    case 'no-api-key':
+      // Already in the CLI's terms: the file's path, and the key hint the CLI gave (its environment variable).
+      return new UsageError(e.message);
+  }
+}
+
+/** The provider `settings.model` names, with the key from the environment. @throws UsageError */
+export function createCliProvider(settings: Settings, cwd: string, opts: ProviderEnv = {}): ModelProvider {
+  const { provider } = settings.model;
   const env = opts.env ?? process.env;
-  switch (provider) {
-    case 'replay': {
-      if (!id) throw new UsageError('--model replay:FILE needs a file');
-      const file = path.resolve(cwd, id);
-      try {
-        return new ReplayProvider(loadReplayScript(file), `replay:${path.basename(file)}`);
-      } catch (e) {
-        if (e instanceof ReplayFileError) throw new UsageError(e.message);
-        throw e;
-      }
-    }
-    case 'openai-compatible':
-    case 'anthropic': {
-      const envName = KEY_ENV[provider];
-      const logger = opts.logger ?? stderrLogger;
-      const apiKey = (opts.apiKey !== undefined ? opts.apiKey : env[envName])?.trim() || undefined;
-      try {
-        return createHttpProvider({
-          model: { provider, id, baseUrl },
-          keyHint: opts.keyHint ?? `set the ${envName} environment variable to a valid key`,
-          logger,
-          ...(apiKey ? { apiKey } : {}),
-        });
-      } catch (e) {
-        if (e instanceof ProviderConfigError) throw new UsageError(e.message);
-        throw e;
-      }
-    }
-    case 'vscode-lm':
-      throw new UsageError('the vscode-lm provider runs only inside VS Code; pass --model replay:FILE, openai-compatible:ID or anthropic:ID');
-    default:
-      throw new UsageError(`--model ${String(provider)}: this provider is not available in this build of the CLI`);
+  const keyed = provider === 'openai-compatible' || provider === 'anthropic';
+  const apiKey = keyed ? env[KEY_ENV[provider]] : undefined;
+  try {
+    return createProvider(settings.model, {
+      root: cwd,
+      keyHint: keyed ? `set the ${KEY_ENV[provider]} environment variable to a valid key` : '',
+      logger: opts.logger ?? stderrLogger,
+      ...(apiKey !== undefined ? { apiKey } : {}),
+    });
+  } catch (e) {
+    if (e instanceof ProviderConfigError) throw providerUsageError(e);
+    throw e;
   }
 }

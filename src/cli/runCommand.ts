@@ -3,14 +3,12 @@ import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { FsWorkspace } from '../core/edit/workspace';
-import { Run } from '../core/loop/run';
+import { checkProblems, createCheckEngine, createRunEngine } from '../core/engine';
 import type { RunReport } from '../core/trace/events';
 import { findInterruptedRuns } from '../core/edit/restore';
-import { resolveChecks } from '../core/verify/discover';
-import { Verifier } from '../core/verify/verifier';
 import { UsageError } from './errors';
 import { createTimelinePrinter, formatSummary } from './printer';
-import { createProvider, parseModelSpec } from './providers';
+import { createCliProvider, parseModelSpec } from './providers';
 import { defaultStorageDir } from './storage';
 import { resolveSettings } from './workspaceSettings';
 
@@ -83,20 +81,12 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (values.model === undefined && settings.model.provider === 'vscode-lm') {
     throw new UsageError('--model is required outside VS Code (replay:FILE, openai-compatible:ID or anthropic:ID), or set fixUntilGreen.model.provider');
   }
-  const provider = createProvider(settings, cwd);
+  const provider = createCliProvider(settings, cwd);
   // No checks configured: discover them (tsconfig, ESLint config, scripts.test), as `check` does.
-  const { checks, discovered, notes } = resolveChecks(cwd, settings.checks);
   const storageDir = path.resolve(values.storage ?? defaultStorageDir(cwd));
-  const verifier = new Verifier({
-    root: cwd,
-    checks,
-    parallel: settings.parallelChecks,
-    outputLimitKb: settings.outputLimitKb,
-    flakyReruns: settings.flakyReruns,
-    storageDir,
-  });
-  const problems = verifier.preflight();
-  if (problems.length > 0) throw new UsageError([...problems, ...(discovered ? notes : [])].join('; '));
+  const checks = createCheckEngine({ root: cwd, settings, storageDir });
+  const unusable = checkProblems(checks);
+  if (unusable) throw new UsageError(unusable.message);
   // A run that was killed mid-way left files changed: a new run over them could make its revert lose them.
   const interrupted = await findInterruptedRuns(storageDir);
   if (interrupted.length > 0 && !values['ignore-interrupted']) {
@@ -112,12 +102,13 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const printer = values.json || values.quiet ? undefined : createTimelinePrinter(io.stdout);
-  const run = new Run({
-    workspace: new FsWorkspace(cwd),
-    verifier,
-    provider,
-    settings: { ...settings, checks },
+  const { run } = createRunEngine({
+    root: cwd,
+    settings,
     storageDir,
+    checks,
+    workspace: new FsWorkspace(cwd),
+    provider,
     signal: controller.signal,
     ...(values.instruction ? { instruction: values.instruction } : {}),
     ...(printer ? { onEvent: printer } : {}),

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { ModelProvider } from '../core/model/provider';
 import { ProviderFatalError } from '../core/model/provider';
-import { countTokens } from '../core/model/tokens';
+import { countTokens } from '../core/tokens';
 import type { Completion, CompletionRequest } from '../core/types';
 
 export const LM_JUSTIFICATION = 'Fix Until Green asks the model for edits that make your checks pass, and verifies every one with your own checks.';

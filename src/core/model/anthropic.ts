@@ -10,7 +10,7 @@ import type { ModelProvider } from './provider';
 import { ProviderReplyError, malformedReply } from './provider';
 import type { RetryNotice, RetryPolicy } from './retry';
 import { withChildSignal, withRetry } from './retry';
-import { countRequestTokens, countTokens } from './tokens';
+import { countRequestTokens, countTokens } from '../tokens';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;

@@ -6,7 +6,7 @@ import { silentLogger } from '../types';
 import { formatFailureReport } from '../verify/report';
 import type { PromptFile } from './prompts';
 import { formatFile, stepPrompt, systemPrompt } from './prompts';
-import { countTokens, truncateToTokens } from './tokens';
+import { countTokens, truncateToTokens } from '../tokens';
 
 export interface StepContextInput {
   step: number;

@@ -11,7 +11,7 @@ import type { ModelProvider } from './provider';
 import { ProviderReplyError, malformedReply } from './provider';
 import type { RetryNotice, RetryPolicy } from './retry';
 import { withChildSignal, withRetry } from './retry';
-import { countRequestTokens, countTokens } from './tokens';
+import { countRequestTokens, countTokens } from '../tokens';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** How long one request may take before it counts as a (retryable) timeout. */

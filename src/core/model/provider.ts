@@ -1,5 +1,5 @@
 import type { ChatMessage, Completion, CompletionRequest, Usage } from '../types';
-import { countRequestTokens } from './tokens';
+import { countRequestTokens } from '../tokens';
 
 /** The model port. Providers never decide anything about the run; they only answer. */
 export interface ModelProvider {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Completion, CompletionRequest, Usage } from '../types';
 import type { ModelProvider } from './provider';
 import { ProviderFatalError } from './provider';
-import { countTokens } from './tokens';
+import { countTokens } from '../tokens';
 
 export interface ReplayResponse {
   text: string;

@@ -1,6 +1,6 @@
 // The compact failure report fed to the model: grouped by file, each failure once, never the raw log.
 import type { Failure } from '../types';
-import { countTokens } from '../model/tokens';
+import { countTokens } from '../tokens';
 import { normalizeMessage } from './identity';
 
 export interface ReportOptions {

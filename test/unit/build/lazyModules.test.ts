@@ -53,7 +53,7 @@ describe('bundles: modules evaluated on first use', () => {
 
   it("forwards every name the sources import from the tokenizer, with the real module's constants", () => {
     const spec = LAZY['gpt-tokenizer/encoding/o200k_base'];
-    const src = readFileSync(path.join(REPO, 'src/core/model/tokens.ts'), 'utf8');
+    const src = readFileSync(path.join(REPO, 'src/core/tokens.ts'), 'utf8');
     const imported = /import \{([^}]+)\} from 'gpt-tokenizer\/encoding\/o200k_base'/.exec(src)![1]!.split(',').map((s) => s.trim().split(/\s+as\s+/)[0]!);
     assert.deepEqual([...imported].sort(), [...spec.functions, ...Object.keys(spec.constants ?? {})].sort());
     for (const [k, v] of Object.entries(spec.constants ?? {})) assert.equal((realTokenizer as Record<string, unknown>)[k], v, k);

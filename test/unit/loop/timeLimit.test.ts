@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { FsWorkspace } from '../../../src/core/edit/workspace';
 import { Run } from '../../../src/core/loop/run';
 import { ReplayProvider } from '../../../src/core/model/replay';
-import { countTokens } from '../../../src/core/model/tokens';
+import { countTokens } from '../../../src/core/tokens';
 import { Verifier } from '../../../src/core/verify/verifier';
 import type { Project } from './harness';
 import { HangingReplay, makeRun, ofType, project, settings, SilentProvider, SRC, step, traceOf, values } from './harness';

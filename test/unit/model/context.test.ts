@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import type { StepContextInput } from '../../../src/core/model/context';
 import { buildStepContext, relativeImports } from '../../../src/core/model/context';
-import { countTokens } from '../../../src/core/model/tokens';
+import { countTokens } from '../../../src/core/tokens';
 import { defaultSettings } from '../../../src/core/settings';
 import type { Failure, Logger } from '../../../src/core/types';
 

@@ -4,7 +4,7 @@ import type { OpenAICompatibleOptions } from '../../../src/core/model/openaiComp
 import { OpenAICompatibleProvider } from '../../../src/core/model/openaiCompatible';
 import { ProviderFatalError, ProviderReplyError } from '../../../src/core/model/provider';
 import type { RetryNotice } from '../../../src/core/model/retry';
-import { countRequestTokens } from '../../../src/core/model/tokens';
+import { countRequestTokens } from '../../../src/core/tokens';
 import type { CompletionRequest } from '../../../src/core/types';
 import type { FakeOpenAI, FakeOpenAIOptions } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';

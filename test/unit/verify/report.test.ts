@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { countTokens } from '../../../src/core/model/tokens';
+import { countTokens } from '../../../src/core/tokens';
 import type { Failure } from '../../../src/core/types';
 import { formatFailureReport } from '../../../src/core/verify/report';
 import { Verifier } from '../../../src/core/verify/verifier';

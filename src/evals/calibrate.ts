@@ -4,9 +4,9 @@
 // they were going to go green (false escalations).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import type { StopReason } from '../policy/reasons';
-import type { RunReport, TimedEvent } from './events';
-import { readTrace } from './trace';
+import type { StopReason } from '../core/policy/reasons';
+import type { RunReport, TimedEvent } from '../core/trace/events';
+import { readTrace } from '../core/trace/trace';
 
 /** Stops that say nothing about where the run was heading: they are left out of the evidence. */
 export const CENSORED_STOPS: readonly StopReason[] = ['low-confidence', 'cancelled', 'error', 'preflight-failed'];

@@ -1,30 +1,39 @@
-// The eval harness (DESIGN §8): a scenario is a real project, a recorded model and the stop it must
-// end with. Each runs on a scratch copy, so the scenario directory is never modified.
+// The eval harness (DESIGN §8): a scenario is a real project, a recorded model, the stop it must end
+// with and what the workspace must hold afterwards. Each runs on a scratch copy, so the scenario
+// directory is never modified. A front end of its own (like cli/ and vscode/): it builds whole runs
+// through the engine factory, so the core's trace layer never depends on the loop.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse, printParseErrorCode } from 'jsonc-parser';
 import type { ParseError } from 'jsonc-parser';
-import { FsWorkspace } from '../edit/workspace';
-import type { VerifierPort } from '../loop/run';
-import { Run } from '../loop/run';
-import { loadReplayScript, ReplayProvider } from '../model/replay';
-import type { Outcome, StopReason } from '../policy/reasons';
-import { isStopReason, OUTCOMES } from '../policy/reasons';
-import { pickPrefixed, validateSettings } from '../settings';
-import type { Settings } from '../settings';
-import type { Logger } from '../types';
-import { silentLogger } from '../types';
-import { resolveChecks } from '../verify/discover';
-import { Verifier } from '../verify/verifier';
-import type { RunReport, TimedEvent } from './events';
-import { readTrace } from './trace';
+import { FsWorkspace } from '../core/edit/workspace';
+import { createRunEngine } from '../core/engine';
+import type { ModelProvider } from '../core/model/provider';
+import { createProvider, ProviderConfigError } from '../core/model/factory';
+import type { Outcome, StopReason } from '../core/policy/reasons';
+import { isStopReason, OUTCOMES } from '../core/policy/reasons';
+import { pickPrefixed, validateSettings } from '../core/settings';
+import type { RunReport, TimedEvent } from '../core/trace/events';
+import { readTrace } from '../core/trace/trace';
+import type { Logger } from '../core/types';
+import { silentLogger } from '../core/types';
+
+/**
+ * What the workspace holds after the run, compared byte for byte (node_modules aside):
+ * - `original`: every file as in `project/` (a `punt`, an `onStop: revert`, a run that wrote nothing);
+ * - `expected`: the files under the scenario's `expected/` with those bytes, every other file as in
+ *   `project/`, nothing added or deleted besides (the state `keep-best` or `keep-last` kept, a fix).
+ */
+export type FinalBytes = 'original' | 'expected';
+export const FINAL_BYTES: readonly FinalBytes[] = ['original', 'expected'];
 
 export interface ScenarioExpect {
   stopReason: StopReason;
   steps: number;
   outcome?: Outcome;
+  finalBytes?: FinalBytes;
 }
 
 export interface Scenario {
@@ -84,8 +93,14 @@ export function loadScenario(dir: string): Scenario {
   if (!isStopReason(e.stopReason)) throw new ScenarioError(`${expectFile}: "stopReason" must be a stop reason id; got ${JSON.stringify(e.stopReason)}`);
   if (typeof e.steps !== 'number' || !Number.isInteger(e.steps) || e.steps < 0) throw new ScenarioError(`${expectFile}: "steps" must be a whole number ≥ 0; got ${JSON.stringify(e.steps)}`);
   if (e.outcome !== undefined && !OUTCOMES.includes(e.outcome as Outcome)) throw new ScenarioError(`${expectFile}: "outcome" must be one of ${OUTCOMES.join(', ')}; got ${JSON.stringify(e.outcome)}`);
+  if (e.finalBytes !== undefined && !FINAL_BYTES.includes(e.finalBytes as FinalBytes)) throw new ScenarioError(`${expectFile}: "finalBytes" must be one of ${FINAL_BYTES.join(', ')}; got ${JSON.stringify(e.finalBytes)}`);
+  const expected = path.join(abs, 'expected');
+  const hasExpected = existsSync(expected) && statSync(expected).isDirectory();
+  if (e.finalBytes === 'expected' && !hasExpected) throw new ScenarioError(`${expectFile}: "finalBytes": "expected" needs the files in ${expected}`);
+  if (e.finalBytes !== 'expected' && hasExpected) throw new ScenarioError(`${expectFile}: ${expected} is there but "finalBytes" is not "expected": say which the run must leave`);
   const expect: ScenarioExpect = { stopReason: e.stopReason, steps: e.steps };
   if (e.outcome !== undefined) expect.outcome = e.outcome as Outcome;
+  if (e.finalBytes !== undefined) expect.finalBytes = e.finalBytes as FinalBytes;
 
   const settings: Record<string, unknown> = {};
   const own = path.join(project, '.vscode', 'settings.json');
@@ -148,6 +163,51 @@ export function treeHash(dir: string): string {
   return h.digest('hex');
 }
 
+/** Every file under `dir` (node_modules aside) by its path relative to `dir`, forward slashes. */
+export function readTree(dir: string): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  const walk = (d: string): void => {
+    for (const n of readdirSync(d).sort()) {
+      if (n === 'node_modules') continue;
+      const p = path.join(d, n);
+      const st = lstatSync(p);
+      if (st.isDirectory()) walk(p);
+      else out.set(path.relative(dir, p).split(path.sep).join('/'), st.isSymbolicLink() ? Buffer.from('link') : readFileSync(p));
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return out;
+}
+
+/** The tree a scenario's run must leave: `project/`, with `expected/`'s files over it when asked for. */
+export function expectedTree(s: Scenario, finalBytes: FinalBytes): Map<string, Buffer> {
+  const tree = readTree(s.project);
+  if (finalBytes === 'expected') for (const [rel, bytes] of readTree(path.join(s.dir, 'expected'))) tree.set(rel, bytes);
+  return tree;
+}
+
+/** How `got` differs from `want`, file by file (at most a few named), or undefined when byte-identical. */
+export function treeDifference(want: ReadonlyMap<string, Buffer>, got: ReadonlyMap<string, Buffer>, limit = 5): string | undefined {
+  const diffs: string[] = [];
+  for (const [rel, bytes] of want) {
+    const g = got.get(rel);
+    if (g === undefined) diffs.push(`${rel} is missing`);
+    else if (!g.equals(bytes)) diffs.push(`${rel} differs${firstDifference(bytes, g)}`);
+  }
+  for (const rel of got.keys()) if (!want.has(rel)) diffs.push(`${rel} was added`);
+  if (diffs.length === 0) return undefined;
+  return diffs.slice(0, limit).join('; ') + (diffs.length > limit ? `; and ${diffs.length - limit} more` : '');
+}
+
+function firstDifference(want: Buffer, got: Buffer): string {
+  const a = want.toString('utf8').split('\n');
+  const b = got.toString('utf8').split('\n');
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return ` at line ${i + 1}: expected ${JSON.stringify(a[i] ?? '<end>')}, got ${JSON.stringify(b[i] ?? '<end>')}`;
+  }
+  return '';
+}
+
 export interface SelfReportTally {
   /** Steps whose STATUS was `done`, and how many of them the checks confirmed green. */
   done: { total: number; agreed: number };
@@ -191,20 +251,28 @@ export interface EvalOptions {
   /** Keep the scratch copies (for debugging a failing scenario). */
   keep?: boolean;
   logger?: Logger;
-  /** Builds the verifier for a scenario's settings (by default the one `run` builds, so evals run what users run). */
-  verifier?: (root: string, settings: Settings, storageDir: string) => VerifierPort;
 }
 
-export function defaultVerifier(root: string, settings: Settings, storageDir: string): VerifierPort {
-  return new Verifier({ root, checks: settings.checks, parallel: settings.parallelChecks, outputLimitKb: settings.outputLimitKb, flakyReruns: settings.flakyReruns, storageDir });
-}
-
-function mismatch(expect: ScenarioExpect, r: RunReport): string | undefined {
+function mismatch(s: Scenario, r: RunReport, project: string): string | undefined {
+  const { expect } = s;
   const parts: string[] = [];
   if (r.stopReason !== expect.stopReason) parts.push(`stopped with ${r.stopReason}, expected ${expect.stopReason}`);
   if (r.steps.length !== expect.steps) parts.push(`took ${r.steps.length} step(s), expected ${expect.steps}`);
   if (expect.outcome !== undefined && r.outcome !== expect.outcome) parts.push(`outcome ${r.outcome}, expected ${expect.outcome}`);
+  if (expect.finalBytes !== undefined) {
+    const diff = treeDifference(expectedTree(s, expect.finalBytes), readTree(project));
+    if (diff) parts.push(`the workspace does not hold the ${expect.finalBytes === 'original' ? 'original bytes' : 'expected files'}: ${diff}`);
+  }
   return parts.length > 0 ? `${parts.join('; ')} (${r.detail})` : undefined;
+}
+
+function replayProvider(s: Scenario): ModelProvider {
+  try {
+    return createProvider({ provider: 'replay', id: s.replay, baseUrl: '' }, { root: s.dir, keyHint: '', replayLabel: `replay:${s.name}/replay.json` });
+  } catch (e) {
+    if (e instanceof ProviderConfigError) throw new ScenarioError(`scenario ${s.name}: ${e.message}`);
+    throw e;
+  }
 }
 
 /** Runs one scenario on a scratch copy of its project and compares the stop with its expectations. */
@@ -225,18 +293,17 @@ export async function runScenario(s: Scenario, opts: EvalOptions = {}): Promise<
     // The copy reaches the same tools the original would: its own node_modules or the nearest above it.
     const nm = nearestNodeModules(s.project);
     if (nm) symlinkSync(nm, path.join(project, 'node_modules'), 'dir');
-    // No checks configured: discover them, as `run` does.
-    const settings: Settings = { ...validated.settings, checks: resolveChecks(project, validated.settings.checks).checks };
     const storageDir = path.join(scratch, 'storage');
-    const provider = new ReplayProvider(loadReplayScript(s.replay), `replay:${s.name}/replay.json`);
-    const verifier = (opts.verifier ?? defaultVerifier)(project, settings, storageDir);
-    const run = new Run({ workspace: new FsWorkspace(project), verifier, provider, settings, storageDir, logger });
+    // The scenario's recorded model, whatever its settings name; built as every front end builds it.
+    const provider = replayProvider(s);
+    // No checks configured: the factory discovers them, as `run` does.
+    const { run } = createRunEngine({ root: project, settings: validated.settings, storageDir, logger, workspace: new FsWorkspace(project), provider });
     const r = await run.start();
     result.got = { stopReason: r.stopReason, steps: r.steps.length, outcome: r.outcome, detail: r.detail };
     result.tokens = r.tokensUsed;
     result.tracePath = r.tracePath;
     result.selfReports = tallySelfReports(readTrace(r.tracePath));
-    const miss = mismatch(s.expect, r);
+    const miss = mismatch(s, r, project);
     result.pass = miss === undefined;
     if (miss) result.problem = miss;
   } catch (e) {

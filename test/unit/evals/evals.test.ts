@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { main } from '../../../src/cli/main';
 import type { TimedEvent } from '../../../src/core/trace/events';
-import { findScenarioDirs, loadScenario, runScenario, ScenarioError, tallySelfReports, treeHash } from '../../../src/core/trace/evals';
+import { findScenarioDirs, loadScenario, runScenario, ScenarioError, tallySelfReports, treeDifference, treeHash } from '../../../src/evals/evals';
 import { REPO } from '../../support/fixtures';
 import { diffOf, reply } from '../../support/replies';
 
@@ -27,7 +27,7 @@ describe('double', () => {
 
 interface Suite {
   dir: string;
-  add(name: string, o: { replies: string[]; expect: unknown; settings?: unknown; src?: string }): string;
+  add(name: string, o: { replies: string[]; expect: unknown; settings?: unknown; src?: string; expected?: Record<string, string> }): string;
   cleanup(): void;
 }
 
@@ -50,6 +50,7 @@ function suite(): Suite {
       write('replay.json', JSON.stringify({ responses: o.replies.map((text) => ({ text, usage: { input: 100, output: 20 } })) }));
       write('expect.json', JSON.stringify(o.expect));
       if (o.settings !== undefined) write('settings.json', JSON.stringify(o.settings));
+      for (const [rel, text] of Object.entries(o.expected ?? {})) write(path.join('expected', rel), text);
       return s;
     },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
@@ -57,6 +58,8 @@ function suite(): Suite {
 }
 
 const FIX = reply([diffOf('src/double.js', SRC, FIXED)], { status: 'done', confidence: 0.9 });
+// A diff against code the file does not have: never applied, nothing written.
+const UNAPPLIED = reply([diffOf('src/double.js', "'use strict';\nfunction triple(n) {\n", "'use strict';\nfunction triple(m) {\n")], { confidence: 0.5 });
 const WRONG = reply([diffOf('src/double.js', SRC, SRC.replace('n + n + 1', 'n + n + 2'))], { status: 'done', confidence: 0.8 });
 
 describe('eval harness', function () {
@@ -87,6 +90,32 @@ describe('eval harness', function () {
     assert.deepEqual(r.selfReports.done, { total: 1, agreed: 0 });
   });
 
+  it('asserts the final bytes: the expected files after a fix, the original bytes after a punt', async () => {
+    const fixed = s.add('fixed-bytes', { replies: [FIX], expect: { stopReason: 'green', steps: 1, outcome: 'fixed', finalBytes: 'expected' }, expected: { 'src/double.js': FIXED } });
+    const r = await runScenario(loadScenario(fixed));
+    assert.equal(r.pass, true, r.problem);
+    const punt = s.add('punt-bytes', { replies: [UNAPPLIED], expect: { stopReason: 'step-cap', steps: 1, outcome: 'punt', finalBytes: 'original' }, settings: { 'fixUntilGreen.maxSteps': 1 } });
+    const p = await runScenario(loadScenario(punt));
+    assert.equal(p.pass, true, p.problem);
+  });
+
+  it('a workspace that does not hold the bytes it should is a miss naming the file and the first line that differs', async () => {
+    const dir = s.add('kept-fix', { replies: [FIX], expect: { stopReason: 'green', steps: 1, outcome: 'fixed', finalBytes: 'original' } });
+    const r = await runScenario(loadScenario(dir));
+    assert.equal(r.pass, false);
+    assert.equal(r.got?.stopReason, 'green');
+    assert.match(r.problem ?? '', /the workspace does not hold the original bytes: src\/double\.js differs at line 3: expected "  return n \+ n \+ 1;", got "  return n \* 2;"/);
+    const other = s.add('other-fix', { replies: [FIX], expect: { stopReason: 'green', steps: 1, finalBytes: 'expected' }, expected: { 'src/double.js': SRC.replace('n + n + 1', 'n << 1') } });
+    assert.match((await runScenario(loadScenario(other))).problem ?? '', /does not hold the expected files: src\/double\.js differs at line 3/);
+  });
+
+  it('compares whole trees: a missing or an added file differs too', () => {
+    const t = (o: Record<string, string>): Map<string, Buffer> => new Map(Object.entries(o).map(([k, v]) => [k, Buffer.from(v)]));
+    assert.equal(treeDifference(t({ a: '1', b: '2' }), t({ b: '2', a: '1' })), undefined);
+    assert.equal(treeDifference(t({ a: '1', b: '2' }), t({ a: '1', c: '3' })), 'b is missing; c was added');
+    assert.equal(treeDifference(t({ a: '1\n2' }), t({ a: '1\n3' })), 'a differs at line 2: expected "2", got "3"');
+  });
+
   it('names every problem in a malformed scenario', () => {
     const bad = (expect: unknown): string => {
       const dir = s.add(`bad-${Math.random().toString(36).slice(2)}`, { replies: [], expect });
@@ -102,6 +131,10 @@ describe('eval harness', function () {
     assert.match(bad({ stopReason: 'green', steps: -1 }), /"steps" must be a whole number/);
     assert.match(bad({ stopReason: 'green', steps: 1, outcome: 'great' }), /"outcome" must be one of fixed, partial, uncertain, punt/);
     assert.match(bad([1, 2]), /must hold a JSON object/);
+    assert.match(bad({ stopReason: 'green', steps: 1, finalBytes: 'best' }), /"finalBytes" must be one of original, expected; got "best"/);
+    assert.match(bad({ stopReason: 'green', steps: 1, finalBytes: 'expected' }), /"finalBytes": "expected" needs the files in .*expected/);
+    const stray = s.add('stray-expected', { replies: [], expect: { stopReason: 'green', steps: 1 }, expected: { 'src/double.js': FIXED } });
+    assert.throws(() => loadScenario(stray), /expected is there but "finalBytes" is not "expected"/);
     const dir = s.add('broken-json', { replies: [], expect: {} });
     writeFileSync(path.join(dir, 'expect.json'), '{ "stopReason": ');
     assert.throws(() => loadScenario(dir), /is not valid JSON/);
@@ -145,5 +178,27 @@ describe('eval harness', function () {
     assert.equal(await main(['eval'], io), 2);
     assert.equal(await main(['eval', path.join(s.dir, 'nowhere')], io), 2);
     assert.match(err.at(-1)!, /is not a directory/);
+  });
+});
+
+describe('the scenarios in evals/', () => {
+  // The suite's worth is in what it asserts: every scenario says how its run ends and, when the run
+  // does not go green, what the workspace is left holding (punt, keep-best, keep-last, revert).
+  const dirs = findScenarioDirs([path.join(REPO, 'evals')]);
+
+  it('every scenario states its outcome, and every stop short of green the workspace\'s final bytes', () => {
+    assert.ok(dirs.length >= 19, `only ${dirs.length} scenarios found`);
+    for (const dir of dirs) {
+      const { name, expect } = loadScenario(dir);
+      assert.ok(expect.outcome !== undefined, `${name}: expect.json states no "outcome"`);
+      assert.equal(expect.outcome === 'fixed', expect.stopReason === 'green', `${name}: outcome ${expect.outcome} with stop ${expect.stopReason}`);
+      if (expect.stopReason !== 'green') assert.ok(expect.finalBytes !== undefined, `${name}: expect.json states no "finalBytes"`);
+      if (expect.outcome === 'punt') assert.equal(expect.finalBytes, 'original', `${name}: a punt restores the original bytes`);
+    }
+  });
+
+  it('covers every onStop choice with a run that improved something', () => {
+    const kept = new Set(dirs.map((d) => loadScenario(d)).filter((x) => x.expect.outcome === 'partial').map((x) => String(x.settings.onStop ?? 'keep-best')));
+    assert.deepEqual([...kept].sort(), ['keep-best', 'keep-last', 'revert']);
   });
 });

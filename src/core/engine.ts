@@ -1,0 +1,150 @@
+// The one place that turns settings into an engine: the checks (configured or discovered), the
+// verifier over them and the run. The CLI, the extension and the evals all build through here, so a
+// setting reaches the verifier and the run the same way whichever front end started it.
+//
+// Front ends supply what only they know: the workspace (plain files or VS Code's buffers), the model
+// provider (see model/factory.ts), the logger, the abort signal, the event sink. They decide how to
+// tell the user about an `EngineConfigError`: the CLI exits 2 with it, VS Code shows it.
+import { Run } from './loop/run';
+import type { ContinuationHook, VerifierPort } from './loop/run';
+import type { Workspace } from './edit/workspace';
+import type { ModelProvider } from './model/provider';
+import { ProviderFatalError } from './model/provider';
+import type { Critic } from './policy/critics';
+import type { Settings } from './settings';
+import type { TimedEvent } from './trace/events';
+import type { CheckSpec, Logger } from './types';
+import { resolveChecks } from './verify/discover';
+import { Verifier } from './verify/verifier';
+
+/** What every engine is built from. `settings` are validated (`validateSettings`, the front end's reader). */
+export interface EngineSetup {
+  /** Absolute path of the workspace folder the checks run in. */
+  root: string;
+  settings: Settings;
+  /** This workspace's storage, outside its tree: runs, checkpoints, traces, tsc build info. */
+  storageDir: string;
+  /** Passed to the verifier and the run; silent when omitted. */
+  logger?: Logger;
+}
+
+/** The verifier a front end checks with, and the checks it runs. */
+export interface CheckEngine {
+  verifier: Verifier;
+  /** The checks the verifier runs: `settings.checks`, or the discovered ones when none are configured. */
+  checks: CheckSpec[];
+  discovered: boolean;
+  /** What discovery found worth saying (empty when the checks are configured). */
+  notes: string[];
+}
+
+/**
+ * The settings cannot make a working engine. `problems` are the reasons, each a sentence in the
+ * settings' own terms; front ends may word them their own way by `code`.
+ */
+export class EngineConfigError extends Error {
+  constructor(
+    /** `checks`: the verifier's preflight failed (no checks, a missing executable, a duplicate name). */
+    readonly code: 'checks',
+    readonly problems: readonly string[],
+  ) {
+    super(problems.join('; '));
+    this.name = 'EngineConfigError';
+  }
+}
+
+/** Builds the verifier for `settings`: the configured checks, else those discovered under `root`. */
+export function createCheckEngine(s: EngineSetup): CheckEngine {
+  const { checks, discovered, notes } = resolveChecks(s.root, s.settings.checks);
+  if (discovered) s.logger?.info(`checks discovered in ${s.root}: ${checks.map((c) => `${c.name} (${c.command})`).join(', ') || 'none'}${notes.length ? `; ${notes.join('; ')}` : ''}`);
+  const verifier = new Verifier({
+    root: s.root,
+    checks,
+    parallel: s.settings.parallelChecks,
+    outputLimitKb: s.settings.outputLimitKb,
+    flakyReruns: s.settings.flakyReruns,
+    storageDir: s.storageDir,
+    ...(s.logger ? { logger: s.logger } : {}),
+  });
+  return { verifier, checks, discovered, notes: discovered ? notes : [] };
+}
+
+/**
+ * The reasons the checks cannot run at all (the verifier's preflight, with discovery's notes when the
+ * checks were discovered, since those say what was looked for), or undefined when they can.
+ */
+export function checkProblems(e: CheckEngine): EngineConfigError | undefined {
+  const problems = e.verifier.preflight();
+  return problems.length > 0 ? new EngineConfigError('checks', [...problems, ...e.notes]) : undefined;
+}
+
+/** A model that could not be made, and why: the run then stops at preflight with this problem. */
+export interface MissingProvider {
+  problem: string;
+}
+
+/** What a run adds to the engine setup: the front end's ports and hooks. */
+export interface RunSetup extends EngineSetup {
+  workspace: Workspace;
+  /** The model, or why there is none (the run then stops with `preflight-failed`, naming it, and never calls a model). */
+  provider: ModelProvider | MissingProvider;
+  /** Checks already built (e.g. by `createCheckEngine` to refuse early); built from the settings when omitted. */
+  checks?: CheckEngine;
+  /** Stands in for the settings' verifier (tests, benchmarks); the checks are still resolved for the run's record. */
+  verifier?: VerifierPort;
+  instruction?: string;
+  signal?: AbortSignal;
+  onEvent?: (e: TimedEvent) => void;
+  /** Critics run after the built-in ones the settings switch on. */
+  critics?: Critic[];
+  continuation?: ContinuationHook;
+  /** The file open in the editor, workspace-relative. */
+  activeFile?: string;
+  /** More problems the front end found (e.g. settings it could not read); the run stops at preflight with them. */
+  preflightProblems?: string[];
+  runId?: string;
+  now?: () => number;
+}
+
+export interface RunEngine extends CheckEngine {
+  run: Run;
+}
+
+/** A provider for a run that will stop at preflight: never asked, it says why if it were. */
+function unavailableProvider(problem: string): ModelProvider {
+  return { label: 'unavailable', complete: () => Promise.reject(new ProviderFatalError(problem)) };
+}
+
+function isProvider(p: ModelProvider | MissingProvider): p is ModelProvider {
+  return typeof (p as ModelProvider).complete === 'function';
+}
+
+/** Builds a run over `settings`: its verifier, the checks it records, its preflight problems. */
+export function createRunEngine(s: RunSetup): RunEngine {
+  const checks = s.checks ?? createCheckEngine(s);
+  const problems = [
+    ...(s.preflightProblems ?? []),
+    ...(isProvider(s.provider) ? [] : [s.provider.problem]),
+    // With nothing to run, what discovery looked for is the useful half of the message.
+    ...(checks.checks.length === 0 ? checks.notes : []),
+  ];
+  const run = new Run({
+    workspace: s.workspace,
+    verifier: s.verifier ?? checks.verifier,
+    provider: isProvider(s.provider) ? s.provider : unavailableProvider(s.provider.problem),
+    // The run records the checks it used, discovered or configured.
+    settings: { ...s.settings, checks: checks.checks },
+    storageDir: s.storageDir,
+    ...(s.logger ? { logger: s.logger } : {}),
+    ...(s.instruction ? { instruction: s.instruction } : {}),
+    ...(s.signal ? { signal: s.signal } : {}),
+    ...(s.onEvent ? { onEvent: s.onEvent } : {}),
+    ...(s.critics ? { critics: s.critics } : {}),
+    ...(s.continuation ? { continuation: s.continuation } : {}),
+    ...(s.activeFile ? { activeFile: s.activeFile } : {}),
+    ...(s.runId ? { runId: s.runId } : {}),
+    ...(s.now ? { now: s.now } : {}),
+    ...(problems.length > 0 ? { preflightProblems: problems } : {}),
+  });
+  return { ...checks, run };
+}

@@ -1,0 +1,63 @@
+// Token estimates with a real BPE tokenizer, for prompts and for providers that report no usage.
+// A leaf (it imports only types): the model, the verifier's report, the loop and the hosts all count with it.
+// gpt-tokenizer: the o200k_base BPE in plain JS, measured here 3× faster to load and 2.5× faster to
+// count than js-tiktoken, with identical counts.
+import { ALL_SPECIAL_TOKENS, countTokens as countO200k, decode, encode } from 'gpt-tokenizer/encoding/o200k_base';
+import type { ChatMessage } from './types';
+
+// Text from files and models may contain `<|endoftext|>` and the like: count it, never throw on it.
+const OPTIONS = { allowedSpecial: ALL_SPECIAL_TOKENS } as const;
+
+// Counting takes ~0.7 ms per KB, and a run counts the same files at every step: counts of texts
+// worth remembering are kept, least recently used first out, within a bound on the text held.
+const MEMO_MIN_CHARS = 200;
+const MEMO_MAX_CHARS = 16 * 2 ** 20;
+const memo = new Map<string, number>();
+let memoChars = 0;
+
+export function countTokens(text: string): number {
+  if (text.length < MEMO_MIN_CHARS) return countO200k(text, OPTIONS);
+  const hit = memo.get(text);
+  if (hit !== undefined) {
+    // Re-insert to keep the map in least-recently-used order.
+    memo.delete(text);
+    memo.set(text, hit);
+    return hit;
+  }
+  const n = countO200k(text, OPTIONS);
+  if (text.length <= MEMO_MAX_CHARS / 4) {
+    memo.set(text, n);
+    memoChars += text.length;
+    for (const k of memo.keys()) {
+      if (memoChars <= MEMO_MAX_CHARS) break;
+      memo.delete(k);
+      memoChars -= k.length;
+    }
+  }
+  return n;
+}
+
+/**
+ * Builds the tokenizer's tables ahead of the first count (a few hundred ms of CPU), so a run can do
+ * it while step 0's checks run in their own processes rather than in the first step's critical path.
+ */
+export function warmTokenizer(): void {
+  countO200k('warm');
+}
+
+/** Per-message framing overhead of chat formats, so estimates err high rather than low. */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+
+/** The estimated input of a request: every message's tokens plus its framing, the system prompt counted as a message. */
+export function countRequestTokens(req: { system: string; messages: readonly ChatMessage[] }): number {
+  return countTokens(req.system) + req.messages.reduce((n, m) => n + countTokens(m.content), 0) + (req.messages.length + 1) * MESSAGE_OVERHEAD_TOKENS;
+}
+
+/** The longest prefix of `text` within `maxTokens` tokens, marked when cut. */
+export function truncateToTokens(text: string, maxTokens: number): string {
+  const ids = encode(text, OPTIONS);
+  if (ids.length <= maxTokens) return text;
+  const note = `\n[… cut to fit the context budget]`;
+  const keep = Math.max(0, maxTokens - countTokens(note));
+  return decode(ids.slice(0, keep)) + note;
+}
