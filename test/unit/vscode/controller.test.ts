@@ -2,7 +2,7 @@
 // model, and a scripted verifier that reads the real files (the checks' processes would only make
 // these tests slow; the loop itself is tested with real tsc and node:test elsewhere).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { FsWorkspace } from '../../../src/core/edit/workspace';
 import { Run } from '../../../src/core/loop/run';
@@ -220,6 +220,33 @@ describe('the controller owns the folder\'s files', () => {
     assert.equal((await checking).green, true);
     await c.revertRun();
     assert.equal(calc(), original);
+  });
+
+  it('finds a run the window lost mid-way and reverts it, or keeps it, itself', async () => {
+    const fixed = edit('a * b');
+    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, fixed)]) }]) });
+    const r = await c.run(settings(2), '');
+    // The process died before the run finished: its checkpoint was never marked finished.
+    const manifest = path.join(s.storage, 'runs', r.runId, 'checkpoint', 'checkpoint.json');
+    const unfinish = (): void => writeFileSync(manifest, JSON.stringify({ ...(JSON.parse(readFileSync(manifest, 'utf8')) as object), finished: false }));
+    unfinish();
+    const found = await c.interruptedRuns();
+    assert.deepEqual(found.map((x) => [x.runId, x.touched]), [[r.runId, [CALC]]]);
+    assert.deepEqual((await c.revertInterrupted(found[0]!)).conflicts, []);
+    assert.equal(calc(), original);
+    assert.equal(c.state.reverted, 'run');
+    assert.deepEqual(await c.interruptedRuns(), [], 'a reverted run is not offered again');
+    // Keep: the bytes stay as the run left them and the run is not offered again either.
+    const r2 = await new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, fixed)]) }]) }).run(settings(1), '');
+    assert.equal(calc(), fixed);
+    const manifest2 = path.join(s.storage, 'runs', r2.runId, 'checkpoint', 'checkpoint.json');
+    writeFileSync(manifest2, JSON.stringify({ ...(JSON.parse(readFileSync(manifest2, 'utf8')) as object), finished: false }));
+    const lost = await c.interruptedRuns();
+    assert.deepEqual(lost.map((x) => x.runId), [r2.runId]);
+    const bytes = calc();
+    await c.keepInterrupted(lost[0]!);
+    assert.equal(calc(), bytes);
+    assert.deepEqual(await c.interruptedRuns(), []);
   });
 
   it('says why without an engine (no workspace storage)', async () => {
