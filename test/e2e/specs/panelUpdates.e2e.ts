@@ -43,13 +43,14 @@ describe('Fix Until Green in VS Code: the panel keeps focus and open sections wh
 
   before(async function () {
     const text = readFileSync(path.join(DEMO, CART), 'utf8');
-    // Each reply takes a moment, so the run is visibly in progress for a while.
-    model = await startFakeOpenAI({ script: wrongReplies(text, STEPS).map((content) => ({ content, delayMs: 1500 })) });
+    // Each reply takes a moment, so the run is visibly in progress for a while; the call after the
+    // last one never answers, so the run is surely in flight when the panel's Stop is pressed.
+    model = await startFakeOpenAI({ script: [...wrongReplies(text, STEPS).map((content) => ({ content, delayMs: 1500 })), { fault: 'slow' as const }] });
     const ws = workspaceFrom(DEMO, 'panel-updates', {
       'fixUntilGreen.model.provider': 'openai-compatible',
       'fixUntilGreen.model.id': 'fake-coder',
       'fixUntilGreen.model.baseUrl': model.url,
-      'fixUntilGreen.maxSteps': STEPS,
+      'fixUntilGreen.maxSteps': STEPS + 2,
       // The same failures every step must not stop the run early: it should keep updating the panel.
       'fixUntilGreen.stallThreshold': 20,
     });
@@ -113,8 +114,11 @@ describe('Fix Until Green in VS Code: the panel keeps focus and open sections wh
     // The diff opened in the panel's editor group; bring the panel back to watch the run end.
     await vs.runCommand('Fix Until Green: Show Panel');
 
-    const reason = await until('the run to stop', () => panel.locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined), 240000, 300);
-    assert.equal(reason, 'step-cap');
+    // The panel's Stop runs the registered Stop command with the panel's folder: the run ends cancelled.
+    await until(`step ${STEPS} drawn, the next call in flight`, async () => ((await panel.locator('[data-testid="step-row"]').count()) === STEPS && (await panel.locator('[data-testid="run-status"]').count()) === 1 ? true : undefined), 240000, 300);
+    await panel.locator('button[data-action="stop"]').click();
+    const reason = await until('the run to stop', () => panel.locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined), 60000, 300);
+    assert.equal(reason, 'cancelled');
     assert.equal(await panel.locator('[data-testid="step-row"]').count(), STEPS);
     await vs.screenshot('panel-updates-stopped', vs.page.locator('iframe.webview.ready'));
   });
