@@ -273,7 +273,7 @@ export class RunController {
   }
 
   /** Runs of this folder that stopped mid-way (a reload, a crash) with files changed. */
-  interruptedRuns(): Promise<StoredRun[]> {
+  async interruptedRuns(): Promise<StoredRun[]> {
     return findInterruptedRuns(this.engine.storageDir);
   }
 
