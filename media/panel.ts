@@ -1,6 +1,11 @@
 // The status panel's webview script (bundled by esbuild to dist/panel.js, browser/iife). It draws
 // the run state the host posts, keeps it with setState for reloads, and sends typed messages back.
-import type { PanelAction, PersistedPanelState, ToWebview } from '../src/vscode/protocol';
+// Drawing goes through Preact's keyed diff (step rows keyed by step number): an update patches the
+// DOM in place, so keyboard focus, scroll and a <details> the user opened survive the updates a
+// running run posts up to ten times a second.
+import type { ComponentChildren, VNode } from 'preact';
+import { h as createElement, render as renderInto } from 'preact';
+import type { FromWebview, PanelAction, PersistedPanelState, ToWebview } from '../src/vscode/protocol';
 import { isPersistedPanelState, isToWebview } from '../src/vscode/protocol';
 import type { RunState, StepView } from '../src/vscode/runState';
 import { canContinue, canRevert, elapsedAt } from '../src/vscode/runState';
@@ -22,31 +27,24 @@ let busy: PanelAction | null = null;
 const expanded = new Set<number>();
 let ticker: number | undefined;
 
-type Child = Node | string | null | undefined | false;
+type Child = ComponentChildren;
+type Props = Record<string, unknown>;
 
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | number | boolean | undefined> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === false) continue;
-    el.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
-  return el;
+/** One element: `undefined`/`false` attributes are left out, as the markup has always had them. */
+function h(tag: string, attrs: Props = {}, ...children: Child[]): VNode {
+  const props: Props = {};
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== false) props[k] = v;
+  return createElement(tag, props, ...children);
 }
 
-const SVG = 'http://www.w3.org/2000/svg';
-function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, ...children: (Node | string)[]): SVGElementTagNameMap[K] {
-  const el = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  for (const c of children) el.append(c);
-  return el;
-}
+/** SVG elements: Preact creates them in the SVG namespace inside <svg>. */
+const s = h;
 
-function icon(name: string): HTMLElement {
+function icon(name: string): VNode {
   return h('span', { class: `codicon codicon-${name}`, 'aria-hidden': 'true' });
 }
 
-function send(message: unknown): void {
+function send(message: FromWebview): void {
   vscode.postMessage(message);
 }
 
@@ -60,32 +58,34 @@ function reasonClass(r: string | null): string {
   return 'warn';
 }
 
-function header(st: RunState): HTMLElement {
-  const badges = h('div', { class: 'badges' });
+function header(st: RunState): VNode {
+  const badges: Child[] = [];
   if (st.status === 'running') {
-    badges.append(h('span', { class: 'badge running', 'data-testid': 'run-status' }, icon('sync~spin'), ' running'));
+    badges.push(h('span', { class: 'badge running', 'data-testid': 'run-status' }, icon('sync~spin'), ' running'));
   } else if (st.status === 'stopped' && st.stopReason) {
-    badges.append(h('span', { class: `badge ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-reason', title: 'stop reason' }, st.stopReason));
-    if (st.outcome) badges.append(h('span', { class: 'badge outcome', 'data-testid': 'outcome', title: 'outcome' }, st.outcome));
-    if (st.reverted) badges.append(h('span', { class: 'badge reverted', 'data-testid': 'reverted' }, st.reverted === 'run' ? 'reverted' : 'reverted to best'));
+    badges.push(h('span', { class: `badge ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-reason', title: 'stop reason' }, st.stopReason));
+    if (st.outcome) badges.push(h('span', { class: 'badge outcome', 'data-testid': 'outcome', title: 'outcome' }, st.outcome));
+    if (st.reverted) badges.push(h('span', { class: 'badge reverted', 'data-testid': 'reverted' }, st.reverted === 'run' ? 'reverted' : 'reverted to best'));
   } else {
-    badges.append(h('span', { class: 'badge idle' }, 'no run yet'));
+    badges.push(h('span', { class: 'badge idle' }, 'no run yet'));
   }
-  const meta = h('div', { class: 'meta' }, h('strong', { 'data-testid': 'folder' }, st.folderName), st.model ? ` · ${st.model}` : '', st.runId ? ` · run ${st.runId}` : '');
-  const lines: Child[] = [badges, meta];
-  if (st.status === 'running' && st.phase) lines.push(h('div', { class: 'phase', 'data-testid': 'phase' }, st.phase));
-  if (st.detail) lines.push(h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail));
-  if (st.instruction) lines.push(h('div', { class: 'instruction' }, icon('comment'), ' ', st.instruction));
-  return h('header', {}, ...lines);
+  return h(
+    'header',
+    {},
+    h('div', { class: 'badges' }, ...badges),
+    h('div', { class: 'meta' }, h('strong', { 'data-testid': 'folder' }, st.folderName), st.model ? ` · ${st.model}` : '', st.runId ? ` · run ${st.runId}` : ''),
+    st.status === 'running' && st.phase ? h('div', { class: 'phase', 'data-testid': 'phase' }, st.phase) : null,
+    st.detail ? h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail) : null,
+    st.instruction ? h('div', { class: 'instruction' }, icon('comment'), ' ', st.instruction) : null,
+  );
 }
 
-function button(action: PanelAction, label: string, codicon: string, enabled: boolean, title: string): HTMLButtonElement {
-  const b = h('button', { type: 'button', 'data-action': action, title, disabled: !enabled || busy !== null }, icon(busy === action ? 'loading~spin' : codicon), ` ${label}`);
-  b.addEventListener('click', () => send({ type: 'action', action, folder: state?.folder ?? null }));
-  return b;
+function button(action: PanelAction, label: string, codicon: string, enabled: boolean, title: string): VNode {
+  const onClick = (): void => send({ type: 'action', action, folder: state?.folder ?? null });
+  return h('button', { key: action, type: 'button', 'data-action': action, title, disabled: !enabled || busy !== null, onClick }, icon(busy === action ? 'loading~spin' : codicon), ` ${label}`);
 }
 
-function actions(st: RunState): HTMLElement {
+function actions(st: RunState): VNode {
   const revertable = canRevert(st);
   return h(
     'div',
@@ -98,14 +98,12 @@ function actions(st: RunState): HTMLElement {
   );
 }
 
-/** Widths go through the CSSOM: the CSP forbids inline style attributes. */
-function fill(frac: number): HTMLElement {
-  const el = h('div', { class: 'fill' });
-  el.style.width = `${(frac * 100).toFixed(1)}%`;
-  return el;
+/** Widths go through the CSSOM (Preact sets a style object property by property): the CSP forbids inline style attributes. */
+function fill(frac: number): VNode {
+  return h('div', { class: 'fill', style: { width: `${(frac * 100).toFixed(1)}%` } });
 }
 
-function bar(testid: string, label: string, used: number, limit: number, text: string): HTMLElement {
+function bar(testid: string, label: string, used: number, limit: number, text: string): VNode {
   const frac = limit > 0 ? Math.min(1, used / limit) : 0;
   const level = frac > 0.8 ? 'high' : frac > 0.5 ? 'mid' : 'low';
   return h(
@@ -121,7 +119,7 @@ function bar(testid: string, label: string, used: number, limit: number, text: s
   );
 }
 
-function budgets(st: RunState): HTMLElement {
+function budgets(st: RunState): VNode {
   const el = elapsedAt(st, now());
   return h(
     'section',
@@ -132,7 +130,7 @@ function budgets(st: RunState): HTMLElement {
   );
 }
 
-function chart(st: RunState): HTMLElement | null {
+function chart(st: RunState): VNode | null {
   const pts = st.failuresPerStep;
   if (pts.length === 0) return null;
   const W = 320;
@@ -142,36 +140,44 @@ function chart(st: RunState): HTMLElement | null {
   const slot = (W - pad.l - pad.r) / pts.length;
   const bw = Math.max(4, Math.min(28, slot * 0.6));
   const y = (v: number): number => pad.t + (H - pad.t - pad.b) * (1 - v / max);
-  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Failures per step: ${pts.map((p) => `step ${p.step}: ${p.count}`).join(', ')}`, class: 'chart', 'data-testid': 'failure-chart' });
-  svg.append(s('line', { x1: pad.l, y1: y(0), x2: W - pad.r, y2: y(0), class: 'axis' }));
-  svg.append(s('text', { x: pad.l - 4, y: y(max) + 4, 'text-anchor': 'end', class: 'tick' }, String(max)));
-  svg.append(s('text', { x: pad.l - 4, y: y(0), 'text-anchor': 'end', class: 'tick' }, '0'));
-  pts.forEach((p, i) => {
+  const bars = pts.map((p, i) => {
     const cx = pad.l + slot * i + slot / 2;
     const top = p.count === 0 ? y(0) - 2 : y(p.count);
-    const rect = s('rect', { x: cx - bw / 2, y: top, width: bw, height: Math.max(2, y(0) - top), class: p.count === 0 ? 'bar green' : p.step === st.bestStep ? 'bar best' : 'bar' });
-    rect.append(s('title', {}, `step ${p.step}: ${p.count} failure${p.count === 1 ? '' : 's'}`));
-    svg.append(rect);
-    svg.append(s('text', { x: cx, y: H - 4, 'text-anchor': 'middle', class: 'tick' }, String(p.step)));
+    return [
+      s(
+        'rect',
+        { key: `bar-${p.step}`, x: cx - bw / 2, y: top, width: bw, height: Math.max(2, y(0) - top), class: p.count === 0 ? 'bar green' : p.step === st.bestStep ? 'bar best' : 'bar' },
+        s('title', {}, `step ${p.step}: ${p.count} failure${p.count === 1 ? '' : 's'}`),
+      ),
+      s('text', { key: `tick-${p.step}`, x: cx, y: H - 4, 'text-anchor': 'middle', class: 'tick' }, String(p.step)),
+    ];
   });
+  const svg = s(
+    'svg',
+    { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Failures per step: ${pts.map((p) => `step ${p.step}: ${p.count}`).join(', ')}`, class: 'chart', 'data-testid': 'failure-chart' },
+    s('line', { x1: pad.l, y1: y(0), x2: W - pad.r, y2: y(0), class: 'axis' }),
+    s('text', { x: pad.l - 4, y: y(max) + 4, 'text-anchor': 'end', class: 'tick' }, String(max)),
+    s('text', { x: pad.l - 4, y: y(0), 'text-anchor': 'end', class: 'tick' }, '0'),
+    bars.flat(),
+  );
   return h('section', { class: 'chart-box', 'aria-label': 'Failures per step' }, h('h2', {}, 'Failures per step'), svg);
 }
 
-function checkChips(step: StepView): HTMLElement {
+function checkChips(step: StepView): VNode {
   return h(
     'span',
     { class: 'checks' },
-    ...step.checks.map((c) => {
+    step.checks.map((c) => {
       const ok = c.exitCode === 0 && c.failureCount === 0;
-      return h('span', { class: `chip ${ok ? 'ok' : 'bad'}`, title: `${c.name}: exit ${c.exitCode ?? 'none'}${c.timedOut ? ' (timed out)' : ''}, ${c.failureCount} failure(s), ${formatDuration(c.durationMs)}` }, icon(ok ? 'pass' : 'error'), ` ${c.name}${ok ? '' : ` ${c.failureCount}`}`);
+      return h('span', { key: c.name, class: `chip ${ok ? 'ok' : 'bad'}`, title: `${c.name}: exit ${c.exitCode ?? 'none'}${c.timedOut ? ' (timed out)' : ''}, ${c.failureCount} failure(s), ${formatDuration(c.durationMs)}` }, icon(ok ? 'pass' : 'error'), ` ${c.name}${ok ? '' : ` ${c.failureCount}`}`);
     }),
   );
 }
 
-function stepRow(st: RunState, step: StepView): HTMLElement {
+function stepRow(st: RunState, step: StepView): VNode {
   const open = expanded.has(step.index);
   const files = step.files.length && (step.applied || step.rolledBack)
-    ? h('span', { class: 'files' }, ...step.files.map((f) => h('span', { class: 'file', title: `${f.kind} ${f.path}` }, `${f.path} `, h('span', { class: 'add' }, `+${f.added}`), ' ', h('span', { class: 'del' }, `−${f.removed}`))))
+    ? h('span', { class: 'files' }, step.files.map((f) => h('span', { key: f.path, class: 'file', title: `${f.kind} ${f.path}` }, `${f.path} `, h('span', { class: 'add' }, `+${f.added}`), ' ', h('span', { class: 'del' }, `−${f.removed}`))))
     : h('span', { class: 'files none' }, step.applied ? 'no file changes' : 'edit not applied');
   // Critics that let the step through fold into one chip; a retry or a stop is shown by name.
   const passed = step.critics.filter((c) => c.verdict === 'continue');
@@ -181,12 +187,28 @@ function stepRow(st: RunState, step: StepView): HTMLElement {
         'div',
         { class: 'critics' },
         passed.length ? h('span', { class: 'chip ok', title: passed.map((c) => `${c.critic}: ${c.reason || 'continue'}`).join('\n') }, icon('shield'), ` ${passed.length} critic${passed.length === 1 ? '' : 's'} passed`) : null,
-        ...objected.map((c) => h('span', { class: `chip ${c.verdict === 'retry' ? 'warn' : 'bad'}`, 'data-testid': 'critic-verdict', title: c.reason }, `${c.critic}: ${c.verdict} — ${c.reason}`)),
+        objected.map((c, i) => h('span', { key: i, class: `chip ${c.verdict === 'retry' ? 'warn' : 'bad'}`, 'data-testid': 'critic-verdict', title: c.reason }, `${c.critic}: ${c.verdict} — ${c.reason}`)),
       )
     : null;
-  const row = h(
+  const activate = (): void => {
+    if (step.feedback) {
+      if (open) expanded.delete(step.index);
+      else expanded.add(step.index);
+    }
+    send({ type: 'openDiff', step: step.index, folder: st.folder });
+    draw();
+  };
+  const onKeyDown = (e: KeyboardEvent): void => {
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      activate();
+    }
+  };
+  return h(
     'li',
     {
+      // The key keeps each row's element (and its focus) while rows are added around it.
+      key: step.index,
       class: `step ${step.applied ? 'applied' : 'unapplied'}${step.index === st.bestStep ? ' best' : ''}`,
       'data-testid': 'step-row',
       'data-step': step.index,
@@ -194,6 +216,8 @@ function stepRow(st: RunState, step: StepView): HTMLElement {
       role: 'button',
       'aria-label': `Step ${step.index}: ${step.failureCount} failure(s) after it, ${step.tokens} tokens. Opens the step's diff.`,
       title: step.snapshotDir ? "Open this step's diff" : 'This step changed no files',
+      onClick: activate,
+      onKeyDown,
     },
     h(
       'div',
@@ -213,59 +237,40 @@ function stepRow(st: RunState, step: StepView): HTMLElement {
     critics,
     step.feedback && open ? h('pre', { class: 'feedback' }, step.feedback) : null,
   );
-  const activate = (): void => {
-    if (step.feedback) {
-      if (open) expanded.delete(step.index);
-      else expanded.add(step.index);
-    }
-    send({ type: 'openDiff', step: step.index, folder: st.folder });
-    render();
-  };
-  row.addEventListener('click', activate);
-  row.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' || e.key === ' ') {
-      e.preventDefault();
-      activate();
-    }
-  });
-  return row;
 }
 
-function timeline(st: RunState): HTMLElement {
+function timeline(st: RunState): VNode {
   if (st.steps.length === 0) {
     return h('section', { class: 'timeline' }, h('h2', {}, 'Steps'), h('p', { class: 'empty' }, st.status === 'running' ? 'Waiting for the first step…' : 'No model steps.'));
   }
-  return h('section', { class: 'timeline' }, h('h2', {}, 'Steps'), h('ol', {}, ...st.steps.map((x) => stepRow(st, x))));
+  return h('section', { class: 'timeline' }, h('h2', {}, 'Steps'), h('ol', {}, st.steps.map((x) => stepRow(st, x))));
 }
 
-function remaining(st: RunState): HTMLElement | null {
+function remaining(st: RunState): VNode | null {
   if (st.remainingFailures.length === 0) return null;
-  const items = st.remainingFailures.slice(0, 50).map((f) => h('li', {}, h('span', { class: 'where' }, `${f.file ?? '(no file)'}${f.line ? `:${f.line}` : ''}`), ` ${f.check}: `, f.id ? h('code', {}, f.id) : null, ` ${f.message.split('\n')[0]}`));
+  const items = st.remainingFailures.slice(0, 50).map((f, i) => h('li', { key: i }, h('span', { class: 'where' }, `${f.file ?? '(no file)'}${f.line ? `:${f.line}` : ''}`), ` ${f.check}: `, f.id ? h('code', {}, f.id) : null, ` ${f.message.split('\n')[0]}`));
+  // `open` is set only when it changes (running → stopped opens it); what the user toggled in
+  // between stays as they left it.
   return h(
     'section',
     { class: 'remaining' },
-    h('details', { open: st.status !== 'running' }, h('summary', {}, `Remaining failures (${st.remainingFailures.length})`), h('ul', {}, ...items)),
+    h('details', { open: st.status !== 'running', 'data-testid': 'remaining-failures' }, h('summary', {}, `Remaining failures (${st.remainingFailures.length})`), h('ul', {}, items)),
   );
 }
 
-function render(): void {
-  app.replaceChildren();
-  if (!state) {
-    app.append(h('p', { class: 'empty' }, 'No run yet. Run ', h('strong', {}, 'Fix Until Green'), ' from the command palette.'));
-    return;
-  }
-  app.append(header(state), actions(state), budgets(state));
-  const c = chart(state);
-  if (c) app.append(c);
-  app.append(timeline(state));
-  const r = remaining(state);
-  if (r) app.append(r);
-  if (state.status === 'running' && ticker === undefined) {
-    ticker = window.setInterval(() => {
-      const old = app.querySelector('.budgets');
-      if (old && state) old.replaceWith(budgets(state));
-    }, 1000);
-  } else if (state.status !== 'running' && ticker !== undefined) {
+function view(st: RunState | null): Child[] {
+  if (!st) return [h('p', { class: 'empty' }, 'No run yet. Run ', h('strong', {}, 'Fix Until Green'), ' from the command palette.')];
+  // Each section has a fixed slot (an absent chart or failure list holds its slot as null), so an
+  // update patches each section's own elements.
+  return [header(st), actions(st), budgets(st), chart(st), timeline(st), remaining(st)];
+}
+
+/** Patches the panel to the current state; the clock ticks once a second while a run is in progress. */
+function draw(): void {
+  renderInto(view(state), app);
+  if (state?.status === 'running' && ticker === undefined) {
+    ticker = window.setInterval(draw, 1000);
+  } else if (state?.status !== 'running' && ticker !== undefined) {
     window.clearInterval(ticker);
     ticker = undefined;
   }
@@ -291,10 +296,10 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
   } else {
     busy = msg.action;
   }
-  render();
+  draw();
 });
 
 const saved = vscode.getState();
 if (isPersistedPanelState(saved)) state = saved.state;
-render();
+draw();
 send({ type: 'ready' });

@@ -7,6 +7,8 @@ import { ContextKeys } from './vscode/contextKeys';
 import { RunController, RunControllers } from './vscode/controller';
 import { FailureDiagnostics } from './vscode/diagnostics';
 import { followActiveEditor, followSettings, followWorkspaceFolders } from './vscode/followers';
+import { folderEngine } from './vscode/folderEngine';
+import { folderStorageDir } from './vscode/folders';
 import { LastRuns } from './vscode/lastRuns';
 import { channelLogger } from './vscode/logger';
 import { PanelHost } from './vscode/panelHost';
@@ -20,14 +22,17 @@ export function activate(context: vscode.ExtensionContext): void {
   const storageRoot = context.storageUri?.fsPath;
   const defaults = defaultSettings();
 
+  const keys = new ApiKeys(context.secrets);
   const lastRuns = new LastRuns(context.workspaceState);
   const controllers = new RunControllers((folder, name) => {
-    const c = new RunController(folder, name, { maxSteps: defaults.maxSteps, tokenCeiling: defaults.tokenCeiling, timeLimitSeconds: defaults.timeLimitSeconds }, lastRuns.load(folder));
+    const limits = { maxSteps: defaults.maxSteps, tokenCeiling: defaults.tokenCeiling, timeLimitSeconds: defaults.timeLimitSeconds };
+    const engine = storageRoot ? folderEngine(folder, folderStorageDir(storageRoot, folder), { keys, logger }) : undefined;
+    const c = new RunController(folder, name, limits, lastRuns.load(folder), { engine });
     c.onEvent((e) => logger.info(`[${name}] ${describeEvent(e)}`));
     return c;
   });
-  const commands = new Commands({ controllers, keys: new ApiKeys(context.secrets), logger, storageRoot, showPanel: () => panel.show() });
-  const panel = new PanelHost(context.extensionUri, controllers, { action: (a, f) => commands.action(a, f), openDiff: (s, f) => commands.openStepDiff(s, f) }, logger);
+  const panel = new PanelHost(context.extensionUri, controllers, logger);
+  const commands = new Commands({ controllers, keys, logger, showPanel: () => panel.show() });
 
   context.subscriptions.push(
     channel,
@@ -43,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): void {
     followSettings(controllers, logger),
   );
 
-  void offerRecovery(storageRoot, logger, (folder) => controllers.find(folder)?.markReverted('run')).catch((e: unknown) =>
+  void offerRecovery(controllers, storageRoot !== undefined, logger).catch((e: unknown) =>
     logger.error(`recovery of interrupted runs failed: ${e instanceof Error ? e.message : String(e)}`),
   );
 }

@@ -1,9 +1,18 @@
-// One controller owns one workspace folder's run: its AbortController, its state, its events.
-// Commands, the status bar and the panel talk to it, never to each other or to the engine.
-// No `vscode` import: the composition happens in commands.ts, the unit tests drive it directly.
+// One controller owns one workspace folder's run and everything that changes the folder's files:
+// the run (its AbortController, its state, its events), the reverts after it, a check-only pass and
+// the recovery of an interrupted run. Commands, the status bar and the panel ask it; none of them
+// builds an engine or writes a file. No `vscode` import: the engine comes in through `FolderEngine`
+// (built in folderEngine.ts), the unit tests drive the controller directly.
+import { Checkpoint } from '../core/edit/checkpoint';
+import type { RestoreReport, StoredRun } from '../core/edit/restore';
+import { findInterruptedRuns, restoreState, revertRun } from '../core/edit/restore';
+import type { Workspace } from '../core/edit/workspace';
+import type { Settings } from '../core/settings';
 import type { RunReport, TimedEvent } from '../core/trace/events';
+import type { VerifyResult } from '../core/types';
+import { bestContents, loadCheckpoint } from './runFiles';
 import type { Limits, RunState } from './runState';
-import { canContinue, continuing, idleState, reduceRunState } from './runState';
+import { canContinue, canRevert, continuing, idleState, reduceRunState } from './runState';
 
 /** The part of the engine's `Run` the controller uses. */
 export interface RunLike {
@@ -25,6 +34,31 @@ export interface Disposable {
   dispose(): void;
 }
 
+/** The check-only verifier a controller uses (the engine's Verifier). */
+export interface CheckVerifier {
+  /** What stops the checks from running at all (a missing tool, no checks); empty when they can run. */
+  preflight(): string[];
+  verify(signal?: AbortSignal): Promise<VerifyResult>;
+}
+
+/**
+ * The one place the engine is built for a folder, from its settings: the run, a verifier, and the
+ * workspace a restore writes through. The controller asks it; commands never do.
+ */
+export interface FolderEngine {
+  /** The folder's run storage (runs, checkpoints, traces). */
+  readonly storageDir: string;
+  createRun(settings: Settings, instruction: string, wiring: RunWiring): Promise<RunLike>;
+  createVerifier(settings: Settings): CheckVerifier;
+  /** A workspace whose writes carry `label` (the editor's undo entry). */
+  workspace(label: string): Workspace;
+}
+
+export interface ControllerOptions {
+  now?: () => number;
+  engine?: FolderEngine;
+}
+
 export class RunInProgressError extends Error {
   constructor(folderName: string) {
     super(`a run is already in progress in ${folderName}; stop it first`);
@@ -32,13 +66,24 @@ export class RunInProgressError extends Error {
   }
 }
 
+/** A revert or a check-only pass is changing or reading the folder's files: one thing at a time. */
+export class FolderBusyError extends Error {
+  constructor(folderName: string, task: string) {
+    super(`${task} is in progress in ${folderName}; try again when it is done`);
+    this.name = 'FolderBusyError';
+  }
+}
+
 type Listener = (state: RunState) => void;
 
 export class RunController {
   private current: RunState;
-  private run: RunLike | undefined;
+  private liveRun: RunLike | undefined;
   private abort: AbortController | undefined;
   private busy = false;
+  /** A revert or a check-only pass in progress (not a run: the meter and Stop ignore it). */
+  private task: string | undefined;
+  private readonly now: () => number;
   private readonly listeners = new Set<Listener>();
   private readonly eventListeners = new Set<(e: TimedEvent) => void>();
 
@@ -47,8 +92,9 @@ export class RunController {
     readonly folderName: string,
     limits: Limits,
     restored?: RunState,
-    private readonly now: () => number = Date.now,
+    private readonly options: ControllerOptions = {},
   ) {
+    this.now = options.now ?? Date.now;
     // A state persisted while running belongs to a window that is gone: the run did not finish.
     this.current = restored
       ? restored.status === 'running'
@@ -66,7 +112,7 @@ export class RunController {
   }
 
   get canContinue(): boolean {
-    return !this.busy && this.run !== undefined && canContinue(this.current);
+    return !this.busy && this.liveRun !== undefined && canContinue(this.current);
   }
 
   onDidChange(listener: Listener): Disposable {
@@ -100,13 +146,13 @@ export class RunController {
    * run per folder at a time: a second start while one is in progress throws RunInProgressError.
    */
   async start(create: (wiring: RunWiring) => RunLike | Promise<RunLike>): Promise<RunReport> {
-    if (this.busy) throw new RunInProgressError(this.folderName);
+    this.idleOrThrow();
     this.busy = true;
     const abort = new AbortController();
     this.abort = abort;
     try {
       const run = await create({ signal: abort.signal, onEvent: (e) => this.handle(e) });
-      this.run = run;
+      this.liveRun = run;
       this.current = { ...this.current, runDir: run.runDir, tracePath: run.tracePath, reverted: null };
       return await this.settle(run.start());
     } finally {
@@ -118,8 +164,8 @@ export class RunController {
 
   /** Resumes a run stopped by step-cap or token-ceiling with more budget (DESIGN §3). */
   async continue(extra: { extraSteps: number; extraTokens: number }): Promise<RunReport> {
-    if (this.busy) throw new RunInProgressError(this.folderName);
-    const run = this.run;
+    this.idleOrThrow();
+    const run = this.liveRun;
     if (!run || !canContinue(this.current)) {
       throw new Error(`nothing to continue in ${this.folderName}: only a run of this session stopped by step-cap or token-ceiling can continue`);
     }
@@ -157,6 +203,98 @@ export class RunController {
     this.abort.abort(new Error('cancelled'));
     this.set({ ...this.current, phase: 'stopping' });
     return true;
+  }
+
+  private idleOrThrow(): void {
+    if (this.busy) throw new RunInProgressError(this.folderName);
+    if (this.task) throw new FolderBusyError(this.folderName, this.task);
+  }
+
+  private get engine(): FolderEngine {
+    if (!this.options.engine) throw new Error(`no workspace storage is available: open a folder or workspace first`);
+    return this.options.engine;
+  }
+
+  /** Runs `work` with the folder's files to itself: no run, revert or check pass starts meanwhile. */
+  private async exclusive<T>(task: string, work: () => Promise<T>): Promise<T> {
+    this.idleOrThrow();
+    this.task = task;
+    try {
+      return await work();
+    } finally {
+      this.task = undefined;
+    }
+  }
+
+  /** Builds a run from `settings` through the folder's engine and runs it to its stop. */
+  async run(settings: Settings, instruction: string): Promise<RunReport> {
+    const engine = this.engine;
+    return this.start((wiring) => engine.createRun(settings, instruction, wiring));
+  }
+
+  private finishedRun(): RunState & { runDir: string } {
+    const st = this.current;
+    if (!canRevert(st) || st.runDir === null) throw new Error(`no finished run with changed files to restore in ${this.folderName}`);
+    return { ...st, runDir: st.runDir };
+  }
+
+  /** Puts every file the last run touched back to its original bytes; files changed since are left alone. */
+  revertRun(): Promise<RestoreReport> {
+    return this.exclusive('a revert', async () => {
+      const st = this.finishedRun();
+      const report = await revertRun({ workspace: this.engine.workspace('Fix Until Green: revert run'), checkpoint: await loadCheckpoint(st.runDir) });
+      this.markReverted('run');
+      return report;
+    });
+  }
+
+  /** Brings the touched files to the state of the best step. */
+  revertToBest(): Promise<{ report: RestoreReport; step: number }> {
+    return this.exclusive('a revert', async () => {
+      const st = this.finishedRun();
+      const step = st.bestStep ?? 0;
+      const target = await bestContents(st.runDir, st.steps, step);
+      const report = await restoreState(target, { workspace: this.engine.workspace(`Fix Until Green: revert to step ${step}`), checkpoint: await loadCheckpoint(st.runDir) });
+      this.markReverted('best');
+      return { report, step };
+    });
+  }
+
+  /** Runs the checks once, no model; their failures become the remaining failures the Problems panel shows. */
+  verify(settings: Settings, signal?: AbortSignal): Promise<VerifyResult> {
+    return this.exclusive('a check pass', async () => {
+      const verifier = this.engine.createVerifier(settings);
+      const problems = verifier.preflight();
+      if (problems.length > 0) throw new Error(problems.join('; '));
+      const result = await verifier.verify(signal);
+      this.setRemainingFailures(result.failures);
+      return result;
+    });
+  }
+
+  /** Runs of this folder that stopped mid-way (a reload, a crash) with files changed. */
+  async interruptedRuns(): Promise<StoredRun[]> {
+    return findInterruptedRuns(this.engine.storageDir);
+  }
+
+  /** Puts back the original bytes of the files an interrupted run changed. */
+  revertInterrupted(run: StoredRun): Promise<RestoreReport> {
+    return this.exclusive('a revert', async () => {
+      const report = await revertRun({ workspace: this.engine.workspace('Fix Until Green: revert interrupted run'), checkpoint: await this.checkpointOf(run) });
+      this.markReverted('run');
+      return report;
+    });
+  }
+
+  /** Keeps what an interrupted run wrote: its checkpoint is closed, so it is not offered again. */
+  keepInterrupted(run: StoredRun): Promise<void> {
+    return this.exclusive('closing an interrupted run', async () => (await this.checkpointOf(run)).markFinished());
+  }
+
+  private async checkpointOf(run: StoredRun): Promise<Checkpoint> {
+    const cp = await Checkpoint.load(run.dir);
+    if (!cp) throw new Error(`the checkpoint of run ${run.runId} is gone (${run.dir})`);
+    return cp;
   }
 
   markReverted(kind: 'run' | 'best'): void {

@@ -1,16 +1,15 @@
 // Hosts the status panel webview: strict CSP with a crypto nonce, resources only from dist/ and
-// media/, typed messages checked on arrival, state restored after a reload by a serializer.
+// media/, typed messages checked on arrival, state restored after a reload by a serializer. A
+// button runs the registered command of its name with the panel's folder (the same path as the
+// palette); the panel knows the controllers, never the command handlers.
 import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../core/types';
 import type { RunControllers } from './controller';
-import type { FromWebview, PanelAction, ToWebview } from './protocol';
-import { isFromWebview, isPersistedPanelState, PANEL_VIEW_TYPE } from './protocol';
-
-export interface PanelHandlers {
-  action(action: PanelAction, folder: string | null): Promise<void>;
-  openDiff(step: number, folder: string | null): Promise<void>;
-}
+import type { FromWebview, ToWebview } from './protocol';
+import { isFromWebview, isPersistedPanelState, PANEL_ACTION_COMMANDS, PANEL_VIEW_TYPE } from './protocol';
+import { snapshotFile } from './runFiles';
 
 /** Posts at most this often while a run streams events; the last state always goes out. */
 const POST_INTERVAL_MS = 100;
@@ -25,7 +24,6 @@ export class PanelHost implements vscode.Disposable {
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly controllers: RunControllers,
-    private readonly handlers: PanelHandlers,
     private readonly logger: Logger,
   ) {
     const sub = controllers.onDidChange(() => this.schedulePost());
@@ -95,13 +93,14 @@ export class PanelHost implements vscode.Disposable {
         case 'action':
           await this.send({ type: 'busy', action: msg.action });
           try {
-            await this.handlers.action(msg.action, msg.folder);
+            // The command reports its own errors; its folder argument skips the folder question.
+            await vscode.commands.executeCommand(PANEL_ACTION_COMMANDS[msg.action], ...(msg.folder !== null ? [msg.folder] : []));
           } finally {
             await this.send({ type: 'busy', action: null });
           }
           return;
         case 'openDiff':
-          await this.handlers.openDiff(msg.step, msg.folder);
+          await this.openStepDiff(msg.step, msg.folder);
           return;
       }
     } catch (e) {
@@ -109,6 +108,30 @@ export class PanelHost implements vscode.Disposable {
       this.logger.error(`panel: ${msg.type} failed: ${text}`);
       void vscode.window.showErrorMessage(`Fix Until Green: ${text}`);
     }
+  }
+
+  /** Opens the diff of one step: VS Code's diff editor for one file, the multi-file view for more. */
+  private async openStepDiff(step: number, folder: string | null): Promise<void> {
+    const c = folder ? this.controllers.find(folder) : this.controllers.active;
+    const s = c?.state.steps.find((x) => x.index === step);
+    if (!c || !s) throw new Error(`step ${step} is not part of the run on screen`);
+    // A rolled-back step keeps its snapshot: its diff shows what the critics refused.
+    if (!s.snapshotDir || s.files.length === 0) {
+      void vscode.window.showInformationMessage(`Fix Until Green: step ${step} changed no files${s.feedback ? `: ${s.feedback.split('\n')[0]}` : '.'}`);
+      return;
+    }
+    const dir = s.snapshotDir;
+    const side = (which: 'before' | 'after', rel: string): vscode.Uri => vscode.Uri.file(snapshotFile(dir, which, rel));
+    if (s.files.length === 1) {
+      const f = s.files[0]!;
+      await vscode.commands.executeCommand('vscode.diff', side('before', f.path), side('after', f.path), `Step ${step}: ${f.path} (+${f.added} −${f.removed})`, { preview: true });
+      return;
+    }
+    await vscode.commands.executeCommand(
+      'vscode.changes',
+      `Fix Until Green: step ${step}`,
+      s.files.map((f) => [vscode.Uri.file(path.join(c.folder, ...f.path.split('/'))), side('before', f.path), side('after', f.path)]),
+    );
   }
 
   private schedulePost(): void {

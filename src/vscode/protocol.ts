@@ -1,6 +1,7 @@
 // The panel's message protocol, shared by the extension host (panelHost.ts) and the webview
 // (media/panel.ts). Both sides check every message they receive with these guards: a webview is
 // another process and a message is untrusted input. No `vscode` or Node import here.
+import type { CommandId } from './commandIds';
 import type { RunState } from './runState';
 
 export const PANEL_VIEW_TYPE = 'fixUntilGreen.panel';
@@ -8,6 +9,15 @@ export const PANEL_VIEW_TYPE = 'fixUntilGreen.panel';
 /** Buttons in the panel, each mapped to the command of the same name. */
 export const PANEL_ACTIONS = ['stop', 'continue', 'revertRun', 'revertToBest', 'exportTrace'] as const;
 export type PanelAction = (typeof PANEL_ACTIONS)[number];
+
+/** The registered command a button runs, with the panel's folder as its argument: one path for both. */
+export const PANEL_ACTION_COMMANDS = {
+  stop: 'fixUntilGreen.stop',
+  continue: 'fixUntilGreen.continue',
+  revertRun: 'fixUntilGreen.revertRun',
+  revertToBest: 'fixUntilGreen.revertToBest',
+  exportTrace: 'fixUntilGreen.exportTrace',
+} as const satisfies Record<PanelAction, CommandId>;
 
 /** Host → webview. */
 export type ToWebview =

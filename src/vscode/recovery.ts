@@ -1,42 +1,37 @@
 // After a reload or a crash mid-run, the next activation finds the run's unfinished checkpoint and
 // offers to put the original bytes back (Revert) or keep what the run wrote (Keep).
 import * as vscode from 'vscode';
-import { Checkpoint } from '../core/edit/checkpoint';
-import { findInterruptedRuns, revertRun } from '../core/edit/restore';
 import type { Logger } from '../core/types';
-import { folderStorageDir } from './folders';
-import { VscodeWorkspace } from './vscodeWorkspace';
+import type { RunController, RunControllers } from './controller';
 
 export const REVERT = 'Revert';
 export const KEEP = 'Keep';
 
 /**
- * Offers Revert or Keep for every interrupted run of `folder`. True when none is left pending (a
- * dismissed question leaves its run pending, asked again next time).
+ * Offers Revert or Keep for every interrupted run of the controller's folder; the controller does
+ * the writing. True when none is left pending (a dismissed question leaves its run pending, asked
+ * again next time).
  */
-export async function resolveInterrupted(folder: vscode.WorkspaceFolder, storageDir: string, logger: Logger, onReverted: (folder: string) => void): Promise<boolean> {
+export async function resolveInterrupted(c: RunController, logger: Logger): Promise<boolean> {
   let pending = 0;
-  for (const run of await findInterruptedRuns(storageDir)) {
-    const checkpoint = await Checkpoint.load(run.dir);
-    if (!checkpoint) continue;
+  for (const run of await c.interruptedRuns()) {
     const files = run.touched;
     const list = files.slice(0, 5).join(', ') + (files.length > 5 ? `, and ${files.length - 5} more` : '');
-    logger.warn(`run ${run.runId} in ${folder.name} was interrupted; it had changed ${list}`);
+    logger.warn(`run ${run.runId} in ${c.folderName} was interrupted; it had changed ${list}`);
     const pick = await vscode.window.showWarningMessage(
-      `Fix Until Green: a run in ${folder.name} was interrupted (window reloaded or closed) after changing ${list}. Revert those files to their original bytes, or keep the changes?`,
+      `Fix Until Green: a run in ${c.folderName} was interrupted (window reloaded or closed) after changing ${list}. Revert those files to their original bytes, or keep the changes?`,
       REVERT,
       KEEP,
     );
     if (pick === REVERT) {
-      const report = await revertRun({ workspace: new VscodeWorkspace(folder.uri.fsPath, logger, 'Fix Until Green: revert interrupted run'), checkpoint });
+      const report = await c.revertInterrupted(run);
       logger.info(`interrupted run ${run.runId}: restored ${report.actions.length} file(s), ${report.unchanged.length} already original, ${report.conflicts.length} left alone`);
-      for (const c of report.conflicts) logger.warn(c.reason);
-      onReverted(folder.uri.fsPath);
-      const done = `Fix Until Green: restored ${report.actions.length} file(s) in ${folder.name} to their original bytes`;
+      for (const x of report.conflicts) logger.warn(x.reason);
+      const done = `Fix Until Green: restored ${report.actions.length} file(s) in ${c.folderName} to their original bytes`;
       if (report.conflicts.length === 0) void vscode.window.showInformationMessage(`${done}.`);
-      else void vscode.window.showWarningMessage(`${done}; left alone: ${report.conflicts.map((c) => c.reason).join('; ')}`);
+      else void vscode.window.showWarningMessage(`${done}; left alone: ${report.conflicts.map((x) => x.reason).join('; ')}`);
     } else if (pick === KEEP) {
-      await checkpoint.markFinished();
+      await c.keepInterrupted(run);
       logger.info(`kept the changes of interrupted run ${run.runId}`);
     } else {
       pending++;
@@ -46,10 +41,10 @@ export async function resolveInterrupted(folder: vscode.WorkspaceFolder, storage
 }
 
 /** At activation: asks about the interrupted runs of every folder. */
-export async function offerRecovery(storageRoot: string | undefined, logger: Logger, onReverted: (folder: string) => void): Promise<void> {
-  if (!storageRoot) return;
+export async function offerRecovery(controllers: RunControllers, hasStorage: boolean, logger: Logger): Promise<void> {
+  if (!hasStorage) return;
   for (const folder of vscode.workspace.workspaceFolders ?? []) {
     if (folder.uri.scheme !== 'file') continue;
-    await resolveInterrupted(folder, folderStorageDir(storageRoot, folder.uri.fsPath), logger, onReverted);
+    await resolveInterrupted(controllers.get(folder.uri.fsPath, folder.name), logger);
   }
 }

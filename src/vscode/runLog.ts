@@ -7,6 +7,8 @@ export function describeEvent(e: TimedEvent): string {
       return `run ${e.runId} started in ${e.root} with ${e.model}; checks: ${e.checks.map((c) => c.name).join(', ') || 'none'}; limits ${e.limits.maxSteps} steps, ${e.limits.tokenCeiling} tokens, ${e.limits.timeLimitSeconds} s`;
     case 'verify':
       return `step ${e.step}: ${e.green ? 'green' : `${e.failureCount} failure(s)`} (identity ${e.failureHash.slice(0, 12)}, ${e.durationMs} ms)`;
+    case 'model-call-start':
+      return `step ${e.step}: asking ${e.model} (${e.promptTokens} prompt tokens, up to ${e.maxOutputTokens} out)`;
     case 'model-call':
       return e.error ? `step ${e.step}: model call failed: ${e.error}` : `step ${e.step}: model replied (${e.usage ? e.usage.input + e.usage.output : 0} tokens, ${e.durationMs} ms, status ${e.status ?? '?'}, confidence ${e.confidence ?? '?'})`;
     case 'model-retry':

@@ -180,8 +180,8 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
         startedAt: Number.isFinite(now) ? now : Date.now(),
       };
     case 'verify': {
-      // No event marks the start of a model call: after a failing verify, asking the model is next.
-      const phase = e.green ? 'checks pass' : `${e.failureCount} failure${e.failureCount === 1 ? '' : 's'}; asking the model for step ${e.step + 1}`;
+      // What comes next is the engine's to say (model-call-start, decision): the phase tells only what happened.
+      const phase = e.green ? 'checks pass' : `${e.failureCount} failure${e.failureCount === 1 ? '' : 's'}`;
       return {
         ...s,
         failuresPerStep: setCount(s.failuresPerStep, e.step, e.failureCount),
@@ -191,7 +191,7 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
       };
     }
     case 'model-call-start':
-      return { ...s, step: e.step, phase: `step ${e.step}: asking the model` };
+      return { ...s, step: e.step, phase: `step ${e.step}: asking the model for step ${e.step} (${e.promptTokens.toLocaleString('en-US')} prompt tokens)` };
     case 'model-retry':
       return { ...s, step: e.step, phase: `step ${e.step}: ${retryPhase(e)}` };
     case 'model-call':
@@ -211,7 +211,7 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
         failuresPerStep: setCount(s.failuresPerStep, e.step, e.record.failureCount),
         pendingCritics: [],
         pendingRestore: null,
-        phase: `step ${e.step + 1}: asking the model`,
+        phase: `step ${e.step}: done, ${e.record.failureCount} failure${e.record.failureCount === 1 ? '' : 's'}`,
       };
     case 'decision':
       return { ...s, phase: `stopping: ${e.reason}` };
@@ -234,7 +234,7 @@ export function continuing(s: RunState, limits: Limits, now: number): RunState {
     outcome: null,
     detail: null,
     reverted: null,
-    phase: `step ${s.step + 1}: asking the model`,
+    phase: `step ${s.step}: continuing`,
     // The engine measures a continued run's time from its first start, and so does the meter.
     startedAt: s.startedAt > 0 ? s.startedAt : now - s.elapsedMs,
   };

@@ -66,7 +66,7 @@ export interface RunReport {
 export type RunEvent =
   | { type: 'run-start'; step: 0; runId: string; root: string; model: string; instruction: string | null; checks: { name: string; command: string }[]; limits: RunReport['limits']; settings: Record<string, unknown> }
   | { type: 'verify'; step: number; green: boolean; failureHash: string; failureCount: number; failures: Failure[]; flaky: Failure[]; checks: CheckSummary[]; durationMs: number; reason: 'initial' | 'step' | 'rollback' }
-  /** A model call starts: the pre-call gates passed and the prompt is built. */
+  /** A model call starts: the pre-call gates passed and the prompt is on its way (DESIGN: the UI follows events only). */
   | { type: 'model-call-start'; step: number; model: string; promptTokens: number; maxOutputTokens: number }
   | { type: 'model-call'; step: number; model: string; promptTokens: number; maxOutputTokens: number; usage: Usage | null; usageReported: boolean; durationMs: number; tokensUsed: number; reply: string | null; status: ModelStatus | null; confidence: number | null; postMortem: string | null; problems: string[]; error: string | null; attempts?: number; prompt?: { system: string; user: string } }
   /** A model call's attempt failed with a fault worth retrying; the provider waits `delayMs`, then tries again. */

@@ -10,8 +10,8 @@ import type { ReplayResponse } from '../../../src/core/model/replay';
 import { ReplayProvider } from '../../../src/core/model/replay';
 import { defaultSettings } from '../../../src/core/settings';
 import type { Settings } from '../../../src/core/settings';
-import type { RunLike, RunWiring } from '../../../src/vscode/controller';
-import { RunController, RunControllers, RunInProgressError } from '../../../src/vscode/controller';
+import type { FolderEngine, RunLike, RunWiring } from '../../../src/vscode/controller';
+import { FolderBusyError, RunController, RunControllers, RunInProgressError } from '../../../src/vscode/controller';
 import type { RunState } from '../../../src/vscode/runState';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
@@ -135,6 +135,125 @@ describe('run controller', () => {
     assert.equal(c.canContinue, false, 'no live run to continue');
     c.markReverted('run');
     assert.equal(c.state.reverted, 'run');
+  });
+});
+
+describe('the controller owns the folder\'s files', () => {
+  let s: Scratch;
+  let original: string;
+  beforeEach(() => {
+    s = copyFixture('loop/calc');
+    original = readFileSync(path.join(s.project, CALC), 'utf8');
+  });
+  afterEach(() => s.cleanup());
+
+  const edit = (body: string, from = original): string => from.replace(/(mul\(a: number, b: number\): number \{\n {2}return ).*;/, `$1${body};`);
+  const calc = (): string => readFileSync(path.join(s.project, CALC), 'utf8');
+
+  /** The folder's engine as folderEngine.ts builds it, over the real Run and workspace, with a replay model. */
+  function engine(responses: ReplayResponse[], verifier: Verifier = calcVerifier(s.project, s.storage)): FolderEngine & { labels: string[] } {
+    const labels: string[] = [];
+    return {
+      labels,
+      storageDir: s.storage,
+      createRun: async (settings, instruction, w) =>
+        new Run({ workspace: new FsWorkspace(s.project), verifier, provider: new ReplayProvider({ responses }), settings, storageDir: s.storage, signal: w.signal, onEvent: w.onEvent, ...(instruction ? { instruction } : {}) }),
+      createVerifier: () => verifier,
+      workspace: (label) => {
+        labels.push(label);
+        return new FsWorkspace(s.project);
+      },
+    };
+  }
+  const settings = (maxSteps: number): Settings => ({ ...defaultSettings(), maxSteps });
+
+  it('runs from settings through its engine, then reverts the run itself', async () => {
+    const fixed = edit('a * b');
+    const e = engine([{ text: reply([diffOf(CALC, original, fixed)]), usage: { input: 1000, output: 100 } }]);
+    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: e });
+    const report = await c.run(settings(3), 'keep the API');
+    assert.equal(report.stopReason, 'green');
+    assert.equal(c.state.instruction, 'keep the API');
+    assert.equal(calc(), fixed);
+    const restored = await c.revertRun();
+    assert.deepEqual(restored.actions.map((x) => `${x.action} ${x.path}`), [`restored ${CALC}`]);
+    assert.equal(calc(), original);
+    assert.equal(c.state.reverted, 'run');
+    assert.deepEqual(e.labels, ['Fix Until Green: revert run'], 'the revert wrote through the engine\'s workspace');
+  });
+
+  it('reverts to the best step and runs a check pass that sets the remaining failures', async () => {
+    const w1 = edit('a * b + 1');
+    const w2 = edit('a * b + 2', w1);
+    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, w1)]) }, { text: reply([diffOf(CALC, w1, w2)]) }]) });
+    const r = await c.run(settings(2), '');
+    assert.equal(r.stopReason, 'step-cap');
+    assert.equal(calc(), original, 'a punt put the original back');
+    const { step } = await c.revertToBest();
+    assert.equal(step, r.bestStep);
+    assert.equal(c.state.reverted, 'best');
+    assert.equal(calc(), step === 0 ? original : step === 1 ? w1 : w2);
+    c.setRemainingFailures([]);
+    const v = await c.verify(settings(2));
+    assert.equal(v.green, false);
+    assert.deepEqual(c.state.remainingFailures, v.failures);
+    assert.match(c.state.remainingFailures[0]!.message, new RegExp(`mul returns ${step === 0 ? 'a \\+ b' : `a \\* b \\+ ${step}`}$`));
+  });
+
+  it('refuses a revert or a check pass while a run is in progress, and a run while a revert is', async () => {
+    // Each verification waits while the hold file exists (outside the project).
+    const hold = path.join(s.dir, 'hold');
+    writeFileSync(hold, '');
+    const v = calcVerifier(s.project, s.storage, hold);
+    const release = (): void => rmSync(hold, { force: true });
+    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, edit('a * b'))]) }], v) });
+    const running = c.run(settings(2), '');
+    await new Promise((r) => setImmediate(r));
+    await assert.rejects(c.revertRun(), RunInProgressError);
+    await assert.rejects(c.verify(settings(2)), RunInProgressError);
+    release();
+    assert.equal((await running).stopReason, 'green');
+    // A check pass holds the folder: a run asked for meanwhile is refused, not interleaved.
+    writeFileSync(hold, '');
+    const checking = c.verify(settings(2));
+    await assert.rejects(c.run(settings(2), ''), FolderBusyError);
+    await assert.rejects(c.revertRun(), FolderBusyError);
+    release();
+    assert.equal((await checking).green, true);
+    await c.revertRun();
+    assert.equal(calc(), original);
+  });
+
+  it('finds a run the window lost mid-way and reverts it, or keeps it, itself', async () => {
+    const fixed = edit('a * b');
+    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, fixed)]) }]) });
+    const r = await c.run(settings(2), '');
+    // The process died before the run finished: its checkpoint was never marked finished.
+    const manifest = path.join(s.storage, 'runs', r.runId, 'checkpoint', 'checkpoint.json');
+    const unfinish = (): void => writeFileSync(manifest, JSON.stringify({ ...(JSON.parse(readFileSync(manifest, 'utf8')) as object), finished: false }));
+    unfinish();
+    const found = await c.interruptedRuns();
+    assert.deepEqual(found.map((x) => [x.runId, x.touched]), [[r.runId, [CALC]]]);
+    assert.deepEqual((await c.revertInterrupted(found[0]!)).conflicts, []);
+    assert.equal(calc(), original);
+    assert.equal(c.state.reverted, 'run');
+    assert.deepEqual(await c.interruptedRuns(), [], 'a reverted run is not offered again');
+    // Keep: the bytes stay as the run left them and the run is not offered again either.
+    const r2 = await new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, fixed)]) }]) }).run(settings(1), '');
+    assert.equal(calc(), fixed);
+    const manifest2 = path.join(s.storage, 'runs', r2.runId, 'checkpoint', 'checkpoint.json');
+    writeFileSync(manifest2, JSON.stringify({ ...(JSON.parse(readFileSync(manifest2, 'utf8')) as object), finished: false }));
+    const lost = await c.interruptedRuns();
+    assert.deepEqual(lost.map((x) => x.runId), [r2.runId]);
+    const bytes = calc();
+    await c.keepInterrupted(lost[0]!);
+    assert.equal(calc(), bytes);
+    assert.deepEqual(await c.interruptedRuns(), []);
+  });
+
+  it('says why without an engine (no workspace storage)', async () => {
+    const c = new RunController(s.project, 'calc', LIMITS);
+    await assert.rejects(c.run(settings(1), ''), /no workspace storage is available/);
   });
 });
 

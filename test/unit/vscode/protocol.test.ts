@@ -1,6 +1,7 @@
 // The panel's message protocol: what each side accepts from the other.
 import assert from 'node:assert/strict';
-import { isFromWebview, isPersistedPanelState, isRunState, isToWebview, PANEL_ACTIONS } from '../../../src/vscode/protocol';
+import { COMMAND_IDS } from '../../../src/vscode/commandIds';
+import { isFromWebview, isPersistedPanelState, isRunState, isToWebview, PANEL_ACTION_COMMANDS, PANEL_ACTIONS } from '../../../src/vscode/protocol';
 import { idleState } from '../../../src/vscode/runState';
 
 const STATE = { ...idleState('/w/app', 'app', { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 }), status: 'stopped' as const, stopReason: 'green' as const };
@@ -13,6 +14,13 @@ describe('panel message protocol', () => {
       assert.ok(isFromWebview({ type: 'action', action, folder: null }), action);
     }
     assert.ok(isFromWebview({ type: 'openDiff', step: 2, folder: '/w/app' }));
+  });
+
+  it('maps every button to the registered command of its name (the panel runs commands, one path)', () => {
+    for (const action of PANEL_ACTIONS) {
+      assert.equal(PANEL_ACTION_COMMANDS[action], `fixUntilGreen.${action}`);
+      assert.ok((COMMAND_IDS as readonly string[]).includes(PANEL_ACTION_COMMANDS[action]), action);
+    }
   });
 
   it('rejects malformed or unknown webview messages', () => {

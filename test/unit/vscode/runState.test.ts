@@ -31,8 +31,27 @@ describe('run state', () => {
     assert.equal(s.remainingFailures.length, 2);
     assert.deepEqual(s.failuresPerStep, [{ step: 0, count: 2 }]);
     assert.equal(s.startedAt, T0);
-    assert.equal(s.phase, 'step 0: 2 failures; asking the model for step 1');
+    // The verify says what it found; that a model call follows is the engine's to say.
+    assert.equal(s.phase, 'step 0: 2 failures');
     assert.equal(elapsedAt(s, T0 + 4000), 4000);
+  });
+
+  it('says "asking the model for step N" only when the model-call-start event comes', () => {
+    const before = fold([start, verify0]);
+    assert.doesNotMatch(before.phase, /asking the model/, 'a failing verify alone is no model call');
+    assert.equal(before.step, 0);
+    const callStart: TimedEvent = { ts, type: 'model-call-start', step: 1, model: 'm', promptTokens: 1234, maxOutputTokens: 4096 };
+    const asking = reduceRunState(before, callStart);
+    assert.equal(asking.phase, 'step 1: asking the model for step 1 (1,234 prompt tokens)');
+    assert.equal(asking.step, 1, 'the meter counts the step whose call started');
+    assert.equal(asking.tokensUsed, 0, 'tokens count when the call ends');
+    const done = fold([start, verify0, callStart, { ts, type: 'step-end', step: 1, record: record(1, 1), tokensUsed: 115, elapsedMs: 50 }]);
+    assert.equal(done.phase, 'step 1: done, 1 failure', 'after a step ends the next call is not announced before it starts');
+    const stopping = reduceRunState(done, { ts, type: 'decision', step: 1, reason: 'stalled', detail: 'same failures' });
+    assert.equal(stopping.phase, 'stopping: stalled');
+    const next = reduceRunState(done, { ...callStart, step: 2, promptTokens: 2000 });
+    assert.equal(next.phase, 'step 2: asking the model for step 2 (2,000 prompt tokens)');
+    assert.equal(next.step, 2);
   });
 
   it('shows a retry wait in the phase: the fault and when the next attempt comes', () => {
