@@ -127,6 +127,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     checks,
     workspace: new FsWorkspace(cwd),
     provider,
+    frontEnd: 'cli',
     signal: controller.signal,
     ...(values.instruction ? { instruction: values.instruction } : {}),
     ...(printer ? { onEvent: printer } : {}),

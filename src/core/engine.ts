@@ -104,6 +104,8 @@ export interface RunSetup extends EngineSetup {
   preflightProblems?: string[];
   runId?: string;
   now?: () => number;
+  /** Which front end runs (`cli`, `vscode`, `evals`): named in the folder's run lock. */
+  frontEnd?: string;
 }
 
 export interface RunEngine extends CheckEngine {
@@ -144,6 +146,7 @@ export function createRunEngine(s: RunSetup): RunEngine {
     ...(s.activeFile ? { activeFile: s.activeFile } : {}),
     ...(s.runId ? { runId: s.runId } : {}),
     ...(s.now ? { now: s.now } : {}),
+    ...(s.frontEnd ? { frontEnd: s.frontEnd } : {}),
     ...(problems.length > 0 ? { preflightProblems: problems } : {}),
   });
   return { ...checks, run };

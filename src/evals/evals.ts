@@ -297,7 +297,7 @@ export async function runScenario(s: Scenario, opts: EvalOptions = {}): Promise<
     // The scenario's recorded model, whatever its settings name; built as every front end builds it.
     const provider = replayProvider(s);
     // No checks configured: the factory discovers them, as `run` does.
-    const { run } = createRunEngine({ root: project, settings: validated.settings, storageDir, logger, workspace: new FsWorkspace(project), provider });
+    const { run } = createRunEngine({ root: project, settings: validated.settings, storageDir, logger, workspace: new FsWorkspace(project), provider, frontEnd: 'evals' });
     const r = await run.start();
     result.got = { stopReason: r.stopReason, steps: r.steps.length, outcome: r.outcome, detail: r.detail };
     result.tokens = r.tokensUsed;

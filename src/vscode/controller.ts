@@ -6,6 +6,7 @@
 import { Checkpoint } from '../core/edit/checkpoint';
 import type { RestoreReport, StoredRun } from '../core/edit/restore';
 import { findInterruptedRuns, restoreState, revertRun } from '../core/edit/restore';
+import { liveRunLock } from '../core/edit/runLock';
 import type { Workspace } from '../core/edit/workspace';
 import type { Settings } from '../core/settings';
 import type { RunReport, TimedEvent } from '../core/trace/events';
@@ -208,6 +209,9 @@ export class RunController {
   private idleOrThrow(): void {
     if (this.busy) throw new RunInProgressError(this.folderName);
     if (this.task) throw new FolderBusyError(this.folderName, this.task);
+    // A run of another process (the CLI, another window) owns the folder's files while it lives.
+    const holder = liveRunLock(this.folder);
+    if (holder && holder.pid !== process.pid) throw new FolderBusyError(this.folderName, `a run of ${holder.frontEnd} (pid ${holder.pid}${holder.runId ? `, ${holder.runId}` : ""})`);
   }
 
   private get engine(): FolderEngine {

@@ -31,6 +31,7 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
         workspace: new VscodeWorkspace(root, logger),
         // Without a model the run stops at preflight and says why.
         provider: choice.ok ? choice.provider : { problem: choice.problem },
+        frontEnd: 'vscode',
         signal: wiring.signal,
         onEvent: wiring.onEvent,
         ...(instruction ? { instruction } : {}),

@@ -282,3 +282,33 @@ describe('run controllers of a multi-root workspace', () => {
     assert.deepEqual(all.running(), []);
   });
 });
+
+describe('the controller and a run of another process', function () {
+  this.timeout(60_000);
+  it('refuses a revert or a check pass while another process\'s run holds the folder, then allows it', async () => {
+    const { spawn } = await import('node:child_process');
+    const { REPO } = await import('../../support/fixtures');
+    const s = copyFixture('loop/calc');
+    const holder = spawn(process.execPath, ['--import', 'tsx', path.join(REPO, 'test', 'support', 'runLockHolder.ts'), s.project], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const line = await new Promise<string>((resolve) => holder.stdout.once('data', (d: Buffer) => resolve(d.toString())));
+      assert.equal((JSON.parse(line) as { ok: boolean }).ok, true);
+      const engine: FolderEngine = {
+        storageDir: s.storage,
+        createRun: () => Promise.reject(new Error('not used')),
+        createVerifier: () => calcVerifier(s.project, s.storage),
+        workspace: () => new FsWorkspace(s.project),
+      };
+      const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine });
+      await assert.rejects(c.verify(defaultSettings()), (e: Error) => e instanceof FolderBusyError && new RegExp(`a run of test \\(pid ${holder.pid}`).test(e.message));
+      holder.kill('SIGKILL');
+      await new Promise((r) => holder.once('exit', r));
+      // The holder is gone: its lock is stale and no longer refuses.
+      const v = await c.verify(defaultSettings());
+      assert.equal(v.green, false);
+    } finally {
+      holder.kill('SIGKILL');
+      s.cleanup();
+    }
+  });
+});
