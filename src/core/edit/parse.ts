@@ -32,6 +32,8 @@ export interface FilePatch {
   patch: StructuredPatch;
   /** 1-based line of the reply where this edit starts. */
   replyLine: number;
+  /** A git `deleted file mode` line named the delete (with no hunk it cannot be checked). */
+  deletedFileMode?: boolean;
 }
 
 export interface SearchReplaceEdit {
@@ -243,7 +245,15 @@ function parseDiffs(r: ReplyLines, edits: ProposedEdit[], errors: string[]): voi
         return;
       }
     }
-    edits.push({ kind: 'diff', oldPath: p.oldPath, newPath: p.newPath, hunks: p.hunks, patch: toStructured(p), replyLine: p.replyLine });
+    edits.push({
+      kind: 'diff',
+      oldPath: p.oldPath,
+      newPath: p.newPath,
+      hunks: p.hunks,
+      patch: toStructured(p),
+      replyLine: p.replyLine,
+      ...(p.gitDeleted ? { deletedFileMode: true } : {}),
+    });
   };
 
   let i = 0;

@@ -1,6 +1,7 @@
 // The Workspace port: the engine's only way to touch the user's files.
 import type { Stats } from 'node:fs';
 import { closeSync, fchmodSync, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, promises as fs, readSync, rmdirSync, rmSync, statSync, writeSync, constants as fsc } from 'node:fs';
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 
 export interface FileChange {
@@ -10,6 +11,21 @@ export interface FileChange {
   content: Uint8Array | null;
   /** Permission bits to give the file (restores use it; edits leave a file's mode alone). */
   mode?: number;
+  /**
+   * sha256 (hex) the file must hold right before it is written, null: it must be absent. A restore
+   * sets it to what it checked, so a file the user saves in between is not overwritten: the batch
+   * fails with a WriteError whose code is CHANGED_ON_DISK.
+   */
+  expect?: string | null;
+}
+
+/** The WriteError code for a file whose content was not `FileChange.expect` when its write came. */
+export const CHANGED_ON_DISK = 'ECHANGED';
+
+/** sha256 (hex) of the bytes, null for absent (the hash FileChange.expect holds). */
+export function bytesHash(bytes: Uint8Array | null | undefined): string | null {
+  if (bytes === null || bytes === undefined) return null;
+  return createHash('sha256').update(bytes).digest('hex');
 }
 
 export interface Workspace {
@@ -84,10 +100,11 @@ export class WriteError extends Error {
     override readonly cause: unknown,
     /** Files of the batch already written that could not be put back, each with why. */
     readonly notRestored: { path: string; error: string }[] = [],
+    code?: string,
   ) {
     super(message);
     this.name = 'WriteError';
-    this.code = (cause as NodeJS.ErrnoException | undefined)?.code;
+    this.code = code ?? (cause as { code?: string } | undefined)?.code;
   }
 }
 
@@ -284,24 +301,30 @@ export class FsWorkspace implements Workspace {
    */
   async apply(changes: readonly FileChange[]): Promise<void> {
     const done: { before: FileChange; wrote: Uint8Array | null }[] = [];
+    const madeDirs: string[] = [];
     let index = 0;
     for (const c of changes) {
       try {
         const before = await this.read(c.path);
+        if (c.expect !== undefined && bytesHash(before) !== c.expect) {
+          throw new WriteError(`${c.path} changed on disk since it was checked; it was not overwritten`, c.path, undefined, [], CHANGED_ON_DISK);
+        }
         const mode = before === undefined ? undefined : await this.mode(c.path);
         done.push({ before: { path: c.path, content: before ?? null, ...(mode !== undefined ? { mode } : {}) }, wrote: c.content });
-        await this.writeOne(c, index++);
+        await this.writeOne(c, index++, madeDirs);
       } catch (e) {
         const notRestored = await this.rollBack(done);
+        // Folders this batch created and left empty go too: the tree is as before.
+        for (const d of madeDirs.reverse()) await this.removeEmptyDir(d).catch(() => false);
         const put = done.length - 1;
-        const head = e instanceof WriteError || e instanceof NotRegularFileError ? `could not write ${c.path}: ${e.message}` : `could not write ${c.path}: ${oneLine(e)}`;
+        const head = e instanceof WriteError && e.code === CHANGED_ON_DISK ? e.message : `could not write ${c.path}: ${oneLine(e)}`;
         const tail =
           notRestored.length > 0
             ? `; ${notRestored.length} file(s) already written could NOT be put back: ${notRestored.map((n) => `${n.path} (${n.error})`).join(', ')}`
             : put > 0
               ? `; the ${put} file(s) already written were put back`
               : '';
-        throw new WriteError(head + tail, c.path, e, notRestored);
+        throw new WriteError(head + tail, c.path, e, notRestored, e instanceof WriteError ? e.code : undefined);
       }
     }
   }
@@ -327,7 +350,7 @@ export class FsWorkspace implements Workspace {
     return left;
   }
 
-  private async writeOne(c: FileChange, index: number): Promise<void> {
+  private async writeOne(c: FileChange, index: number, madeDirs: string[] = []): Promise<void> {
     const abs = this.abs(c.path);
     const hook = index >= 0 ? this.onWrite : undefined;
     await hook?.(c.path, index, 'before');
@@ -337,7 +360,11 @@ export class FsWorkspace implements Workspace {
       return;
     }
     refuseUnwritable(this.root, c.path);
-    mkdirSync(path.dirname(abs), { recursive: true });
+    const first = mkdirSync(path.dirname(abs), { recursive: true });
+    if (first !== undefined) {
+      // mkdir made `first` and every folder below it down to the file's.
+      for (let d = path.dirname(abs); d.length >= first.length; d = path.dirname(d)) madeDirs.unshift(path.relative(this.root, d).split(path.sep).join('/'));
+    }
     // Write in place (not rename) so the file keeps its inode and mode bits; the checkpoint
     // already holds the original, so a torn write is recoverable. Small files are written at
     // once: thread-pool hops cost more than the write.
