@@ -10,6 +10,7 @@ import { resolveEditPath } from './paths';
 import type { Line, TextFile } from './text';
 import { decodeText, encodeText, splitText, withFinalNewline } from './text';
 import type { FileTracker } from './tracker';
+import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
 import { oneLine, WriteError } from './workspace';
 
@@ -487,7 +488,8 @@ export async function writeComputed(computed: ApplyResult, opts: ApplyOptions): 
   if (r.errors.length > 0) return r;
   if (opts.checkpoint) await opts.checkpoint.beginWrite(opts.workspace, r.changes);
   try {
-    await opts.workspace.apply(r.changes);
+    // Each write is guarded by the content the edit was computed from: a save in between is kept.
+    await opts.workspace.apply(r.changes.map((c) => ({ ...c, expect: contentHash(r.before.get(c.path)) })));
   } catch (e) {
     // The batch was rolled back (all of it, or all it could): nothing applied, the OS error fed back.
     const unrestored = e instanceof WriteError ? e.notRestored : [];

@@ -316,7 +316,7 @@ export class FsWorkspace implements Workspace {
         const notRestored = await this.rollBack(done);
         // Folders this batch created and left empty go too: the tree is as before.
         for (const d of madeDirs.reverse()) await this.removeEmptyDir(d).catch(() => false);
-        const put = done.length - 1;
+        const put = done.filter((d) => d.before.path !== c.path).length;
         const head = e instanceof WriteError && e.code === CHANGED_ON_DISK ? e.message : `could not write ${c.path}: ${oneLine(e)}`;
         const tail =
           notRestored.length > 0

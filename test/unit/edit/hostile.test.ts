@@ -79,7 +79,7 @@ describe('edit/hostile: writes that fail, non-regular files, user edits', functi
     it('disk full at the third file: the others are put back, new folders removed, {applied:false} with the OS error', async () => {
       const before = fullTreeHash(root);
       const full: FsWorkspaceOptions = {
-        onWrite: async (rel, index, point) => {
+        onWrite: async (_rel, index, point) => {
           if (index === 2 && point === 'truncated') throw Object.assign(new Error(`ENOSPC: no space left on device, write`), { code: 'ENOSPC' });
         },
       };
@@ -128,7 +128,7 @@ describe('edit/hostile: writes that fail, non-regular files, user edits', functi
       if (!posix) this.skip();
       const b = path.join(root, 'src/b.ts');
       const hook: FsWorkspaceOptions = {
-        onWrite: async (rel, index, point) => {
+        onWrite: async (_rel, index, point) => {
           if (index !== 3 || point !== 'before') return;
           // b.ts was written; now it cannot be written again, and the third write fails.
           if (!lockFile(b)) throw Object.assign(new Error('SKIP'), { code: 'SKIP' });
@@ -269,6 +269,20 @@ describe('edit/hostile: writes that fail, non-regular files, user edits', functi
       assert.equal(text('src/a.ts'), 'user\n');
       assert.equal(r.conflicts.length, 1);
       assert.ok(readFileSync(r.conflicts[0]!.runVersionAt!).equals(runBytes));
+    });
+
+    it('an edit: a save between computing it and writing it is kept, and nothing is written', async () => {
+      class SavesFirst extends FsWorkspace {
+        override async apply(changes: readonly FileChange[]): Promise<void> {
+          writeFileSync(path.join(root, 'src/b.ts'), 'saved meanwhile\n');
+          return super.apply(changes);
+        }
+      }
+      const r = await apply(sr('src/a.ts', 'export const a = 1;', 'export const a = 10;') + sr('src/b.ts', 'export const b = 2;', 'export const b = 20;'), new SavesFirst(root));
+      assert.equal(r.applied, false);
+      assert.match(r.errors[0]!, /src\/b\.ts changed on disk since it was checked; it was not overwritten; the 1 file\(s\) already written were put back/);
+      assert.equal(text('src/b.ts'), 'saved meanwhile\n');
+      assert.equal(text('src/a.ts'), 'export const a = 1;\n');
     });
 
     it('a save between the check and the write is not overwritten (restore and revert)', async () => {
