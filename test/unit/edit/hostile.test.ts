@@ -14,6 +14,9 @@ import { restoreState, revertRun } from '../../../src/core/edit/restore';
 import { FileTracker } from '../../../src/core/edit/tracker';
 import type { FileChange, FsWorkspaceOptions } from '../../../src/core/edit/workspace';
 import { FsWorkspace } from '../../../src/core/edit/workspace';
+import { buildStepContext } from '../../../src/core/model/context';
+import { defaultSettings } from '../../../src/core/settings';
+import type { Failure } from '../../../src/core/types';
 import { REPO } from '../../support/fixtures';
 import { fullTreeHash } from './support/tree';
 
@@ -186,6 +189,29 @@ describe('edit/hostile: writes that fail, non-regular files, user edits', functi
         assert.doesNotMatch(p.stdout + p.stderr, /\n\s+at /, 'no stack trace');
       }
       assert.equal(fullTreeHash(root), before);
+    });
+
+    it('the step prompt, read through Workspace.read, leaves a FIFO out instead of waiting on it', async function () {
+      if (!posix) this.skip();
+      execFileSync('mkfifo', [path.join(root, 'src/pipe.ts')]);
+      const ws = new FsWorkspace(root);
+      const warnings: string[] = [];
+      const failure = (file: string): Failure => ({ check: 'test', file, line: 1, id: file, message: `failed at ${file}` });
+      const ctx = await buildStepContext({
+        step: 1,
+        settings: defaultSettings(),
+        failures: [failure('src/pipe.ts'), failure('src/a.ts')],
+        editedFiles: [],
+        postMortems: [],
+        readText: async (rel) => {
+          const b = await ws.read(rel);
+          return b === undefined ? undefined : Buffer.from(b).toString('utf8');
+        },
+        logger: { info: () => undefined, warn: (m) => warnings.push(m), error: () => undefined, debug: () => undefined },
+      });
+      assert.ok(ctx.files.includes('src/a.ts'));
+      assert.ok(!ctx.files.includes('src/pipe.ts'));
+      assert.match(warnings.join('\n'), /src\/pipe\.ts cannot be read \(src\/pipe\.ts is a FIFO/);
     });
 
     it('a hard-linked file is refused before anything is written', async () => {
