@@ -31,22 +31,23 @@ async function writeGuarded(opts: RestoreOptions, changes: FileChange[], conflic
   const skipped = new Set<string>();
   let todo = changes;
   while (todo.length > 0) {
-    await opts.checkpoint.beginWrite(opts.workspace, todo);
     try {
+      // Inside the try: a checkpoint that cannot be written (a full disk) leaves every file alone, reported.
+      await opts.checkpoint.beginWrite(opts.workspace, todo);
       await opts.workspace.apply(todo);
     } catch (e) {
       const failed = e instanceof WriteError ? e.path : undefined;
       const unrestored = e instanceof WriteError ? e.notRestored : [];
       const left = new Map<string, Uint8Array | null>();
       for (const u of unrestored) left.set(u.path, await readOrNull(opts.workspace, u.path));
-      await opts.checkpoint.endWrite(false, left);
+      await opts.checkpoint.endWrite(false, left).catch(() => undefined);
       opts.tracker?.noteWritten([...left].map(([p, content]) => ({ path: p, content })));
       // The batch was put back: retry without the file that failed (another cause: give up on all).
       const drop = failed !== undefined && todo.some((c) => c.path === failed) ? [failed, ...unrestored.map((u) => u.path)] : todo.map((c) => c.path);
       const why = e instanceof WriteError && e.code === CHANGED_ON_DISK ? 'changed on disk while it was being restored; left as the user has it' : `could not be restored: ${oneLine(e)}`;
       for (const rel of new Set(drop)) {
         skipped.add(rel);
-        await conflict(rel, rel === failed ? `${rel} ${why}` : `${rel} could not be put back after a failed restore write; left as it is`);
+        await conflict(rel, rel === failed || failed === undefined ? `${rel} ${why}` : `${rel} could not be put back after a failed restore write; left as it is`);
       }
       todo = todo.filter((c) => !skipped.has(c.path));
       continue;

@@ -248,6 +248,25 @@ describe('edit/hostile: writes that fail, non-regular files, user edits', functi
       assert.equal(fullTreeHash(root), before, 'lib/, lib/a/, lib/a/b/ and tools/ gone; empty-before/ kept');
     });
 
+    it('revert restores every file it can when one cannot be written, and reports that one', async function () {
+      if (!posix) this.skip();
+      const storage = path.join(dir, 'storage');
+      const cp = await Checkpoint.create(path.join(storage, 'cp'), 'r1', root);
+      const ws = new FsWorkspace(root);
+      const r = await apply(sr('src/a.ts', 'export const a = 1;', 'export const a = 10;') + sr('src/b.ts', 'export const b = 2;', 'export const b = 20;') + sr('src/c.ts', 'export const c = 3;', 'export const c = 30;'), ws, { checkpoint: cp });
+      assert.deepEqual(r.errors, []);
+      if (!lockFile(path.join(root, 'src/b.ts'))) this.skip();
+      locked.push(path.join(root, 'src/b.ts'));
+      const rv = await revertRun({ workspace: ws, checkpoint: cp });
+      assert.deepEqual(rv.conflicts.map((c) => c.path), ['src/b.ts']);
+      assert.match(rv.conflicts[0]!.reason, /src\/b\.ts could not be restored: could not write src\/b\.ts: (EPERM|EACCES)/);
+      assert.ok(readFileSync(rv.conflicts[0]!.runVersionAt!, 'utf8').includes('b = 20'));
+      assert.deepEqual(rv.actions.map((a) => a.path), ['src/a.ts', 'src/c.ts']);
+      assert.equal(text('src/a.ts'), 'export const a = 1;\n');
+      assert.equal(text('src/c.ts'), 'export const c = 3;\n');
+      assert.equal(cp.reverted, false);
+    });
+
     it('revert keeps a created folder that now holds the user\'s file', async () => {
       const storage = path.join(dir, 'storage');
       const cp = await Checkpoint.create(path.join(storage, 'cp'), 'r1', root);
