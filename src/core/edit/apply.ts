@@ -498,7 +498,9 @@ export async function writeComputed(computed: ApplyResult, opts: ApplyOptions): 
     if (opts.checkpoint) await opts.checkpoint.endWrite(false, left);
     // What is left on disk is the run's doing: a later restore may bring it back.
     opts.tracker?.noteWritten([...left].map(([p, content]) => ({ path: p, content })));
-    return { ...r, applied: false, errors: [`the edit was not applied: ${oneLine(e)}`], ...(unrestored.length > 0 ? { unrestored } : {}) };
+    // An editor's unsaved changes (VS Code's DirtyEditorError) are someone's work: a conflict, as in checkConflicts.
+    const dirty = (e as { name?: string; files?: unknown }).name === 'DirtyEditorError' && Array.isArray((e as { files?: unknown }).files) ? ((e as { files: string[] }).files) : [];
+    return { ...r, applied: false, conflicts: dirty, errors: [`the edit was not applied: ${oneLine(e)}`], ...(unrestored.length > 0 ? { unrestored } : {}) };
   }
   if (opts.checkpoint) await opts.checkpoint.endWrite(true);
   opts.tracker?.noteWritten(r.changes);
