@@ -8,7 +8,7 @@ import { applyEdits, computeChanges } from '../core/edit/apply';
 import { Checkpoint } from '../core/edit/checkpoint';
 import { parseReply } from '../core/edit/parse';
 import type { FsWorkspaceOptions } from '../core/edit/workspace';
-import { FsWorkspace } from '../core/edit/workspace';
+import { FsWorkspace, oneLine } from '../core/edit/workspace';
 import type { CliIo } from './runCommand';
 import { resolveCwd } from './runCommand';
 import { defaultStorageDir } from './storage';
@@ -82,9 +82,21 @@ export async function applyCommand(argv: string[], io: ApplyCliIo): Promise<numb
     return ok ? 0 : 1;
   }
   const runId = `apply-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
-  const checkpoint = await Checkpoint.create(path.join(storage, 'runs', runId, 'checkpoint'), runId, cwd);
-  const r = await applyEdits(parsed.edits, { workspace, policy, checkpoint });
-  await checkpoint.markFinished();
+  let r: ApplyResult;
+  try {
+    const checkpoint = await Checkpoint.create(path.join(storage, 'runs', runId, 'checkpoint'), runId, cwd);
+    r = await applyEdits(parsed.edits, { workspace, policy, checkpoint });
+    await checkpoint.markFinished();
+  } catch (e) {
+    // The storage cannot take the checkpoint (a full disk, no permission): nothing was written
+    // unchecked; the answer is still JSON with the OS error on one line.
+    io.stdout(JSON.stringify(applyJson({ ...planned, applied: false, errors: [`the edit was not applied: ${oneLine(e)}`] }, { runId }), null, 2));
+    return 1;
+  }
+  if (r.unrestored && r.unrestored.length > 0) {
+    // A write failed and some files could not be put back: say which, so the user can revert the run.
+    r = { ...r, errors: [...r.errors, `run \`fix-until-green revert --run ${runId}\` to restore ${r.unrestored.map((u) => u.path).join(', ')}`] };
+  }
   io.stdout(JSON.stringify(applyJson(r, { runId }), null, 2));
   return r.applied ? 0 : 1;
 }

@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { FileChange, Workspace } from '../core/edit/workspace';
+import { bytesHash, CHANGED_ON_DISK, NotRegularFileError, oneLine, whyNotWritable, WriteError } from '../core/edit/workspace';
 import type { Logger } from '../core/types';
 
 /** A file the user has unsaved changes to: the run does not overwrite it (DESIGN §5). */
@@ -45,6 +46,15 @@ export class VscodeWorkspace implements Workspace {
   }
 
   async read(rel: string): Promise<Uint8Array | undefined> {
+    // A FIFO, socket, device or folder is refused before VS Code opens it (a FIFO would block).
+    try {
+      const st = await fs.stat(this.uri(rel).fsPath);
+      if (!st.isFile()) throw new NotRegularFileError(rel, st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO (named pipe)' : st.isSocket() ? 'a socket' : 'a device');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      throw e;
+    }
     try {
       return await vscode.workspace.fs.readFile(this.uri(rel));
     } catch (e) {
@@ -73,6 +83,20 @@ export class VscodeWorkspace implements Workspace {
     }
   }
 
+  async whyNotWritable(rel: string): Promise<string | undefined> {
+    return whyNotWritable(this.root, rel);
+  }
+
+  async removeEmptyDir(rel: string): Promise<boolean> {
+    try {
+      await fs.rmdir(this.uri(rel).fsPath);
+      return true;
+    } catch (e) {
+      if (['ENOTEMPTY', 'EEXIST', 'ENOENT', 'ENOTDIR'].includes((e as NodeJS.ErrnoException).code ?? '')) return false;
+      throw e;
+    }
+  }
+
   /** An open editor with unsaved changes to the file: the engine never writes such a file. */
   async hasUnsavedChanges(rel: string): Promise<boolean> {
     return this.openDocument(this.uri(rel))?.isDirty === true;
@@ -89,9 +113,60 @@ export class VscodeWorkspace implements Workspace {
     if (dirty.length > 0) throw new DirtyEditorError(dirty);
   }
 
+  /**
+   * Applies the batch as one WorkspaceEdit. Every file is checked first (its expected content, a
+   * non-regular file or hard link in the way); when VS Code fails part way, the files it changed
+   * are put back, newest first, whatever fails, and a WriteError names the file and the error.
+   */
   async apply(changes: readonly FileChange[]): Promise<void> {
     if (changes.length === 0) return;
     this.assertNoDirtyEditors(changes);
+    const before: { path: string; content: Uint8Array | null; mode: number | undefined; wrote: Uint8Array | null }[] = [];
+    for (const c of changes) {
+      const disk = (await this.read(c.path)) ?? null;
+      if (c.expect !== undefined && bytesHash(disk) !== c.expect) {
+        throw new WriteError(`${c.path} changed on disk since it was checked; it was not overwritten`, c.path, undefined, [], CHANGED_ON_DISK);
+      }
+      const why = c.content !== null ? whyNotWritable(this.root, c.path) : undefined;
+      if (why !== undefined) throw new WriteError(`could not write ${c.path}: ${why}`, c.path, undefined);
+      before.push({ path: c.path, content: disk, mode: disk !== null ? await this.mode(c.path) : undefined, wrote: c.content });
+    }
+    try {
+      await this.applyEdit(changes);
+    } catch (e) {
+      const notRestored = await this.rollBack(before);
+      const failed = e instanceof WriteError ? e.path : changes[0]!.path;
+      const tail = notRestored.length > 0 ? `; ${notRestored.length} file(s) could NOT be put back: ${notRestored.map((n) => `${n.path} (${n.error})`).join(', ')}` : '; the files already written were put back';
+      throw new WriteError(`${e instanceof WriteError ? e.message : `could not write ${changes.map((c) => c.path).join(', ')}: ${oneLine(e)}`}${tail}`, failed, e, notRestored);
+    }
+  }
+
+  /** Puts back, newest first, the files whose disk content is what the batch wrote (whole or torn). */
+  private async rollBack(before: { path: string; content: Uint8Array | null; mode: number | undefined; wrote: Uint8Array | null }[]): Promise<{ path: string; error: string }[]> {
+    const left: { path: string; error: string }[] = [];
+    for (const b of [...before].reverse()) {
+      try {
+        const disk = (await this.read(b.path)) ?? null;
+        if (bytesHash(disk) === bytesHash(b.content)) continue;
+        const ours = disk === null ? b.wrote === null : b.wrote !== null && disk.length <= b.wrote.length && bytesHash(disk) === bytesHash(b.wrote.subarray(0, disk.length));
+        if (!ours) {
+          left.push({ path: b.path, error: 'changed by someone else during the write; left as it is' });
+          continue;
+        }
+        const file = this.uri(b.path).fsPath;
+        if (b.content === null) await fs.rm(file, { force: true });
+        else {
+          await fs.writeFile(file, b.content);
+          if (b.mode !== undefined) await fs.chmod(file, b.mode);
+        }
+      } catch (e) {
+        left.push({ path: b.path, error: oneLine(e) });
+      }
+    }
+    return left;
+  }
+
+  private async applyEdit(changes: readonly FileChange[]): Promise<void> {
     const edit = new vscode.WorkspaceEdit();
     const meta: vscode.WorkspaceEditEntryMetadata = { label: this.label, needsConfirmation: false };
     // Open documents get a text edit (the editor updates in place and Undo works there); closed

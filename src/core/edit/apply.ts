@@ -10,7 +10,9 @@ import { resolveEditPath } from './paths';
 import type { Line, TextFile } from './text';
 import { decodeText, encodeText, splitText, withFinalNewline } from './text';
 import type { FileTracker } from './tracker';
+import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
+import { oneLine, WriteError } from './workspace';
 
 export interface FileSummary {
   path: string;
@@ -32,6 +34,11 @@ export interface ApplyResult {
    * stops with `error` naming them rather than overwrite someone's work.
    */
   conflicts: string[];
+  /**
+   * Set when a write failed and some files of the batch could not be put back (each with why):
+   * the workspace is neither as before nor as proposed, so the caller must stop (with `error`).
+   */
+  unrestored?: { path: string; error: string }[];
 }
 
 export interface ApplyOptions {
@@ -48,6 +55,8 @@ export interface ApplyOptions {
 interface WorkFile {
   rel: string;
   original: Uint8Array | undefined;
+  /** Mode bits the new content gets (a renamed file keeps its own); undefined leaves the mode alone. */
+  mode?: number;
   /** Current content in this apply, or null when the file does not exist (now). */
   text: TextFile | null;
 }
@@ -259,7 +268,14 @@ class Planner {
   async load(rel: string): Promise<WorkFile> {
     let w = this.work.get(rel);
     if (w) return w;
-    const bytes = await this.opts.workspace.read(rel);
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = await this.opts.workspace.read(rel);
+    } catch (e) {
+      // A FIFO, a folder, an unreadable file: refused with the reason, never a crash.
+      const msg = oneLine(e);
+      throw new EditError(msg.startsWith(rel) ? `${msg}; refused` : `${rel}: cannot be read (${msg}); refused`);
+    }
     let text: TextFile | null = null;
     if (bytes !== undefined) {
       const d = decodeText(bytes);
@@ -336,6 +352,11 @@ class Planner {
     if (oldRel !== null && newRel === null) {
       const w = await this.load(oldRel);
       if (w.text === null) throw new EditError(`${oldRel}: the diff deletes this file (+++ /dev/null) but it does not exist`);
+      if (e.hunks.length === 0 && e.deletedFileMode === true && w.text.lines.some((l) => l.text.trim() !== '')) {
+        throw new EditError(
+          `${oldRel}: the diff at reply line ${e.replyLine} says \`deleted file mode\` but has no hunk, so the delete cannot be checked against the file's content; it was not deleted. To delete it, give a hunk removing every line (--- a/${oldRel}, +++ /dev/null, @@ -1,N +0,0 @@)`,
+        );
+      }
       if (e.hunks.length > 0) {
         const errors: string[] = [];
         const left = applyHunks(oldRel, w.text, e.hunks, labelOf, this.opts.fuzz, errors);
@@ -372,6 +393,8 @@ class Planner {
         return;
       }
       dst.text = next;
+      const mode = await this.opts.workspace.mode?.(oldRel);
+      if (mode !== undefined) dst.mode = mode;
       src.text = null;
       return;
     }
@@ -387,6 +410,15 @@ class Planner {
     throw new EditError(`the diff at reply line ${e.replyLine} names ${oldRel} and ${newRel}, neither of which exists; to create a file use \`--- /dev/null\``);
   }
 
+  /** Files the planned changes cannot be written to (a FIFO, a folder, a hard link, a file in the path). */
+  async refuseUnwritable(changes: readonly FileChange[]): Promise<void> {
+    for (const c of changes) {
+      if (c.content === null) continue;
+      const why = await this.opts.workspace.whyNotWritable?.(c.path);
+      if (why !== undefined) this.errors.push(`${why}; the edit was not applied`);
+    }
+  }
+
   result(): { files: FileSummary[]; changes: FileChange[]; before: Map<string, Uint8Array | undefined> } {
     const files: FileSummary[] = [];
     const changes: FileChange[] = [];
@@ -397,7 +429,7 @@ class Planner {
       const orig = this.originalText(w.rel);
       const kind: FileSummary['kind'] = w.original === undefined ? 'create' : content === null ? 'delete' : 'modify';
       files.push({ path: w.rel, kind, ...countChange(orig, w.text) });
-      changes.push({ path: w.rel, content });
+      changes.push({ path: w.rel, content, ...(content !== null && w.mode !== undefined ? { mode: w.mode } : {}) });
       before.set(w.rel, w.original);
     }
     return { files, changes, before };
@@ -416,6 +448,7 @@ export async function computeChanges(edits: readonly ProposedEdit[], opts: Apply
     }
   }
   const r = planner.result();
+  await planner.refuseUnwritable(r.changes);
   const errors = [...planner.errors];
   if (errors.length === 0 && r.changes.length === 0) errors.push('the edits change nothing: every file already has the content they produce');
   return { applied: false, ...r, errors, conflicts: [] };
@@ -428,6 +461,14 @@ export async function applyEdits(edits: readonly ProposedEdit[], opts: ApplyOpti
   }
   const r = await computeChanges(edits, opts);
   return opts.dryRun ? checkConflicts(r, opts) : writeComputed(r, opts);
+}
+
+async function readOrNull(ws: Workspace, rel: string): Promise<Uint8Array | null> {
+  try {
+    return (await ws.read(rel)) ?? null;
+  } catch {
+    return null;
+  }
 }
 
 async function checkConflicts(r: ApplyResult, opts: ApplyOptions): Promise<ApplyResult> {
@@ -447,10 +488,19 @@ export async function writeComputed(computed: ApplyResult, opts: ApplyOptions): 
   if (r.errors.length > 0) return r;
   if (opts.checkpoint) await opts.checkpoint.beginWrite(opts.workspace, r.changes);
   try {
-    await opts.workspace.apply(r.changes);
+    // Each write is guarded by the content the edit was computed from: a save in between is kept.
+    await opts.workspace.apply(r.changes.map((c) => ({ ...c, expect: contentHash(r.before.get(c.path)) })));
   } catch (e) {
-    if (opts.checkpoint) await opts.checkpoint.endWrite(false);
-    throw e;
+    // The batch was rolled back (all of it, or all it could): nothing applied, the OS error fed back.
+    const unrestored = e instanceof WriteError ? e.notRestored : [];
+    const left = new Map<string, Uint8Array | null>();
+    for (const u of unrestored) left.set(u.path, await readOrNull(opts.workspace, u.path));
+    if (opts.checkpoint) await opts.checkpoint.endWrite(false, left);
+    // What is left on disk is the run's doing: a later restore may bring it back.
+    opts.tracker?.noteWritten([...left].map(([p, content]) => ({ path: p, content })));
+    // An editor's unsaved changes (VS Code's DirtyEditorError) are someone's work: a conflict, as in checkConflicts.
+    const dirty = (e as { name?: string; files?: unknown }).name === 'DirtyEditorError' && Array.isArray((e as { files?: unknown }).files) ? ((e as { files: string[] }).files) : [];
+    return { ...r, applied: false, conflicts: dirty, errors: [`the edit was not applied: ${oneLine(e)}`], ...(unrestored.length > 0 ? { unrestored } : {}) };
   }
   if (opts.checkpoint) await opts.checkpoint.endWrite(true);
   opts.tracker?.noteWritten(r.changes);

@@ -28,6 +28,8 @@ interface Manifest {
   /** A write batch started and has not ended: a crash happened mid-apply if the run is not finished. */
   writing: boolean;
   entries: Entry[];
+  /** Folders (workspace-relative) that did not exist when a write of the run needed them. */
+  createdDirs?: string[];
 }
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
@@ -63,6 +65,12 @@ export interface RevertConflict {
   reason: string;
   /** Where the original bytes are kept, so nothing is lost even when the file is left alone. */
   originalAt: string | null;
+  /**
+   * Where a copy of what the run last wrote to the file is kept (`<checkpoint>/conflicts/<path>`),
+   * so the user's bytes stay on disk and the run's version can still be offered; null when the run
+   * never wrote the file or last deleted it.
+   */
+  runVersionAt: string | null;
 }
 
 export interface RevertPlan {
@@ -116,6 +124,7 @@ export class Checkpoint {
       reverted: raw.reverted === true,
       writing: raw.writing === true,
       entries: raw.entries,
+      ...(Array.isArray(raw.createdDirs) ? { createdDirs: raw.createdDirs } : {}),
     });
   }
 
@@ -219,6 +228,7 @@ export class Checkpoint {
    */
   async beginWrite(ws: Workspace, changes: readonly FileChange[]): Promise<void> {
     await this.recordOriginals(ws, changes);
+    await this.recordMissingDirs(ws, changes);
     for (const c of changes) {
       const e = this.entry(c.path)!;
       e.pending = c.content === null ? null : this.saveBlob(c.content, false);
@@ -233,14 +243,67 @@ export class Checkpoint {
    * new content is flushed but its rename is not waited for: a crash that loses it leaves the
    * batch's log, which already tells the run's writes apart.
    */
-  async endWrite(ok: boolean): Promise<void> {
+  async endWrite(ok: boolean, leftBehind?: ReadonlyMap<string, Uint8Array | null>): Promise<void> {
     for (const e of this.manifest.entries) {
       if (e.pending === undefined) continue;
       if (ok) e.last = e.pending;
+      // A failed batch that could not put a file back: what it left there is the run's doing.
+      else if (leftBehind?.has(e.path)) e.last = contentHash(leftBehind.get(e.path));
       delete e.pending;
     }
     this.manifest.writing = false;
     this.flush(false);
+  }
+
+  /** Folders the file writes of `changes` will create: recorded before the write, so a revert can remove them. */
+  private async recordMissingDirs(ws: Workspace, changes: readonly FileChange[]): Promise<void> {
+    const dirs = new Set(this.manifest.createdDirs ?? []);
+    for (const c of changes) {
+      if (c.content === null) continue;
+      const parts = c.path.split('/');
+      for (let k = 1; k < parts.length; k++) {
+        const dir = parts.slice(0, k).join('/');
+        if (dirs.has(dir)) continue;
+        if (!(await ws.exists(dir))) dirs.add(dir);
+      }
+    }
+    if (dirs.size > (this.manifest.createdDirs?.length ?? 0)) this.manifest.createdDirs = [...dirs];
+  }
+
+  /** Folders the run created, deepest first. */
+  get createdDirs(): string[] {
+    return [...(this.manifest.createdDirs ?? [])].sort((a, b) => b.split('/').length - a.split('/').length || b.localeCompare(a));
+  }
+
+  /**
+   * Removes the folders the run created that are empty now (deepest first); a folder holding
+   * anything, or one that existed before the run, is never touched. Returns those removed.
+   */
+  async removeCreatedDirs(ws: Workspace): Promise<string[]> {
+    if (!ws.removeEmptyDir) return [];
+    const out: string[] = [];
+    for (const dir of this.createdDirs) if (await ws.removeEmptyDir(dir)) out.push(dir);
+    return out;
+  }
+
+  /**
+   * Keeps a copy of what the run last wrote to `rel` under `<checkpoint>/conflicts/<rel>` and
+   * returns its path; null when the run never wrote the file, last deleted it, or its bytes are gone.
+   */
+  async keepRunVersion(rel: string): Promise<string | null> {
+    const e = this.entry(rel);
+    if (!e || e.last === undefined || e.last === null) return null;
+    let bytes: Buffer;
+    try {
+      bytes = await fs.readFile(this.blobPath(e.last));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    const file = path.join(this.dir, 'conflicts', ...rel.split('/'));
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    writeDurable(file, bytes);
+    return file;
   }
 
   async original(rel: string): Promise<Uint8Array | null | undefined> {
@@ -248,6 +311,12 @@ export class Checkpoint {
     if (!e) return undefined;
     if (!e.existed || !e.blob) return null;
     return fs.readFile(this.blobPath(e.blob));
+  }
+
+  /** Where the original bytes of a touched file are kept; null when it did not exist or is not touched. */
+  originalAt(rel: string): string | null {
+    const e = this.entry(rel);
+    return e?.blob ? this.blobPath(e.blob) : null;
   }
 
   /** The original mode bits of a touched file, when known. */
@@ -294,16 +363,33 @@ export class Checkpoint {
     const plan: RevertPlan = { changes: [], actions: [], conflicts: [], unchanged: [] };
     for (const e of this.manifest.entries) {
       if (await ws.hasUnsavedChanges?.(e.path)) {
-        plan.conflicts.push({ path: e.path, reason: `${e.path} has unsaved changes in an editor; it was left as it is`, originalAt: e.blob ? this.blobPath(e.blob) : null });
+        plan.conflicts.push({
+          path: e.path,
+          reason: `${e.path} has unsaved changes in an editor; it was left as it is`,
+          originalAt: e.blob ? this.blobPath(e.blob) : null,
+          runVersionAt: await this.keepRunVersion(e.path),
+        });
         continue;
       }
-      const disk = await ws.read(e.path);
+      let disk: Uint8Array | undefined;
+      try {
+        disk = await ws.read(e.path);
+      } catch (err) {
+        // A folder or FIFO where the file was: not the run's to replace.
+        plan.conflicts.push({
+          path: e.path,
+          reason: `${e.path} cannot be read (${(err as Error).message.replace(/\s*\n\s*/g, ' ')}); it was left as it is`,
+          originalAt: e.blob ? this.blobPath(e.blob) : null,
+          runVersionAt: await this.keepRunVersion(e.path),
+        });
+        continue;
+      }
       const original = e.existed && e.blob ? await fs.readFile(this.blobPath(e.blob)) : null;
       const originalAt = e.blob ? this.blobPath(e.blob) : null;
       if (contentHash(disk) === contentHash(original)) {
         const mode = disk !== undefined ? await ws.mode?.(e.path) : undefined;
         if (original !== null && e.mode !== undefined && mode !== undefined && mode !== e.mode) {
-          plan.changes.push({ path: e.path, content: original, mode: e.mode });
+          plan.changes.push({ path: e.path, content: original, mode: e.mode, expect: contentHash(disk) });
           plan.actions.push({ path: e.path, action: 'restored' });
         } else plan.unchanged.push(e.path);
         continue;
@@ -313,10 +399,12 @@ export class Checkpoint {
           path: e.path,
           reason: `${e.path} was changed after the run last wrote it; it was left as it is${originalAt ? ` (its original is kept at ${originalAt})` : ' (the run created it)'}`,
           originalAt,
+          runVersionAt: await this.keepRunVersion(e.path),
         });
         continue;
       }
-      plan.changes.push({ path: e.path, content: original, ...(original !== null && e.mode !== undefined ? { mode: e.mode } : {}) });
+      // Guarded by what was just checked: a save in between is not overwritten.
+      plan.changes.push({ path: e.path, content: original, expect: contentHash(disk), ...(original !== null && e.mode !== undefined ? { mode: e.mode } : {}) });
       plan.actions.push({ path: e.path, action: original === null ? 'removed' : disk === undefined ? 'recreated' : 'restored' });
     }
     return plan;

@@ -1,6 +1,8 @@
 // Finds where a hunk's old side sits in a file, tolerating what models get wrong: stale line
-// numbers (the whole file is searched), whitespace and line-ending differences, and a few context
-// lines missing or altered (a bounded fuzz). It never picks between two equally good places.
+// numbers (the whole file is searched), whitespace and line-ending differences, and a bounded fuzz:
+// a few file lines the hunk left out, context lines differing only in a comment, blank or comment
+// lines the file lacks. A context line whose code differs from the file is a mismatch: the model is
+// editing text it misremembers. It never picks between two equally good places.
 
 export interface OldLine {
   text: string;
@@ -45,6 +47,14 @@ export interface MatchOptions {
 export const DEFAULT_FUZZ = 2;
 
 const normWs = (s: string): string => s.replace(/\s+/g, '');
+
+/**
+ * A line's code: whitespace and a trailing comment dropped, so a comment the model added, changed
+ * or left out is not a difference in content. A `//` only counts after whitespace (not `http://`).
+ */
+export function codeOf(s: string): string {
+  return normWs(s.replace(/(?:^|\s)(?:\/\/|#(?:\s|$)).*$/, '').replace(/\s*\/\*.*\*\/\s*$/, ''));
+}
 const normEnd = (s: string): string => s.replace(/\s+$/, '');
 
 /**
@@ -85,6 +95,8 @@ interface Alignment {
   matched: number;
   /** A removed line left unmatched or substituted (only in relaxed mode, for the closest report). */
   removedMissed: number;
+  /** For each old-side line, the file line it was paired with though different, or -1. */
+  sub: number[];
 }
 
 const INF = 1e9;
@@ -92,9 +104,10 @@ const INF = 1e9;
 /**
  * Semi-global alignment of the hunk's old side against file[lo, hi): leading and trailing file lines
  * are free; inside, each altered, missing or extra line costs 1. In strict mode a removed line can
- * only match exactly (after whitespace normalization).
+ * only match exactly (after whitespace normalization), a context line can be altered only in a
+ * comment (same `codeOf`) and be missing only when it holds no code.
  */
-function align(f: string[], b: string[], removed: boolean[], lo: number, hi: number, strict: boolean): Alignment | undefined {
+function align(f: string[], b: string[], removed: boolean[], lo: number, hi: number, strict: boolean, fc: string[], bc: string[]): Alignment | undefined {
   const n = b.length;
   const w = hi - lo;
   // D[o][i]: best cost aligning b[0..o) with a suffix of window[0..i) (free start).
@@ -107,12 +120,12 @@ function align(f: string[], b: string[], removed: boolean[], lo: number, hi: num
   for (let o = 1; o <= n; o++) {
     const bl = b[o - 1]!;
     const rm = removed[o - 1]!;
-    const subCost = rm ? (strict ? INF : 1) : 1;
-    const delCost = rm ? (strict ? INF : 1) : 1;
+    const delCost = strict && (rm || bc[o - 1] !== '') ? INF : 1;
     for (let i = 0; i <= w; i++) {
       let best = INF;
       let how = 0;
       if (i > 0) {
+        const subCost = strict && (rm || fc[lo + i - 1] !== bc[o - 1]) ? INF : 1;
         const diag = D[o - 1]![i - 1]! + (f[lo + i - 1] === bl ? 0 : subCost);
         if (diag < best) {
           best = diag;
@@ -145,6 +158,7 @@ function align(f: string[], b: string[], removed: boolean[], lo: number, hi: num
   }
   if (bestI < 0 || bestCost >= INF) return undefined;
   const map = new Array<number>(n).fill(-1);
+  const sub = new Array<number>(n).fill(-1);
   let o = n;
   let i = bestI;
   let matched = 0;
@@ -156,7 +170,10 @@ function align(f: string[], b: string[], removed: boolean[], lo: number, hi: num
       if (f[fl] === b[o - 1]) {
         map[o - 1] = fl;
         matched++;
-      } else if (removed[o - 1]) removedMissed++;
+      } else {
+        sub[o - 1] = fl;
+        if (removed[o - 1]) removedMissed++;
+      }
       o--;
       i--;
     } else if (how === 2) {
@@ -168,7 +185,7 @@ function align(f: string[], b: string[], removed: boolean[], lo: number, hi: num
   // Substituted context lines are not mapped (the file's line is kept as is) but do sit inside the region.
   const start = hits.length > 0 ? Math.min(...hits) : lo + i;
   const end = hits.length > 0 ? Math.max(...hits) + 1 : lo + i;
-  return { start, end, map, cost: bestCost, matched, removedMissed };
+  return { start, end, map, cost: bestCost, matched, removedMissed, sub };
 }
 
 function fuzzyCandidates(f: string[], b: string[], limit: number): number[] {
@@ -227,16 +244,19 @@ export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}
 
   const f = file.map(normWs);
   const b = texts.map(normWs);
+  const fc = file.map(codeOf);
+  const bc = texts.map(codeOf);
   const removed = block.map((l) => l.removed);
   const fuzz = Math.min(opts.fuzz ?? DEFAULT_FUZZ, Math.floor(block.length / 3));
   const nonBlank = b.filter((l) => l !== '').length;
   const accepted: Alignment[] = [];
   let closest: Alignment | undefined;
+  let closestStrict: Alignment | undefined;
   const seen = new Set<string>();
   for (const p of fuzzyCandidates(f, b, 64)) {
     const lo = Math.max(0, p - Math.max(fuzz, 2));
     const hi = Math.min(f.length, p + b.length + Math.max(fuzz, 2));
-    const strict = align(f, b, removed, lo, hi, true);
+    const strict = align(f, b, removed, lo, hi, true, fc, bc);
     if (strict && strict.cost <= fuzz) {
       // Alignments differing only in which blank or repeated context line they pair are one place.
       const key = `${strict.start}:${strict.end}:${strict.map.filter((_, k) => removed[k]).join(',')}`;
@@ -246,11 +266,15 @@ export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}
         accepted.push(strict);
       }
     }
-    const loose = align(f, b, removed, lo, hi, false);
     // A region that shares only braces and blank lines with the hunk is no lead worth naming.
-    const telling = loose ? loose.map.filter((x, k) => x >= 0 && b[k]!.length >= 4).length : 0;
-    if (loose && telling > 0 && (!closest || loose.matched > closest.matched)) closest = loose;
+    const telling = (a: Alignment | undefined): number => (a ? a.map.filter((x, k) => x >= 0 && b[k]!.length >= 4).length : 0);
+    // The closest region is reported from the strict pairing when there is one (only too many
+    // differences), so the reason names real differences rather than a looser pairing's.
+    if (strict && telling(strict) > 0 && (!closestStrict || strict.matched > closestStrict.matched)) closestStrict = strict;
+    const loose = align(f, b, removed, lo, hi, false, fc, bc);
+    if (loose && telling(loose) > 0 && (!closest || loose.matched > closest.matched)) closest = loose;
   }
+  closest = closestStrict ?? closest;
   if (accepted.length > 0) {
     const bestCost = Math.min(...accepted.map((a) => a.cost));
     const best = accepted.filter((a) => a.cost === bestCost);
@@ -264,6 +288,13 @@ export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}
     return { ok: true, placement: { ...pick(best[0]!), level: 'fuzzy' } };
   }
   return { ok: false, kind: 'not-found', closest: closest && closest.matched > 0 ? describeClosest(file, block, closest, fuzz) : undefined, fuzz };
+}
+
+/** Old-side line k is paired with a file line of other code, or missing though it holds code. */
+function differsInCode(file: string[], l: OldLine, a: Alignment, k: number): boolean {
+  if (a.map[k] !== -1) return false;
+  const fl = a.sub[k]!;
+  return fl >= 0 ? codeOf(file[fl]!) !== codeOf(l.text) : codeOf(l.text) !== '';
 }
 
 function pick(a: Alignment): Omit<Placement, 'level'> {
@@ -284,6 +315,14 @@ function describeClosest(file: string[], block: OldLine[], a: Alignment, fuzz: n
         : `the hunk removes \`${block[firstMissedRemoved]!.text.trim()}\`, which is not in the file there`;
   } else if (a.cost > fuzz) {
     why = `${a.cost} of its ${block.length} old lines differ from the file there (at most ${fuzz} may): ${firstDifference(file, block, a.start)}`;
+  } else if (block.some((l, k) => differsInCode(file, l, a, k))) {
+    const k = block.findIndex((l, k2) => differsInCode(file, l, a, k2));
+    const fl = a.sub[k]!;
+    const line = block[k]!.text.trim();
+    why =
+      fl >= 0
+        ? `line ${fl + 1} there is \`${file[fl]!.trim()}\` where the hunk's context line is \`${line}\` (context lines must match the file, up to whitespace and comments)`
+        : `the hunk's context line \`${line}\` is not in the file there (context lines must match the file, up to whitespace and comments)`;
   } else {
     why = `too few of its lines match (${a.matched} of ${block.length})`;
   }

@@ -32,6 +32,8 @@ export interface FilePatch {
   patch: StructuredPatch;
   /** 1-based line of the reply where this edit starts. */
   replyLine: number;
+  /** A git `deleted file mode` line named the delete (with no hunk it cannot be checked). */
+  deletedFileMode?: boolean;
 }
 
 export interface SearchReplaceEdit {
@@ -56,7 +58,9 @@ const SEARCH = /^\s*<{5,9}\s*SEARCH\s*$/i;
 const DIVIDER = /^\s*={5,9}\s*$/;
 const REPLACE = /^\s*>{5,9}\s*REPLACE\s*$/i;
 // `@@ -12,7 +12,8 @@ fn`, but also `@@ ... @@` and `@@`: models drop or invent the numbers.
-const HUNK = /^@@(?:\s*-(\d+)(?:,\d+)?(?:\s+\+\d+(?:,\d+)?)?)?(?:\s.*)?$/;
+const HUNK = /^@@(?:\s*-(\d+)(?:,(\d+))?(?:\s+\+(\d+)(?:,(\d+))?)?)?(?:\s.*)?$/;
+/** Fence languages a diff to apply may be shown in; in any other (```ts) a diff is an illustration. */
+const DIFF_FENCES = new Set(['', 'diff', 'patch', 'udiff', 'git', 'gitdiff', 'git-diff', 'text', 'txt', 'plain', 'plaintext']);
 const GIT_HEADER = /^diff --git (\S+) (\S+)\s*$/;
 const GIT_META = /^(index |new file mode|deleted file mode|old mode|new mode|similarity index|dissimilarity index|rename from |rename to |copy from |copy to |Binary files )/;
 
@@ -66,6 +70,8 @@ interface ReplyLines {
   fence: boolean[];
   /** Line i is inside a fenced block (fence lines themselves excluded). */
   inFence: boolean[];
+  /** The language of the fence line i is inside (lower case, '' when none given), or null outside fences. */
+  lang: (string | null)[];
   used: boolean[];
 }
 
@@ -73,23 +79,30 @@ function scan(reply: string): ReplyLines {
   const lines = reply.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
   const fence: boolean[] = [];
   const inFence: boolean[] = [];
+  const lang: (string | null)[] = [];
   let open: string | null = null;
+  let openLang = '';
   for (const line of lines) {
     const m = FENCE.exec(line);
     if (m && open === null) {
       open = m[1]!;
+      // ```diff, ``` ts, ```typescript title="a.ts", ```diff:src/a.ts: the first word.
+      openLang = (/^\s*([\w+#.-]*)/.exec(m[2]!)?.[1] ?? '').toLowerCase();
       fence.push(true);
       inFence.push(false);
+      lang.push(null);
     } else if (m && open !== null && m[1]!.startsWith(open[0]!) && m[1]!.length >= open.length && m[2]!.trim() === '') {
       open = null;
       fence.push(true);
       inFence.push(false);
+      lang.push(null);
     } else {
       fence.push(false);
       inFence.push(open !== null);
+      lang.push(open !== null ? openLang : null);
     }
   }
-  return { lines, fence, inFence, used: lines.map(() => false) };
+  return { lines, fence, inFence, lang, used: lines.map(() => false) };
 }
 
 /** `**src/a.ts**`, "### `src/a.ts`", `File: src/a.ts:` and the like, down to the path. */
@@ -187,6 +200,8 @@ interface OpenPatch {
   gitDeleted: boolean;
   gitRename: boolean;
   headerSeen: boolean;
+  /** Why the whole patch is refused (a hunk cut off, a diff shown in a ```ts fence), if it is. */
+  refused?: string;
 }
 
 function isFileHeaderAt(lines: string[], i: number): boolean {
@@ -217,6 +232,10 @@ function parseDiffs(r: ReplyLines, edits: ProposedEdit[], errors: string[]): voi
     const p = cur;
     cur = null;
     const name = p.newPath ?? p.oldPath ?? '(unnamed)';
+    if (p.refused !== undefined) {
+      errors.push(p.refused);
+      return;
+    }
     if (p.hunks.length === 0) {
       const deleting = p.newPath === null && p.oldPath !== null;
       const creatingEmpty = p.oldPath === null && p.newPath !== null && p.gitNew;
@@ -226,7 +245,48 @@ function parseDiffs(r: ReplyLines, edits: ProposedEdit[], errors: string[]): voi
         return;
       }
     }
-    edits.push({ kind: 'diff', oldPath: p.oldPath, newPath: p.newPath, hunks: p.hunks, patch: toStructured(p), replyLine: p.replyLine });
+    edits.push({
+      kind: 'diff',
+      oldPath: p.oldPath,
+      newPath: p.newPath,
+      hunks: p.hunks,
+      patch: toStructured(p),
+      replyLine: p.replyLine,
+      ...(p.gitDeleted ? { deletedFileMode: true } : {}),
+    });
+  };
+
+  /** A diff inside a fence of another language (```ts) is shown, not proposed. */
+  const refuseShown = (p: OpenPatch, at: number): void => {
+    const lang = r.lang[at];
+    if (p.refused !== undefined || lang === null || lang === undefined || DIFF_FENCES.has(lang)) return;
+    const name = p.newPath ?? p.oldPath ?? '(unnamed)';
+    p.refused =
+      `the diff for ${name} at reply line ${p.replyLine} is inside a \`\`\`${lang} fence, so it is shown as ${lang} code, not proposed as an edit; ` +
+      'nothing was applied. Put a diff meant to be applied in a ```diff fence (or none)';
+  };
+  /**
+   * A hunk whose header promises more lines than the reply holds when it ends (a reply cut off by
+   * the output limit): applying it would delete whatever its missing lines were to keep or add.
+   */
+  const refuseCutOff = (p: OpenPatch, h: Hunk, hm: RegExpExecArray, at: number, end: number): void => {
+    if (p.refused !== undefined || hm[1] === undefined) return;
+    const oldWant = hm[2] !== undefined ? Number(hm[2]) : 1;
+    const newWant = hm[3] === undefined ? undefined : hm[4] !== undefined ? Number(hm[4]) : 1;
+    let blanks = 0;
+    for (let k = end; k < lines.length; k++) {
+      if (lines[k]!.trim() !== '') return;
+      blanks++;
+    }
+    // The reply ends with this hunk. Blank lines after it may be context lines that lost their space.
+    const oldHeld = h.lines.filter((l) => l.op !== '+').length;
+    const newHeld = h.lines.filter((l) => l.op !== '-').length;
+    if (oldHeld + blanks >= oldWant && (newWant === undefined || newHeld + blanks >= newWant)) return;
+    const name = p.newPath ?? p.oldPath ?? '(unnamed)';
+    const k = p.hunks.length;
+    p.refused =
+      `${name}: hunk ${k} (reply line ${at + 1}, \`${h.header.trim()}\`) promises ${oldWant} old${newWant !== undefined ? ` and ${newWant} new` : ''} line(s), ` +
+      `but the reply ends after ${oldHeld} old and ${newHeld} new: it looks cut off, so nothing was applied. Send the complete edit (smaller hunks if the reply is long)`;
   };
 
   let i = 0;
@@ -250,6 +310,7 @@ function parseDiffs(r: ReplyLines, edits: ProposedEdit[], errors: string[]): voi
         gitRename: false,
         headerSeen: false,
       };
+      refuseShown(cur, i);
       i++;
       while (i < lines.length && GIT_META.test(lines[i]!)) {
         const meta = lines[i]!;
@@ -281,6 +342,7 @@ function parseDiffs(r: ReplyLines, edits: ProposedEdit[], errors: string[]): voi
         close();
         cur = { oldPath, newPath, hunks: [], replyLine: i + 1, gitNew: false, gitDeleted: false, gitRename: false, headerSeen: true };
       }
+      refuseShown(cur, i);
       i += 2;
       continue;
     }
@@ -292,8 +354,11 @@ function parseDiffs(r: ReplyLines, edits: ProposedEdit[], errors: string[]): voi
         continue;
       }
       const hunk: Hunk = { header: line, oldStart: hm[1] !== undefined ? Number(hm[1]) : undefined, lines: [], oldNoEol: false, newNoEol: false };
+      const at = i;
+      refuseShown(cur, i);
       i = readHunkBody(r, i + 1, hunk);
       cur.hunks.push(hunk);
+      refuseCutOff(cur, hunk, hm, at, i);
       continue;
     }
     // Anything else (prose, fence lines, STATUS headers) ends the current file's hunks.

@@ -8,6 +8,7 @@ import { Checkpoint } from './checkpoint';
 import type { FileTracker } from './tracker';
 import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
+import { CHANGED_ON_DISK, oneLine, WriteError } from './workspace';
 
 export interface RestoreReport {
   actions: RevertAction[];
@@ -21,68 +22,121 @@ export interface RestoreOptions {
   tracker?: FileTracker;
 }
 
-async function write(opts: RestoreOptions, changes: FileChange[]): Promise<void> {
-  if (changes.length === 0) return;
-  await opts.checkpoint.beginWrite(opts.workspace, changes);
-  try {
-    await opts.workspace.apply(changes);
-  } catch (e) {
-    await opts.checkpoint.endWrite(false);
-    throw e;
+/**
+ * Writes `changes`, each guarded by the content it was checked against (`expect`): a file that
+ * changed since, or cannot be written, is left as it is and reported, and the rest are still
+ * written. Returns the paths not written.
+ */
+async function writeGuarded(opts: RestoreOptions, changes: FileChange[], conflict: (rel: string, reason: string) => Promise<void>): Promise<Set<string>> {
+  const skipped = new Set<string>();
+  let todo = changes;
+  while (todo.length > 0) {
+    try {
+      // Inside the try: a checkpoint that cannot be written (a full disk) leaves every file alone, reported.
+      await opts.checkpoint.beginWrite(opts.workspace, todo);
+      await opts.workspace.apply(todo);
+    } catch (e) {
+      const failed = e instanceof WriteError ? e.path : undefined;
+      const unrestored = e instanceof WriteError ? e.notRestored : [];
+      const left = new Map<string, Uint8Array | null>();
+      for (const u of unrestored) left.set(u.path, await readOrNull(opts.workspace, u.path));
+      await opts.checkpoint.endWrite(false, left).catch(() => undefined);
+      opts.tracker?.noteWritten([...left].map(([p, content]) => ({ path: p, content })));
+      // The batch was put back: retry without the file that failed (another cause: give up on all).
+      const drop = failed !== undefined && todo.some((c) => c.path === failed) ? [failed, ...unrestored.map((u) => u.path)] : todo.map((c) => c.path);
+      const why = e instanceof WriteError && e.code === CHANGED_ON_DISK ? 'changed on disk while it was being restored; left as the user has it' : `could not be restored: ${oneLine(e)}`;
+      for (const rel of new Set(drop)) {
+        skipped.add(rel);
+        await conflict(rel, rel === failed || failed === undefined ? `${rel} ${why}` : `${rel} could not be put back after a failed restore write; left as it is`);
+      }
+      todo = todo.filter((c) => !skipped.has(c.path));
+      continue;
+    }
+    await opts.checkpoint.endWrite(true);
+    opts.tracker?.noteWritten(todo);
+    break;
   }
-  await opts.checkpoint.endWrite(true);
-  opts.tracker?.noteWritten(changes);
+  // Folders the run created and that are empty now go too: the tree is as it was.
+  await opts.checkpoint.removeCreatedDirs(opts.workspace);
+  return skipped;
+}
+
+async function readOrNull(ws: Workspace, rel: string): Promise<Uint8Array | null> {
+  try {
+    return (await ws.read(rel)) ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /**
  * Brings every file the run touched to `target` (path → bytes, or null for absent); a touched file
- * the target does not name goes back to its original. A file whose disk content is not what the
- * run last read or wrote is left as it is and reported.
+ * the target does not name goes back to its original. A file whose disk content is neither its
+ * original nor what the run last wrote is left as it is and reported, with the run's version kept
+ * in the checkpoint (`runVersionAt`); so is one changed between the check and the write.
  */
 export async function restoreState(target: ReadonlyMap<string, Uint8Array | null>, opts: RestoreOptions): Promise<RestoreReport> {
   const report: RestoreReport = { actions: [], conflicts: [], unchanged: [] };
   const changes: FileChange[] = [];
-  const paths = [...new Set([...opts.checkpoint.touched, ...target.keys()])];
+  const cp = opts.checkpoint;
+  const conflict = async (rel: string, reason: string): Promise<void> => {
+    const originalAt = cp.has(rel) ? cp.originalAt(rel) : null;
+    report.conflicts.push({ path: rel, reason, originalAt, runVersionAt: cp.has(rel) ? await cp.keepRunVersion(rel) : null });
+  };
+  const paths = [...new Set([...cp.touched, ...target.keys()])];
   for (const rel of paths) {
-    if (!opts.checkpoint.has(rel) && !opts.tracker?.knows(rel)) {
+    if (!cp.has(rel) && !opts.tracker?.knows(rel)) {
       // Never written by the run and never looked at: not the run's to change.
-      report.conflicts.push({ path: rel, reason: `${rel} was never written by this run; left as it is`, originalAt: null });
+      await conflict(rel, `${rel} was never written by this run; left as it is`);
       continue;
     }
     if (await opts.workspace.hasUnsavedChanges?.(rel)) {
-      report.conflicts.push({ path: rel, reason: `${rel} has unsaved changes in an editor; left as it is`, originalAt: null });
+      await conflict(rel, `${rel} has unsaved changes in an editor; left as it is`);
       continue;
     }
-    const want = target.has(rel) ? target.get(rel)! : ((await opts.checkpoint.original(rel)) ?? null);
-    const disk = (await opts.workspace.read(rel)) ?? null;
-    const known = opts.tracker?.lastKnown(rel);
-    const ours = known !== undefined ? known === contentHash(disk) : await opts.checkpoint.owns(rel, disk ?? undefined);
+    const want = target.has(rel) ? target.get(rel)! : ((await cp.original(rel)) ?? null);
+    let disk: Uint8Array | null;
+    try {
+      disk = (await opts.workspace.read(rel)) ?? null;
+    } catch (e) {
+      await conflict(rel, `${rel} cannot be read (${oneLine(e)}); left as it is`);
+      continue;
+    }
+    // The run's own bytes only: its original, or what it last wrote. What the run merely read
+    // (the tracker) does not count: a user's save the prompt happened to see is still the user's.
+    const ours = cp.has(rel) ? await cp.owns(rel, disk ?? undefined) : opts.tracker?.lastKnown(rel) === contentHash(disk);
     if (!ours) {
-      report.conflicts.push({ path: rel, reason: `${rel} changed outside the run; left as the user has it`, originalAt: null });
+      await conflict(rel, `${rel} changed outside the run; left as the user has it`);
       continue;
     }
     if (contentHash(disk) === contentHash(want)) {
       report.unchanged.push(rel);
       continue;
     }
-    const mode = want !== null && disk === null ? opts.checkpoint.originalMode(rel) : undefined;
-    changes.push({ path: rel, content: want, ...(mode !== undefined ? { mode } : {}) });
+    const mode = want !== null && disk === null ? cp.originalMode(rel) : undefined;
+    changes.push({ path: rel, content: want, expect: contentHash(disk), ...(mode !== undefined ? { mode } : {}) });
     report.actions.push({ path: rel, action: want === null ? 'removed' : disk === null ? 'recreated' : 'restored' });
   }
-  await write(opts, changes);
+  const skipped = await writeGuarded(opts, changes, conflict);
+  report.actions = report.actions.filter((a) => !skipped.has(a.path));
   return report;
 }
 
 /**
  * Restores every file the run touched to its original bytes and mode (removing files it created,
- * recreating files it deleted), except files changed since the run wrote them. Works from the
- * checkpoint alone, so it also serves a run that crashed or was killed mid-write.
+ * recreating files it deleted, removing folders it created once empty), except files changed since
+ * the run wrote them. Works from the checkpoint alone, so it also serves a run that crashed or was
+ * killed mid-write.
  */
 export async function revertRun(opts: RestoreOptions): Promise<RestoreReport> {
-  const plan = await opts.checkpoint.planRevert(opts.workspace);
-  await write(opts, plan.changes);
-  if (plan.conflicts.length === 0) await opts.checkpoint.markReverted();
-  return { actions: plan.actions, conflicts: plan.conflicts, unchanged: plan.unchanged };
+  const cp = opts.checkpoint;
+  const plan = await cp.planRevert(opts.workspace);
+  const conflicts = [...plan.conflicts];
+  const skipped = await writeGuarded(opts, plan.changes, async (rel, reason) => {
+    conflicts.push({ path: rel, reason, originalAt: cp.originalAt(rel), runVersionAt: await cp.keepRunVersion(rel) });
+  });
+  if (conflicts.length === 0) await cp.markReverted();
+  return { actions: plan.actions.filter((a) => !skipped.has(a.path)), conflicts, unchanged: plan.unchanged };
 }
 
 export interface StoredRun {

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { isElision, locate } from '../../../src/core/edit/match';
+import { codeOf, isElision, locate } from '../../../src/core/edit/match';
 import type { OldLine } from '../../../src/core/edit/match';
 
 const ctx = (t: string): OldLine => ({ text: t, removed: false });
@@ -22,19 +22,34 @@ describe('edit/match', () => {
     assert.deepEqual(r.placement.map, [7, 8]);
   });
 
-  it('accepts altered context within the fuzz bound and refuses beyond it', () => {
-    const two = [ctx('function f() { // entry'), ctx('  const a = 1;'), ctx('  const bb = 2;'), rm('  const c = 3;'), ctx('  return a + b + c;'), ctx('}')];
+  it('accepts context differing in comments or leaving file lines out, within the fuzz bound, and refuses beyond it', () => {
+    // A comment the file lacks, and the file's `const b` left out: two differences.
+    const two = [ctx('function f() { // entry'), ctx('  const a = 1;'), rm('  const c = 3;'), ctx('  return a + b + c;'), ctx('}'), ctx(''), ctx('function g() {')];
     const ok = locate(FILE, two);
     assert.ok(ok.ok, JSON.stringify(ok));
     assert.equal(ok.placement.level, 'fuzzy');
     assert.equal(ok.placement.cost, 2);
-    assert.equal(ok.placement.map[3], 3);
-    const three = [ctx('function f() { // entry'), ctx('  const aa = 1;'), ctx('  const bb = 2;'), rm('  const c = 3;'), ctx('  return a + b + c;'), ctx('}')];
+    assert.equal(ok.placement.map[2], 3);
+    const three = [ctx('function f() { // entry'), ctx('  const a = 1; // one'), rm('  const c = 3;'), ctx('  return a + b + c;'), ctx('}'), ctx(''), ctx('function g() {')];
     const no = locate(FILE, three);
     assert.equal(no.ok, false);
     assert.ok(!no.ok && no.kind === 'not-found');
-    assert.match(!no.ok && no.kind === 'not-found' ? no.closest!.why : '', /3 of its 6 old lines differ from the file there \(at most 2 may\)/);
+    assert.match(!no.ok && no.kind === 'not-found' ? no.closest!.why : '', /3 of its 7 old lines differ from the file there \(at most 2 may\)/);
     assert.equal(locate(FILE, two, { fuzz: 1 }).ok, false, 'the bound is configurable');
+  });
+
+  it('refuses a context line whose code differs from the file, even within the fuzz bound', () => {
+    // Once accepted as fuzz: the model believes `b` is 20 and edits around it.
+    const block = [ctx('function f() {'), ctx('  const a = 1;'), ctx('  const b = 20;'), rm('  const c = 3;'), ctx('  return a + b + c;'), ctx('}')];
+    const r = locate(FILE, block);
+    assert.ok(!r.ok && r.kind === 'not-found', JSON.stringify(r));
+    assert.match(r.closest!.why, /line 3 there is `const b = 2;` where the hunk's context line is `const b = 20;` \(context lines must match the file, up to whitespace and comments\)/);
+    const invented = [ctx('function f() {'), ctx('  const a = 1;'), ctx('  const z = 0;'), ctx('  const b = 2;'), rm('  const c = 3;'), ctx('  return a + b + c;')];
+    const r2 = locate(FILE, invented);
+    assert.ok(!r2.ok && r2.kind === 'not-found', JSON.stringify(r2));
+    assert.match(r2.closest!.why, /context line `const z = 0;` is not in the file there/);
+    assert.equal(codeOf('  return x; // was y'), 'returnx;');
+    assert.equal(codeOf('fetch("http://a.b/c");'), 'fetch("http://a.b/c");');
   });
 
   it('never lets fuzz stand in for a removed line', () => {

@@ -117,4 +117,29 @@ describe('edit/parse', () => {
     }
     assert.equal(cleanPathLine('Here is the change'), null);
   });
+
+  it('refuses a hunk the reply ends inside of (cut off by the output limit), naming file, hunk and counts', () => {
+    const cut = '```diff\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,3 +1,3 @@\n x\n-a\n+b\n--- a/src/b.ts\n+++ b/src/b.ts\n@@ -10,6 +10,6 @@\n one\n-two\n';
+    const r = parseReply(cut);
+    assert.deepEqual(r.errors, [
+      'src/b.ts: hunk 1 (reply line 10, `@@ -10,6 +10,6 @@`) promises 6 old and 6 new line(s), but the reply ends after 2 old and 1 new: it looks cut off, so nothing was applied. Send the complete edit (smaller hunks if the reply is long)',
+    ]);
+    assert.deepEqual(r.edits.map((e) => e.newPath), ['src/a.ts'], 'only the cut-off patch is refused; the reply is refused by its error');
+    // Miscounted headers in a complete reply stay tolerated, and so do blank context lines the end trimmed.
+    assert.deepEqual(parseReply('```diff\n--- a/a.ts\n+++ b/a.ts\n@@ -1,9 +1,9 @@\n x\n-a\n+b\n```\n').errors, []);
+    assert.deepEqual(parseReply('--- a/a.ts\n+++ b/a.ts\n@@ -1,4 +1,4 @@\n x\n-a\n+b\n y\n\n').errors, []);
+    assert.deepEqual(parseReply('--- a/a.ts\n+++ b/a.ts\n@@ -1,3 +1,3 @@\n x\n-a\n+b\n y\n\nDone.\n').errors, []);
+  });
+
+  it('does not take a diff shown in a fence of another language for an edit', () => {
+    const diff = '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,3 +1,3 @@\n x\n-a\n+b\n y\n';
+    for (const lang of ['ts', 'js', 'typescript', 'python']) {
+      const r = parseReply(`Like this:\n\n\`\`\`${lang}\n${diff}\`\`\`\n`);
+      assert.deepEqual(r.edits, [], lang);
+      assert.deepEqual(r.errors, [`the diff for src/a.ts at reply line 4 is inside a \`\`\`${lang} fence, so it is shown as ${lang} code, not proposed as an edit; nothing was applied. Put a diff meant to be applied in a \`\`\`diff fence (or none)`]);
+    }
+    for (const lang of ['diff', 'patch', '', 'DIFF']) assert.deepEqual(parseReply(`\`\`\`${lang}\n${diff}\`\`\`\n`).errors, [], lang);
+    // A search/replace block in a language fence is still an edit.
+    assert.equal(parseReply('```ts\nsrc/a.ts\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n').edits.length, 1);
+  });
 });

@@ -1,7 +1,8 @@
 // The file-system Workspace: small files are read and written at once, anything else as before.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FsWorkspace } from '../../../src/core/edit/workspace';
@@ -29,17 +30,46 @@ describe('edit/workspace (file system)', () => {
     await assert.rejects(ws.read('.'), /EISDIR/);
   });
 
-  it('does not block on a FIFO that has no writer', async function () {
+  it('refuses a FIFO, a socket, a device and a folder at once, for reading and writing, never opening them', async function () {
     if (process.platform === 'win32') this.skip();
     execFileSync('mkfifo', [path.join(root, 'pipe.ts')]);
+    const server = net.createServer();
+    await new Promise<void>((r) => server.listen(path.join(root, 'sock.ts'), r));
+    mkdirSync(path.join(root, 'dir.ts'));
+    symlinkSync('/dev/zero', path.join(root, 'zero.ts'));
     const ws = new FsWorkspace(root);
-    const read = ws.read('pipe.ts');
-    // The event loop stays free: a timer fires while the read waits for a writer.
-    const ticked = await Promise.race([new Promise((r) => setTimeout(() => r('ticked'), 50)), read.then(() => 'read')]);
-    assert.equal(ticked, 'ticked');
-    // Let the pending read finish, so the test leaves nothing behind.
-    writeFileSync(path.join(root, 'pipe.ts'), 'x');
-    await read;
+    const started = Date.now();
+    try {
+      await assert.rejects(ws.read('pipe.ts'), /pipe\.ts is a FIFO \(named pipe\), not a regular file/);
+      await assert.rejects(ws.read('sock.ts'), /sock\.ts is a socket/);
+      await assert.rejects(ws.read('zero.ts'), /zero\.ts is a character device/);
+      await assert.rejects(ws.read('dir.ts'), /dir\.ts is a directory.*EISDIR/);
+      for (const rel of ['pipe.ts', 'sock.ts', 'dir.ts']) {
+        await assert.rejects(ws.apply([{ path: rel, content: Buffer.from('x') }]), new RegExp(`could not write ${rel.replace('.', '\\.')}: ${rel.replace('.', '\\.')} is a`));
+      }
+      assert.match((await ws.whyNotWritable('pipe.ts'))!, /FIFO/);
+    } finally {
+      server.close();
+    }
+    assert.ok(Date.now() - started < 5000, 'nothing blocked');
+    assert.equal(lstatSync(path.join(root, 'pipe.ts')).isFIFO(), true, 'the FIFO is left as it was');
+  });
+
+  it('reads a file below a file as absent, and refuses to create it with a clear reason', async () => {
+    writeFileSync(path.join(root, 'a.ts'), 'x');
+    const ws = new FsWorkspace(root);
+    assert.equal(await ws.read('a.ts/b.ts'), undefined);
+    assert.match((await ws.whyNotWritable('a.ts/b.ts'))!, /a\.ts\/b\.ts cannot be created: a\.ts is a file, not a folder/);
+    await assert.rejects(ws.apply([{ path: 'a.ts/b.ts', content: Buffer.from('y') }]), /could not write a\.ts\/b\.ts: a\.ts\/b\.ts cannot be created/);
+  });
+
+  it('never writes a file that has other hard links', async () => {
+    writeFileSync(path.join(root, 'outside.ts'), 'original\n');
+    linkSync(path.join(root, 'outside.ts'), path.join(root, 'linked.ts'));
+    const ws = new FsWorkspace(root);
+    assert.match((await ws.whyNotWritable('linked.ts'))!, /linked\.ts has 2 hard links/);
+    await assert.rejects(ws.apply([{ path: 'linked.ts', content: Buffer.from('changed\n') }]), /hard links/);
+    assert.equal(readFileSync(path.join(root, 'outside.ts'), 'utf8'), 'original\n');
   });
 
   it('writes, creates folders, keeps or sets the mode, and deletes, as one batch', async () => {
