@@ -47,6 +47,13 @@ export function conflictStop(r: ApplyResult, step: number): Decision | undefined
   return { reason: 'error', detail: `${r.errors.slice(0, r.conflicts.length).join('; ')}; the run stopped at step ${step}`, evidence: { files: r.conflicts } };
 }
 
+/** A write that failed part way and could not put every file back: the run must stop and say which. */
+function unrestoredStop(r: ApplyResult, step: number): Decision | undefined {
+  if (!r.unrestored || r.unrestored.length === 0) return undefined;
+  const files = r.unrestored.map((u) => `${u.path} (${u.error})`).join('; ');
+  return { reason: 'error', detail: `${r.errors.join('; ')}; these file(s) could not be put back: ${files}; the run stopped at step ${step} (Revert run restores them from the checkpoint)`, evidence: { files: r.unrestored.map((u) => u.path) } };
+}
+
 export async function editTurn(d: EditTurnDeps, step: number, text: string, replyError: ProviderReplyError | undefined): Promise<EditTurn> {
   const none = { applied: false, verdicts: [], refused: false };
   const parsed = replyError ? { edits: [], errors: [replyFeedback(replyError)] } : parseReply(text, d.editFormat);
@@ -66,7 +73,7 @@ export async function editTurn(d: EditTurnDeps, step: number, text: string, repl
     return { ...none, result: proposed, verdicts: review.verdicts, refused: true, error: `Your edit was not applied: ${why}` };
   }
   const written = await writeComputed(proposed, d.apply);
-  const late = conflictStop(written, step);
+  const late = conflictStop(written, step) ?? unrestoredStop(written, step);
   return {
     result: written,
     applied: written.applied,
