@@ -16,7 +16,6 @@ import type { Critic, CriticPhase, CriticsResult } from '../policy/critics';
 import { builtinCritics, CriticFault, runCritics } from '../policy/critics';
 import type { VerifierRecord } from '../policy/integrity';
 import { recordVerifier, verifierIntegrityCritic } from '../policy/integrity';
-import type { GateState } from '../policy/policy';
 import { gateDecision, stepDecision } from '../policy/policy';
 import type { Decision } from '../policy/reasons';
 import { CONTINUABLE } from '../policy/reasons';
@@ -28,6 +27,7 @@ import { TraceWriter } from '../trace/trace';
 import type { Logger, VerifyResult } from '../types';
 import { silentLogger } from '../types';
 import { raceAbort } from './abort';
+import { RunAllowance } from './allowance';
 import { RunClock } from './clock';
 import { holdFolder } from './folderLock';
 import { editTurn } from './editTurn';
@@ -47,10 +47,6 @@ import { runStartEvent, saveSnapshot, summary, verifyEvent } from './state';
 
 export type { ContinuationHook, ContinuationState, ContinueGrant, RunOptions, VerifierPort } from './options';
 
-/** The largest output a single call may ask for; the ceiling may clamp it lower. */
-export const MAX_OUTPUT_TOKENS = 8192;
-/** A call with room for fewer output tokens than this is not worth making. */
-export const MIN_OUTPUT_TOKENS = 256;
 const POSTMORTEMS_KEPT = 3;
 
 class StopSignal extends Error {
@@ -79,10 +75,7 @@ export class Run {
   private checkpoint: Checkpoint | undefined;
   /** What defined the checks at step 0: edits to it are refused (verifier integrity). */
   private verifierRecord: VerifierRecord | undefined;
-  private maxSteps: number;
-  private tokenCeiling: number;
-  private tokensUsed = 0;
-  private stepsDone = 0;
+  private readonly allowance: RunAllowance;
   /** The last step's notes for the next prompt. */
   private lastNotes: string[] | undefined;
   /** Where a continued run resumes, when the stop restored another state than the last step's. */
@@ -104,8 +97,7 @@ export class Run {
     this.tracePath = path.join(this.runDir, 'trace.jsonl');
     this.tracker = new FileTracker(opts.workspace);
     this.trace = new TraceWriter(this.tracePath);
-    this.maxSteps = opts.settings.maxSteps;
-    this.tokenCeiling = opts.settings.tokenCeiling;
+    this.allowance = new RunAllowance(opts.settings);
     const integrity = opts.settings.allowVerifierEdits ? [] : [verifierIntegrityCritic(opts.workspace.root, () => this.verifierRecord)];
     this.critics = [...builtinCritics(opts.settings), ...integrity, ...(opts.critics ?? [])];
     this.clock = new RunClock(this.now, opts.settings.timeLimitSeconds * 1000);
@@ -146,7 +138,7 @@ export class Run {
   }
 
   private interrupted(): Decision | undefined {
-    return this.clock.interruption(this.userCancelled, this.abort.signal.aborted, this.stepsDone);
+    return this.clock.interruption(this.userCancelled, this.abort.signal.aborted, this.allowance.stepsDone);
   }
 
   /** Runs the checks; the time limit or a cancel ends the wait at once, whatever the check does. */
@@ -161,7 +153,7 @@ export class Run {
 
   async start(): Promise<RunReport> {
     this.clock.start();
-    this.emit(runStartEvent(this.runId, this.opts, this.limits()));
+    this.emit(runStartEvent(this.runId, this.opts, this.allowance.limits()));
     const problems = [...(this.opts.preflightProblems ?? []), ...(await this.opts.verifier.preflight())];
     if (problems.length === 0 && this.opts.provider.preflight) problems.push(...(await this.opts.provider.preflight(this.abort.signal)));
     if (problems.length > 0) return this.finish({ reason: 'preflight-failed', detail: problems.join('; '), evidence: { problems } });
@@ -198,7 +190,7 @@ export class Run {
     const busy = await this.takeLock();
     if (busy) throw new Error(busy.detail);
     this.clock.resume();
-    this.extend(grant, { type: 'decision', step: this.stepsDone, reason: last.stopReason, detail: '' }, 'continued by the user');
+    this.extend(grant, { type: 'decision', step: this.allowance.stepsDone, reason: last.stopReason, detail: '' }, 'continued by the user');
     this.report = undefined;
     if (this.checkpoint) await this.checkpoint.reopen();
     this.clock.arm(() => this.abort.abort(new Error('time-limit')));
@@ -222,10 +214,9 @@ export class Run {
 
   /** Adds a grant's budget and records the stop it overrides. */
   private extend(grant: Required<ContinueGrant>, stop: Extract<RunEvent, { type: 'decision' }>, why: string): void {
-    this.maxSteps += grant.extraSteps;
-    this.tokenCeiling += grant.extraTokens;
+    this.allowance.grant(grant);
     const added = `+${grant.extraSteps} step(s), +${grant.extraTokens} token(s)`;
-    const detail = stop.detail === '' ? `${why}: ${added}; now ${this.maxSteps} steps and ${this.tokenCeiling} tokens` : `${stop.detail}; ${why}: ${added}`;
+    const detail = stop.detail === '' ? `${why}: ${added}; now ${this.allowance.maxSteps} steps and ${this.allowance.tokenCeiling} tokens` : `${stop.detail}; ${why}: ${added}`;
     this.emit({ ...stop, detail, overridden: true, grant });
   }
 
@@ -244,33 +235,17 @@ export class Run {
     return { reason: 'error', detail: msg };
   }
 
-  private limits(): RunReport['limits'] {
-    return { maxSteps: this.maxSteps, tokenCeiling: this.tokenCeiling, timeLimitSeconds: this.opts.settings.timeLimitSeconds };
-  }
 
-  private gateState(promptTokens: number): GateState {
-    return {
-      cancelled: this.userCancelled,
-      elapsedMs: this.clock.elapsed(),
-      timeLimitMs: this.clock.limitMs,
-      stepsDone: this.stepsDone,
-      maxSteps: this.maxSteps,
-      tokensUsed: this.tokensUsed,
-      tokenCeiling: this.tokenCeiling,
-      nextCallMinTokens: promptTokens + MIN_OUTPUT_TOKENS,
-      nextPromptTokens: promptTokens,
-    };
-  }
 
   private async loop(): Promise<RunReport> {
     for (;;) {
       if (this.storageFault) return this.finish({ reason: 'error', detail: this.storageFault });
-      const step = this.stepsDone + 1;
+      const step = this.allowance.stepsDone + 1;
       const prompt = await this.prompter.build(step, this.history.current.verify, this.postMortems.texts, nextFeedback(this.lastNotes, this.resumeNote));
       // The gates that need no token count go first: counting may itself call the provider.
-      const early = gateDecision({ ...this.gateState(0), nextCallMinTokens: 0 });
+      const early = gateDecision({ ...this.allowance.gate(this.userCancelled, this.clock.elapsed(), this.clock.limitMs, 0), nextCallMinTokens: 0 });
       const measured = early ? undefined : await this.prompter.measure(prompt);
-      const gate = early ?? gateDecision(this.gateState(measured!.allowance));
+      const gate = early ?? gateDecision(this.allowance.gate(this.userCancelled, this.clock.elapsed(), this.clock.limitMs, measured!.allowance));
       if (gate) {
         if (await this.overridden(gate)) continue;
         return this.finish(gate);
@@ -284,10 +259,9 @@ export class Run {
   private async overridden(stop: Decision): Promise<boolean> {
     const hook = this.opts.continuation;
     if (!hook || !CONTINUABLE.includes(stop.reason)) return false;
-    const state = { stepsDone: this.stepsDone, maxSteps: this.maxSteps, tokensUsed: this.tokensUsed, tokenCeiling: this.tokenCeiling, elapsedMs: this.clock.elapsed() };
-    const grant = normalizeGrant(await hook(stop, state));
+    const grant = normalizeGrant(await hook(stop, this.allowance.continuation(this.clock.elapsed())));
     if (!grantAddsWhatRanOut(stop.reason, grant)) return false;
-    const event = { type: 'decision' as const, step: this.stepsDone, reason: stop.reason, detail: stop.detail, ...(stop.evidence ? { evidence: stop.evidence } : {}) };
+    const event = { type: 'decision' as const, step: this.allowance.stepsDone, reason: stop.reason, detail: stop.detail, ...(stop.evidence ? { evidence: stop.evidence } : {}) };
     this.extend(grant, event, 'overridden by the continuation hook');
     return true;
   }
@@ -304,7 +278,7 @@ export class Run {
   /** Model turn → edit turn → result turn; then the step is settled and decided. */
   private async step(step: number, prompt: Prompt, measured: InputAllowance): Promise<Decision | undefined> {
     const started = this.now();
-    this.stepsDone = step;
+    this.allowance.stepsDone = step;
     const previous = this.history.current;
     const call = await this.modelTurn(step, prompt, measured);
     const apply = { workspace: this.opts.workspace, policy: { root: this.opts.workspace.root, forbiddenDirs: [this.opts.storageDir] }, tracker: this.tracker, ...(this.checkpoint ? { checkpoint: this.checkpoint } : {}) };
@@ -331,22 +305,22 @@ export class Run {
   }
 
   private async modelTurn(step: number, prompt: Prompt, measured: InputAllowance): Promise<Extract<ModelTurn, { ok: true }>> {
-    const maxOutputTokens = Math.min(MAX_OUTPUT_TOKENS, this.tokenCeiling - this.tokensUsed - measured.allowance);
+    const maxOutputTokens = this.allowance.outputLimit(measured.allowance);
     const request = { step, system: prompt.system, user: prompt.user, promptTokens: measured.allowance, maxOutputTokens };
     const label = this.opts.provider.label;
     this.emit({ type: 'model-call-start', step, model: label, promptTokens: measured.allowance, maxOutputTokens });
     const deps = { provider: this.opts.provider, signal: this.abort.signal, now: this.now, emit: (e: RunEvent) => this.emit(e), interrupted: () => this.interrupted() !== undefined };
     const call = await modelTurn(deps, request);
     if (!call.ok) {
-      this.emit(modelCallEvent(label, request, call, this.tokensUsed));
+      this.emit(modelCallEvent(label, request, call, this.allowance.tokensUsed));
       const stop = this.interrupted();
       if (stop) throw new StopSignal(stop);
       if (call.error instanceof ProviderFatalError) throw new StopSignal({ reason: 'error', detail: `model ${label}: ${call.message}` });
       throw call.error;
     }
-    this.tokensUsed += call.usage.input + call.usage.output;
+    this.allowance.tokensUsed += call.usage.input + call.usage.output;
     if (call.usageReported) this.prompter.observeUsage(measured, call.usage.input);
-    this.emit(modelCallEvent(label, request, call, this.tokensUsed));
+    this.emit(modelCallEvent(label, request, call, this.allowance.tokensUsed));
     if (call.self.postMortem && !call.replyError) this.postMortems.add(step, call.self.postMortem);
     return call;
   }
@@ -365,7 +339,7 @@ export class Run {
     this.emit({ type: 'self-report', step: f.step, status, confidence, postMortem, problems, agreed: reconciled.agreed, note: reconciled.note, postMortems: this.postMortems.entries });
     const record = stepRecord(f, budget);
     this.steps.push(record);
-    this.emit({ type: 'step-end', step: f.step, record, tokensUsed: this.tokensUsed, elapsedMs: this.clock.elapsed() });
+    this.emit({ type: 'step-end', step: f.step, record, tokensUsed: this.allowance.tokensUsed, elapsedMs: this.clock.elapsed() });
     return stepDecision(stepState(f, { cancelled: this.userCancelled, seen: this.history.seen, settings: this.opts.settings, budget }));
   }
 
@@ -376,27 +350,27 @@ export class Run {
     // Only a continuation reads this: it resumes from what the workspace now holds.
     this.resumeNote = resumeNote;
     const { reason, detail, evidence, alsoFired } = decision;
-    this.emit({ type: 'decision', step: this.stepsDone, reason, detail, ...(evidence ? { evidence } : {}), ...(alsoFired ? { alsoFired } : {}) });
+    this.emit({ type: 'decision', step: this.allowance.stepsDone, reason, detail, ...(evidence ? { evidence } : {}), ...(alsoFired ? { alsoFired } : {}) });
     const h = this.history;
     const report = runReport({
       runId: this.runId,
       decision,
       judged,
       steps: this.steps,
-      tokensUsed: this.tokensUsed,
+      tokensUsed: this.allowance.tokensUsed,
       elapsedMs: this.clock.elapsed(),
       initial: h.started ? h.initial : undefined,
       final: h.started ? h.current : undefined,
       bestStep: h.started ? h.best.step : 0,
       postMortems: this.postMortems.entries,
       tracePath: this.tracePath,
-      limits: this.limits(),
+      limits: this.allowance.limits(),
     });
     await this.checkpoint?.markFinished().catch((e: unknown) => this.logger.error(`could not mark the run finished in its storage: ${(e as Error).message}`));
     this.lock?.release();
     this.lock = undefined;
     this.report = report;
-    this.emit({ type: 'run-end', step: this.stepsDone, report });
+    this.emit({ type: 'run-end', step: this.allowance.stepsDone, report });
     return report;
   }
 }
