@@ -93,19 +93,16 @@ function describe(v: unknown): string {
   return JSON.stringify(v) ?? String(v);
 }
 
-/**
- * Validates a flat or nested bag of `fixUntilGreen.*` values (keys without the prefix; `model.id`
- * may come flat as in settings.json or nested) over the defaults. Unknown keys are ignored so that
- * newer settings files work with older builds.
- */
-export function validateSettings(raw: Record<string, unknown>, base: Settings = defaultSettings()): SettingsResult {
-  const s: Settings = structuredClone(base);
-  const issues: SettingsIssue[] = [];
-  const bad = (key: string, message: string): void => {
-    issues.push({ setting: PREFIX + key, message: `${PREFIX}${key} ${message}` });
-  };
-  const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(raw, k) && raw[k] !== undefined;
+/** One validation: the raw values, the settings being built, and the issues found so far. */
+interface Validation {
+  raw: Record<string, unknown>;
+  s: Settings;
+  bad(key: string, message: string): void;
+  has(key: string): boolean;
+}
 
+/** The integer, number, boolean and enum settings, each within its bounds. */
+function validateScalars({ raw, s, bad, has }: Validation): void {
   const int = (key: keyof Settings, min: number, max: number): void => {
     if (!has(key)) return;
     const v = raw[key];
@@ -152,72 +149,85 @@ export function validateSettings(raw: Record<string, unknown>, base: Settings = 
   bool('allowVerifierEdits');
   oneOf<OnStop>('onStop', ['keep-best', 'keep-last', 'revert']);
   oneOf<EditFormat>('editFormat', ['auto', 'diff', 'search-replace']);
+}
 
-  if (has('protectedPaths')) {
-    const v = raw.protectedPaths;
-    if (!Array.isArray(v) || v.some((p) => typeof p !== 'string' || p.length === 0)) {
-      bad('protectedPaths', `must be an array of non-empty glob strings; got ${describe(v)}`);
-    } else {
-      s.protectedPaths = v as string[];
-    }
+function validateProtectedPaths({ raw, s, bad, has }: Validation): void {
+  if (!has('protectedPaths')) return;
+  const v = raw.protectedPaths;
+  if (!Array.isArray(v) || v.some((p) => typeof p !== 'string' || p.length === 0)) {
+    bad('protectedPaths', `must be an array of non-empty glob strings; got ${describe(v)}`);
+  } else {
+    s.protectedPaths = v as string[];
   }
+}
 
-  if (has('checks')) {
-    const v = raw.checks;
-    if (!Array.isArray(v)) {
-      bad('checks', `must be an array of {name, command} objects; got ${describe(v)}`);
-    } else {
-      const checks: CheckSpec[] = [];
-      const names = new Set<string>();
-      v.forEach((c: unknown, i: number) => {
-        const key = `checks[${i}]`;
-        if (typeof c !== 'object' || c === null || Array.isArray(c)) {
-          bad(key, `must be an object with "name" and "command"; got ${describe(c)}`);
-          return;
-        }
-        const o = c as Record<string, unknown>;
-        if (typeof o.name !== 'string' || o.name.trim() === '') { bad(`${key}.name`, 'must be a non-empty string'); return; }
-        if (typeof o.command !== 'string' || o.command.trim() === '') { bad(`${key}.command`, 'must be a non-empty string'); return; }
-        if (names.has(o.name)) { bad(`${key}.name`, `duplicates the check name "${o.name}"`); return; }
-        if (o.parser !== undefined && (typeof o.parser !== 'string' || !PARSER_IDS.includes(o.parser as ParserId))) {
-          bad(`${key}.parser`, `must be one of ${PARSER_IDS.join(', ')}; got ${describe(o.parser)}`);
-          return;
-        }
-        if (o.timeoutSeconds !== undefined && (typeof o.timeoutSeconds !== 'number' || !(o.timeoutSeconds > 0) || o.timeoutSeconds > 86400)) {
-          bad(`${key}.timeoutSeconds`, `must be a number of seconds from 1 to 86400; got ${describe(o.timeoutSeconds)}`);
-          return;
-        }
-        if (o.cwd !== undefined && typeof o.cwd !== 'string') { bad(`${key}.cwd`, 'must be a workspace-relative path string'); return; }
-        names.add(o.name);
-        const spec: CheckSpec = { name: o.name, command: o.command };
-        if (o.parser !== undefined) spec.parser = o.parser as ParserId;
-        if (o.timeoutSeconds !== undefined) spec.timeoutSeconds = o.timeoutSeconds as number;
-        if (o.cwd !== undefined) spec.cwd = o.cwd as string;
-        checks.push(spec);
-      });
-      s.checks = checks;
-    }
+/** `checks[i]` as a check, or undefined (with its issue) when it is not one or repeats a name in `names`. */
+function checkSpec(c: unknown, i: number, names: ReadonlySet<string>, bad: Validation['bad']): CheckSpec | undefined {
+  const key = `checks[${i}]`;
+  if (typeof c !== 'object' || c === null || Array.isArray(c)) {
+    bad(key, `must be an object with "name" and "command"; got ${describe(c)}`);
+    return undefined;
   }
+  const o = c as Record<string, unknown>;
+  if (typeof o.name !== 'string' || o.name.trim() === '') { bad(`${key}.name`, 'must be a non-empty string'); return undefined; }
+  if (typeof o.command !== 'string' || o.command.trim() === '') { bad(`${key}.command`, 'must be a non-empty string'); return undefined; }
+  if (names.has(o.name)) { bad(`${key}.name`, `duplicates the check name "${o.name}"`); return undefined; }
+  if (o.parser !== undefined && (typeof o.parser !== 'string' || !PARSER_IDS.includes(o.parser as ParserId))) {
+    bad(`${key}.parser`, `must be one of ${PARSER_IDS.join(', ')}; got ${describe(o.parser)}`);
+    return undefined;
+  }
+  if (o.timeoutSeconds !== undefined && (typeof o.timeoutSeconds !== 'number' || !(o.timeoutSeconds > 0) || o.timeoutSeconds > 86400)) {
+    bad(`${key}.timeoutSeconds`, `must be a number of seconds from 1 to 86400; got ${describe(o.timeoutSeconds)}`);
+    return undefined;
+  }
+  if (o.cwd !== undefined && typeof o.cwd !== 'string') { bad(`${key}.cwd`, 'must be a workspace-relative path string'); return undefined; }
+  const spec: CheckSpec = { name: o.name, command: o.command };
+  if (o.parser !== undefined) spec.parser = o.parser as ParserId;
+  if (o.timeoutSeconds !== undefined) spec.timeoutSeconds = o.timeoutSeconds as number;
+  if (o.cwd !== undefined) spec.cwd = o.cwd as string;
+  return spec;
+}
 
+function validateChecks({ raw, s, bad, has }: Validation): void {
+  if (!has('checks')) return;
+  const v = raw.checks;
+  if (!Array.isArray(v)) {
+    bad('checks', `must be an array of {name, command} objects; got ${describe(v)}`);
+    return;
+  }
+  const checks: CheckSpec[] = [];
+  const names = new Set<string>();
+  v.forEach((c: unknown, i: number) => {
+    const spec = checkSpec(c, i, names, bad);
+    if (!spec) return;
+    names.add(spec.name);
+    checks.push(spec);
+  });
+  s.checks = checks;
+}
+
+function validateConfidenceBudget({ raw, s, bad }: Validation): void {
   const cb = raw.confidenceBudget;
-  if (cb !== undefined) {
-    if (typeof cb !== 'object' || cb === null || Array.isArray(cb)) {
-      bad('confidenceBudget', `must be an object {enabled, stepCost, noveltyGain}; got ${describe(cb)}`);
-    } else {
-      const o = cb as Record<string, unknown>;
-      if (o.enabled !== undefined) {
-        if (typeof o.enabled !== 'boolean') bad('confidenceBudget.enabled', 'must be true or false');
-        else s.confidenceBudget.enabled = o.enabled;
-      }
-      for (const k of ['stepCost', 'noveltyGain'] as const) {
-        if (o[k] === undefined) continue;
-        const n = o[k];
-        if (typeof n !== 'number' || !(n >= 0) || n > 1) bad(`confidenceBudget.${k}`, `must be a number from 0 to 1; got ${describe(n)}`);
-        else s.confidenceBudget[k] = n;
-      }
-    }
+  if (cb === undefined) return;
+  if (typeof cb !== 'object' || cb === null || Array.isArray(cb)) {
+    bad('confidenceBudget', `must be an object {enabled, stepCost, noveltyGain}; got ${describe(cb)}`);
+    return;
   }
+  const o = cb as Record<string, unknown>;
+  if (o.enabled !== undefined) {
+    if (typeof o.enabled !== 'boolean') bad('confidenceBudget.enabled', 'must be true or false');
+    else s.confidenceBudget.enabled = o.enabled;
+  }
+  for (const k of ['stepCost', 'noveltyGain'] as const) {
+    if (o[k] === undefined) continue;
+    const n = o[k];
+    if (typeof n !== 'number' || !(n >= 0) || n > 1) bad(`confidenceBudget.${k}`, `must be a number from 0 to 1; got ${describe(n)}`);
+    else s.confidenceBudget[k] = n;
+  }
+}
 
+/** `model`, nested or as flat `model.*` keys (the flat ones win). */
+function validateModel({ raw, s, bad, has }: Validation): void {
   const model: Record<string, unknown> = {};
   if (typeof raw.model === 'object' && raw.model !== null && !Array.isArray(raw.model)) Object.assign(model, raw.model);
   else if (raw.model !== undefined) bad('model', `must be an object; got ${describe(raw.model)}`);
@@ -236,8 +246,29 @@ export function validateSettings(raw: Record<string, unknown>, base: Settings = 
     else if (model.baseUrl !== '' && !/^https?:\/\/[^\s]+$/i.test(model.baseUrl)) bad('model.baseUrl', `must be an http(s) URL; got ${describe(model.baseUrl)}`);
     else s.model.baseUrl = model.baseUrl;
   }
+}
 
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, settings: s };
+/**
+ * Validates a flat or nested bag of `fixUntilGreen.*` values (keys without the prefix; `model.id`
+ * may come flat as in settings.json or nested) over the defaults. Unknown keys are ignored so that
+ * newer settings files work with older builds.
+ */
+export function validateSettings(raw: Record<string, unknown>, base: Settings = defaultSettings()): SettingsResult {
+  const issues: SettingsIssue[] = [];
+  const v: Validation = {
+    raw,
+    s: structuredClone(base),
+    bad: (key, message) => {
+      issues.push({ setting: PREFIX + key, message: `${PREFIX}${key} ${message}` });
+    },
+    has: (k) => Object.prototype.hasOwnProperty.call(raw, k) && raw[k] !== undefined,
+  };
+  validateScalars(v);
+  validateProtectedPaths(v);
+  validateChecks(v);
+  validateConfidenceBudget(v);
+  validateModel(v);
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, settings: v.s };
 }
 
 /** Picks `fixUntilGreen.*` keys out of a parsed settings.json, dropping the prefix. */

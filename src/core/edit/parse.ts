@@ -224,71 +224,119 @@ function toStructured(p: OpenPatch): StructuredPatch {
   };
 }
 
+function patchName(p: OpenPatch): string {
+  return p.newPath ?? p.oldPath ?? '(unnamed)';
+}
+
+/** Ends a patch: an edit when it holds hunks (or is a delete, an empty create or a rename), else an error. */
+function closePatch(p: OpenPatch, edits: ProposedEdit[], errors: string[]): void {
+  if (p.refused !== undefined) {
+    errors.push(p.refused);
+    return;
+  }
+  if (p.hunks.length === 0) {
+    const deleting = p.newPath === null && p.oldPath !== null;
+    const creatingEmpty = p.oldPath === null && p.newPath !== null && p.gitNew;
+    const renaming = p.gitRename && p.oldPath !== null && p.newPath !== null;
+    if (!deleting && !creatingEmpty && !renaming) {
+      errors.push(`the diff for ${patchName(p)} at reply line ${p.replyLine} has no @@ hunks`);
+      return;
+    }
+  }
+  edits.push({
+    kind: 'diff',
+    oldPath: p.oldPath,
+    newPath: p.newPath,
+    hunks: p.hunks,
+    patch: toStructured(p),
+    replyLine: p.replyLine,
+    ...(p.gitDeleted ? { deletedFileMode: true } : {}),
+  });
+}
+
+/** A diff inside a fence of another language (```ts) is shown, not proposed. */
+function refuseShown(r: ReplyLines, p: OpenPatch, at: number): void {
+  const lang = r.lang[at];
+  if (p.refused !== undefined || lang === null || lang === undefined || DIFF_FENCES.has(lang)) return;
+  p.refused =
+    `the diff for ${patchName(p)} at reply line ${p.replyLine} is inside a \`\`\`${lang} fence, so it is shown as ${lang} code, not proposed as an edit; ` +
+    'nothing was applied. Put a diff meant to be applied in a ```diff fence (or none)';
+}
+
+/**
+ * A hunk whose header promises more lines than the reply holds when it ends (a reply cut off by
+ * the output limit): applying it would delete whatever its missing lines were to keep or add.
+ */
+function refuseCutOff(lines: string[], p: OpenPatch, h: Hunk, hm: RegExpExecArray, at: number, end: number): void {
+  if (p.refused !== undefined || hm[1] === undefined) return;
+  const oldWant = hm[2] !== undefined ? Number(hm[2]) : 1;
+  const newWant = hm[3] === undefined ? undefined : hm[4] !== undefined ? Number(hm[4]) : 1;
+  let blanks = 0;
+  for (let k = end; k < lines.length; k++) {
+    if (lines[k]!.trim() !== '') return;
+    blanks++;
+  }
+  // The reply ends with this hunk. Blank lines after it may be context lines that lost their space.
+  const oldHeld = h.lines.filter((l) => l.op !== '+').length;
+  const newHeld = h.lines.filter((l) => l.op !== '-').length;
+  if (oldHeld + blanks >= oldWant && (newWant === undefined || newHeld + blanks >= newWant)) return;
+  const k = p.hunks.length;
+  p.refused =
+    `${patchName(p)}: hunk ${k} (reply line ${at + 1}, \`${h.header.trim()}\`) promises ${oldWant} old${newWant !== undefined ? ` and ${newWant} new` : ''} line(s), ` +
+    `but the reply ends after ${oldHeld} old and ${newHeld} new: it looks cut off, so nothing was applied. Send the complete edit (smaller hunks if the reply is long)`;
+}
+
+/** The patch a `diff --git` line at `at` opens, with its meta lines read; returns it and the line after them. */
+function readGitSection(r: ReplyLines, at: number, git: RegExpExecArray): { patch: OpenPatch; next: number } {
+  const { lines } = r;
+  const patch: OpenPatch = {
+    oldPath: cleanDiffName(git[1]!, 'a/'),
+    newPath: cleanDiffName(git[2]!, 'b/'),
+    hunks: [],
+    replyLine: at + 1,
+    gitNew: false,
+    gitDeleted: false,
+    gitRename: false,
+    headerSeen: false,
+  };
+  refuseShown(r, patch, at);
+  let i = at + 1;
+  while (i < lines.length && GIT_META.test(lines[i]!)) {
+    const meta = lines[i]!;
+    if (meta.startsWith('new file mode')) patch.gitNew = true;
+    if (meta.startsWith('deleted file mode')) patch.gitDeleted = true;
+    if (meta.startsWith('rename from ')) {
+      patch.gitRename = true;
+      patch.oldPath = meta.slice('rename from '.length).trim();
+    }
+    if (meta.startsWith('rename to ')) {
+      patch.gitRename = true;
+      patch.newPath = meta.slice('rename to '.length).trim();
+    }
+    i++;
+  }
+  if (patch.gitNew) patch.oldPath = null;
+  if (patch.gitDeleted) patch.newPath = null;
+  return { patch, next: i };
+}
+
+/** Reads the hunk whose `@@` line is at `at` into `p`; returns the line after its body. */
+function readHunk(r: ReplyLines, at: number, hm: RegExpExecArray, p: OpenPatch): number {
+  const hunk: Hunk = { header: r.lines[at]!, oldStart: hm[1] !== undefined ? Number(hm[1]) : undefined, lines: [], oldNoEol: false, newNoEol: false };
+  refuseShown(r, p, at);
+  const end = readHunkBody(r, at + 1, hunk);
+  p.hunks.push(hunk);
+  refuseCutOff(r.lines, p, hunk, hm, at, end);
+  return end;
+}
+
 function parseDiffs(r: ReplyLines, edits: ProposedEdit[], errors: string[]): void {
   const { lines } = r;
   let cur: OpenPatch | null = null;
   const close = (): void => {
-    if (!cur) return;
-    const p = cur;
+    if (cur) closePatch(cur, edits, errors);
     cur = null;
-    const name = p.newPath ?? p.oldPath ?? '(unnamed)';
-    if (p.refused !== undefined) {
-      errors.push(p.refused);
-      return;
-    }
-    if (p.hunks.length === 0) {
-      const deleting = p.newPath === null && p.oldPath !== null;
-      const creatingEmpty = p.oldPath === null && p.newPath !== null && p.gitNew;
-      const renaming = p.gitRename && p.oldPath !== null && p.newPath !== null;
-      if (!deleting && !creatingEmpty && !renaming) {
-        errors.push(`the diff for ${name} at reply line ${p.replyLine} has no @@ hunks`);
-        return;
-      }
-    }
-    edits.push({
-      kind: 'diff',
-      oldPath: p.oldPath,
-      newPath: p.newPath,
-      hunks: p.hunks,
-      patch: toStructured(p),
-      replyLine: p.replyLine,
-      ...(p.gitDeleted ? { deletedFileMode: true } : {}),
-    });
   };
-
-  /** A diff inside a fence of another language (```ts) is shown, not proposed. */
-  const refuseShown = (p: OpenPatch, at: number): void => {
-    const lang = r.lang[at];
-    if (p.refused !== undefined || lang === null || lang === undefined || DIFF_FENCES.has(lang)) return;
-    const name = p.newPath ?? p.oldPath ?? '(unnamed)';
-    p.refused =
-      `the diff for ${name} at reply line ${p.replyLine} is inside a \`\`\`${lang} fence, so it is shown as ${lang} code, not proposed as an edit; ` +
-      'nothing was applied. Put a diff meant to be applied in a ```diff fence (or none)';
-  };
-  /**
-   * A hunk whose header promises more lines than the reply holds when it ends (a reply cut off by
-   * the output limit): applying it would delete whatever its missing lines were to keep or add.
-   */
-  const refuseCutOff = (p: OpenPatch, h: Hunk, hm: RegExpExecArray, at: number, end: number): void => {
-    if (p.refused !== undefined || hm[1] === undefined) return;
-    const oldWant = hm[2] !== undefined ? Number(hm[2]) : 1;
-    const newWant = hm[3] === undefined ? undefined : hm[4] !== undefined ? Number(hm[4]) : 1;
-    let blanks = 0;
-    for (let k = end; k < lines.length; k++) {
-      if (lines[k]!.trim() !== '') return;
-      blanks++;
-    }
-    // The reply ends with this hunk. Blank lines after it may be context lines that lost their space.
-    const oldHeld = h.lines.filter((l) => l.op !== '+').length;
-    const newHeld = h.lines.filter((l) => l.op !== '-').length;
-    if (oldHeld + blanks >= oldWant && (newWant === undefined || newHeld + blanks >= newWant)) return;
-    const name = p.newPath ?? p.oldPath ?? '(unnamed)';
-    const k = p.hunks.length;
-    p.refused =
-      `${name}: hunk ${k} (reply line ${at + 1}, \`${h.header.trim()}\`) promises ${oldWant} old${newWant !== undefined ? ` and ${newWant} new` : ''} line(s), ` +
-      `but the reply ends after ${oldHeld} old and ${newHeld} new: it looks cut off, so nothing was applied. Send the complete edit (smaller hunks if the reply is long)`;
-  };
-
   let i = 0;
   while (i < lines.length) {
     const line = lines[i]!;
@@ -300,34 +348,9 @@ function parseDiffs(r: ReplyLines, edits: ProposedEdit[], errors: string[]): voi
     const git = GIT_HEADER.exec(line);
     if (git) {
       close();
-      cur = {
-        oldPath: cleanDiffName(git[1]!, 'a/'),
-        newPath: cleanDiffName(git[2]!, 'b/'),
-        hunks: [],
-        replyLine: i + 1,
-        gitNew: false,
-        gitDeleted: false,
-        gitRename: false,
-        headerSeen: false,
-      };
-      refuseShown(cur, i);
-      i++;
-      while (i < lines.length && GIT_META.test(lines[i]!)) {
-        const meta = lines[i]!;
-        if (meta.startsWith('new file mode')) cur.gitNew = true;
-        if (meta.startsWith('deleted file mode')) cur.gitDeleted = true;
-        if (meta.startsWith('rename from ')) {
-          cur.gitRename = true;
-          cur.oldPath = meta.slice('rename from '.length).trim();
-        }
-        if (meta.startsWith('rename to ')) {
-          cur.gitRename = true;
-          cur.newPath = meta.slice('rename to '.length).trim();
-        }
-        i++;
-      }
-      if (cur.gitNew) cur.oldPath = null;
-      if (cur.gitDeleted) cur.newPath = null;
+      const section = readGitSection(r, i, git);
+      cur = section.patch;
+      i = section.next;
       continue;
     }
     if (isFileHeaderAt(lines, i)) {
@@ -342,23 +365,18 @@ function parseDiffs(r: ReplyLines, edits: ProposedEdit[], errors: string[]): voi
         close();
         cur = { oldPath, newPath, hunks: [], replyLine: i + 1, gitNew: false, gitDeleted: false, gitRename: false, headerSeen: true };
       }
-      refuseShown(cur, i);
+      refuseShown(r, cur, i);
       i += 2;
       continue;
     }
     const hm = HUNK.exec(line);
     if (hm) {
-      if (!cur) {
+      if (cur) {
+        i = readHunk(r, i, hm, cur);
+      } else {
         errors.push(`the hunk at reply line ${i + 1} (${line.trim()}) has no \`--- a/path\` / \`+++ b/path\` header naming its file`);
         i = skipHunkBody(r, i + 1);
-        continue;
       }
-      const hunk: Hunk = { header: line, oldStart: hm[1] !== undefined ? Number(hm[1]) : undefined, lines: [], oldNoEol: false, newNoEol: false };
-      const at = i;
-      refuseShown(cur, i);
-      i = readHunkBody(r, i + 1, hunk);
-      cur.hunks.push(hunk);
-      refuseCutOff(cur, hunk, hm, at, i);
       continue;
     }
     // Anything else (prose, fence lines, STATUS headers) ends the current file's hunks.

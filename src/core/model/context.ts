@@ -4,7 +4,7 @@ import type { Settings } from '../settings';
 import type { Failure, Logger } from '../types';
 import { silentLogger } from '../types';
 import { formatFailureReport, representativeFailures } from '../verify/report';
-import type { PromptFile } from './prompts';
+import type { PromptFile, StepPromptInput } from './prompts';
 import { formatFile, stepPrompt, systemPrompt } from './prompts';
 import { calledNames, definitionLine, enclosingBlock, importedNames, relevantRanges } from '../verify/relevance';
 import { countTokens, truncateToTokens } from '../tokens';
@@ -127,24 +127,19 @@ function importTargets(from: string, spec: string): string[] {
   return relativeImports(from, `import '${spec}';`)[0] ?? [];
 }
 
-/**
- * Builds the system and step prompts. Files come in this order of priority: where the failures
- * are (most failures first), the code the failing tests call into (their stack, the imported
- * functions they call), the files edited so far, the active editor's file, then what the failing
- * files import. A long file with failures is shown as the parts that matter (the failing tests'
- * blocks, the called functions, the lines around each failure the report shows in full, its
- * imports); any file that does not fit whole is shown as such excerpts, else named as omitted. The
- * user prompt stays within `contextTokenBudget`.
- */
-export async function buildStepContext(input: StepContextInput): Promise<StepContext> {
-  const logger = input.logger ?? silentLogger;
-  const budget = input.settings.contextTokenBudget;
+/** Workspace texts read once per step; an unreadable file is undefined, like a missing one. */
+interface TextCache {
+  texts: Map<string, string | undefined>;
+  read(rel: string): Promise<string | undefined>;
+}
+
+function textCache(readText: StepContextInput['readText'], logger: Logger): TextCache {
   const texts = new Map<string, string | undefined>();
   const read = async (rel: string): Promise<string | undefined> => {
     if (texts.has(rel)) return texts.get(rel);
     let t: string | undefined;
     try {
-      t = await input.readText(rel);
+      t = await readText(rel);
     } catch (e) {
       // An unreadable file is left out of the prompt, not a reason to stop the run.
       logger.warn(`prompt: ${rel} cannot be read (${(e as Error).message}); left out`);
@@ -153,59 +148,82 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
     texts.set(rel, t);
     return t;
   };
+  return { texts, read };
+}
 
-  const failureLines = new Map<string, number[]>();
-  const failureCount = new Map<string, number>();
-  const note = (file: string, line: number): void => {
-    failureLines.set(file, [...(failureLines.get(file) ?? []), line]);
-  };
+/** Where the failures point: the lines that matter in each file, and the files the tests call into. */
+interface FailureSites {
+  /** Failures per file named by a failure, for ordering. */
+  failureCount: Map<string, number>;
+  /** Lines an excerpt of each file must show. */
+  failureLines: Map<string, number[]>;
+  /** Workspace files a failure's stack or a failing test's calls lead into, in the order found. */
+  calledInto: string[];
+}
+
+async function failureSites(input: StepContextInput, read: TextCache['read']): Promise<FailureSites> {
+  const sites: FailureSites = { failureCount: new Map(), failureLines: new Map(), calledInto: [] };
   for (const f of input.failures) {
     if (!f.file || !safeRel(f.file)) continue;
-    failureCount.set(f.file, (failureCount.get(f.file) ?? 0) + 1);
+    sites.failureCount.set(f.file, (sites.failureCount.get(f.file) ?? 0) + 1);
   }
   // The source that matters is around the failures the report shows in full: the rest of a shape
   // (the same failure with other values) adds nothing to them.
-  const shown = representativeFailures(input.failures, input.root ?? '');
-  const calledInto: string[] = [];
-  for (const f of shown) {
-    if (f.file && safeRel(f.file) && f.line !== undefined) note(f.file, f.line);
+  for (const f of representativeFailures(input.failures, input.root ?? '')) {
+    if (f.file && safeRel(f.file) && f.line !== undefined) noteLine(sites, f.file, f.line);
     // The workspace code the stack passes through (not the test itself): where the cause may be.
     for (const m of f.message.matchAll(/^\s*at\s+(?:.*?\s+\()?([^\s()]+?):(\d+):\d+\)?\s*$/gm)) {
       const file = m[1]!;
       if (file !== f.file && safeRel(file) && !/(^|\/)node_modules\//.test(file) && (await read(file)) !== undefined) {
-        note(file, Number(m[2]));
-        if (!calledInto.includes(file)) calledInto.push(file);
+        noteLine(sites, file, Number(m[2]));
+        addCalledInto(sites, file);
       }
     }
-    // What the failing test calls that its file imports: the definition of each such function.
-    if (f.file && safeRel(f.file) && f.line !== undefined && TEST_FILE.test(f.file)) {
-      const text = await read(f.file);
-      if (text === undefined) continue;
-      const src = text.split('\n');
-      const block = enclosingBlock(src, f.line);
-      if (!block) continue;
-      const imports = importedNames(text);
-      for (const name of calledNames(src.slice(block[0] - 1, block[1]).join('\n'))) {
-        const spec = imports.get(name);
-        if (spec === undefined) continue;
-        for (const c of importTargets(f.file, spec)) {
-          const target = await read(c);
-          if (target === undefined) continue;
-          const at = definitionLine(target, name);
-          if (at !== undefined) note(c, at);
-          if (!calledInto.includes(c)) calledInto.push(c);
-          break;
-        }
-      }
+    if (f.file && safeRel(f.file) && f.line !== undefined && TEST_FILE.test(f.file)) await noteCalledDefinitions(sites, f.file, f.line, read);
+  }
+  return sites;
+}
+
+function noteLine(sites: FailureSites, file: string, line: number): void {
+  sites.failureLines.set(file, [...(sites.failureLines.get(file) ?? []), line]);
+}
+
+function addCalledInto(sites: FailureSites, file: string): void {
+  if (!sites.calledInto.includes(file)) sites.calledInto.push(file);
+}
+
+/** What the failing test at `testFile:line` calls that its file imports: the definition of each such function. */
+async function noteCalledDefinitions(sites: FailureSites, testFile: string, line: number, read: TextCache['read']): Promise<void> {
+  const text = await read(testFile);
+  if (text === undefined) return;
+  const src = text.split('\n');
+  const block = enclosingBlock(src, line);
+  if (!block) return;
+  const imports = importedNames(text);
+  for (const name of calledNames(src.slice(block[0] - 1, block[1]).join('\n'))) {
+    const spec = imports.get(name);
+    if (spec === undefined) continue;
+    for (const c of importTargets(testFile, spec)) {
+      const target = await read(c);
+      if (target === undefined) continue;
+      const at = definitionLine(target, name);
+      if (at !== undefined) noteLine(sites, c, at);
+      addCalledInto(sites, c);
+      break;
     }
   }
+}
+
+/** The files the prompt would show, in order of priority (see `buildStepContext`), each read. */
+async function wantedFiles(input: StepContextInput, sites: FailureSites, read: TextCache['read']): Promise<string[]> {
+  const { failureCount } = sites;
   const failing = [...failureCount.keys()].sort((a, b) => failureCount.get(b)! - failureCount.get(a)!);
   const wanted: string[] = [];
   const add = (p: string | undefined): void => {
     if (p && safeRel(p) && !wanted.includes(p)) wanted.push(p);
   };
   failing.forEach(add);
-  calledInto.forEach(add);
+  sites.calledInto.forEach(add);
   for (const p of input.editedFiles) add(p);
   add(input.activeFile);
   for (const f of failing) {
@@ -222,22 +240,93 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
     }
   }
   for (const p of wanted) await read(p);
+  return wanted;
+}
 
-  // Shares of the budget for the parts that are not files; what they leave is for the files.
+/** The step prompt's parts other than the report and the files, each cut to its share of the budget. */
+function promptBase(input: StepContextInput, budget: number): Omit<StepPromptInput, 'failureReport' | 'files' | 'omittedFiles'> {
   const share = (f: number): number => Math.max(50, Math.floor(budget * f));
   const postMortems = [...input.postMortems];
   while (postMortems.length > 1 && countTokens(postMortems.join('\n')) > share(POSTMORTEM_SHARE)) postMortems.shift();
   if (postMortems.length === 1) postMortems[0] = truncateToTokens(postMortems[0]!, share(POSTMORTEM_SHARE));
-  const base = {
+  return {
     step: input.step,
     ...(input.instruction ? { instruction: truncateToTokens(input.instruction, share(INSTRUCTION_SHARE)) } : {}),
     postMortems,
     ...(input.feedback ? { feedback: truncateToTokens(input.feedback, share(FEEDBACK_SHARE)) } : {}),
   };
+}
+
+/** A prompt file's tokens plus its join; Infinity when its text is too long to fit `left` at all. */
+function fileCost(file: PromptFile, left: number): number {
+  return file.text.length > left * MAX_CHARS_PER_TOKEN ? Infinity : countTokens(formatFile(file)) + JOIN_TOKENS;
+}
+
+/**
+ * One file as it fits in `left` tokens: whole, or as excerpts of shrinking radius around `lines`;
+ * undefined when nothing fits. A long file with failures is shown as what matters to them; a short
+ * one, or one with none, whole.
+ */
+function fitFile(p: string, text: string, lines: number[], left: number): { file: PromptFile; cost: number } | undefined {
+  const whole: PromptFile = { path: p, text };
+  const excerptFirst = lines.length > 0 && text.length > WHOLE_FILE_CHARS;
+  const cost = fileCost(whole, left);
+  if (!excerptFirst && cost <= left) return { file: whole, cost };
+  for (const radius of [EXCERPT_RADIUS, 10, 3]) {
+    const ex = excerptOf(text, lines, radius);
+    if (!ex) break;
+    // An excerpt of most of the file saves little and hides the rest: the whole file, if it fits.
+    const part: PromptFile = ex.share >= EXCERPT_MAX_SHARE && cost <= left ? whole : { path: p, text: ex.text, excerpt: ex.label };
+    const c = part === whole ? cost : fileCost(part, left);
+    if (c <= left) return { file: part, cost: c };
+  }
+  return undefined;
+}
+
+/** The files that fit in `left` tokens, in order, with each one's cost; the rest are omitted. */
+function fitFiles(present: string[], texts: Map<string, string | undefined>, failureLines: Map<string, number[]>, left: number): { files: PromptFile[]; costs: number[]; omitted: string[]; left: number } {
+  const files: PromptFile[] = [];
+  const costs: number[] = [];
+  const omitted: string[] = [];
+  for (const p of present) {
+    const fit = fitFile(p, texts.get(p)!, failureLines.get(p) ?? [], left);
+    if (!fit) {
+      omitted.push(p);
+      continue;
+    }
+    files.push(fit.file);
+    costs.push(fit.cost);
+    left -= fit.cost;
+  }
+  return { files, costs, omitted, left };
+}
+
+/** Tokens the final omitted line adds; it may name longer paths than the frame's did, so it is reserved for. */
+function omittedLineTokens(names: string[]): number {
+  return names.length > 0 ? countTokens(`Not shown (over the context budget): ${omittedList(names).join(', ')}`) + JOIN_TOKENS : 0;
+}
+
+/**
+ * Builds the system and step prompts. Files come in this order of priority: where the failures
+ * are (most failures first), the code the failing tests call into (their stack, the imported
+ * functions they call), the files edited so far, the active editor's file, then what the failing
+ * files import. A long file with failures is shown as the parts that matter (the failing tests'
+ * blocks, the called functions, the lines around each failure the report shows in full, its
+ * imports); any file that does not fit whole is shown as such excerpts, else named as omitted. The
+ * user prompt stays within `contextTokenBudget`.
+ */
+export async function buildStepContext(input: StepContextInput): Promise<StepContext> {
+  const budget = input.settings.contextTokenBudget;
+  const { texts, read } = textCache(input.readText, input.logger ?? silentLogger);
+  const sites = await failureSites(input, read);
+  const wanted = await wantedFiles(input, sites, read);
+
+  const base = promptBase(input, budget);
   const present = wanted.filter((p) => texts.get(p) !== undefined);
   let reportTokens = Math.floor(budget * REPORT_SHARE);
   const reportExtras = { ...(input.flaky ? { flaky: input.flaky } : {}), ...(input.root ? { root: input.root } : {}) };
-  let report = formatFailureReport(input.failures, { readText: (rel) => texts.get(rel), maxTokens: reportTokens, ...reportExtras });
+  const reportWithin = (maxTokens: number): string => formatFailureReport(input.failures, { readText: (rel) => texts.get(rel), maxTokens, ...reportExtras });
+  let report = reportWithin(reportTokens);
   const compose = (files: PromptFile[], omitted: string[]): string => stepPrompt({ ...base, failureReport: report, files, omittedFiles: omittedList(omitted) });
 
   // Everything but the files, with every candidate named as omitted: the worst case for the rest.
@@ -245,54 +334,18 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
   let frameTokens = countTokens(compose([], present));
   while (frameTokens > budget && reportTokens > 50) {
     reportTokens = Math.floor(reportTokens / 2);
-    report = formatFailureReport(input.failures, { readText: (rel) => texts.get(rel), maxTokens: reportTokens, ...reportExtras });
+    report = reportWithin(reportTokens);
     frameTokens = countTokens(compose([], present));
   }
-  // The final omitted line may name longer paths than the frame's did: reserve for it.
-  const omittedLineTokens = (names: string[]): number => (names.length > 0 ? countTokens(`Not shown (over the context budget): ${omittedList(names).join(', ')}`) + JOIN_TOKENS : 0);
-  let left = budget - frameTokens;
-  const files: PromptFile[] = [];
-  const costs: number[] = [];
-  const omitted: string[] = [];
-  for (const p of present) {
-    const text = texts.get(p)!;
-    const lines = failureLines.get(p) ?? [];
-    const whole: PromptFile = { path: p, text };
-    // A long file with failures is shown as what matters to them; a short one, or one with none, whole.
-    const excerptFirst = lines.length > 0 && text.length > WHOLE_FILE_CHARS;
-    const cost = text.length > left * MAX_CHARS_PER_TOKEN ? Infinity : countTokens(formatFile(whole)) + JOIN_TOKENS;
-    if (!excerptFirst && cost <= left) {
-      files.push(whole);
-      costs.push(cost);
-      left -= cost;
-      continue;
-    }
-    let shown = false;
-    for (const radius of [EXCERPT_RADIUS, 10, 3]) {
-      const ex = excerptOf(text, lines, radius);
-      if (!ex) break;
-      // An excerpt of most of the file saves little and hides the rest: the whole file, if it fits.
-      const part: PromptFile = ex.share >= EXCERPT_MAX_SHARE && cost <= left ? whole : { path: p, text: ex.text, excerpt: ex.label };
-      const c = part === whole ? cost : part.text.length > left * MAX_CHARS_PER_TOKEN ? Infinity : countTokens(formatFile(part)) + JOIN_TOKENS;
-      if (c <= left) {
-        files.push(part);
-        costs.push(c);
-        left -= c;
-        shown = true;
-        break;
-      }
-    }
-    if (!shown) omitted.push(p);
-  }
+  const { files, costs, omitted, left } = fitFiles(present, texts, sites.failureLines, budget - frameTokens);
   let userTokens = budget - left + omittedLineTokens(omitted);
   while (userTokens > budget && files.length > 0) {
     omitted.unshift(files.pop()!.path);
     userTokens = frameTokens + costs.slice(0, files.length).reduce((a, b) => a + b, 0) + omittedLineTokens(omitted);
   }
-  const user = compose(files, omitted);
   return {
     system: systemPrompt(input.settings.editFormat, { protectedPaths: input.settings.protectedPaths, forbidSuppressions: input.settings.forbidSuppressions }),
-    user,
+    user: compose(files, omitted),
     files: files.map((f) => f.path),
     omitted,
     userTokens,

@@ -7,6 +7,7 @@ import type { ResultPromise } from 'execa';
 import { execa } from 'execa';
 import stripAnsi from 'strip-ansi';
 import { redact, redactCutEdges, scrubEnv } from '../secrets';
+import type { CheckHandles } from './containment';
 import { argvInCgroup, CHECK_MARKER_ENV, createCheckCgroup, findProcesses, killAndWait, processStartTime, removeCgroupWhenEmpty, removeCheckRecord, signalCheck, writeCheckRecord } from './containment';
 
 export interface RunCommandOptions {
@@ -204,6 +205,151 @@ function findProgram(exe: string, cwd: string, envPath: string | undefined): boo
 /** How long runCommand waits for the processes it SIGKILLed to be gone before it returns. */
 const REAP_WAIT_MS = 2000;
 
+/** The group runCommand signals is the check's own: its leader is our child. */
+const OWN_GROUP = { trustGroup: true };
+
+/** How every check is spawned: output streamed as bytes into the caps, never buffered or rejected. */
+const SPAWN = {
+  extendEnv: false,
+  // Its own process group, so the whole tree can be signalled at once.
+  detached: true,
+  reject: false,
+  stdin: 'ignore',
+  buffer: false,
+  stripFinalNewline: false,
+  encoding: 'buffer',
+} as const;
+
+type CheckChild = ResultPromise<typeof SPAWN & { cwd: string; env: Record<string, string> }>;
+
+/** Starts the check: in its cgroup when it has one (under `sh -c` when it needs a shell), else directly or through a shell. */
+function spawnCheck(opts: RunCommandOptions, env: Record<string, string>, argv: string[] | undefined, cgroup: string | undefined): CheckChild {
+  const options = { ...SPAWN, cwd: opts.cwd, env };
+  if (cgroup !== undefined) {
+    const full = argvInCgroup(cgroup, argv ?? ['/bin/sh', '-c', opts.command]);
+    return execa(full[0]!, full.slice(1), options);
+  }
+  return argv ? execa(argv[0]!, argv.slice(1), options) : execa(opts.command, { ...options, shell: true });
+}
+
+/** Records what the check runs under in `opts.recordDir` (when set), so `reapStrays` can end it after a crash. */
+function checkRecorder(opts: RunCommandOptions, marker: string, cgroup: string | undefined, started: number): (pgid?: number) => void {
+  const owner = { pid: process.pid, ...(processStartTime() !== undefined ? { startTime: processStartTime()! } : {}) };
+  return (pgid) => {
+    if (opts.recordDir === undefined) return;
+    try {
+      writeCheckRecord(opts.recordDir, { owner, marker, ...(cgroup !== undefined ? { cgroup } : {}), ...(pgid !== undefined ? { pgid } : {}), command: opts.command, startedAt: new Date(started).toISOString() });
+    } catch (e) {
+      // A full or read-only storage costs the reaping after a crash, not the check itself.
+      if (typeof (e as NodeJS.ErrnoException).code !== 'string') throw e;
+    }
+  };
+}
+
+/**
+ * A running check's watch: its time limit and the caller's cancel (SIGTERM, then SIGKILL after the
+ * grace), its output into the caps, and the strays its main process leaves behind.
+ */
+class CheckWatch {
+  timedOut = false;
+  cancelled = false;
+  readonly strays = new Set<number>();
+  private exited = false;
+  private killTimer: NodeJS.Timeout | undefined;
+  private drainTimer: NodeJS.Timeout | undefined;
+  private sweep: NodeJS.Timeout | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onAbort = (): void => {
+    if (this.exited) return;
+    this.cancelled = true;
+    this.terminate();
+  };
+
+  constructor(
+    private readonly child: CheckChild,
+    private readonly handles: CheckHandles,
+    private readonly opts: RunCommandOptions,
+    out: CappedOutput,
+    stdoutCap: CappedOutput | undefined,
+  ) {
+    // Once the main process has exited the check is done, whatever a stray still holding its pipes does.
+    // A delay past what a timer holds (2^31-1 ms) would fire at once: such a timeout means "no timeout".
+    this.timer = setTimeout(() => {
+      if (this.exited) return;
+      this.timedOut = true;
+      this.terminate();
+    }, Math.min(opts.timeoutMs, 2 ** 31 - 1));
+    opts.signal?.addEventListener('abort', this.onAbort, { once: true });
+    child.stdout?.on('data', (c: Buffer) => {
+      out.push(c);
+      stdoutCap?.push(c);
+    });
+    child.stderr?.on('data', (c: Buffer) => out.push(c));
+    child.once('exit', () => this.mainExited());
+  }
+
+  killEverything(signal: NodeJS.Signals): void {
+    if (process.platform === 'win32') {
+      // No process groups on Windows: taskkill ends the tree. (Untested here: the CI machines are Linux.)
+      if (this.child.pid !== undefined) void execa('taskkill', ['/pid', String(this.child.pid), '/T', '/F'], { reject: false, windowsHide: true });
+      return;
+    }
+    signalCheck(this.handles, signal, OWN_GROUP);
+  }
+
+  /** Stops the timers and the cancel listener once the check's result is in. */
+  stop(): void {
+    clearTimeout(this.timer);
+    if (this.killTimer) clearTimeout(this.killTimer);
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    if (this.sweep) clearInterval(this.sweep);
+    this.opts.signal?.removeEventListener('abort', this.onAbort);
+  }
+
+  private terminate(): void {
+    this.killEverything('SIGTERM');
+    this.killTimer ??= setTimeout(() => this.killEverything('SIGKILL'), this.opts.killGraceMs ?? 2000);
+  }
+
+  // The main process is done: whatever of the check still runs is a stray. Killing it also closes the
+  // pipes it holds, which the result waits for. Strays are looked for again every 100 ms (one may be
+  // mid-fork at the first look); one that escaped cgroup, group and marker gets `drainMs`, then its
+  // pipes are cut.
+  private mainExited(): void {
+    this.exited = true;
+    this.sweepStrays();
+    this.sweep = setInterval(() => this.sweepStrays(), 100);
+    this.drainTimer = setTimeout(() => {
+      this.child.stdout?.destroy();
+      this.child.stderr?.destroy();
+    }, this.opts.drainMs ?? 2000);
+  }
+
+  private sweepStrays(): void {
+    if (process.platform === 'win32') return;
+    for (const p of signalCheck(this.handles, 'SIGKILL', OWN_GROUP)) if (p !== this.child.pid) this.strays.add(p);
+  }
+}
+
+/**
+ * Nothing of a check is left behind, whichever way it ended, and this waits (bounded) until what was
+ * killed is really gone: a caller looking right after sees no survivor. Its record is removed once so.
+ */
+async function reapCheck(watch: CheckWatch, handles: CheckHandles, childPid: number | undefined, recordDir: string | undefined): Promise<void> {
+  let gone = true;
+  const killed = Date.now();
+  if (process.platform === 'win32') {
+    watch.killEverything('SIGKILL');
+  } else {
+    const { left, seen } = await killAndWait(handles, REAP_WAIT_MS, OWN_GROUP);
+    for (const p of seen) if (p !== childPid) watch.strays.add(p);
+    gone = left.length === 0;
+  }
+  if (gone && handles.cgroup !== undefined) gone = await removeCgroupWhenEmpty(handles.cgroup, Math.max(100, REAP_WAIT_MS - (Date.now() - killed)));
+  // Kept while anything may remain: the next run or `revert` reaps it once this process is gone.
+  if (gone && recordDir !== undefined) removeCheckRecord(recordDir, handles.marker);
+}
+
 export async function runCommand(opts: RunCommandOptions): Promise<RunCommandResult> {
   const started = Date.now();
   const marker = randomUUID();
@@ -212,8 +358,6 @@ export async function runCommand(opts: RunCommandOptions): Promise<RunCommandRes
   const argv = opts.argv ?? splitCommand(opts.command);
   const out = new CappedOutput(opts.outputLimitBytes);
   const stdoutCap = opts.stdoutLimitBytes !== undefined ? new CappedOutput(opts.stdoutLimitBytes) : undefined;
-  const grace = opts.killGraceMs ?? 2000;
-  const drainMs = opts.drainMs ?? 2000;
   const base = { exitCode: null, signal: null, output: '', truncated: false, timedOut: false, cancelled: false, durationMs: 0, pid: undefined, strays: [] };
 
   if (opts.signal?.aborted) return { ...base, cancelled: true };
@@ -224,126 +368,25 @@ export async function runCommand(opts: RunCommandOptions): Promise<RunCommandRes
     return { ...base, durationMs: Date.now() - started, spawnError: `spawn ${argv[0]} ENOENT` };
   }
   const cgroup = isolated ? createCheckCgroup(marker) : undefined;
-  const handles: { cgroup?: string; pgid?: number; marker: string } = { marker, ...(cgroup !== undefined ? { cgroup } : {}) };
-  const owner = { pid: process.pid, ...(processStartTime() !== undefined ? { startTime: processStartTime()! } : {}) };
-  const record = (pgid?: number): void => {
-    if (opts.recordDir === undefined) return;
-    try {
-      writeCheckRecord(opts.recordDir, { owner, marker, ...(cgroup !== undefined ? { cgroup } : {}), ...(pgid !== undefined ? { pgid } : {}), command: opts.command, startedAt: new Date(started).toISOString() });
-    } catch (e) {
-      // A full or read-only storage costs the reaping after a crash, not the check itself.
-      if (typeof (e as NodeJS.ErrnoException).code !== 'string') throw e;
-    }
-  };
+  const handles: CheckHandles = { marker, ...(cgroup !== undefined ? { cgroup } : {}) };
+  const record = checkRecorder(opts, marker, cgroup, started);
   // Recorded before it starts: a kill -9 of this process right after the spawn still leaves a trace.
   record();
-
-  const common = {
-    cwd: opts.cwd,
-    env,
-    extendEnv: false,
-    // Its own process group, so the whole tree can be signalled at once.
-    detached: true,
-    reject: false,
-    stdin: 'ignore' as const,
-    buffer: false,
-    stripFinalNewline: false,
-    encoding: 'buffer' as const,
-  };
-  let child: ResultPromise<typeof common>;
-  if (cgroup !== undefined) {
-    const full = argvInCgroup(cgroup, argv ?? ['/bin/sh', '-c', opts.command]);
-    child = execa(full[0]!, full.slice(1), common);
-  } else {
-    child = argv ? execa(argv[0]!, argv.slice(1), common) : execa(opts.command, { ...common, shell: true });
-  }
+  const child = spawnCheck(opts, env, argv, cgroup);
   if (child.pid !== undefined) {
     handles.pgid = child.pid;
     record(child.pid);
   }
 
-  let timedOut = false;
-  let cancelled = false;
-  let exited = false;
-  let killTimer: NodeJS.Timeout | undefined;
-  let drainTimer: NodeJS.Timeout | undefined;
-  const strays = new Set<number>();
-  const trust = { trustGroup: true };
-  const killEverything = (signal: NodeJS.Signals): void => {
-    if (process.platform === 'win32') {
-      // No process groups on Windows: taskkill ends the tree. (Untested here: the CI machines are Linux.)
-      if (child.pid !== undefined) void execa('taskkill', ['/pid', String(child.pid), '/T', '/F'], { reject: false, windowsHide: true });
-      return;
-    }
-    signalCheck(handles, signal, trust);
-  };
-  const terminate = (): void => {
-    killEverything('SIGTERM');
-    killTimer ??= setTimeout(() => killEverything('SIGKILL'), grace);
-  };
-  // Once the main process has exited the check is done, whatever a stray still holding its pipes does.
-  // A delay past what a timer holds (2^31-1 ms) would fire at once: such a timeout means "no timeout".
-  const timer = setTimeout(() => {
-    if (exited) return;
-    timedOut = true;
-    terminate();
-  }, Math.min(opts.timeoutMs, 2 ** 31 - 1));
-  const onAbort = (): void => {
-    if (exited) return;
-    cancelled = true;
-    terminate();
-  };
-  opts.signal?.addEventListener('abort', onAbort, { once: true });
-
-  child.stdout?.on('data', (c: Buffer) => {
-    out.push(c);
-    stdoutCap?.push(c);
-  });
-  child.stderr?.on('data', (c: Buffer) => out.push(c));
-  // The main process is done: whatever of the check still runs is a stray. Killing it also closes the
-  // pipes it holds, which the result waits for. Strays are looked for again every 100 ms (one may be
-  // mid-fork at the first look); one that escaped cgroup, group and marker gets `drainMs`, then its
-  // pipes are cut.
-  let sweep: NodeJS.Timeout | undefined;
-  const sweepStrays = (): void => {
-    if (process.platform === 'win32') return;
-    for (const p of signalCheck(handles, 'SIGKILL', trust)) if (p !== child.pid) strays.add(p);
-  };
-  child.once('exit', () => {
-    exited = true;
-    sweepStrays();
-    sweep = setInterval(sweepStrays, 100);
-    drainTimer = setTimeout(() => {
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-    }, drainMs);
-  });
-
+  const watch = new CheckWatch(child, handles, opts, out, stdoutCap);
   const result = await child;
-  clearTimeout(timer);
-  if (killTimer) clearTimeout(killTimer);
-  if (drainTimer) clearTimeout(drainTimer);
-  if (sweep) clearInterval(sweep);
-  opts.signal?.removeEventListener('abort', onAbort);
-  // Nothing of a check is left behind, whichever way it ended, and the result waits (bounded) until
-  // what was killed is really gone: a caller looking right after sees no survivor.
-  let gone = true;
-  const killed = Date.now();
-  if (process.platform === 'win32') {
-    killEverything('SIGKILL');
-  } else {
-    const { left, seen } = await killAndWait(handles, REAP_WAIT_MS, trust);
-    for (const p of seen) if (p !== child.pid) strays.add(p);
-    gone = left.length === 0;
-  }
-  if (gone && cgroup !== undefined) gone = await removeCgroupWhenEmpty(cgroup, Math.max(100, REAP_WAIT_MS - (Date.now() - killed)));
-  // Kept while anything may remain: the next run or `revert` reaps it once this process is gone.
-  if (gone && opts.recordDir !== undefined) removeCheckRecord(opts.recordDir, marker);
+  watch.stop();
+  await reapCheck(watch, handles, child.pid, opts.recordDir);
 
   const { text, truncated } = out.finish();
   const so = stdoutCap?.finish();
   const spawnError =
-    result.failed && result.exitCode === undefined && !timedOut && !cancelled && result.signal === undefined && child.pid === undefined
+    result.failed && result.exitCode === undefined && !watch.timedOut && !watch.cancelled && result.signal === undefined && child.pid === undefined
       ? (result.originalMessage ?? result.shortMessage)
       : undefined;
   return {
@@ -352,11 +395,11 @@ export async function runCommand(opts: RunCommandOptions): Promise<RunCommandRes
     output: text,
     truncated,
     ...(so ? { stdout: so.text, stdoutTruncated: so.truncated } : {}),
-    timedOut,
-    cancelled,
+    timedOut: watch.timedOut,
+    cancelled: watch.cancelled,
     durationMs: Date.now() - started,
     pid: child.pid,
-    strays: [...strays],
+    strays: [...watch.strays],
     ...(spawnError !== undefined ? { spawnError: redact(spawnError) } : {}),
   };
 }
