@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readlinkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { cgroupSupport, checkRecordDir, reapStrays } from '../../../src/core/verify/containment';
@@ -67,8 +67,30 @@ function checkCgroups(): Set<string> {
   return new Set(base === undefined ? [] : readdirSync(base).filter((n) => n.startsWith('fix-until-green-')));
 }
 
-function assertNoNewCgroup(before: Set<string>): void {
-  assert.deepEqual([...checkCgroups()].filter((n) => !before.has(n)), [], 'the check\'s cgroup was removed');
+/**
+ * No cgroup of this test's check remains. Other checks (a parallel test worker's) may create
+ * cgroups meanwhile: a new cgroup counts as this check's only while it holds a process whose
+ * working directory is the test's own folder, or while it stays after others' checks had time to end.
+ */
+async function assertNoNewCgroup(before: Set<string>, cwd?: string): Promise<void> {
+  const base = cgroupSupport().base;
+  const ours = (n: string): boolean => {
+    if (base === undefined || cwd === undefined) return true;
+    const procs = readPids(path.join(base, n, 'cgroup.procs'));
+    return procs.length === 0 || procs.some((p) => {
+      try {
+        return readlinkSync(`/proc/${p}/cwd`) === cwd;
+      } catch {
+        return false;
+      }
+    });
+  };
+  let left = [...checkCgroups()].filter((n) => !before.has(n) && ours(n));
+  for (let i = 0; i < 50 && left.length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = [...checkCgroups()].filter((n) => !before.has(n) && ours(n));
+  }
+  assert.deepEqual(left, [], 'the check\'s cgroup was removed');
 }
 
 /** Starts `owner.mts`: one check run as a run does, recorded in `storage`; the test kills it. */
@@ -104,7 +126,7 @@ describe('containment: nothing of a check survives it', function () {
     const command = `env -i setsid ${process.execPath} -e "${daemon.replace(/"/g, '\\"')}" >/dev/null 2>&1 & while [ ! -s ${pidFile} ]; do sleep 0.05; done; echo started`;
     const cgroups = checkCgroups();
     const r = await runCommand({ command, cwd: tmp, timeoutMs: 60000, outputLimitBytes: 65536 });
-    assertNoNewCgroup(cgroups);
+    await assertNoNewCgroup(cgroups, tmp);
     const [pid] = readPids(pidFile);
     assert.ok(pid !== undefined, `the daemon started: ${r.output}`);
     leftovers.push(pid);
@@ -119,7 +141,7 @@ describe('containment: nothing of a check survives it', function () {
       const pidFile = path.join(tmp, 'pids');
       const cgroups = checkCgroups();
       const r = await runCommand({ command: `node ${path.join(PROCS, 'stubborn.mjs')} ${pidFile}`, cwd: tmp, timeoutMs: 1500, outputLimitBytes: 65536, killGraceMs: 300, containment });
-      assertNoNewCgroup(cgroups);
+      await assertNoNewCgroup(cgroups, tmp);
       const pids = readPids(pidFile);
       leftovers.push(...pids);
       assert.equal(pids.length, 3);
@@ -138,7 +160,7 @@ describe('containment: nothing of a check survives it', function () {
       const main = `const { spawn } = require('child_process'); const fs = require('fs'); spawn(process.execPath, ['-e', ${JSON.stringify(stray)}], { stdio: 'ignore' }); (function w() { if (fs.existsSync(${JSON.stringify(pidFile)})) process.exit(0); setTimeout(w, 20); })()`;
       const cgroups = checkCgroups();
       const r = await runCommand({ command: 'node', argv: ['node', '-e', main], cwd: tmp, timeoutMs: 60000, outputLimitBytes: 65536, containment });
-      assertNoNewCgroup(cgroups);
+      await assertNoNewCgroup(cgroups, tmp);
       const [pid] = readPids(pidFile);
       assert.ok(pid !== undefined, r.output);
       leftovers.push(pid);
