@@ -45,7 +45,11 @@ describe('Fix Until Green in VS Code: settings', function () {
     // VS Code tells the extension about the change a moment after the file is written.
     await until('the extension to see maxSteps 1', () => (/settings of settings: maxSteps 1,/.test(vs.extensionLog()) ? true : undefined), 30000);
     await vs.screenshot('settings-maxsteps');
-    await vs.page.keyboard.press('Escape');
+    // The settings editor may open as a modal over the panel: close it, as a user would.
+    const modal = vs.page.locator('.monaco-modal-editor-block');
+    if (await modal.count()) await modal.locator('.codicon-close').first().click();
+    else await vs.page.keyboard.press('Escape');
+    await vs.page.locator('.monaco-modal-editor-block').waitFor({ state: 'detached', timeout: 30000 });
 
     // Stop and Continue are offered only while they mean something.
     assert.ok(!(await vs.paletteRows('>Fix Until Green: Continue')).some((t) => t.includes('Continue With More Budget')), 'no Continue before a run');
