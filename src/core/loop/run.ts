@@ -12,18 +12,16 @@ import type { InputAllowance } from '../model/budget';
 import { ProviderFatalError } from '../model/provider';
 import { warmTokenizer } from '../tokens';
 import { BUDGET_FLOOR } from '../policy/budget';
-import type { Critic, CriticPhase, CriticsResult } from '../policy/critics';
-import { builtinCritics, CriticFault, runCritics } from '../policy/critics';
+import { CriticFault } from '../policy/critics';
 import type { VerifierRecord } from '../policy/integrity';
-import { recordVerifier, verifierIntegrityCritic } from '../policy/integrity';
+import { recordVerifier } from '../policy/integrity';
 import { gateDecision, stepDecision } from '../policy/policy';
 import type { Decision } from '../policy/reasons';
 import { CONTINUABLE } from '../policy/reasons';
 import { PostMortems } from '../policy/selfReport';
-import type { RunEvent, RunReport, StepRecord, TimedEvent } from '../trace/events';
+import type { RunEvent, RunReport, StepRecord } from '../trace/events';
 import type { StepFacts } from './settle';
 import { runReport, stepLeaves, stepRecord, stepState } from './settle';
-import { TraceWriter } from '../trace/trace';
 import type { Logger, VerifyResult } from '../types';
 import { silentLogger } from '../types';
 import { raceAbort } from './abort';
@@ -31,6 +29,7 @@ import { RunAllowance } from './allowance';
 import { RunClock } from './clock';
 import { holdFolder } from './folderLock';
 import { editTurn } from './editTurn';
+import { EventSink } from './eventSink';
 import { RunHistory } from './history';
 import type { ModelTurn } from './modelTurn';
 import { modelCallEvent, modelTurn } from './modelTurn';
@@ -42,18 +41,14 @@ import { Prompter } from './prompter';
 import type { ResultTurn } from './resultTurn';
 import { resultTurn } from './resultTurn';
 import { Restorer } from './restorer';
+import type { Review } from './review';
+import { createReview } from './review';
 import type { Observed } from './state';
-import { runStartEvent, saveSnapshot, summary, verifyEvent } from './state';
+import { runStartEvent, saveSnapshot, StopSignal, verifyEvent } from './state';
 
 export type { ContinuationHook, ContinuationState, ContinueGrant, RunOptions, VerifierPort } from './options';
 
 const POSTMORTEMS_KEPT = 3;
-
-class StopSignal extends Error {
-  constructor(readonly decision: Decision) {
-    super(decision.detail);
-  }
-}
 
 export class Run {
   readonly runId: string;
@@ -61,9 +56,9 @@ export class Run {
   readonly tracePath: string;
   private readonly logger: Logger;
   private readonly now: () => number;
-  private readonly trace: TraceWriter;
+  private readonly events: EventSink;
   private readonly abort = new AbortController();
-  private readonly critics: Critic[];
+  private readonly review: Review;
   private readonly clock: RunClock;
   private readonly history: RunHistory;
   private readonly prompter: Prompter;
@@ -84,8 +79,6 @@ export class Run {
   private userCancelled = false;
   /** A file changed outside the run stopped it: the disk may not hold the state the run last saw. */
   private conflicted = false;
-  /** The storage refused a write (trace, snapshot, checkpoint): the run stops with `error`. */
-  private storageFault: string | undefined;
   /** This folder's run lock, held from preflight to the stop (and again while a continuation works). */
   private lock: RunLock | undefined;
 
@@ -96,12 +89,12 @@ export class Run {
     this.runDir = path.join(opts.storageDir, 'runs', this.runId);
     this.tracePath = path.join(this.runDir, 'trace.jsonl');
     this.tracker = new FileTracker(opts.workspace);
-    this.trace = new TraceWriter(this.tracePath);
+    this.events = new EventSink(this.tracePath, this.now, opts.onEvent);
     this.allowance = new RunAllowance(opts.settings);
-    const integrity = opts.settings.allowVerifierEdits ? [] : [verifierIntegrityCritic(opts.workspace.root, () => this.verifierRecord)];
-    this.critics = [...builtinCritics(opts.settings), ...integrity, ...(opts.critics ?? [])];
     this.clock = new RunClock(this.now, opts.settings.timeLimitSeconds * 1000);
     this.history = new RunHistory(opts.settings.confidenceBudget);
+    const record = (): VerifierRecord | undefined => this.verifierRecord;
+    this.review = createReview({ settings: opts.settings, root: opts.workspace.root, record, history: this.history, emit: (e) => this.emit(e), ...(opts.critics ? { extra: opts.critics } : {}) });
     this.prompter = new Prompter({
       ...opts,
       tracker: this.tracker,
@@ -124,17 +117,7 @@ export class Run {
   }
 
   private emit(e: RunEvent): void {
-    const ts = new Date(this.now());
-    let timed: TimedEvent;
-    try {
-      timed = this.trace.write(e, ts);
-    } catch (err) {
-      // A storage that refuses writes (a full disk) must not keep the run from restoring the
-      // workspace: the fault is remembered, and the loop stops with `error` at its next turn.
-      timed = { ts: ts.toISOString(), ...e } as TimedEvent;
-      this.storageFault ??= `the run's storage refused a write (${err instanceof Error ? err.message : String(err)})`;
-    }
-    this.opts.onEvent?.(timed);
+    this.events.emit(e);
   }
 
   private interrupted(): Decision | undefined {
@@ -239,7 +222,7 @@ export class Run {
 
   private async loop(): Promise<RunReport> {
     for (;;) {
-      if (this.storageFault) return this.finish({ reason: 'error', detail: this.storageFault });
+      if (this.events.fault) return this.finish({ reason: 'error', detail: this.events.fault });
       const step = this.allowance.stepsDone + 1;
       const prompt = await this.prompter.build(step, this.history.current.verify, this.postMortems.texts, nextFeedback(this.lastNotes, this.resumeNote));
       // The gates that need no token count go first: counting may itself call the provider.
@@ -264,15 +247,6 @@ export class Run {
     const event = { type: 'decision' as const, step: this.allowance.stepsDone, reason: stop.reason, detail: stop.detail, ...(stop.evidence ? { evidence: stop.evidence } : {}) };
     this.extend(grant, event, 'overridden by the continuation hook');
     return true;
-  }
-
-  private review(phase: CriticPhase, step: number, previous: Observed): (subject: Parameters<typeof runCritics>[2]) => Promise<CriticsResult> {
-    return async (subject) => {
-      const h = this.history;
-      const r = await runCritics(this.critics, phase, subject, { step, settings: this.opts.settings, initial: summary(h.initial), best: summary(h.best), previous: summary(previous) });
-      for (const v of r.verdicts) this.emit({ type: 'critic', step, phase, verdict: v });
-      return r;
-    };
   }
 
   /** Model turn → edit turn → result turn; then the step is settled and decided. */

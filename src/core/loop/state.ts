@@ -19,6 +19,13 @@ export interface Observed {
   files: FileState;
 }
 
+/** Thrown inside a run to end it with a decision (a cancel, the time limit, a fault, a conflict). */
+export class StopSignal extends Error {
+  constructor(readonly decision: Decision) {
+    super(decision.detail);
+  }
+}
+
 /** What a restore did; `conflict` when some file could not be brought back (the user's bytes kept). */
 export interface RestoreOutcome {
   changed: number;

@@ -11,21 +11,7 @@ import { cgroupSupport, checkRecordDir, reapStrays } from '../../../src/core/ver
 import { runCommand } from '../../../src/core/verify/runner';
 import { CLI, ensureBuilt } from '../../support/cli';
 import { REPO } from '../../support/fixtures';
-
-const PROCS = path.join(REPO, 'test', 'fixtures', 'verify', 'procs');
-
-/** Alive means running or sleeping (or dying): a zombie has exited. */
-function alive(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw e;
-  }
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-  return state !== 'Z' && state !== 'X';
-}
+import { alive, PROCS } from '../../support/procs';
 
 async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
   const end = Date.now() + ms;

@@ -6,22 +6,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CappedOutput, runCommand } from '../../../src/core/verify/runner';
 import { Verifier } from '../../../src/core/verify/verifier';
-import { REPO, copyFixture } from '../../support/fixtures';
-
-const PROCS = path.join(REPO, 'test', 'fixtures', 'verify', 'procs');
-
-/** Alive means running or sleeping: a zombie (exited, not yet reaped by init) is dead. */
-function alive(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw e;
-  }
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-  return state !== 'Z' && state !== 'X';
-}
+import { copyFixture } from '../../support/fixtures';
+import { alive, PROCS } from '../../support/procs';
 
 /** Live processes whose working directory is inside `dir`. */
 function processesIn(dir: string): number[] {
