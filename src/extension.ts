@@ -7,12 +7,12 @@ import { ContextKeys } from './vscode/contextKeys';
 import { RunController, RunControllers } from './vscode/controller';
 import { FailureDiagnostics } from './vscode/diagnostics';
 import { followActiveEditor, followSettings, followWorkspaceFolders } from './vscode/followers';
-import { folderEngine } from './vscode/folderEngine';
 import { folderStorageDir } from './vscode/folders';
 import { LastRuns } from './vscode/lastRuns';
 import { channelLogger } from './vscode/logger';
 import { PanelHost } from './vscode/panelHost';
 import { offerRecovery } from './vscode/recovery';
+import { lazyFolderEngine } from './vscode/shellEngine';
 import { describeEvent } from './vscode/runLog';
 import { ApiKeys } from './vscode/secrets';
 
@@ -26,7 +26,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const lastRuns = new LastRuns(context.workspaceState);
   const controllers = new RunControllers((folder, name) => {
     const limits = { maxSteps: defaults.maxSteps, tokenCeiling: defaults.tokenCeiling, timeLimitSeconds: defaults.timeLimitSeconds };
-    const engine = storageRoot ? folderEngine(folder, folderStorageDir(storageRoot, folder), { keys, logger }) : undefined;
+    const engine = storageRoot ? lazyFolderEngine(folder, folderStorageDir(storageRoot, folder), { keys, logger }) : undefined;
     const c = new RunController(folder, name, limits, lastRuns.load(folder), { engine });
     c.onEvent((e) => logger.info(`[${name}] ${describeEvent(e)}`));
     return c;
