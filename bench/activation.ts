@@ -44,7 +44,15 @@ function recorder(calls: string[], name = 'vscode'): unknown {
   });
 }
 
-export async function activationFigures(bundle: string, loads: number): Promise<{ timesMs: number[]; calls: number; commands: number }> {
+export interface ActivationFigures {
+  timesMs: number[];
+  calls: number;
+  commands: number;
+  /** The files beside the bundle that Node had loaded when the last activation returned (the shell's engine.js must not be one). */
+  siblingsLoaded: string[];
+}
+
+export async function activationFigures(bundle: string, loads: number): Promise<ActivationFigures> {
   const req = createRequire(bundle);
   const resolved = req.resolve(bundle);
   const M = Module as unknown as { _resolveFilename: AnyFn; _cache: Record<string, unknown> };
@@ -88,5 +96,7 @@ export async function activationFigures(bundle: string, loads: number): Promise<
   } finally {
     M._resolveFilename = orig;
   }
-  return { timesMs: times, calls: calls.length, commands: calls.filter((c) => c.endsWith('registerCommand')).length };
+  const dir = path.dirname(resolved);
+  const siblingsLoaded = Object.keys(M._cache).filter((k) => path.dirname(k) === dir && k !== resolved && k !== stubPath).map((k) => path.basename(k));
+  return { timesMs: times, calls: calls.length, commands: calls.filter((c) => c.endsWith('registerCommand')).length, siblingsLoaded };
 }
