@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 
 type AnyFn = (...args: unknown[]) => unknown;
 
-const VSCODE_API_NAMES = [
+export const VSCODE_API_NAMES = [
   'window', 'workspace', 'commands', 'languages', 'lm', 'env', 'extensions', 'l10n', 'debug', 'tasks', 'authentication', 'chat',
   'Uri', 'EventEmitter', 'Disposable', 'StatusBarAlignment', 'ThemeColor', 'ThemeIcon', 'MarkdownString', 'ProgressLocation',
   'Range', 'Position', 'Selection', 'Diagnostic', 'DiagnosticSeverity', 'WorkspaceEdit', 'ViewColumn', 'CancellationTokenSource',
@@ -16,7 +16,7 @@ const VSCODE_API_NAMES = [
 ];
 
 /** A stub whose every property is another stub and every call is recorded and returns a stub. */
-function recorder(calls: string[], name = 'vscode'): unknown {
+export function recorder(calls: string[], name = 'vscode'): unknown {
   const fn = function () {
     return undefined;
   } as unknown as AnyFn;
