@@ -52,7 +52,17 @@ export interface ActivationFigures {
   siblingsLoaded: string[];
 }
 
-export async function activationFigures(bundle: string, loads: number): Promise<ActivationFigures> {
+/** A workspace for the activation: its folders and the extension's workspace storage (else stubs). */
+export interface ActivationWorkspace {
+  folders: string[];
+  storageDir: string;
+}
+
+/**
+ * `settle`: awaited after the last activation, before the loaded files are listed (work activation
+ * started without awaiting, e.g. the interrupted-run offer); it is given the calls recorded so far.
+ */
+export async function activationFigures(bundle: string, loads: number, ws?: ActivationWorkspace, settle?: (calls: string[]) => Promise<void>): Promise<ActivationFigures> {
   const req = createRequire(bundle);
   const resolved = req.resolve(bundle);
   const M = Module as unknown as { _resolveFilename: AnyFn; _cache: Record<string, unknown> };
@@ -72,6 +82,11 @@ export async function activationFigures(bundle: string, loads: number): Promise<
       // A plain object with the API's namespaces as own properties, as bundlers copy them.
       const api: Record<string, unknown> = {};
       for (const k of VSCODE_API_NAMES) api[k] = recorder(calls, `vscode.${k}`);
+      if (ws) {
+        const folders = ws.folders.map((f, index) => ({ uri: { fsPath: f, scheme: 'file', toString: () => `file://${f}` }, name: path.basename(f), index }));
+        const workspace = api.workspace as Record<string | symbol, unknown>;
+        api.workspace = new Proxy({}, { get: (_t, p) => (p === 'workspaceFolders' ? folders : workspace[p]) });
+      }
       stubModule.exports = api;
       (stubModule as unknown as { loaded: boolean }).loaded = true;
       M._cache[stubPath] = stubModule;
@@ -79,7 +94,7 @@ export async function activationFigures(bundle: string, loads: number): Promise<
         subscriptions: [] as unknown[],
         extensionUri: recorder(calls, 'context.extensionUri'),
         extensionPath: path.dirname(path.dirname(resolved)),
-        storageUri: recorder(calls, 'context.storageUri'),
+        storageUri: ws ? { fsPath: ws.storageDir, scheme: 'file' } : recorder(calls, 'context.storageUri'),
         globalStorageUri: recorder(calls, 'context.globalStorageUri'),
         logUri: recorder(calls, 'context.logUri'),
         secrets: recorder(calls, 'context.secrets'),
@@ -93,6 +108,7 @@ export async function activationFigures(bundle: string, loads: number): Promise<
       await Promise.resolve(ext.activate(context)).catch(() => undefined);
       times.push(performance.now() - t);
     }
+    await settle?.(calls);
   } finally {
     M._resolveFilename = orig;
   }

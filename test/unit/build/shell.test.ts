@@ -7,7 +7,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
+import { createHash } from 'node:crypto';
 import { activationFigures } from '../../../bench/activation';
+import { Checkpoint } from '../../../src/core/edit/checkpoint';
+import { FsWorkspace } from '../../../src/core/edit/workspace';
 import { nodeTargets, SHELL_BUDGET_BYTES } from '../../../esbuild.mjs';
 import { REPO } from '../../support/fixtures';
 
@@ -62,6 +65,24 @@ describe('bundles: the shell, the engine apart (issue 16)', function () {
     const a = await activationFigures(path.join(dir, 'extension.js'), 1);
     assert.ok(a.commands > 5, `activation registered the commands (${a.commands})`);
     assert.deepEqual(a.siblingsLoaded.filter((f) => f.endsWith('.js')), []);
+  });
+
+  it("offers an interrupted run's recovery at startup without loading the engine", async () => {
+    writeFileSync(path.join(dir, 'package.json'), '{ "type": "commonjs" }\n');
+    const folder = path.join(dir, 'ws');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 'a.ts'), 'export const a = 2;\n');
+    const storageRoot = path.join(dir, 'storage');
+    // The folder's storage as the extension names it (src/vscode/folders.ts), with an unfinished checkpoint.
+    const folderStorage = path.join(storageRoot, `ws-${createHash('sha256').update(folder).digest('hex').slice(0, 12)}`);
+    const cp = await Checkpoint.create(path.join(folderStorage, 'runs', 'r1', 'checkpoint'), 'r1', folder);
+    await cp.saveOriginals(new FsWorkspace(folder), [{ path: 'a.ts', content: new TextEncoder().encode('export const a = 1;\n') }]);
+    const offered = (calls: string[]): boolean => calls.includes('vscode.window.showWarningMessage');
+    const a = await activationFigures(path.join(dir, 'extension.js'), 1, { folders: [folder], storageDir: storageRoot }, async (calls) => {
+      for (let i = 0; i < 100 && !offered(calls); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(offered(calls), `the interrupted run was offered; calls: ${calls.join(', ')}`);
+    });
+    assert.deepEqual(a.siblingsLoaded.filter((f) => f.endsWith('.js')), [], 'the offer read the checkpoint without the engine');
   });
 
   it('keeps the SDKs and the tokenizer out of cli.js: they are in cliModel.js and tokenizer.js', () => {
