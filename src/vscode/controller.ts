@@ -50,7 +50,8 @@ export interface FolderEngine {
   /** The folder's run storage (runs, checkpoints, traces). */
   readonly storageDir: string;
   createRun(settings: Settings, instruction: string, wiring: RunWiring): Promise<RunLike>;
-  createVerifier(settings: Settings): CheckVerifier;
+  /** May load the engine first (the extension's shell loads it on the first run or check pass). */
+  createVerifier(settings: Settings): CheckVerifier | Promise<CheckVerifier>;
   /** A workspace whose writes carry `label` (the editor's undo entry). */
   workspace(label: string): Workspace;
 }
@@ -267,7 +268,7 @@ export class RunController {
   /** Runs the checks once, no model; their failures become the remaining failures the Problems panel shows. */
   verify(settings: Settings, signal?: AbortSignal): Promise<VerifyResult> {
     return this.exclusive('a check pass', async () => {
-      const verifier = this.engine.createVerifier(settings);
+      const verifier = await this.engine.createVerifier(settings);
       const problems = verifier.preflight();
       if (problems.length > 0) throw new Error(problems.join('; '));
       const result = await verifier.verify(signal);
