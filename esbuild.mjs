@@ -39,14 +39,29 @@ function engineApart() {
 
 export const CLI_MODEL_ENTRY = 'src/cli/modelCommands.ts';
 
-function cliModelApart() {
+/**
+ * The CLI's commands, each a bundle of its own that cli.js (src/cli/main.ts) requires when the
+ * command is named: `parse` starts without compiling the edit layer, `apply` without the parsers,
+ * and neither with the providers' SDKs (in cliModel.js, for run and eval).
+ */
+export const CLI_COMMANDS = {
+  './modelCommands': { entry: CLI_MODEL_ENTRY, out: 'cliModel.js' },
+  './checkCommand': { entry: 'src/cli/checkCommand.ts', out: 'cli-check.js' },
+  './parseCommand': { entry: 'src/cli/parseCommand.ts', out: 'cli-parse.js' },
+  './applyCommand': { entry: 'src/cli/applyCommand.ts', out: 'cli-apply.js' },
+  './revertCommand': { entry: 'src/cli/revertCommand.ts', out: 'cli-revert.js' },
+  './calibrateCommand': { entry: 'src/cli/calibrateCommand.ts', out: 'cli-calibrate.js' },
+};
+
+function cliCommandsApart() {
   return {
-    name: 'cli-model-apart',
+    name: 'cli-commands-apart',
     setup(build) {
-      build.onResolve({ filter: /^\.\/(modelCommands|providers)$/ }, (args) => {
+      build.onResolve({ filter: /^\.\/(\w+Commands?|providers)$/ }, (args) => {
         const from = args.importer.replaceAll('\\', '/');
-        // main.ts names the model commands; runCommand.ts (in cli.js for its helpers) loads the providers.
-        if (from.endsWith('src/cli/main.ts') || (args.path === './providers' && from.endsWith('src/cli/runCommand.ts'))) return { path: './cliModel.js', external: true };
+        // main.ts names the commands; runCommand.ts (bundled for its helpers) loads the providers from cliModel.js.
+        if (from.endsWith('src/cli/main.ts') && CLI_COMMANDS[args.path]) return { path: `./${CLI_COMMANDS[args.path].out}`, external: true };
+        if (args.path === './providers' && from.endsWith('src/cli/runCommand.ts')) return { path: './cliModel.js', external: true };
         return undefined;
       });
     },
@@ -60,11 +75,12 @@ export function nodeTargets(overrides = {}) {
     // `import()` becomes a plain require: the extension host loads engine.js as CommonJS, as it loads the shell.
     { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], supported: { 'dynamic-import': false }, plugins: [engineApart()] },
     { ...node, entryPoints: [ENGINE_ENTRY], outfile: 'dist/engine.js', external: ['vscode'], plugins: [lazyModules(LAZY)] },
-    // The CLI's commands without a model start without the providers' SDKs: those are in cliModel.js.
-    { ...node, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, supported: { 'dynamic-import': false }, plugins: [cliModelApart(), lazyModules(LAZY)] },
-    { ...node, entryPoints: [CLI_MODEL_ENTRY], outfile: 'dist/cliModel.js', plugins: [lazyModules(LAZY)] },
+    // cli.js is the dispatcher; each command is its own bundle (CLI_COMMANDS).
+    { ...node, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, supported: { 'dynamic-import': false }, plugins: [cliCommandsApart()] },
+    ...Object.values(CLI_COMMANDS).map(({ entry, out }) => ({ ...node, entryPoints: [entry], outfile: `dist/${out}`, plugins: [cliCommandsApart(), lazyModules(LAZY)] })),
     // The chunks LAZY names, each a CommonJS module of its own.
-    ...Object.entries(LAZY).flatMap(([mod, { chunk }]) => (chunk ? [{ ...node, entryPoints: [mod], outfile: `dist/${chunk.replace(/^\.\//, '')}` }] : [])),
+    // A chunk reaches the others lazily too (the providers count tokens with the tokenizer's chunk).
+    ...Object.entries(LAZY).flatMap(([mod, { chunk, entry }]) => (chunk ? [{ ...node, entryPoints: [entry ?? mod], outfile: `dist/${chunk.replace(/^\.\//, '')}`, plugins: [lazyModules(Object.fromEntries(Object.entries(LAZY).filter(([m]) => m !== mod)))] }] : [])),
   ];
 }
 

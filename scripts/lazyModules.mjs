@@ -9,13 +9,20 @@
  */
 export const LAZY = {
   // Its own file (dist/tokenizer.js, esbuild.mjs): 2.7 MB the engine and the CLI share, read only when counted.
+  // The TAP parser's YAML diagnostics: 40 KiB of schema built at import, needed only for TAP output.
+  'js-yaml': { functions: ['load'] },
+  // The providers' SDKs (Anthropic's ~400 KiB, OpenAI's ~100 KiB): read when a run uses that
+  // provider, never for vscode-lm or replay. Only the SDK is in the chunk, so no class of ours exists
+  // twice (instanceof holds). `entry` is the chunk's source.
+  './sdks/anthropic': { functions: ['anthropicSdk'], chunk: './anthropic-sdk.js', entry: 'src/core/model/sdks/anthropic.ts' },
+  './sdks/openai': { functions: ['openaiSdk'], chunk: './openai-sdk.js', entry: 'src/core/model/sdks/openai.ts' },
   'gpt-tokenizer/encoding/o200k_base': { functions: ['countTokens', 'encode', 'decode'], constants: { ALL_SPECIAL_TOKENS: 'all' }, chunk: './tokenizer.js' },
 };
 
 /**
  * `chunk`: the module is built apart (a bundle of its own beside this one) and the forwarder
  * requires that file instead of bundling the module.
- * @param {Record<string, {functions: string[], constants?: Record<string, unknown>, chunk?: string}>} spec
+ * @param {Record<string, {functions: string[], constants?: Record<string, unknown>, chunk?: string, entry?: string}>} spec
  */
 export function lazyModules(spec) {
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -32,10 +39,10 @@ export function lazyModules(spec) {
       build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => {
         const { functions, constants = {} } = spec[args.path];
         const lines = [
-          'let real;',
-          `const load = () => (real ??= require(${JSON.stringify(args.path)}));`,
+          'let __lazyReal;',
+          `const __lazyLoad = () => (__lazyReal ??= require(${JSON.stringify(args.path)}));`,
           ...Object.entries(constants).map(([k, v]) => `export const ${k} = ${JSON.stringify(v)};`),
-          ...functions.map((f) => `export function ${f}(...args) { return load().${f}(...args); }`),
+          ...functions.map((f) => `export function ${f}(...args) { return __lazyLoad().${f}(...args); }`),
         ];
         return { contents: lines.join('\n'), resolveDir: args.pluginData.resolveDir, loader: 'js' };
       });

@@ -7,12 +7,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
+import { execa } from 'execa';
 import { createHash } from 'node:crypto';
 import { activationFigures } from '../../../bench/activation';
 import { Checkpoint } from '../../../src/core/edit/checkpoint';
 import { FsWorkspace } from '../../../src/core/edit/workspace';
 import { nodeTargets, SHELL_BUDGET_BYTES } from '../../../esbuild.mjs';
+import { startFakeOpenAI } from '../../support/fakeOpenAI';
 import { REPO } from '../../support/fixtures';
+import { diffOf, reply } from '../../support/replies';
 
 type Metafile = esbuild.Metafile;
 type Output = Metafile['outputs'][string];
@@ -85,14 +88,42 @@ describe('bundles: the shell, the engine apart (issue 16)', function () {
     assert.deepEqual(a.siblingsLoaded.filter((f) => f.endsWith('.js')), [], 'the offer read the checkpoint without the engine');
   });
 
-  it('keeps the SDKs and the tokenizer out of cli.js: they are in cliModel.js and tokenizer.js', () => {
-    assert.deepEqual(bundled('cli.js').filter((f) => SDKS.test(f)), []);
-    assert.ok(bundled('cliModel.js').some((f) => f.includes('node_modules/openai/')));
+  it('keeps the SDKs and the tokenizer in chunks of their own, out of the engine and every CLI bundle', () => {
+    const bundles = [...outputs.keys()];
+    for (const b of bundles.filter((n) => n === 'engine.js' || n.startsWith('cli'))) assert.deepEqual(bundled(b).filter((f) => SDKS.test(f)), [], `${b} requires the SDKs' and the tokenizer's chunks instead of bundling them`);
+    assert.ok(bundled('openai-sdk.js').some((f) => f.includes('node_modules/openai/')));
+    assert.ok(bundled('anthropic-sdk.js').some((f) => f.includes('node_modules/@anthropic-ai/sdk/')));
     assert.ok(bundled('tokenizer.js').some((f) => f.includes('node_modules/gpt-tokenizer/')));
-    for (const b of ['engine.js', 'cli.js', 'cliModel.js']) assert.ok(!bundled(b).some((f) => f.includes('node_modules/gpt-tokenizer/')), `${b} requires the tokenizer chunk instead of bundling it`);
+    // Only the SDK is in its chunk: a class of ours bundled twice would break instanceof across the boundary.
+    for (const c of ['openai-sdk.js', 'anthropic-sdk.js']) assert.deepEqual(bundled(c).filter((f) => f.startsWith('src/') && !f.startsWith('src/core/model/sdks/')), [], c);
   });
 
-  it('parse and apply run without loading cliModel.js or tokenizer.js; run loads them', () => {
+  it("a run over each HTTP provider loads that provider's SDK chunk, and only it, and goes green", async () => {
+    writeFileSync(path.join(dir, 'package.json'), '{ "type": "commonjs" }\n');
+    const hook = path.join(dir, 'loaded-sdk.cjs');
+    writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(process.env.FUG_LOADED, JSON.stringify(Object.keys(require.cache).map((k) => require('node:path').basename(k)))));\n`);
+    const answer = reply([diffOf('a.ts', 'export const a = 1;\n', 'export const a = 2;\n')]);
+    for (const [provider, chunk, other] of [['openai-compatible', 'openai-sdk.js', 'anthropic-sdk.js'], ['anthropic', 'anthropic-sdk.js', 'openai-sdk.js']] as const) {
+      const project = mkdtempSync(path.join(dir, `http-${provider}-`));
+      writeFileSync(path.join(project, 'a.ts'), 'export const a = 1;\n');
+      const server = await startFakeOpenAI({ replies: [answer] });
+      try {
+        const loadedFile = path.join(dir, `loaded-${provider}.json`);
+        const args = ['run', '--cwd', project, '--model', `${provider}:m`, '--base-url', provider === 'anthropic' ? server.origin : server.url, '--check', `t=node -e "process.exit(require('fs').readFileSync('a.ts','utf8').includes('2') ? 0 : 1)"`, '--storage', path.join(dir, 'storage'), '--json'];
+        // Not spawnSync: the server answers from this process's event loop.
+        const r = await execa(process.execPath, ['-r', hook, path.join(dir, 'cli.js'), ...args], { reject: false, env: { FUG_LOADED: loadedFile, FIX_UNTIL_GREEN_LOCK_DIR: path.join(dir, 'locks') } });
+        assert.equal(r.exitCode, 0, `${provider}: ${r.stdout}${r.stderr}`);
+        assert.equal((JSON.parse(r.stdout) as { stopReason: string }).stopReason, 'green');
+        const loaded = JSON.parse(readFileSync(loadedFile, 'utf8')) as string[];
+        assert.ok(loaded.includes(chunk) && !loaded.includes(other), `${provider} loaded ${loaded.filter((f) => f.endsWith('.js')).join(', ')}`);
+        assert.ok(server.requests.length >= 1, `${provider}: the server was asked`);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it('parse and apply load only their own command bundle (no engine, SDK or tokenizer); run loads the model bundle', () => {
     const hook = path.join(dir, 'loaded.cjs');
     // Lists, at exit, the files beside the CLI that Node loaded.
     writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(process.env.FUG_LOADED, JSON.stringify(Object.keys(require.cache).filter((k) => require('node:path').dirname(k) === ${JSON.stringify(dir)}).map((k) => require('node:path').basename(k)))));\n`);
@@ -106,9 +137,9 @@ describe('bundles: the shell, the engine apart (issue 16)', function () {
     };
     const parse = cli(['parse', '--parser', 'tsc'], 'src/x.ts(1,1): error TS2322: bad\n');
     assert.equal(parse.status, 0, parse.out);
-    assert.deepEqual(parse.loaded.filter((f) => f.endsWith('.js')).sort(), ['cli.js']);
+    assert.deepEqual(parse.loaded.filter((f) => f.endsWith('.js')).sort(), ['cli-parse.js', 'cli.js']);
     const apply = cli(['apply', '--cwd', project, '--dry-run', '--storage', path.join(dir, 'storage')], '```ts a.ts\nexport const a = 2;\n```\n');
-    assert.deepEqual(apply.loaded.filter((f) => f.endsWith('.js')).sort(), ['cli.js'], apply.out);
+    assert.deepEqual(apply.loaded.filter((f) => f.endsWith('.js')).sort(), ['cli-apply.js', 'cli.js'], apply.out);
     // The same hook sees the model bundle load for `run` (it stops at once: no such replay file).
     const run = cli(['run', '--cwd', project, '--model', `replay:${path.join(dir, 'missing.json')}`, '--storage', path.join(dir, 'storage')], '');
     assert.ok(run.loaded.includes('cliModel.js'), `run loaded cliModel.js: ${run.loaded.join(', ')} ${run.out}`);
