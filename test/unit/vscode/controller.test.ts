@@ -11,12 +11,14 @@ import { ReplayProvider } from '../../../src/core/model/replay';
 import { defaultSettings } from '../../../src/core/settings';
 import type { Settings } from '../../../src/core/settings';
 import type { FolderEngine, RunLike, RunWiring } from '../../../src/vscode/controller';
+import type { Problem } from '../../../src/vscode/fixActions';
+import { noChatModel } from '../../../src/vscode/fixActions';
 import { FolderBusyError, RunController, RunControllers, RunInProgressError } from '../../../src/vscode/controller';
 import type { RunState } from '../../../src/vscode/runState';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 import { diffOf, reply } from '../../support/replies';
-import type { Verifier } from '../../../src/core/verify/verifier';
+import { Verifier } from '../../../src/core/verify/verifier';
 import { CALC, calcVerifier } from './calcVerifier';
 
 const LIMITS = { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 };
@@ -151,10 +153,11 @@ describe('the controller owns the folder\'s files', () => {
   const calc = (): string => readFileSync(path.join(s.project, CALC), 'utf8');
 
   /** The folder's engine as folderEngine.ts builds it, over the real Run and workspace, with a replay model. */
-  function engine(responses: ReplayResponse[], verifier: Verifier = calcVerifier(s.project, s.storage)): FolderEngine & { labels: string[] } {
+  function engine(responses: ReplayResponse[], verifier: Verifier = calcVerifier(s.project, s.storage), model?: Problem): FolderEngine & { labels: string[] } {
     const labels: string[] = [];
     return {
       labels,
+      modelProblem: async () => model,
       storageDir: s.storage,
       createRun: async (settings, instruction, w) =>
         new Run({ workspace: new FsWorkspace(s.project), verifier, provider: new ReplayProvider({ responses }), settings, storageDir: s.storage, signal: w.signal, onEvent: w.onEvent, ...(instruction ? { instruction } : {}) }),
@@ -166,6 +169,19 @@ describe('the controller owns the folder\'s files', () => {
     };
   }
   const settings = (maxSteps: number): Settings => ({ ...defaultSettings(), maxSteps });
+
+  it('preflight names what stops a run (the model, then the checks) before anything starts', async () => {
+    const ok = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([]) });
+    assert.deepEqual(await ok.preflight(settings(3)), []);
+    const noChecks = new Verifier({ root: s.project, checks: [], parallel: false, outputLimitKb: 64, flakyReruns: 0, storageDir: s.storage });
+    const bad = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([], noChecks, noChatModel('')) });
+    const problems = await bad.preflight(settings(3));
+    assert.deepEqual(problems.map((p) => p.message), ['No chat model is available in VS Code.', 'The checks cannot run: no checks configured or discovered: set fixUntilGreen.checks']);
+    assert.deepEqual(problems[0]!.actions, [{ kind: 'chooseModel' }, { kind: 'openSetting', setting: 'fixUntilGreen.model.provider' }]);
+    assert.deepEqual(problems[1]!.actions, [{ kind: 'openSetting', setting: 'fixUntilGreen.checks' }]);
+    assert.equal(bad.state.status, 'idle', 'a preflight starts no run');
+    assert.equal(calc(), original);
+  });
 
   it('runs from settings through its engine, then reverts the run itself', async () => {
     const fixed = edit('a * b');
