@@ -13,6 +13,7 @@ import type { CommandId } from './commandIds';
 import { COMMAND_IDS } from './commandIds';
 import type { FixAction, Problem } from './fixActions';
 import { actionLabel, explainError } from './fixActions';
+import { explainStop } from './explain';
 import { chooseFolder } from './folders';
 import { canContinue, canRevert } from './runState';
 import type { ApiKeys } from './secrets';
@@ -164,7 +165,7 @@ export class Commands {
         const cancel = token.onCancellationRequested(() => ctl.stop());
         let last = '';
         const sub = ctl.onDidChange((s) => {
-          const msg = s.status === 'running' ? `step ${s.step}/${s.limits.maxSteps}: ${s.phase.replace(/^step \d+: /, '')}` : `stopped: ${s.stopReason ?? ''}`;
+          const msg = s.status === 'running' ? `step ${s.step}/${s.limits.maxSteps}: ${s.phase.replace(/^step \d+: /, '')}` : s.stopReason ? explainStop({ ...s, stopReason: s.stopReason }).sentence : 'stopped';
           if (msg !== last) progress.report({ message: msg });
           last = msg;
         });
@@ -199,16 +200,21 @@ export class Commands {
       return;
     }
     const buttons = canContinue(ctl.state) ? [show, 'Continue'] : [show];
-    void vscode.window.showWarningMessage(`Fix Until Green stopped with ${r.stopReason} (${r.outcome}) in ${ctl.folderName}: ${r.detail}`, ...buttons).then((p) => {
+    // The sentence a newcomer reads; the engine's detail (hashes, thresholds) is in the log and the panel.
+    void vscode.window.showWarningMessage(`Fix Until Green${this.where(ctl)}: ${explainStop(r).sentence}`, ...buttons).then((p) => {
       if (p === show) this.deps.showPanel();
       if (p === 'Continue') void vscode.commands.executeCommand('fixUntilGreen.continue', ctl.folder);
     });
   }
 
+  /** The folder, named only when the workspace has several. */
+  private where(ctl: RunController): string {
+    return (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? ` (${ctl.folderName})` : '';
+  }
+
   /** Shows a problem as an error with its fixes as buttons, and does the fix picked; returns the button picked. */
   private async offerFix(p: Problem, ctl: RunController, extra: string[] = []): Promise<string | undefined> {
-    const where = (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? ` (${ctl.folderName})` : '';
-    const pick = await vscode.window.showErrorMessage(`Fix Until Green${where}: ${p.message}`, ...p.actions.map(actionLabel), ...extra);
+    const pick = await vscode.window.showErrorMessage(`Fix Until Green${this.where(ctl)}: ${p.message}`, ...p.actions.map(actionLabel), ...extra);
     const action = p.actions.find((a) => actionLabel(a) === pick);
     if (action) await this.fix(action, ctl);
     return pick;

@@ -3,6 +3,7 @@
 import type { StopReason } from '../core/policy/reasons';
 import type { RunState } from './runState';
 import { elapsedAt } from './runState';
+import { explainStop } from './explain';
 
 export interface MeterView {
   text: string;
@@ -94,7 +95,9 @@ export function meterView(s: RunState | undefined, now: number = Date.now()): Me
     tooltip: [
       `**Fix Until Green**: stopped with \`${reason}\`${outcome}${folder}${reverted}`,
       '',
-      ...(s.detail ? [escapeMarkdown(s.detail), ''] : []),
+      escapeMarkdown(explainStop({ ...s, stopReason: reason }).sentence),
+      '',
+      ...(s.detail ? [`*${escapeMarkdown(s.detail)}*`, ''] : []),
       ...rows,
       '',
       'Click to open the panel.',
