@@ -10,7 +10,7 @@ import { isPersistedPanelState, isToWebview } from '../src/vscode/protocol';
 import type { RunState, StepView } from '../src/vscode/runState';
 import { canContinue, canRevert, elapsedAt } from '../src/vscode/runState';
 import { formatDuration, formatTokens } from '../src/vscode/meterView';
-import { explainStop } from '../src/vscode/explain';
+import { explainStop, notAppliedWhy } from '../src/vscode/explain';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -185,11 +185,19 @@ function checkChips(step: StepView): VNode {
   );
 }
 
+/** The whole of why an edit was not applied: the edit event's errors, else the step's feedback. */
+function notAppliedText(step: StepView): string {
+  return step.editErrors && step.editErrors.length > 0 ? step.editErrors.join('\n') : (step.feedback ?? '');
+}
+
 function stepRow(st: RunState, step: StepView): VNode {
   const open = expanded.has(step.index);
   const files = step.files.length && (step.applied || step.rolledBack)
     ? h('span', { class: 'files' }, step.files.map((f) => h('span', { key: f.path, class: 'file', title: `${f.kind} ${f.path}` }, `${f.path} `, h('span', { class: 'add' }, `+${f.added}`), ' ', h('span', { class: 'del' }, `−${f.removed}`))))
-    : h('span', { class: 'files none' }, step.applied ? 'no file changes' : 'edit not applied');
+    : step.applied
+      ? h('span', { class: 'files none' }, 'no file changes')
+      : // Why, in one line (the file, the hunk, the reason); the full text unfolds with the row.
+        h('span', { class: 'files none', 'data-testid': 'not-applied', title: notAppliedText(step) || 'edit not applied' }, 'edit not applied: ', h('span', { class: 'why' }, notAppliedWhy(step.editErrors ?? [], step.feedback)));
   // Critics that let the step through fold into one chip; a retry or a stop is shown by name.
   const passed = step.critics.filter((c) => c.verdict === 'continue');
   const objected = step.critics.filter((c) => c.verdict !== 'continue');

@@ -9,6 +9,7 @@ import type { Logger } from '../core/types';
 import type { RunControllers } from './controller';
 import type { FromWebview, ToWebview } from './protocol';
 import { isFromWebview, isPersistedPanelState, PANEL_ACTION_COMMANDS, PANEL_VIEW_TYPE } from './protocol';
+import { notAppliedWhy } from './explain';
 import { SnapshotDocuments, snapshotUri } from './snapshotDocs';
 
 /** Posts at most this often while a run streams events; the last state always goes out. */
@@ -119,7 +120,8 @@ export class PanelHost implements vscode.Disposable {
     if (!c || !s) throw new Error(`step ${step} is not part of the run on screen`);
     // A rolled-back step keeps its snapshot: its diff shows what the critics refused.
     if (!s.snapshotDir || s.files.length === 0) {
-      void vscode.window.showInformationMessage(`Fix Until Green: step ${step} changed no files${s.feedback ? `: ${s.feedback.split('\n')[0]}` : '.'}`);
+      const why = s.applied ? 'it changed no files' : `its edit was not applied: ${notAppliedWhy(s.editErrors ?? [], s.feedback)}`;
+      void vscode.window.showInformationMessage(`Fix Until Green: step ${step} has no diff; ${why}.`);
       return;
     }
     const dir = s.snapshotDir;

@@ -13,6 +13,7 @@ import type { Settings } from '../../../src/core/settings';
 import type { FolderEngine, RunLike, RunWiring } from '../../../src/vscode/controller';
 import type { Problem } from '../../../src/vscode/fixActions';
 import { noChatModel } from '../../../src/vscode/fixActions';
+import { notAppliedWhy } from '../../../src/vscode/explain';
 import { FolderBusyError, RunController, RunControllers, RunInProgressError } from '../../../src/vscode/controller';
 import type { RunState } from '../../../src/vscode/runState';
 import { copyFixture } from '../../support/fixtures';
@@ -180,6 +181,20 @@ describe('the controller owns the folder\'s files', () => {
     assert.deepEqual(problems[0]!.actions, [{ kind: 'chooseModel' }, { kind: 'openSetting', setting: 'fixUntilGreen.model.provider' }]);
     assert.deepEqual(problems[1]!.actions, [{ kind: 'openSetting', setting: 'fixUntilGreen.checks' }]);
     assert.equal(bad.state.status, 'idle', 'a preflight starts no run');
+    assert.equal(calc(), original);
+  });
+
+  it('an edit that was not applied says why on its row: the file, the hunk that did not match, the reason', async () => {
+    // The reply's diff quotes a mul body the file does not have.
+    const stale = original.replace('return a + b;\n}\n\nexport function mul', 'return a - b;\n}\n\nexport function mul').replace(/(mul[^]*?return )a \+ b;/, '$1a / b;');
+    const e = engine([{ text: reply([diffOf(CALC, stale, edit('a * b', stale))]), usage: { input: 1000, output: 100 } }]);
+    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: e });
+    await c.run(settings(1), '');
+    const row = c.state.steps[0]!;
+    assert.equal(row.applied, false);
+    assert.ok((row.editErrors ?? []).length > 0, 'the edit event errors reach the row');
+    const why = notAppliedWhy(row.editErrors ?? [], row.feedback);
+    assert.match(why, /^src\/calc\.ts: hunk 1 of 1 \(reply line \d+\) did not match the file( \(.+\))?$/, why);
     assert.equal(calc(), original);
   });
 
