@@ -24,7 +24,7 @@ export class UsageError extends Error {
   readonly [USAGE_ERROR] = true;
 
   /** `instanceof` holds across the bundles: cli.js reports what a command's bundle threw. */
-  static [Symbol.hasInstance](v: unknown): boolean {
+  static override [Symbol.hasInstance](v: unknown): boolean {
     return typeof v === 'object' && v !== null && USAGE_ERROR in v;
   }
 

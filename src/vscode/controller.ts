@@ -11,6 +11,8 @@ import type { Workspace } from '../core/edit/workspace';
 import type { Settings } from '../core/settings';
 import type { RunReport, TimedEvent } from '../core/trace/events';
 import type { VerifyResult } from '../core/types';
+import type { Problem } from './fixActions';
+import { checksProblem } from './fixActions';
 import { bestContents, loadCheckpoint } from './runFiles';
 import type { Limits, RunState } from './runState';
 import { canContinue, canRevert, continuing, idleState, reduceRunState } from './runState';
@@ -52,6 +54,8 @@ export interface FolderEngine {
   createRun(settings: Settings, instruction: string, wiring: RunWiring): Promise<RunLike>;
   /** May load the engine first (the extension's shell loads it on the first run or check pass). */
   createVerifier(settings: Settings): CheckVerifier | Promise<CheckVerifier>;
+  /** Why the model the settings name cannot be used, with its fixes; undefined when it can. */
+  modelProblem(settings: Settings): Promise<Problem | undefined>;
   /** A workspace whose writes carry `label` (the editor's undo entry). */
   workspace(label: string): Workspace;
 }
@@ -229,6 +233,20 @@ export class RunController {
     } finally {
       this.task = undefined;
     }
+  }
+
+  /**
+   * What stops a run from starting, checked before anything is asked of the user: the model, then
+   * the checks. Empty when a run can start. (The run checks again at its preflight: things change.)
+   */
+  async preflight(settings: Settings): Promise<Problem[]> {
+    const engine = this.engine;
+    const out: Problem[] = [];
+    const model = await engine.modelProblem(settings);
+    if (model) out.push(model);
+    const checks = (await engine.createVerifier(settings)).preflight();
+    if (checks.length > 0) out.push(checksProblem(checks));
+    return out;
   }
 
   /** Builds a run from `settings` through the folder's engine and runs it to its stop. */

@@ -4,6 +4,7 @@
 // already: Revert, Keep and the interrupted-run offer do not load the engine.
 import type { Logger } from '../core/types';
 import type { CheckVerifier, FolderEngine, RunLike, RunWiring } from './controller';
+import type { Problem } from './fixActions';
 import type * as FolderEngineModule from './folderEngine';
 import type { EngineDeps } from './folderEngine';
 import { VscodeWorkspace } from './vscodeWorkspace';
@@ -47,6 +48,9 @@ export function lazyFolderEngine(root: string, storageDir: string, deps: EngineD
     },
     async createVerifier(settings): Promise<CheckVerifier> {
       return (await engine()).createVerifier(settings);
+    },
+    async modelProblem(settings): Promise<Problem | undefined> {
+      return (await engine()).modelProblem(settings);
     },
     workspace: (label: string) => new VscodeWorkspace(root, deps.logger, label),
   };

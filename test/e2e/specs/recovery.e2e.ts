@@ -55,7 +55,7 @@ describe('Fix Until Green in VS Code: recovery of an interrupted run', function 
     assert.equal(await vs.panel().locator('[data-testid="stop-reason"]').innerText(), 'error');
     assert.match(await vs.panel().locator('[data-testid="detail"]').innerText(), /window closed while the run was in progress/);
     assert.equal(await vs.panel().locator('[data-testid="step-row"]').count(), 1);
-    assert.match(await vs.meterText(), /^error 1\/5 · .* · reverted$/);
+    assert.match(await vs.meterText(), /^Fix Until Green: error · 1\/5 steps · .* tokens · reverted$/);
     await vs.screenshot('recovery-reverted');
   });
 });
