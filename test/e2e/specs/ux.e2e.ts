@@ -108,7 +108,8 @@ describe('Fix Until Green in VS Code: a newcomer knows what happened and what to
     assert.match(sentence, /Stopped: no progress — the same (\d+ )?failures? \(.+\) came back \d+ times\./);
     assert.doesNotMatch(sentence, /[0-9a-f]{8}|stallThreshold|identity/);
     assert.equal(await vs.panel().locator('.step .hash').count(), 0, 'no hash that looks like a commit on the rows');
-    const why = await vs.panel().locator('[data-testid="not-applied"]').first().innerText();
+    // innerText keeps the row's layout (the label and the reason on lines of their own): one line to match.
+    const why = (await vs.panel().locator('[data-testid="not-applied"]').first().innerText()).replace(/\s+/g, ' ').trim();
     log('not applied:', why);
     assert.match(why, /^edit not applied: src\/cart\.ts: hunk 1 of 1 \(reply line \d+\) did not match the file/);
     await vs.screenshot('ux-stalled-panel');
