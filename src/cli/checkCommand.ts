@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CheckResult, VerifyResult } from '../core/types';
 import { checkProblems, createCheckEngine } from '../core/engine';
+import type { CheckOrigin } from '../core/verify/discover';
+import { explainChecks } from '../core/verify/discover';
 import { formatFailureReport } from '../core/verify/report';
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
@@ -12,7 +14,7 @@ import { defaultStorageDir } from './storage';
 import { resolveSettings } from './workspaceSettings';
 
 /** The public `check --json` object, with extra fields after the contract's. */
-export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: string[] }): Record<string, unknown> {
+export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: string[]; origins?: Record<string, CheckOrigin> }): Record<string, unknown> {
   return {
     green: v.green,
     failureHash: v.failureHash,
@@ -28,6 +30,7 @@ export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: 
       timedOut: c.timedOut,
       truncated: c.truncated,
       flaky: c.flaky,
+      ...(extra.origins?.[c.name] !== undefined ? { origin: extra.origins[c.name] } : {}),
     })),
     flaky: v.flaky,
     durationMs: v.durationMs,
@@ -64,6 +67,7 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
       check: { type: 'string', multiple: true },
       storage: { type: 'string' },
       json: { type: 'boolean', default: false },
+      explain: { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -76,6 +80,19 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
   const { verifier, checks, discovered, notes } = engine;
   const unusable = checkProblems(engine);
   if (unusable) throw new UsageError(unusable.message);
+  const origins = explainChecks(cwd, checks, discovered, overrides.checks !== undefined ? '--check' : 'fixUntilGreen.checks');
+  if (values.explain && !values.json) {
+    // Before the checks run, so a user sees why each one is there even when they take long.
+    io.stdout(`checks${discovered ? ' (discovered)' : ''}, where they come from and how their output is read:`);
+    for (const c of checks) {
+      const o = origins[c.name]!;
+      io.stdout(`  ${c.name}: ${c.command}`);
+      io.stdout(`    from:   ${o.source}`);
+      io.stdout(`    parser: ${o.parser} (${o.reason})`);
+    }
+    for (const n of discovered ? notes : []) io.stdout(`  · ${n}`);
+    io.stdout('');
+  }
 
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
@@ -93,12 +110,14 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   if (values.json) {
-    io.stdout(JSON.stringify(checkJson(v, { discovered, notes }), null, 2));
+    io.stdout(JSON.stringify(checkJson(v, { discovered, notes, origins }), null, 2));
   } else {
-    io.stdout(`checks${discovered ? ' (discovered)' : ''}:`);
-    for (const c of checks) io.stdout(`  ${c.name}: ${c.command}`);
-    for (const n of discovered ? notes : []) io.stdout(`  · ${n}`);
-    io.stdout('');
+    if (!values.explain) {
+      io.stdout(`checks${discovered ? ' (discovered)' : ''}:`);
+      for (const c of checks) io.stdout(`  ${c.name}: ${c.command}`);
+      for (const n of discovered ? notes : []) io.stdout(`  · ${n}`);
+      io.stdout('');
+    }
     for (const c of v.checks) io.stdout(checkLine(c));
     io.stdout('');
     io.stdout(v.green ? `green · ${v.failureHash.slice(0, 12)}` : `not green · ${v.failures.length} failure(s) · ${v.failureHash.slice(0, 12)}`);

@@ -1,10 +1,11 @@
 // Finding a workspace's checks when none are configured.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { discoverChecks, resolveChecks } from '../../../src/core/verify/discover';
-import { expandScript, inferParser, parserForCommand, parserForScript } from '../../../src/core/verify/infer';
+import type { CheckSpec, Failure } from '../../../src/core/types';
+import { discoverChecks, eslintJsonCommand, explainChecks, resolveChecks } from '../../../src/core/verify/discover';
+import { expandScript, inferParser, parserForCommand, parserForScript, resolveScript, unwrapCommand } from '../../../src/core/verify/infer';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { REPO, copyFixture } from '../../support/fixtures';
 
@@ -90,7 +91,7 @@ describe('check discovery', function () {
   it('configured checks win; discovery only when none are configured', () => {
     write('tsconfig.json', '{}');
     const configured = [{ name: 'mine', command: 'node -e 0' }];
-    assert.deepEqual(resolveChecks(dir, configured), { checks: configured, notes: [], discovered: false });
+    assert.deepEqual(resolveChecks(dir, configured), { checks: configured, notes: [], origins: {}, discovered: false });
     const r = resolveChecks(dir, []);
     assert.equal(r.discovered, true);
     assert.deepEqual(r.checks.map((c) => c.name), ['tsc']);
@@ -106,6 +107,170 @@ describe('check discovery', function () {
       const r = await v.verify();
       assert.equal(r.failures.length, 5);
       assert.ok(r.failures.every((f) => f.check === 'test' && f.file !== undefined));
+    } finally {
+      s.cleanup();
+    }
+  });
+
+  // Issue 13, item 1: what the project itself runs, not a guess over the whole tree.
+  it('scripts first: the project\'s own typecheck and lint scripts replace tsconfig/ESLint-config inference', () => {
+    write('tsconfig.json', '{}');
+    write('eslint.config.mjs', 'export default [];');
+    write('package.json', JSON.stringify({ scripts: { typecheck: 'tsc --noEmit -p tsconfig.build.json', lint: 'eslint ./src --ext .ts', 'lint:fix': 'eslint ./src --fix', test: 'vitest run' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks, [
+      { name: 'typecheck', command: 'npm run typecheck --silent', parser: 'tsc' },
+      { name: 'lint', command: 'eslint ./src --ext .ts --format json', parser: 'eslint' },
+      { name: 'test', command: 'npm test --silent', parser: 'vitest' },
+    ]);
+    assert.equal(d.origins.lint!.source, 'package.json scripts.lint');
+    assert.match(d.notes.join('\n'), /eslint\.config\.mjs found, but the project lints with its own script/);
+  });
+
+  it('each lint:* script is a check when there is no lint script; fixers and formatters are not', () => {
+    write('package.json', JSON.stringify({ scripts: { 'lint:js': 'eslint . -f stylish --fix', 'lint:fix': 'eslint . --fix', 'lint:types': 'tsc --noEmit', 'lint:format': 'prettier --write .', 'check-types': 'tsc -b' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks, [
+      { name: 'check-types', command: 'npm run check-types --silent', parser: 'tsc' },
+      { name: 'lint:js', command: 'eslint . --format json', parser: 'eslint' },
+      { name: 'lint:types', command: 'npm run lint:types --silent', parser: 'tsc' },
+    ]);
+  });
+
+  it('linters other than ESLint run through their script, read by every parser that recognises the output (generic)', () => {
+    write('eslint.config.mjs', 'export default [];');
+    write('package.json', JSON.stringify({ scripts: { lint: 'biome check ./src', 'lint:ox': 'oxlint' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks, [{ name: 'lint', command: 'npm run lint --silent', parser: 'generic' }]);
+    assert.match(d.origins.lint!.reason, /every parser that recognises it/);
+  });
+
+  it('an ESLint script gets the JSON formatter in place of its own, in any spelling, and never --fix; chains and shells are run as written', () => {
+    assert.equal(eslintJsonCommand('eslint ./src --ext .ts'), 'eslint ./src --ext .ts --format json');
+    assert.equal(eslintJsonCommand('eslint --format=stylish --fix src'), 'eslint src --format json');
+    assert.equal(eslintJsonCommand('eslint -f codeframe -o out.txt lib'), 'eslint lib --format json');
+    assert.equal(eslintJsonCommand('ESLINT_USE_FLAT_CONFIG=false eslint ./src --ext .js'), 'ESLINT_USE_FLAT_CONFIG=false eslint ./src --ext .js --format json');
+    assert.equal(eslintJsonCommand('cross-env TIMING=1 eslint .'), 'cross-env TIMING=1 eslint . --format json');
+    assert.equal(eslintJsonCommand('eslint . && tsc'), undefined);
+    assert.equal(eslintJsonCommand('eslint . | tee lint.log'), undefined);
+    assert.equal(eslintJsonCommand('xo'), undefined);
+  });
+
+  // Issue 13, item 2: a chain is read by the runner that produces the test output.
+  it('resolves npm/pnpm/yarn chains, npm-run-all globs, pre/post scripts and wrappers to the runner', () => {
+    assert.equal(unwrapCommand('cross-env NODE_ENV=test FOO=1 mocha -r ts-node/register'), 'mocha -r ts-node/register');
+    assert.equal(unwrapCommand('c8 --reporter lcov --reporter text node --test'), 'node --test');
+    assert.equal(unwrapCommand('nyc --all --reporter=html mocha'), 'mocha');
+    assert.equal(unwrapCommand('dotenv -e .env.test -- jest --ci'), 'jest --ci');
+    assert.equal(unwrapCommand('NODE_OPTIONS=--experimental-vm-modules npx jest'), 'jest');
+    assert.equal(unwrapCommand('pnpm exec vitest run'), 'vitest run');
+    const scripts = {
+      build: 'tsc -p .',
+      format: 'prettier --check .',
+      'test-coverage': 'c8 --check-coverage node test/index.js',
+      test: 'npm run build && npm run format && npm run test-coverage',
+      'test:ci': 'pnpm build && pnpm run test:unit',
+      'test:unit': 'cross-env TZ=UTC vitest run',
+      'test:all': 'run-s "test:unit" build',
+      'test:y': 'yarn test:unit',
+      'test:jest': 'dotenv -- jest',
+    };
+    assert.deepEqual(resolveScript(scripts, 'test').map((s) => [s.script, s.command, s.parser]), [
+      ['build', 'tsc -p .', 'tsc'],
+      ['format', 'prettier --check .', 'generic'],
+      ['test-coverage', 'node test/index.js', 'generic'],
+    ]);
+    // A test file run by plain node: no step names a runner, so every recognising parser reads the output.
+    assert.equal(parserForScript(scripts, 'test'), 'generic');
+    assert.equal(parserForScript(scripts, 'test:ci'), 'vitest');
+    assert.equal(parserForScript(scripts, 'test:all'), 'vitest');
+    assert.equal(parserForScript(scripts, 'test:y'), 'vitest');
+    assert.equal(parserForScript(scripts, 'test:jest'), 'jest');
+    assert.deepEqual(resolveScript({ pretest: 'tsc', test: 'mocha' }, 'test').map((s) => s.command), ['tsc', 'mocha']);
+    assert.deepEqual(resolveScript({ pretest: 'tsc', test: 'mocha', posttest: 'eslint .', t: 'npm test' }, 't').map((s) => s.parser), ['tsc', 'mocha', 'eslint']);
+    assert.equal(parserForScript({ test: 'npm run build && npm test:unit', build: 'esbuild src/x.ts', 'test:unit': 'node --test' }, 'test'), 'node-test');
+    assert.equal(parserForScript({ lint: 'eslint . && tsc --noEmit' }, 'lint'), 'tsc', 'no runner and no unknown tool: the last tool named');
+    assert.equal(parserForScript({ lint: 'rimraf dist && eslint .' }, 'lint'), 'eslint', 'a build or clean step does not make a chain generic');
+  });
+
+  it('explains configured checks too: the setting or flag, and the parser named or inferred', () => {
+    write('package.json', JSON.stringify({ scripts: { test: 'npm run build && npm run cov', build: 'tsc', cov: 'c8 node --test' } }));
+    const e = explainChecks(dir, [{ name: 't', command: 'npm test' }, { name: 'x', command: 'make x', parser: 'tap' }], false, '--check');
+    assert.deepEqual(e.t, { source: '--check', parser: 'node-test', reason: 'inferred from the command' });
+    assert.deepEqual(e.x, { source: '--check', parser: 'tap', reason: 'the parser the check names' });
+    const d = explainChecks(dir, discoverChecks(dir).checks, true);
+    assert.equal(d.test!.source, 'package.json scripts.test');
+    assert.equal(d.test!.parser, 'node-test');
+    assert.match(d.test!.reason, /test runner in the chain \(`node --test` in scripts\.cov\)/);
+  });
+
+  // Fixture projects in the shapes of issue 13: discovery picks the project's own scripts and the right parser.
+  const discoverAndVerify = async (fixture: string): Promise<{ checks: CheckSpec[]; failures: Failure[]; project: string; cleanup: () => void }> => {
+    const s = copyFixture(`verify/${fixture}`);
+    const { checks } = discoverChecks(s.project);
+    const v = new Verifier({ root: s.project, checks, parallel: false, outputLimitKb: 256, flakyReruns: 0 });
+    assert.deepEqual(v.preflight(), []);
+    const r = await v.verify();
+    return { checks, failures: r.failures, project: s.project, cleanup: s.cleanup };
+  };
+
+  it('lint scope (flat config, `eslint ./src --ext .ts`): only the errors the project\'s own lint sees', async () => {
+    const r = await discoverAndVerify('scripts-lint-scope');
+    try {
+      assert.deepEqual(r.checks, [
+        { name: 'typecheck', command: 'npm run typecheck --silent', parser: 'tsc' },
+        { name: 'lint', command: 'eslint ./src --ext .ts --format json', parser: 'eslint' },
+      ]);
+      const lint = r.failures.filter((f) => f.check === 'lint');
+      assert.deepEqual(lint.map((f) => [f.file, f.line, f.id]), [
+        ['src/price.ts', 7, '@typescript-eslint/no-unused-vars'],
+        ['src/price.ts', 12, '@typescript-eslint/no-explicit-any'],
+      ]);
+      // What the whole-tree inference would have run: errors in a config file the project never lints.
+      const whole = await new Verifier({ root: r.project, checks: [{ name: 'eslint', command: 'eslint --format json .', parser: 'eslint' }], parallel: false, outputLimitKb: 256, flakyReruns: 0 }).verify();
+      assert.ok(whole.failures.some((f) => f.file === 'jest.config.js'), 'the fixture has errors outside ./src');
+    } finally {
+      r.cleanup();
+    }
+  });
+
+  it('lint scope (legacy .eslintrc.json, env-prefixed script with its own formatter): JSON report, only ./src', async () => {
+    const r = await discoverAndVerify('scripts-lint-legacy');
+    try {
+      assert.deepEqual(r.checks, [{ name: 'lint', command: 'ESLINT_USE_FLAT_CONFIG=false eslint ./src --ext .js --format json', parser: 'eslint' }]);
+      assert.deepEqual(r.failures.map((f) => [f.file, f.line, f.id]), [
+        ['src/queue.js', 5, 'no-unused-vars'],
+        ['src/queue.js', 14, 'no-undef'],
+      ]);
+    } finally {
+      r.cleanup();
+    }
+  });
+
+  it('chained test script (build && format && coverage of a plain `node` test run): every node:test failure, with its file', async () => {
+    const r = await discoverAndVerify('chain-node-test');
+    try {
+      assert.deepEqual(r.checks, [{ name: 'test', command: 'npm test --silent', parser: 'generic' }]);
+      assert.deepEqual(r.failures.map((f) => [f.file, f.id]).sort(), [
+        ['test/stock.test.js', 'empty lists the skus with none left'],
+        ['test/stock.test.js', 'quantity of a known sku'],
+        ['test/stock.test.js', 'take lowers the quantity'],
+        ['test/stock.test.js', 'total counts every item'],
+      ]);
+      assert.ok(r.failures.every((f) => f.line !== undefined), 'each failure located');
+    } finally {
+      r.cleanup();
+    }
+  });
+
+  it('chained test script failing at its build step: the tsc errors, not one failure with no file', async () => {
+    const s = copyFixture('verify/chain-node-test');
+    try {
+      const file = path.join(s.project, 'src', 'stock.js');
+      writeFileSync(file, readFileSync(file, 'utf8').replace('return item ? item.qty + 1 : 0;', "return item ? item.qty + 1 : '0';"));
+      const { checks } = discoverChecks(s.project);
+      const r = await new Verifier({ root: s.project, checks, parallel: false, outputLimitKb: 256, flakyReruns: 0 }).verify();
+      assert.deepEqual(r.failures.map((f) => [f.file, f.line, f.id]), [['src/stock.js', 14, 'TS2322']]);
     } finally {
       s.cleanup();
     }
