@@ -124,6 +124,7 @@ export function discoverChecks(root: string): Discovery {
     const reason = direct?.reason ?? parserReason(parser, steps);
     origins[name] = { source: `package.json scripts.${name}`, parser, reason };
     notes.push(`${name}: package.json scripts.${name} ("${scripts[name]}")${steps.length > 1 ? `, resolved to ${describeSteps(name, steps)}` : ''}; ${kind}, read with the ${parser} parser: ${reason}`);
+    for (const st of steps) if (st.problem !== undefined) notes.push(`${name}: ${st.script !== undefined ? `scripts.${st.script}: ` : ''}${st.problem}; the check runs it as the project does, and fails there until the script is fixed`);
   };
 
   // Type check: the project's own script, else its tsconfig.json.
@@ -143,7 +144,8 @@ export function discoverChecks(root: string): Discovery {
   // Lint: the project's `lint` script (which usually runs its `lint:*`), else each `lint:*`, else its ESLint config.
   const lintScripts = scripts.lint !== undefined ? ['lint'] : Object.keys(scripts).filter((n) => n.startsWith('lint:') && !WRITES.test(n.slice(5)));
   for (const name of lintScripts) {
-    const json = eslintJsonCommand(scripts[name]!);
+    // Run directly only when npm would run nothing else around it (its `prelint`/`postlint` scripts).
+    const json = scripts[`pre${name}`] === undefined && scripts[`post${name}`] === undefined ? eslintJsonCommand(scripts[name]!) : undefined;
     if (json !== undefined) {
       addScript(name, 'the project\'s own lint, run directly for its JSON report', {
         command: json,

@@ -72,6 +72,28 @@ export interface ScriptStep {
   /** The command with wrappers (`cross-env`, `c8`, `npx`…) taken off: what decides the parser. */
   command: string;
   parser: ParserId;
+  /** A step of a `pre`/`post` script npm runs around the one named: preparation, not what the check is read for. */
+  hook?: boolean;
+  /** Why this step will not do what it looks like it does (`npm test:unit`: npm runs no script by bare name). */
+  problem?: string;
+}
+
+/** npm's own commands: `npm <other>` runs no script (npm answers `Unknown command`), unlike pnpm and yarn. */
+const NPM_COMMANDS = new Set([
+  'access', 'adduser', 'audit', 'bugs', 'cache', 'ci', 'completion', 'config', 'dedupe', 'deprecate', 'diff', 'dist-tag', 'docs', 'doctor',
+  'edit', 'exec', 'explain', 'explore', 'find-dupes', 'fund', 'help', 'hook', 'init', 'install', 'i', 'install-ci-test', 'install-test', 'link',
+  'll', 'login', 'logout', 'ls', 'org', 'outdated', 'owner', 'pack', 'ping', 'pkg', 'prefix', 'profile', 'prune', 'publish', 'query', 'rebuild',
+  'repo', 'restart', 'root', 'run', 'run-script', 'sbom', 'search', 'shrinkwrap', 'star', 'stars', 'start', 'stop', 'team', 'test', 't', 'token',
+  'uninstall', 'unpublish', 'unstar', 'update', 'version', 'view', 'whoami', 'x',
+]);
+
+/** Why a step that names a script will not run it, or undefined. */
+function stepProblem(command: string, scripts: Record<string, string>): string | undefined {
+  const [pm, a] = tokens(command);
+  if (pm === 'npm' && a !== undefined && !a.startsWith('-') && !NPM_COMMANDS.has(a) && scripts[a] !== undefined) {
+    return `\`${command}\` runs no script: npm answers "Unknown command" (\`npm run ${a}\` would run scripts.${a})`;
+  }
+  return undefined;
 }
 
 /** Wrappers that run the command after them: their own options are skipped to reach it. */
@@ -183,7 +205,7 @@ function scriptReference(command: string, scripts: Record<string, string>): stri
  */
 export function resolveScript(scripts: Record<string, string>, name: string): ScriptStep[] {
   const out: ScriptStep[] = [];
-  const visit = (script: string | undefined, body: string, depth: number, seen: ReadonlySet<string>): void => {
+  const visit = (script: string | undefined, body: string, depth: number, seen: ReadonlySet<string>, hook: boolean): void => {
     for (const part of splitChain(body)) {
       const command = unwrapCommand(part);
       const refs = depth < 6 ? scriptReference(command, scripts) : undefined;
@@ -191,15 +213,16 @@ export function resolveScript(scripts: Record<string, string>, name: string): Sc
         for (const ref of refs) {
           if (seen.has(ref) || scripts[ref] === undefined) continue;
           const next = new Set(seen).add(ref);
-          for (const s of [`pre${ref}`, ref, `post${ref}`]) if (scripts[s] !== undefined) visit(s, scripts[s]!, depth + 1, next);
+          for (const s of [`pre${ref}`, ref, `post${ref}`]) if (scripts[s] !== undefined) visit(s, scripts[s]!, depth + 1, next, hook || s !== ref);
         }
         continue;
       }
-      out.push({ ...(script !== undefined ? { script } : {}), command, parser: inferParser(command) });
+      const problem = stepProblem(command, scripts);
+      out.push({ ...(script !== undefined ? { script } : {}), command, parser: inferParser(command), ...(hook ? { hook } : {}), ...(problem !== undefined ? { problem } : {}) });
     }
   };
   // npm runs a script's `pre` and `post` scripts around it, as for the scripts it references.
-  if (scripts[name] !== undefined) for (const s of [`pre${name}`, name, `post${name}`]) if (scripts[s] !== undefined) visit(s, scripts[s]!, 0, new Set([name]));
+  if (scripts[name] !== undefined) for (const s of [`pre${name}`, name, `post${name}`]) if (scripts[s] !== undefined) visit(s, scripts[s]!, 0, new Set([name]), s !== name);
   return out;
 }
 
@@ -211,7 +234,9 @@ export function resolveScript(scripts: Record<string, string>, name: string): Sc
 export function parserForSteps(steps: readonly ScriptStep[]): ParserId {
   const runners = steps.filter((s) => TEST_RUNNER_IDS.has(s.parser));
   if (runners.length > 0) return runners[runners.length - 1]!.parser;
-  if (steps.some((s) => s.parser === 'generic' && !QUIET.test(s.command))) return 'generic';
+  // A `pre`/`post` hook's own tool (a generator, a build) does not make the check generic: when it
+  // fails, the named parser finds nothing and every parser that recognises the output reads it.
+  if (steps.some((s) => s.parser === 'generic' && !QUIET.test(s.command) && s.hook !== true)) return 'generic';
   const named = steps.filter((s) => s.parser !== 'generic');
   return named.length > 0 ? named[named.length - 1]!.parser : 'generic';
 }

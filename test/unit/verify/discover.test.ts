@@ -137,6 +137,13 @@ describe('check discovery', function () {
     ]);
   });
 
+  it('an ESLint script with npm pre/post scripts runs through npm, so they run too; a bare `npm x` reference is a note', () => {
+    write('package.json', JSON.stringify({ scripts: { prelint: 'node gen.js', lint: 'eslint src', test: 'npm run build && npm test:unit', build: 'tsc', 'test:unit': 'mocha' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks.find((c) => c.name === 'lint'), { name: 'lint', command: 'npm run lint --silent', parser: 'eslint' });
+    assert.match(d.notes.join('\n'), /test: scripts\.test: `npm test:unit` runs no script: npm answers "Unknown command"/);
+  });
+
   it('linters other than ESLint run through their script, read by every parser that recognises the output (generic)', () => {
     write('eslint.config.mjs', 'export default [];');
     write('package.json', JSON.stringify({ scripts: { lint: 'biome check ./src', 'lint:ox': 'oxlint' } }));
@@ -188,7 +195,13 @@ describe('check discovery', function () {
     assert.equal(parserForScript(scripts, 'test:jest'), 'jest');
     assert.deepEqual(resolveScript({ pretest: 'tsc', test: 'mocha' }, 'test').map((s) => s.command), ['tsc', 'mocha']);
     assert.deepEqual(resolveScript({ pretest: 'tsc', test: 'mocha', posttest: 'eslint .', t: 'npm test' }, 't').map((s) => s.parser), ['tsc', 'mocha', 'eslint']);
-    assert.equal(parserForScript({ test: 'npm run build && npm test:unit', build: 'esbuild src/x.ts', 'test:unit': 'node --test' }, 'test'), 'node-test');
+    // `npm test:unit` is no script reference (npm: `Unknown command`), unlike `pnpm test:unit` and `yarn test:unit`.
+    const bare = { test: 'npm run build && npm test:unit', build: 'esbuild src/x.ts', 'test:unit': 'node --test' };
+    assert.equal(parserForScript(bare, 'test'), 'generic');
+    assert.match(resolveScript(bare, 'test')[1]!.problem!, /runs no script: npm answers "Unknown command" \(`npm run test:unit` would run scripts\.test:unit\)/);
+    assert.equal(parserForScript({ ...bare, test: 'pnpm run build && pnpm test:unit' }, 'test'), 'node-test');
+    assert.equal(parserForScript({ ...bare, test: 'yarn build && yarn test:unit' }, 'test'), 'node-test');
+    assert.equal(parserForScript({ ...bare, test: 'npm run build && npm run test:unit' }, 'test'), 'node-test');
     assert.equal(parserForScript({ lint: 'eslint . && tsc --noEmit' }, 'lint'), 'tsc', 'no runner and no unknown tool: the last tool named');
     assert.equal(parserForScript({ lint: 'rimraf dist && eslint .' }, 'lint'), 'eslint', 'a build or clean step does not make a chain generic');
   });
