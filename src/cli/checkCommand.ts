@@ -27,6 +27,8 @@ export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: 
       command: c.command,
       parser: c.parser,
       runs: c.runs,
+      // Where the time goes: the first run, then each flake re-run (DESIGN §4 Flakes).
+      runDurationsMs: c.runDurationsMs ?? [c.durationMs],
       timedOut: c.timedOut,
       truncated: c.truncated,
       flaky: c.flaky,
@@ -53,7 +55,7 @@ function readWorkspaceText(cwd: string, rel: string): string | undefined {
 function checkLine(c: CheckResult): string {
   const state = c.timedOut ? 'timed out' : c.failures.length === 0 && c.exitCode === 0 ? 'ok' : `${c.failures.length} failure(s)`;
   const extra = [`exit ${c.exitCode ?? '-'}`, `${(c.durationMs / 1000).toFixed(1)} s`];
-  if ((c.runs ?? 1) > 1) extra.push(`${c.runs} runs`);
+  if ((c.runs ?? 1) > 1) extra.push(`${c.runs} runs: ${(c.runDurationsMs ?? []).map((ms) => `${(ms / 1000).toFixed(1)} s`).join(' + ') || '?'}`);
   if (c.flaky.length > 0) extra.push(`${c.flaky.length} flaky`);
   if (c.truncated) extra.push('output cut');
   return `  ${c.name}: ${state} (${extra.join(', ')})`;

@@ -82,6 +82,33 @@ describe('CLI check and parse', function () {
     assert.equal(flag.code, 0, flag.stderr);
   });
 
+  // Issue 13: where each check comes from, which parser reads it, and where the time went.
+  it('check --json: per check its origin and parser, and how long each run and re-run took', async () => {
+    const s = fixture('chain-node-test');
+    const r = await cli(['check', '--cwd', s.project, '--storage', s.storage, '--json']);
+    assert.equal(r.code, 1, r.stderr);
+    const out = JSON.parse(r.stdout) as { checks: { name: string; durationMs: number; runs: number; runDurationsMs: number[]; origin: { source: string; parser: string; reason: string } }[] };
+    const [test] = out.checks;
+    assert.equal(test!.origin.source, 'package.json scripts.test');
+    assert.equal(test!.origin.parser, 'generic');
+    assert.match(test!.origin.reason, /every parser that recognises it/);
+    // A failing test check is re-run once (flakyReruns 1) to confirm its failures: two runs, each timed.
+    assert.equal(test!.runs, 2);
+    assert.equal(test!.runDurationsMs.length, 2);
+    assert.ok(test!.runDurationsMs.every((ms) => ms > 0));
+    assert.equal(test!.runDurationsMs[0]! + test!.runDurationsMs[1]!, test!.durationMs);
+  });
+
+  it('check --explain: each check\'s command, where it came from and why its parser, before the results', async () => {
+    const s = fixture('scripts-lint-scope');
+    const r = await cli(['check', '--cwd', s.project, '--storage', s.storage, '--explain']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /^checks \(discovered\), where they come from and how their output is read:\n {2}typecheck: npm run typecheck --silent\n {4}from: {3}package\.json scripts\.typecheck\n {4}parser: tsc \(the tool it runs/);
+    assert.match(r.stdout, /\n {2}lint: eslint \.\/src --ext \.ts --format json\n {4}from: {3}package\.json scripts\.lint\n {4}parser: eslint \(ESLint, its formatter replaced by `--format json`/);
+    assert.match(r.stdout, /eslint\.config\.mjs found, but the project lints with its own script/);
+    assert.match(r.stdout, /^ {2}lint: 2 failure\(s\)/m);
+  });
+
   it('check exits 2 on usage and preflight errors, naming the problem', async () => {
     const s = fixture('green');
     const unknown = await cli(['check', '--cwd', s.project, '--bogus']);
