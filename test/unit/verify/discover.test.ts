@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CheckSpec, Failure } from '../../../src/core/types';
-import { discoverChecks, eslintJsonCommand, explainChecks, resolveChecks } from '../../../src/core/verify/discover';
+import { discoverChecks, explainChecks, resolveChecks } from '../../../src/core/verify/discover';
+import { eslintJsonCommand } from '../../../src/core/verify/scriptPlan';
 import { expandScript, inferParser, parserForCommand, parserForScript, resolveScript, unwrapCommand } from '../../../src/core/verify/infer';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { REPO, copyFixture } from '../../support/fixtures';
