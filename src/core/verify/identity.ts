@@ -40,7 +40,7 @@ function spellings(dir: string): string[] {
 // A stack frame: `at fn (file:l:c)`, `at file:l:c`, `at new X (<anonymous>)`, Vitest's `❯ file:l:c`.
 const STACK_FRAME = /^\s*(?:at\s+(?:.*\(.*\)|\S+:\d+(?::\d+)?|async\s.*|new\s.*)|❯\s+\S.*:\d+(?::\d+)?)\s*$/;
 // A frame printed without `at` (node:test's TAP YAML `stack: |-`, ava's): `fn (file:l:c)`, a bare `file:///x.js:l:c`.
-const BARE_FRAME = /^\s*(?:(?:async\s+)?[\w$.<>[\]]+(?:\s\[as [\w$]+\])?\s+\((?:file:\/\/|node:|\/|[A-Za-z]:[\\/])[^()]*:\d+:\d+\)|(?:file:\/\/|\/)\S+:\d+:\d+)\s*$/;
+const BARE_FRAME = /^\s*(?:(?:async\s+)?[\w$.<>[\]]+(?:\s\[as [\w$]+\])?\s+\((?:file:\/\/|node:|\/|[A-Za-z]:[\\/])[^()]*:\d+:\d+\)|(?:file:\/\/|\/|node:)\S+:\d+:\d+)\s*$/;
 
 // Segments of an absolute path: no whitespace, quotes, brackets or colons.
 const SEG = String.raw`[^\s/'"()\[\]{}<>:,;` + '`' + String.raw`]+`;
