@@ -7,7 +7,8 @@ import type { CheckSpec, Failure } from '../../../src/core/types';
 import { discoverChecks, explainChecks, resolveChecks } from '../../../src/core/verify/discover';
 import { eslintJsonCommand } from '../../../src/core/verify/scriptPlan';
 import { expandScript, inferParser, parserForCommand, parserForScript, resolveScript, unwrapCommand } from '../../../src/core/verify/infer';
-import { Verifier } from '../../../src/core/verify/verifier';
+import { Verifier, findExecutable } from '../../../src/core/verify/verifier';
+import { dependentsOf, workspaceAt } from '../../../src/core/verify/workspaces';
 import { REPO, copyFixture } from '../../support/fixtures';
 
 describe('check discovery', function () {
@@ -205,6 +206,88 @@ describe('check discovery', function () {
     assert.equal(parserForScript({ ...bare, test: 'npm run build && npm run test:unit' }, 'test'), 'node-test');
     assert.equal(parserForScript({ lint: 'eslint . && tsc --noEmit' }, 'lint'), 'tsc', 'no runner and no unknown tool: the last tool named');
     assert.equal(parserForScript({ lint: 'rimraf dist && eslint .' }, 'lint'), 'eslint', 'a build or clean step does not make a chain generic');
+  });
+
+  // Issue 13, item 5: shapes, at the level of the files that declare them.
+  it('pnpm and yarn workspaces: packages from their globs (negations too), each by its own scripts; dependents followed transitively', () => {
+    write('pnpm-workspace.yaml', "packages:\n  - 'packages/*'\n  - '!packages/skip'\n  - apps/web\n");
+    write('package.json', JSON.stringify({ name: 'root', scripts: { test: 'pnpm -r test', lint: 'eslint .' } }));
+    write('packages/core/package.json', JSON.stringify({ name: '@x/core', scripts: { test: 'vitest run', typecheck: 'tsc --noEmit' } }));
+    write('packages/ui/package.json', JSON.stringify({ name: '@x/ui', dependencies: { '@x/core': 'workspace:*' }, scripts: { test: 'jest' } }));
+    write('packages/skip/package.json', JSON.stringify({ name: '@x/skip', scripts: { test: 'jest' } }));
+    write('apps/web/package.json', JSON.stringify({ name: 'web', devDependencies: { '@x/ui': 'workspace:^' }, scripts: { 'test:unit': 'mocha -r tsx' } }));
+    write('apps/other/package.json', JSON.stringify({ name: 'other', scripts: { test: 'jest' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks.map((c) => [c.name, c.cwd, c.parser]), [
+      ['lint', undefined, 'eslint'],
+      ['web:test:unit', 'apps/web', 'mocha'],
+      ['@x/core:typecheck', 'packages/core', 'tsc'],
+      ['@x/core:test', 'packages/core', 'vitest'],
+      ['@x/ui:test', 'packages/ui', 'jest'],
+    ]);
+    assert.equal(d.origins['@x/core:test']!.source, 'packages/core/package.json scripts.test');
+    assert.equal(d.origins['@x/core:test']!.package, '@x/core');
+    assert.match(d.notes.join('\n'), /test: scripts\.test \("pnpm -r test"\) runs each package's own script/);
+    const ws = workspaceAt(dir)!;
+    assert.equal(ws.source, 'pnpm-workspace.yaml');
+    assert.deepEqual(dependentsOf(ws, '@x/core').map((p) => p.name), ['web', '@x/ui']);
+    // yarn's object form, run in a package: its own scripts, then its dependents' in their folders.
+    rmSync(path.join(dir, 'pnpm-workspace.yaml'));
+    write('package.json', JSON.stringify({ name: 'root', workspaces: { packages: ['packages/*', 'apps/*'] } }));
+    const inCore = discoverChecks(path.join(dir, 'packages', 'core'));
+    // apps/other and packages/skip are packages now, but depend on nothing of core's: not checked from it.
+    assert.deepEqual(inCore.checks.map((c) => [c.name, c.cwd]), [
+      ['typecheck', undefined],
+      ['test', undefined],
+      ['web:test:unit', '../../apps/web'],
+      ['@x/ui:test', '../ui'],
+    ]);
+    assert.match(inCore.notes.join('\n'), /workspace: @x\/core is a package of the workspace at \.\.\/\.\.; the packages that depend on it are checked too: web, @x\/ui/);
+  });
+
+  it('a solution tsconfig (project references, JSONC) is checked with `tsc -b`', () => {
+    write('tsconfig.json', '{\n  // JSONC\n  "files": [],\n  "references": [{ "path": "./a" }],\n}\n');
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks, [{ name: 'tsc', command: 'tsc -b', parser: 'tsc' }]);
+    assert.match(d.origins.tsc!.reason, /build mode: tsconfig\.json references other projects/);
+  });
+
+  it('jest.config.ts: says whether the project has the ts-node Jest loads it with', () => {
+    write('package.json', JSON.stringify({ scripts: { test: 'jest' } }));
+    write('jest.config.ts', 'export default {};');
+    assert.match(discoverChecks(dir).notes.join('\n'), /jest\.config\.ts: Jest loads it with the project's own ts-node/);
+    rmSync(path.join(dir, 'node_modules'));
+    assert.match(discoverChecks(dir).notes.join('\n'), /jest\.config\.ts: Jest needs ts-node to load it and the project does not install it: the check fails until it does \(`npm i -D ts-node`\)/);
+    write('jest.config.ts', '/** @jest-config-loader esbuild-register */\nexport default {};');
+    assert.match(discoverChecks(dir).notes.join('\n'), /Jest needs esbuild-register to load it/);
+  });
+
+  it('mocha: the reporter from the flag or .mocharc decides the parser, and an unreadable one says generic', () => {
+    write('package.json', JSON.stringify({ scripts: { test: 'mocha' } }));
+    write('.mocharc.json', '{ "reporter": "tap" }');
+    assert.deepEqual(discoverChecks(dir).origins.test, { source: 'package.json scripts.test', parser: 'tap', reason: 'mocha with its `tap` reporter (from .mocharc.json)' });
+    write('.mocharc.json', '{ "reporter": "xunit" }');
+    assert.equal(discoverChecks(dir).origins.test!.parser, 'generic');
+    assert.match(discoverChecks(dir).origins.test!.reason, /mocha's `xunit` reporter \(from \.mocharc\.json\) has no parser here: the generic parser reads its output/);
+    write('package.json', JSON.stringify({ scripts: { test: 'mocha -R spec' } }));
+    assert.equal(discoverChecks(dir).origins.test!.parser, 'mocha', 'the flag wins over the config');
+  });
+
+  it('Biome, oxlint, xo and uvu are run through their script and said to be read by the generic parser', () => {
+    write('package.json', JSON.stringify({ scripts: { lint: 'biome check ./src', test: 'uvu tests' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks.map((c) => [c.name, c.command, c.parser]), [['lint', 'npm run lint --silent', 'generic'], ['test', 'npm test --silent', 'generic']]);
+    assert.match(d.origins.lint!.reason, /^Biome has no parser of its own here: the generic parser reads its output/);
+    assert.match(d.origins.test!.reason, /^uvu has no parser of its own here/);
+    write('package.json', JSON.stringify({ scripts: { 'lint:ox': 'oxlint src', 'lint:xo': 'xo' } }));
+    assert.deepEqual(Object.values(discoverChecks(dir).origins).map((o) => o.reason.split(' ')[0]), ['oxlint', 'xo']);
+  });
+
+  it('scripts that call a package manager which is not installed say so', () => {
+    write('package.json', JSON.stringify({ scripts: { build: 'tsc', test: 'pnpm run build && vitest run' } }));
+    const note = /test: the scripts call pnpm, which is not installed \(not in node_modules\/\.bin or on PATH\): the check fails where they do/;
+    if (findExecutable('pnpm', dir) === undefined) assert.match(discoverChecks(dir).notes.join('\n'), note);
+    else assert.doesNotMatch(discoverChecks(dir).notes.join('\n'), note);
   });
 
   it('explains configured checks too: the setting or flag, and the parser named or inferred', () => {
