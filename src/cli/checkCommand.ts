@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { CheckResult, VerifyResult } from '../core/types';
+import type { CheckResult, CheckSpec, VerifyResult } from '../core/types';
 import { checkProblems, createCheckEngine } from '../core/engine';
 import type { CheckOrigin } from '../core/verify/discover';
 import { explainChecks } from '../core/verify/discover';
@@ -52,6 +52,11 @@ function readWorkspaceText(cwd: string, rel: string): string | undefined {
   }
 }
 
+/** A check's command, and the folder it runs in when that is not the workspace's (a monorepo's package). */
+function commandLine(c: CheckSpec): string {
+  return c.cwd !== undefined && c.cwd !== '.' && c.cwd !== '' ? `${c.command} (in ${c.cwd})` : c.command;
+}
+
 function checkLine(c: CheckResult): string {
   const state = c.timedOut ? 'timed out' : c.failures.length === 0 && c.exitCode === 0 ? 'ok' : `${c.failures.length} failure(s)`;
   const extra = [`exit ${c.exitCode ?? '-'}`, `${(c.durationMs / 1000).toFixed(1)} s`];
@@ -88,7 +93,7 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`checks${discovered ? ' (discovered)' : ''}, where they come from and how their output is read:`);
     for (const c of checks) {
       const o = origins[c.name]!;
-      io.stdout(`  ${c.name}: ${c.command}`);
+      io.stdout(`  ${c.name}: ${commandLine(c)}`);
       io.stdout(`    from:   ${o.source}`);
       io.stdout(`    parser: ${o.parser} (${o.reason})`);
     }
@@ -116,7 +121,7 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
   } else {
     if (!values.explain) {
       io.stdout(`checks${discovered ? ' (discovered)' : ''}:`);
-      for (const c of checks) io.stdout(`  ${c.name}: ${c.command}`);
+      for (const c of checks) io.stdout(`  ${c.name}: ${commandLine(c)}`);
       for (const n of discovered ? notes : []) io.stdout(`  · ${n}`);
       io.stdout('');
     }
