@@ -109,6 +109,15 @@ describe('CLI check and parse', function () {
     assert.match(r.stdout, /^ {2}lint: 2 failure\(s\)/m);
   });
 
+  it('check --explain in a monorepo: each package\'s check, its folder and its package.json script', async () => {
+    const s = fixture('monorepo');
+    const r = await cli(['check', '--cwd', s.project, '--storage', s.storage, '--explain']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /\n {2}@fx\/units:test: npm test --silent \(in packages\/units\)\n {4}from: {3}packages\/units\/package\.json scripts\.test\n {4}parser: node-test/);
+    assert.match(r.stdout, /\n {2}@fx\/report:test: npm test --silent \(in packages\/report\)\n/);
+    assert.match(r.stdout, /^ {2}@fx\/units:test: 1 failure\(s\)/m);
+  });
+
   it('check exits 2 on usage and preflight errors, naming the problem', async () => {
     const s = fixture('green');
     const unknown = await cli(['check', '--cwd', s.project, '--bogus']);
