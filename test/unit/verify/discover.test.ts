@@ -205,6 +205,18 @@ describe('check discovery', function () {
     assert.equal(parserForScript({ ...bare, test: 'yarn build && yarn test:unit' }, 'test'), 'node-test');
     assert.equal(parserForScript({ ...bare, test: 'npm run build && npm run test:unit' }, 'test'), 'node-test');
     assert.equal(parserForScript({ lint: 'eslint . && tsc --noEmit' }, 'lint'), 'tsc', 'no runner and no unknown tool: the last tool named');
+    // TypeScript runtimes and coverage wrappers around the runner.
+    for (const [test, parser] of [
+      ['tsx --test test/*.test.ts', 'node-test'],
+      ['c8 --reporter=lcov tsx --test', 'node-test'],
+      ['node --import tsx --test', 'node-test'],
+      ['nyc ts-node node_modules/.bin/mocha', 'mocha'],
+      ['cross-env NODE_ENV=test dotenv -e .env -- vitest run', 'vitest'],
+      ['nyc --reporter=text-summary npm run test:unit', 'jest'],
+      ['ts-node --esm test/run.ts', 'generic'],
+    ] as const) {
+      assert.equal(parserForScript({ test, 'test:unit': 'jest' }, 'test'), parser, test);
+    }
     assert.equal(parserForScript({ lint: 'rimraf dist && eslint .' }, 'lint'), 'eslint', 'a build or clean step does not make a chain generic');
   });
 
