@@ -64,6 +64,16 @@ export function eslintJsonCommand(body: string): string | undefined {
   return [...out, '--format', 'json'].join(' ');
 }
 
+/**
+ * A single-command tsc script (not watching), run directly: the same check, and the verifier can
+ * then keep its incremental build info in storage (a plain `tsc --noEmit` only; `tsc -b` as written).
+ */
+export function tscDirectCommand(body: string): string | undefined {
+  if (SHELL_ONLY.test(body) || splitChain(body).length !== 1 || unwrapCommand(body) !== body.trim()) return undefined;
+  if (!/^(?:\S*\/)?(?:tsc|vue-tsc)(?:\s|$)/.test(body.trim()) || /(?:^|\s)(?:-w|--watch)(?:\s|$)/.test(body)) return undefined;
+  return body.trim();
+}
+
 /** A single-command ava script, run directly with `--tap` (ava's own reporter has no parser here, its TAP has). */
 export function avaTapCommand(body: string): string | undefined {
   if (SHELL_ONLY.test(body) || splitChain(body).length !== 1) return undefined;
@@ -175,6 +185,10 @@ export function planScript(scripts: Record<string, string>, name: string, dir: s
   const eslint = hooked ? undefined : eslintJsonCommand(body);
   if (eslint !== undefined) {
     return { command: eslint, parser: 'eslint', reason: 'ESLint, its formatter replaced by `--format json` (and `--fix` left out: a check does not write)', notes, steps };
+  }
+  const tsc = hooked ? undefined : tscDirectCommand(body);
+  if (tsc !== undefined) {
+    return { command: tsc, parser: 'tsc', reason: 'tsc, run directly as the script runs it (so a plain check can be incremental)', notes, steps };
   }
   const ava = hooked ? undefined : avaTapCommand(body);
   if (ava !== undefined) {

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CheckSpec, Failure } from '../../../src/core/types';
 import { discoverChecks, explainChecks, resolveChecks } from '../../../src/core/verify/discover';
-import { eslintJsonCommand } from '../../../src/core/verify/scriptPlan';
+import { avaTapCommand, eslintJsonCommand, tscDirectCommand } from '../../../src/core/verify/scriptPlan';
 import { expandScript, inferParser, parserForCommand, parserForScript, resolveScript, unwrapCommand } from '../../../src/core/verify/infer';
 import { Verifier, findExecutable } from '../../../src/core/verify/verifier';
 import { dependentsOf, workspaceAt } from '../../../src/core/verify/workspaces';
@@ -121,7 +121,7 @@ describe('check discovery', function () {
     write('package.json', JSON.stringify({ scripts: { typecheck: 'tsc --noEmit -p tsconfig.build.json', lint: 'eslint ./src --ext .ts', 'lint:fix': 'eslint ./src --fix', test: 'vitest run' } }));
     const d = discoverChecks(dir);
     assert.deepEqual(d.checks, [
-      { name: 'typecheck', command: 'npm run typecheck --silent', parser: 'tsc' },
+      { name: 'typecheck', command: 'tsc --noEmit -p tsconfig.build.json', parser: 'tsc' },
       { name: 'lint', command: 'eslint ./src --ext .ts --format json', parser: 'eslint' },
       { name: 'test', command: 'npm test --silent', parser: 'vitest' },
     ]);
@@ -133,9 +133,9 @@ describe('check discovery', function () {
     write('package.json', JSON.stringify({ scripts: { 'lint:js': 'eslint . -f stylish --fix', 'lint:fix': 'eslint . --fix', 'lint:types': 'tsc --noEmit', 'lint:format': 'prettier --write .', 'check-types': 'tsc -b' } }));
     const d = discoverChecks(dir);
     assert.deepEqual(d.checks, [
-      { name: 'check-types', command: 'npm run check-types --silent', parser: 'tsc' },
+      { name: 'check-types', command: 'tsc -b', parser: 'tsc' },
       { name: 'lint:js', command: 'eslint . --format json', parser: 'eslint' },
-      { name: 'lint:types', command: 'npm run lint:types --silent', parser: 'tsc' },
+      { name: 'lint:types', command: 'tsc --noEmit', parser: 'tsc' },
     ]);
   });
 
@@ -163,6 +163,15 @@ describe('check discovery', function () {
     assert.equal(eslintJsonCommand('eslint . && tsc'), undefined);
     assert.equal(eslintJsonCommand('eslint . | tee lint.log'), undefined);
     assert.equal(eslintJsonCommand('xo'), undefined);
+    // tsc and ava scripts of one command run directly too: tsc as written (a plain one can then be
+    // incremental), ava with its TAP reporter.
+    assert.equal(tscDirectCommand('tsc --noEmit -p tsconfig.build.json'), 'tsc --noEmit -p tsconfig.build.json');
+    assert.equal(tscDirectCommand('tsc -w'), undefined);
+    assert.equal(tscDirectCommand('tsc && eslint .'), undefined);
+    assert.equal(tscDirectCommand('cross-env X=1 tsc'), undefined);
+    assert.equal(avaTapCommand('ava --verbose test/'), 'ava --verbose test/ --tap');
+    assert.equal(avaTapCommand('ava --tap'), undefined);
+    assert.equal(avaTapCommand('ava | tap-spec'), undefined);
   });
 
   // Issue 13, item 2: a chain is read by the runner that produces the test output.
@@ -327,7 +336,7 @@ describe('check discovery', function () {
     const r = await discoverAndVerify('scripts-lint-scope');
     try {
       assert.deepEqual(r.checks, [
-        { name: 'typecheck', command: 'npm run typecheck --silent', parser: 'tsc' },
+        { name: 'typecheck', command: 'tsc --noEmit -p .', parser: 'tsc' },
         { name: 'lint', command: 'eslint ./src --ext .ts --format json', parser: 'eslint' },
       ]);
       const lint = r.failures.filter((f) => f.check === 'lint');

@@ -91,7 +91,7 @@ const shapes: Shape[] = [
   {
     title: 'TypeScript project references: the project\'s `tsc -b`',
     fixture: 'tsc-references',
-    checks: [{ name: 'typecheck', command: 'npm run typecheck --silent', parser: 'tsc' }],
+    checks: [{ name: 'typecheck', command: 'tsc -b', parser: 'tsc' }],
     failures: [['typecheck', 'packages/map/src/route.ts', 11, 'TS2322']],
   },
   {
