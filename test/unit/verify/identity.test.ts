@@ -174,7 +174,7 @@ describe('failure identity: each runner twice on the same failing project', func
     { fixture: 'tsc', command: 'tsc --noEmit -p .' },
     { fixture: 'eslint', command: 'eslint .' },
     { fixture: 'mocha', command: 'mocha' },
-    { fixture: 'jest', command: 'jest' },
+    { fixture: 'jest', command: 'jest', orderFree: false },
     { fixture: 'vitest', command: 'vitest run' },
     { fixture: 'node-test', command: 'node --test' },
     { fixture: 'node-test', command: 'node --test --test-reporter=spec' },
