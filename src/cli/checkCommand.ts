@@ -5,7 +5,6 @@ import { parseArgs } from 'node:util';
 import type { CheckResult, CheckSpec, VerifyResult } from '../core/types';
 import { checkProblems, createCheckEngine } from '../core/engine';
 import type { CheckOrigin } from '../core/verify/discover';
-import { explainChecks } from '../core/verify/discover';
 import { formatFailureReport } from '../core/verify/report';
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
@@ -83,11 +82,11 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
   const overrides: Record<string, { value: unknown; flag: string }> = {};
   if (values.check && values.check.length > 0) overrides.checks = { value: parseCheckFlags(values.check), flag: '--check' };
   const settings = resolveSettings(cwd, overrides);
-  const engine = createCheckEngine({ root: cwd, settings, storageDir: path.resolve(values.storage ?? defaultStorageDir(cwd)) });
-  const { verifier, checks, discovered, notes } = engine;
+  const storageDir = path.resolve(values.storage ?? defaultStorageDir(cwd));
+  const engine = createCheckEngine({ root: cwd, settings, storageDir, ...(overrides.checks !== undefined ? { checksFrom: '--check' } : {}) });
+  const { verifier, checks, discovered, notes, origins } = engine;
   const unusable = checkProblems(engine);
   if (unusable) throw new UsageError(unusable.message);
-  const origins = explainChecks(cwd, checks, discovered, overrides.checks !== undefined ? '--check' : 'fixUntilGreen.checks');
   if (values.explain && !values.json) {
     // Before the checks run, so a user sees why each one is there even when they take long.
     io.stdout(`checks${discovered ? ' (discovered)' : ''}, where they come from and how their output is read:`);

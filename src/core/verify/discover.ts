@@ -236,11 +236,10 @@ export function discoverChecks(root: string): Discovery {
 }
 
 /**
- * Where each check comes from and which parser reads it: the discovery's record for discovered
+ * Where each check comes from and which parser reads it: discovery's record (`known`) for discovered
  * checks; for configured ones, the setting (or flag) and the parser named or inferred.
  */
-export function explainChecks(root: string, checks: readonly CheckSpec[], discovered: boolean, configuredFrom = 'fixUntilGreen.checks'): Record<string, CheckOrigin> {
-  const known = discovered ? discoverChecks(root).origins : {};
+export function explainChecks(root: string, checks: readonly CheckSpec[], known: Readonly<Record<string, CheckOrigin>>, configuredFrom = 'fixUntilGreen.checks'): Record<string, CheckOrigin> {
   const out: Record<string, CheckOrigin> = {};
   for (const c of checks) {
     if (known[c.name] !== undefined) {
@@ -250,7 +249,7 @@ export function explainChecks(root: string, checks: readonly CheckSpec[], discov
     const cwd = path.resolve(root, c.cwd ?? '.');
     const parser = c.parser ?? parserForCommand(c.command, cwd);
     out[c.name] = {
-      source: discovered ? 'discovered' : configuredFrom,
+      source: configuredFrom,
       parser,
       reason: c.parser !== undefined ? 'the parser the check names' : `inferred from the command${parser === 'generic' ? ': no parser names its tool, so the output is read by every parser that recognises it, else as one generic failure' : ''}`,
     };

@@ -65,7 +65,7 @@ describe('CLI check and parse', function () {
     const r = await cli(['check', '--cwd', s.project, '--storage', s.storage]);
     assert.equal(r.code, 0, r.stderr + r.stdout);
     assert.match(r.stdout, /^checks \(discovered\):\n {2}test: npm test --silent\n/);
-    assert.match(r.stdout, /scripts\.test \("node --test"\), read with the node-test parser/);
+    assert.match(r.stdout, /scripts\.test \("node --test"\); the project's own tests, read with the node-test parser/);
     assert.match(r.stdout, /^green · [0-9a-f]{12}$/m);
   });
 

@@ -313,13 +313,15 @@ describe('check discovery', function () {
 
   it('explains configured checks too: the setting or flag, and the parser named or inferred', () => {
     write('package.json', JSON.stringify({ scripts: { test: 'npm run build && npm run cov', build: 'tsc', cov: 'c8 node --test' } }));
-    const e = explainChecks(dir, [{ name: 't', command: 'npm test' }, { name: 'x', command: 'make x', parser: 'tap' }], false, '--check');
+    const e = explainChecks(dir, [{ name: 't', command: 'npm test' }, { name: 'x', command: 'make x', parser: 'tap' }], {}, '--check');
     assert.deepEqual(e.t, { source: '--check', parser: 'node-test', reason: 'inferred from the command' });
     assert.deepEqual(e.x, { source: '--check', parser: 'tap', reason: 'the parser the check names' });
-    const d = explainChecks(dir, discoverChecks(dir).checks, true);
+    const found = discoverChecks(dir);
+    const d = explainChecks(dir, found.checks, found.origins);
     assert.equal(d.test!.source, 'package.json scripts.test');
     assert.equal(d.test!.parser, 'node-test');
     assert.match(d.test!.reason, /test runner in the chain \(`node --test` in scripts\.cov\)/);
+    assert.equal(explainChecks(dir, [{ name: 'u', command: 'vitest run' }], {}).u!.source, 'fixUntilGreen.checks');
   });
 
   // Fixture projects in the shapes of issue 13: discovery picks the project's own scripts and the right parser.
