@@ -231,6 +231,7 @@ export class Verifier {
       flaky,
       parser,
       runs: attempts.length,
+      runDurationsMs: attempts.map((a) => a.r.durationMs),
       ...(attempts.some((a) => a.r.strays.length > 0) ? { strays: [...new Set(attempts.flatMap((a) => a.r.strays))] } : {}),
     };
   }
