@@ -63,3 +63,7 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
     workspace: (label: string) => new VscodeWorkspace(root, logger, label),
   };
 }
+
+// The gate's results for the Language Model Tools and @fix (shell side: src/vscode/lmTools.ts),
+// built here because the failure report counts tokens: the tokenizer is the engine bundle's.
+export { checksToolResult, fixToolResult, formatChecksToolResult, formatFixToolResult } from '../core/gate/tools';

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { SeenCounter } from '../core/gate/seen';
+import type { ChecksToolResult } from '../core/gate/tools';
 import type { Settings } from '../core/settings';
 import type { Logger } from '../core/types';
 import { UNTRUSTED_MESSAGE } from './commands';
@@ -88,7 +89,7 @@ export class GateHost {
   }
 
   /** One check pass through the folder's controller, counted as an attempt of this session. */
-  async runChecks(c: RunController, signal?: AbortSignal): Promise<import('../core/gate/tools').ChecksToolResult> {
+  async runChecks(c: RunController, signal?: AbortSignal): Promise<ChecksToolResult> {
     if (c.running) throw new GateRefusal(`a Fix Until Green run is in progress in ${c.folderName}; wait for it to stop (its checks are running)`);
     const v = await c.verify(this.settings(c), signal);
     const engine = await loadEngine(this.logger);
