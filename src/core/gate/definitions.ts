@@ -99,3 +99,17 @@ export function readFixInput(raw: unknown): FixInput {
   }
   return out;
 }
+
+/** `fixUntilGreen_parse` (MCP only): a check's output in, its failures and identity out. */
+export const PARSE_INPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    parser: { type: 'string', enum: ['tsc', 'eslint', 'mocha', 'jest', 'vitest', 'node-test', 'tap', 'generic'], description: 'Which tool printed the output.' },
+    output: { type: 'string', description: "The check's output (stdout and stderr together, as printed)." },
+    root: { type: 'string', description: 'The project folder the output\'s paths are relative to (absolute, or relative to the server\'s --cwd). Default: --cwd.' },
+    check: { type: 'string', description: 'The check\'s name, recorded in each failure. Default: the parser\'s name.' },
+    exitCode: { type: 'integer', description: "The check's exit code (default 0): a non-zero exit with no failures recognised is one generic failure." },
+  },
+  required: ['parser', 'output'],
+  additionalProperties: false,
+} as const;
