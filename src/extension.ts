@@ -55,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): void {
     followSettings(controllers, logger),
     ...registerGateTools(gate),
     new FixParticipant(gate).register(context.extensionUri),
-    ...registerMcpDefinitions(context.extensionUri, String((context.extension.packageJSON as { version?: unknown }).version ?? '')),
+    ...registerMcpDefinitions(context.extensionUri),
   );
 
   // The e2e suite reads this line; the engine's own line ("engine loaded in") comes at the first run or check.

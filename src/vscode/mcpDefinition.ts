@@ -6,24 +6,24 @@ import * as vscode from 'vscode';
 
 export const MCP_PROVIDER_ID = 'fixUntilGreen.mcp';
 
-export function mcpServerDefinitions(extensionUri: vscode.Uri, version: string): vscode.McpStdioServerDefinition[] {
+export function mcpServerDefinitions(extensionUri: vscode.Uri): vscode.McpStdioServerDefinition[] {
   const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => f.uri.scheme === 'file');
   if (!folder) return [];
   const cli = vscode.Uri.joinPath(extensionUri, 'dist', 'cli.js').fsPath;
-  const def = new vscode.McpStdioServerDefinition('Fix Until Green', process.execPath, [cli, 'mcp', '--cwd', folder.uri.fsPath], { ELECTRON_RUN_AS_NODE: '1' }, version);
+  const def = new vscode.McpStdioServerDefinition('Fix Until Green', process.execPath, [cli, 'mcp', '--cwd', folder.uri.fsPath], { ELECTRON_RUN_AS_NODE: '1' });
   def.cwd = folder.uri;
   return [def];
 }
 
 /** Registers the provider; the set changes with the workspace folders. */
-export function registerMcpDefinitions(extensionUri: vscode.Uri, version: string): vscode.Disposable[] {
+export function registerMcpDefinitions(extensionUri: vscode.Uri): vscode.Disposable[] {
   const changed = new vscode.EventEmitter<void>();
   return [
     changed,
     vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()),
     vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
       onDidChangeMcpServerDefinitions: changed.event,
-      provideMcpServerDefinitions: () => mcpServerDefinitions(extensionUri, version),
+      provideMcpServerDefinitions: () => mcpServerDefinitions(extensionUri),
     }),
   ];
 }
