@@ -3,7 +3,12 @@
 // format (`{"responses":[{"text": ...}]}`) in the file named by FUG_LM_SCRIPT; each request takes
 // the next reply. A changed file (new mtime) starts again from its first reply. Every request is
 // appended to `<script>.requests.jsonl` so a test can see what the model was asked.
-import { appendFileSync, readFileSync, statSync } from 'node:fs';
+//
+// It also hosts the e2e suite's calls of other extensions' Language Model Tools from inside the
+// extension host: the command "FUG Tests: Invoke Tools" reads a plan (`{"calls":[{"tool","input"}]}`)
+// from the file named by FUG_TOOLS_PLAN, calls each through `vscode.lm.invokeTool` as an agent
+// would, and writes what came back to `<plan>.results.json` after each call.
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 
 interface Script {
@@ -54,4 +59,41 @@ export function activate(context: vscode.ExtensionContext): void {
     provideTokenCount: async (_model, text) => Math.ceil((typeof text === 'string' ? text : textOf(text)).length / 4),
   };
   context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider('fug-scripted', provider));
+  context.subscriptions.push(vscode.commands.registerCommand('fugTests.invokeTools', () => invokeTools()));
+}
+
+interface ToolCall {
+  tool: string;
+  input: object;
+}
+
+interface ToolAnswer {
+  tool: string;
+  text?: string;
+  error?: string;
+  ms: number;
+}
+
+async function invokeTools(): Promise<void> {
+  const plan = process.env.FUG_TOOLS_PLAN;
+  if (!plan) throw new Error('FUG_TOOLS_PLAN is not set: no plan of tool calls');
+  const { calls } = JSON.parse(readFileSync(plan, 'utf8')) as { calls: ToolCall[] };
+  const out = `${plan}.results.json`;
+  // What the agent sees of the tools: their names and descriptions, as lm.tools lists them.
+  const listed = vscode.lm.tools.filter((t) => t.name.startsWith('fixUntilGreen_')).map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  const answers: ToolAnswer[] = [];
+  const save = (done: boolean): void => writeFileSync(out, JSON.stringify({ listed, answers, done }, null, 2));
+  save(false);
+  for (const c of calls) {
+    const t0 = Date.now();
+    try {
+      const r = await vscode.lm.invokeTool(c.tool, { input: c.input, toolInvocationToken: undefined }, new vscode.CancellationTokenSource().token);
+      const text = r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+      answers.push({ tool: c.tool, text, ms: Date.now() - t0 });
+    } catch (e) {
+      answers.push({ tool: c.tool, error: e instanceof Error ? e.message : String(e), ms: Date.now() - t0 });
+    }
+    save(false);
+  }
+  save(true);
 }
