@@ -36,19 +36,16 @@ export class StepStreamer {
 
   constructor(private readonly stream: vscode.ChatResponseStream) {}
 
+  // Only markdown: the Chat view folds progress messages, and the markdown between them, into a
+  // collapsed "Completed N steps" section, which would hide the first check's line.
   on(e: TimedEvent): void {
     switch (e.type) {
       case 'run-start':
         this.stream.markdown(`Run \`${e.runId}\` with ${md(e.model)}; checks: ${e.checks.map((c) => md(c.name)).join(', ') || 'none'}; at most ${plural(e.limits.maxSteps, 'step')}.\n\n`);
-        this.stream.progress('Running the checks…');
-        return;
-      case 'model-call-start':
-        this.stream.progress(`Step ${e.step}: asking ${e.model}…`);
         return;
       case 'edit':
         if (e.applied) this.files.set(e.step, e.files.map((f) => f.path));
         else if (!e.rolledBack) this.notApplied.set(e.step, e.errors[0] ?? 'not applied');
-        if (e.applied) this.stream.progress(`Step ${e.step}: checking the edit…`);
         return;
       case 'verify':
         this.stream.markdown(`${this.verifyLine(e)}\n`);

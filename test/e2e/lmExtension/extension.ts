@@ -15,7 +15,10 @@ interface Script {
   responses: { text: string }[];
 }
 
-const MODEL: vscode.LanguageModelChatInformation = {
+// `isUserSelectable` (not in the stable typings, passed through by the extension host) lists the
+// model in the Chat view's model picker, so a chat participant can be driven with it (`@fix`).
+const MODEL: vscode.LanguageModelChatInformation & { isUserSelectable: boolean } = {
+  isUserSelectable: true,
   id: 'fug-scripted-model',
   name: 'Scripted Test Model',
   family: 'fug-scripted',
@@ -60,6 +63,19 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider('fug-scripted', provider));
   context.subscriptions.push(vscode.commands.registerCommand('fugTests.invokeTools', () => invokeTools()));
+  context.subscriptions.push(vscode.commands.registerCommand('fugTests.askChat', () => askChat()));
+}
+
+/**
+ * Sends the query in the file FUG_CHAT_QUERY_FILE names to the Chat view with the scripted model
+ * selected: the model picker offers only a Copilot sign-in without Copilot, but the workbench's own
+ * chat-open command takes a model selector.
+ */
+async function askChat(): Promise<void> {
+  const file = process.env.FUG_CHAT_QUERY_FILE;
+  if (!file) throw new Error('FUG_CHAT_QUERY_FILE is not set: no query to send');
+  const query = readFileSync(file, 'utf8').trim();
+  await vscode.commands.executeCommand('workbench.action.chat.open', { query, modelSelector: { vendor: 'fug-scripted', id: MODEL.id } });
 }
 
 interface ToolCall {
