@@ -167,7 +167,8 @@ export function stopMarkdown(r: RunReport): string {
     '',
     md(explainStop(r).sentence),
     '',
-    `Evidence: ${md(r.detail)}`,
+    // A green stop's detail says what the sentence said; any other stop's is the evidence behind it.
+    ...(r.stopReason === 'green' ? [] : [`Evidence: ${md(r.detail)}`]),
     ...(left.length > 0 ? ['', 'Left:', ...left] : []),
     '',
     `Trace: \`${r.tracePath}\``,
