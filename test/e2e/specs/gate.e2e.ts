@@ -86,7 +86,8 @@ describe('Fix Until Green in VS Code: the Language Model Tools', function () {
 });
 
 // `@fix` in the Chat view, driven as a user does: code-server has no Copilot, so the Chat view's
-// model picker offers only "Sign in to use Copilot" (screenshot gate-chat-models-picker); the test
+// model picker offers only "Sign in to use Copilot" and `@fix` typed there ends with
+// "Language model unavailable" (no model selected); the test
 // model extension opens the chat with the workbench's own `workbench.action.chat.open` and a model
 // selector for the scripted model, which is then the request's model (`request.model`).
 describe('Fix Until Green in VS Code: @fix in the Chat view', function () {
