@@ -9,7 +9,7 @@ import type { RunReport, TimedEvent } from '../core/trace/events';
 import type { RunController } from './controller';
 import { explainStop, failureHeadline } from './explain';
 import type { GateHost } from './gateHost';
-import { GateRefusal } from './gateHost';
+import { GateRefusal, isRefusal } from './gateHost';
 import { canContinue, canRevert } from './runState';
 import { loadEngine } from './shellEngine';
 
@@ -84,7 +84,7 @@ export class FixParticipant {
       if (command === 'continue') return await this.continueRun(c, stream, token);
       return await this.fix(c, request, stream, token);
     } catch (e) {
-      if (!(e instanceof GateRefusal)) throw e;
+      if (!isRefusal(e)) throw e;
       stream.markdown(`**Fix Until Green did not run:** ${md(e.message)}`);
       return { metadata: { command, refused: e.message } };
     }

@@ -11,6 +11,7 @@ import type { ChecksToolResult } from '../core/gate/tools';
 import type { Settings } from '../core/settings';
 import type { Logger } from '../core/types';
 import { UNTRUSTED_MESSAGE } from './commands';
+import { FolderBusyError, RunInProgressError } from './controller';
 import type { RunController, RunControllers } from './controller';
 import { resolveInterrupted } from './recovery';
 import { readSettings } from './settings';
@@ -27,6 +28,11 @@ export class GateRefusal extends Error {
     super(message);
     this.name = 'GateRefusal';
   }
+}
+
+/** A refusal a caller reads as the answer: ours, or the controller's (the folder busy with a run or a revert). */
+export function isRefusal(e: unknown): e is Error {
+  return e instanceof GateRefusal || e instanceof FolderBusyError || e instanceof RunInProgressError;
 }
 
 /** Reads a workspace file for the source lines of a report; a file that is gone shows no source. */

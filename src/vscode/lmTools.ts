@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { FixInput, RunChecksInput } from '../core/gate/definitions';
 import { FIX_TOOL, readFixInput, readRunChecksInput, RUN_CHECKS_TOOL, ToolInputError } from '../core/gate/definitions';
 import type { GateHost } from './gateHost';
-import { GateRefusal, readWorkspaceText } from './gateHost';
+import { GateRefusal, isRefusal, readWorkspaceText } from './gateHost';
 import { loadEngine } from './shellEngine';
 
 function text(s: string): vscode.LanguageModelToolResult {
@@ -23,7 +23,7 @@ function abortOn(token: vscode.CancellationToken): { signal: AbortSignal; dispos
 
 /** A refusal or a bad input is the tool's answer (the caller reads why); anything else is a fault. */
 function refusalText(tool: string, e: unknown): vscode.LanguageModelToolResult | undefined {
-  if (e instanceof GateRefusal || e instanceof ToolInputError) return text(`${tool} did not run: ${e.message}`);
+  if (isRefusal(e) || e instanceof ToolInputError) return text(`${tool} did not run: ${e.message}`);
   return undefined;
 }
 
