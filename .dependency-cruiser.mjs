@@ -7,6 +7,7 @@
 //   2  trace           src/core/trace/                                (the run's record)
 //   3  loop            src/core/loop/                                 (one run)
 //   4  engine factory  src/core/engine.ts                             (settings → verifier, run)
+//   4b gate            src/core/gate/                                 (the checks and the run as tools for other agents)
 //   5  front ends      src/cli/, src/vscode/, src/evals/              (cli and vscode never import each other)
 //   6  composition     src/extension.ts                               (imported by nobody)
 //
@@ -18,6 +19,7 @@ const PART = '^src/core/(edit|verify|model|policy)/';
 const TRACE = '^src/core/trace/';
 const LOOP = '^src/core/loop/';
 const ENGINE = '^src/core/engine\\.ts$';
+const GATE = '^src/core/gate/';
 const FRONT = '^src/(cli|vscode|evals)/';
 const ENTRY = '^src/extension\\.ts$';
 
@@ -75,11 +77,18 @@ export default {
       to: { path: '^src/', pathNot: [LEAF, PART, TRACE, LOOP] },
     },
     {
+      name: 'gate-imports-downhill',
+      comment: 'The tools other agents call (Language Model Tools, MCP) word what the engine found; the front ends host them.',
+      severity: 'error',
+      from: { path: GATE },
+      to: { path: '^src/', pathNot: [LEAF, PART, TRACE, LOOP, ENGINE, GATE] },
+    },
+    {
       name: 'core-folder-has-a-layer',
       comment: 'Every module under src/core belongs to a layer above; place a new one there first.',
       severity: 'error',
       from: { path: '^src/' },
-      to: { path: '^src/core/', pathNot: [LEAF, PART, TRACE, LOOP, ENGINE] },
+      to: { path: '^src/core/', pathNot: [LEAF, PART, TRACE, LOOP, ENGINE, GATE] },
     },
     {
       name: 'vscode-not-cli',

@@ -51,6 +51,8 @@ export const CLI_COMMANDS = {
   './applyCommand': { entry: 'src/cli/applyCommand.ts', out: 'cli-apply.js' },
   './revertCommand': { entry: 'src/cli/revertCommand.ts', out: 'cli-revert.js' },
   './calibrateCommand': { entry: 'src/cli/calibrateCommand.ts', out: 'cli-calibrate.js' },
+  // The MCP server with the official SDK (issue 17): the SDK is bundled here and nowhere else.
+  './mcpCommand': { entry: 'src/cli/mcpCommand.ts', out: 'cli-mcp.js' },
 };
 
 function cliCommandsApart() {

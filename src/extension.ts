@@ -2,10 +2,14 @@
 import * as vscode from 'vscode';
 import { defaultSettings } from './core/settings';
 import { BudgetMeter } from './vscode/budgetMeter';
+import { FixParticipant } from './vscode/chatParticipant';
 import { Commands } from './vscode/commands';
 import { ContextKeys } from './vscode/contextKeys';
 import { RunController, RunControllers } from './vscode/controller';
 import { FailureDiagnostics } from './vscode/diagnostics';
+import { GateHost } from './vscode/gateHost';
+import { registerGateTools } from './vscode/lmTools';
+import { registerMcpDefinitions } from './vscode/mcpDefinition';
 import { followActiveEditor, followSettings, followWorkspaceFolders } from './vscode/followers';
 import { folderStorageDir } from './vscode/folders';
 import { LastRuns } from './vscode/lastRuns';
@@ -34,6 +38,8 @@ export function activate(context: vscode.ExtensionContext): void {
   });
   const panel = new PanelHost(context.extensionUri, controllers, logger);
   const commands = new Commands({ controllers, keys, logger, showPanel: () => panel.show() });
+  // The gate for other agents (issue 17): the tools, @fix and the MCP server share one host.
+  const gate = new GateHost({ controllers, logger });
 
   context.subscriptions.push(
     channel,
@@ -47,6 +53,9 @@ export function activate(context: vscode.ExtensionContext): void {
     followWorkspaceFolders(controllers),
     followActiveEditor(controllers),
     followSettings(controllers, logger),
+    ...registerGateTools(gate),
+    new FixParticipant(gate).register(context.extensionUri),
+    ...registerMcpDefinitions(context.extensionUri),
   );
 
   // The e2e suite reads this line; the engine's own line ("engine loaded in") comes at the first run or check.

@@ -21,6 +21,9 @@ commands:
           or DIR is a folder of them) and print a table: eval DIR... [--json] [--keep]
   calibrate  CONFIDENCE against outcomes from traces (files or run directories):
           calibrate TRACE... [--max-false-rate R] [--json]
+  mcp     serve fixUntilGreen_runChecks, fixUntilGreen_fix and fixUntilGreen_parse over MCP on stdio:
+          [--cwd DIR] [--model replay:FILE|openai-compatible:ID|anthropic:ID] [--base-url URL]
+          [--check NAME=COMMAND]... [--storage DIR]; runs until the client closes stdin
 
 exit: 0 green (or done), 1 stopped not green (or checks fail, reply not applied, revert conflict),
       2 usage or preflight error (nothing written; also: the folder is busy with another run),
@@ -41,6 +44,7 @@ const commands: Record<string, () => Promise<Command>> = {
   revert: async () => (await import('./revertCommand')).revertCommand,
   eval: async () => (await import('./modelCommands')).evalCommand,
   calibrate: async () => (await import('./calibrateCommand')).calibrateCommand,
+  mcp: async () => (await import('./mcpCommand')).mcpCommand,
 };
 
 export async function main(argv: string[], io: CliIo): Promise<number> {

@@ -8,6 +8,7 @@ import type { RestoreReport, StoredRun } from '../core/edit/restore';
 import { findInterruptedRuns, restoreState, revertRun } from '../core/edit/restore';
 import { liveRunLock } from '../core/edit/runLock';
 import type { Workspace } from '../core/edit/workspace';
+import type { ModelProvider } from '../core/model/provider';
 import type { Settings } from '../core/settings';
 import type { RunReport, TimedEvent } from '../core/trace/events';
 import type { VerifyResult } from '../core/types';
@@ -33,6 +34,14 @@ export interface RunWiring {
   onEvent: (e: TimedEvent) => void;
 }
 
+/** What a caller other than the palette adds to a run: the chat's model, its name in the run lock. */
+export interface RunExtras {
+  /** Stands in for the model the settings name (e.g. the chat's selected model for `@fix`). */
+  provider?: ModelProvider;
+  /** Which front end started the run (`vscode-chat`, `vscode-tool`); default `vscode`. */
+  frontEnd?: string;
+}
+
 export interface Disposable {
   dispose(): void;
 }
@@ -51,7 +60,7 @@ export interface CheckVerifier {
 export interface FolderEngine {
   /** The folder's run storage (runs, checkpoints, traces). */
   readonly storageDir: string;
-  createRun(settings: Settings, instruction: string, wiring: RunWiring): Promise<RunLike>;
+  createRun(settings: Settings, instruction: string, wiring: RunWiring, extras?: RunExtras): Promise<RunLike>;
   /** May load the engine first (the extension's shell loads it on the first run or check pass). */
   createVerifier(settings: Settings): CheckVerifier | Promise<CheckVerifier>;
   /** Why the model the settings name cannot be used, with its fixes; undefined when it can. */
@@ -239,10 +248,11 @@ export class RunController {
    * What stops a run from starting, checked before anything is asked of the user: the model, then
    * the checks. Empty when a run can start. (The run checks again at its preflight: things change.)
    */
-  async preflight(settings: Settings): Promise<Problem[]> {
+  async preflight(settings: Settings, what: { model?: boolean } = {}): Promise<Problem[]> {
     const engine = this.engine;
     const out: Problem[] = [];
-    const model = await engine.modelProblem(settings);
+    // `model: false`: the caller brings its own model (the chat's, for @fix).
+    const model = what.model === false ? undefined : await engine.modelProblem(settings);
     if (model) out.push(model);
     const checks = (await engine.createVerifier(settings)).preflight();
     if (checks.length > 0) out.push(checksProblem(checks));
@@ -250,9 +260,9 @@ export class RunController {
   }
 
   /** Builds a run from `settings` through the folder's engine and runs it to its stop. */
-  async run(settings: Settings, instruction: string): Promise<RunReport> {
+  async run(settings: Settings, instruction: string, extras?: RunExtras): Promise<RunReport> {
     const engine = this.engine;
-    return this.start((wiring) => engine.createRun(settings, instruction, wiring));
+    return this.start((wiring) => engine.createRun(settings, instruction, wiring, extras));
   }
 
   private finishedRun(): RunState & { runDir: string } {

@@ -4,13 +4,21 @@
 // workspace, the model from its settings and SecretStorage, its log. The controller asks this;
 // commands never build the engine.
 import { checkProblems, createCheckEngine, createRunEngine } from '../core/engine';
+import type { ModelProvider } from '../core/model/provider';
 import type { Settings } from '../core/settings';
 import type { Logger } from '../core/types';
-import type { CheckVerifier, FolderEngine, RunLike, RunWiring } from './controller';
+import type { CheckVerifier, FolderEngine, RunExtras, RunLike, RunWiring } from './controller';
 import type { Problem } from './fixActions';
 import { createModelProvider } from './modelProvider';
 import type { ApiKeys } from './secrets';
 import { VscodeWorkspace } from './vscodeWorkspace';
+import type * as vscode from 'vscode';
+import { VscodeLmProvider } from './lmProvider';
+
+/** The chat's own model as a run's provider (`@fix` runs with the model picked in the Chat view). */
+export function chatModelProvider(model: vscode.LanguageModelChat): ModelProvider {
+  return new VscodeLmProvider(model);
+}
 
 export interface EngineDeps {
   keys: ApiKeys;
@@ -21,8 +29,9 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
   const { logger } = deps;
   return {
     storageDir,
-    async createRun(settings: Settings, instruction: string, wiring: RunWiring): Promise<RunLike> {
-      const choice = await createModelProvider(settings, root, deps.keys, logger);
+    async createRun(settings: Settings, instruction: string, wiring: RunWiring, extras?: RunExtras): Promise<RunLike> {
+      // The caller's model (the chat's, for @fix) stands in for the one the settings name.
+      const choice = extras?.provider ? ({ ok: true, provider: extras.provider } as const) : await createModelProvider(settings, root, deps.keys, logger);
       if (!choice.ok) logger.warn(`model: ${choice.problem}`);
       const { run } = createRunEngine({
         root,
@@ -32,7 +41,7 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
         workspace: new VscodeWorkspace(root, logger),
         // Without a model the run stops at preflight and says why.
         provider: choice.ok ? choice.provider : { problem: choice.problem },
-        frontEnd: 'vscode',
+        frontEnd: extras?.frontEnd ?? 'vscode',
         signal: wiring.signal,
         onEvent: wiring.onEvent,
         ...(instruction ? { instruction } : {}),
@@ -54,3 +63,7 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
     workspace: (label: string) => new VscodeWorkspace(root, logger, label),
   };
 }
+
+// The gate's results for the Language Model Tools and @fix (shell side: src/vscode/lmTools.ts),
+// built here because the failure report counts tokens: the tokenizer is the engine bundle's.
+export { checksToolResult, fixToolResult, formatChecksToolResult, formatFixToolResult } from '../core/gate/tools';

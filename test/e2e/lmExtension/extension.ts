@@ -3,14 +3,22 @@
 // format (`{"responses":[{"text": ...}]}`) in the file named by FUG_LM_SCRIPT; each request takes
 // the next reply. A changed file (new mtime) starts again from its first reply. Every request is
 // appended to `<script>.requests.jsonl` so a test can see what the model was asked.
-import { appendFileSync, readFileSync, statSync } from 'node:fs';
+//
+// It also hosts the e2e suite's calls of other extensions' Language Model Tools from inside the
+// extension host: the command "FUG Tests: Invoke Tools" reads a plan (`{"calls":[{"tool","input"}]}`)
+// from the file named by FUG_TOOLS_PLAN, calls each through `vscode.lm.invokeTool` as an agent
+// would, and writes what came back to `<plan>.results.json` after each call.
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 
 interface Script {
   responses: { text: string }[];
 }
 
-const MODEL: vscode.LanguageModelChatInformation = {
+// `isUserSelectable` (not in the stable typings, passed through by the extension host) lists the
+// model in the Chat view's model picker, so a chat participant can be driven with it (`@fix`).
+const MODEL: vscode.LanguageModelChatInformation & { isUserSelectable: boolean } = {
+  isUserSelectable: true,
   id: 'fug-scripted-model',
   name: 'Scripted Test Model',
   family: 'fug-scripted',
@@ -54,4 +62,54 @@ export function activate(context: vscode.ExtensionContext): void {
     provideTokenCount: async (_model, text) => Math.ceil((typeof text === 'string' ? text : textOf(text)).length / 4),
   };
   context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider('fug-scripted', provider));
+  context.subscriptions.push(vscode.commands.registerCommand('fugTests.invokeTools', () => invokeTools()));
+  context.subscriptions.push(vscode.commands.registerCommand('fugTests.askChat', () => askChat()));
+}
+
+/**
+ * Sends the query in the file FUG_CHAT_QUERY_FILE names to the Chat view with the scripted model
+ * selected: the model picker offers only a Copilot sign-in without Copilot, but the workbench's own
+ * chat-open command takes a model selector.
+ */
+async function askChat(): Promise<void> {
+  const file = process.env.FUG_CHAT_QUERY_FILE;
+  if (!file) throw new Error('FUG_CHAT_QUERY_FILE is not set: no query to send');
+  const query = readFileSync(file, 'utf8').trim();
+  await vscode.commands.executeCommand('workbench.action.chat.open', { query, modelSelector: { vendor: 'fug-scripted', id: MODEL.id } });
+}
+
+interface ToolCall {
+  tool: string;
+  input: object;
+}
+
+interface ToolAnswer {
+  tool: string;
+  text?: string;
+  error?: string;
+  ms: number;
+}
+
+async function invokeTools(): Promise<void> {
+  const plan = process.env.FUG_TOOLS_PLAN;
+  if (!plan) throw new Error('FUG_TOOLS_PLAN is not set: no plan of tool calls');
+  const { calls } = JSON.parse(readFileSync(plan, 'utf8')) as { calls: ToolCall[] };
+  const out = `${plan}.results.json`;
+  // What the agent sees of the tools: their names and descriptions, as lm.tools lists them.
+  const listed = vscode.lm.tools.filter((t) => t.name.startsWith('fixUntilGreen_')).map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  const answers: ToolAnswer[] = [];
+  const save = (done: boolean): void => writeFileSync(out, JSON.stringify({ listed, answers, done }, null, 2));
+  save(false);
+  for (const c of calls) {
+    const t0 = Date.now();
+    try {
+      const r = await vscode.lm.invokeTool(c.tool, { input: c.input, toolInvocationToken: undefined }, new vscode.CancellationTokenSource().token);
+      const text = r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+      answers.push({ tool: c.tool, text, ms: Date.now() - t0 });
+    } catch (e) {
+      answers.push({ tool: c.tool, error: e instanceof Error ? e.message : String(e), ms: Date.now() - t0 });
+    }
+    save(false);
+  }
+  save(true);
 }

@@ -1,0 +1,119 @@
+// What the Language Model Tools and the `@fix` chat participant share: which folder a call means,
+// its settings, the workspace-trust refusal, one seen-counter for the window's session, and the
+// check pass and run through the folder's controller (so the locks, checkpoints, Problems panel,
+// status bar and panel are the same as for the palette's commands). Shell side: the engine bundle
+// loads at the first check pass or run, never at activation.
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { SeenCounter } from '../core/gate/seen';
+import type { ChecksToolResult } from '../core/gate/tools';
+import type { Settings } from '../core/settings';
+import type { Logger } from '../core/types';
+import { UNTRUSTED_MESSAGE } from './commands';
+import { FolderBusyError, RunInProgressError } from './controller';
+import type { RunController, RunControllers } from './controller';
+import { resolveInterrupted } from './recovery';
+import { readSettings } from './settings';
+import { loadEngine } from './shellEngine';
+
+export interface GateDeps {
+  controllers: RunControllers;
+  logger: Logger;
+}
+
+/** A refusal the caller (a model, a chat) reads as the tool's or the participant's answer. */
+export class GateRefusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GateRefusal';
+  }
+}
+
+/** A refusal a caller reads as the answer: ours, or the controller's (the folder busy with a run or a revert). */
+export function isRefusal(e: unknown): e is Error {
+  return e instanceof GateRefusal || e instanceof FolderBusyError || e instanceof RunInProgressError;
+}
+
+/** Reads a workspace file for the source lines of a report; a file that is gone shows no source. */
+export function readWorkspaceText(root: string, rel: string): string | undefined {
+  try {
+    return readFileSync(path.join(root, rel), 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') return undefined;
+    throw e;
+  }
+}
+
+export class GateHost {
+  /** Identities seen in this window's session, per folder: what makes "same failures as 2 attempts ago". */
+  readonly seen = new SeenCounter();
+
+  constructor(readonly deps: GateDeps) {}
+
+  get logger(): Logger {
+    return this.deps.logger;
+  }
+
+  /** @throws GateRefusal in Restricted Mode: nothing of the workspace runs until it is trusted. */
+  requireTrust(): void {
+    if (!vscode.workspace.isTrusted) throw new GateRefusal(UNTRUSTED_MESSAGE);
+  }
+
+  /**
+   * The folder a call names (an absolute path inside the workspace, or a folder's name), else the
+   * active editor's, else the only one. Never asks: a model cannot answer a quick pick.
+   */
+  folder(named: string | undefined): vscode.WorkspaceFolder {
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
+    if (folders.length === 0) throw new GateRefusal('no workspace folder is open: open the project folder first');
+    if (named !== undefined) {
+      const byName = folders.find((f) => f.name === named);
+      if (byName) return byName;
+      const inside = path.isAbsolute(named) ? vscode.workspace.getWorkspaceFolder(vscode.Uri.file(named)) : undefined;
+      if (inside && inside.uri.scheme === 'file') return inside;
+      throw new GateRefusal(`"${named}" is not a workspace folder; the folders are: ${folders.map((f) => `${f.name} (${f.uri.fsPath})`).join(', ')}`);
+    }
+    const editor = vscode.window.activeTextEditor;
+    const own = editor ? vscode.workspace.getWorkspaceFolder(editor.document.uri) : undefined;
+    if (own && own.uri.scheme === 'file') return own;
+    if (folders.length === 1) return folders[0]!;
+    throw new GateRefusal(`this workspace has ${folders.length} folders: name one (${folders.map((f) => f.name).join(', ')})`);
+  }
+
+  controller(f: vscode.WorkspaceFolder): RunController {
+    const c = this.deps.controllers.get(f.uri.fsPath, f.name);
+    this.deps.controllers.setActive(f.uri.fsPath);
+    return c;
+  }
+
+  settings(c: RunController): Settings {
+    const read = readSettings(vscode.Uri.file(c.folder));
+    if (!read.ok) throw new GateRefusal(`the settings of ${c.folderName} are not valid: ${read.message}`);
+    return read.settings;
+  }
+
+  /** One check pass through the folder's controller, counted as an attempt of this session. */
+  async runChecks(c: RunController, signal?: AbortSignal): Promise<ChecksToolResult> {
+    if (c.running) throw new GateRefusal(`a Fix Until Green run is in progress in ${c.folderName}; wait for it to stop (its checks are running)`);
+    const v = await c.verify(this.settings(c), signal);
+    const engine = await loadEngine(this.logger);
+    const r = engine.checksToolResult(v, this.seen, c.folder, { root: c.folder, readText: (rel) => readWorkspaceText(c.folder, rel) });
+    this.logger.info(`checks for an agent in ${c.folderName}: ${r.green ? 'green' : `${r.failureCount} failure(s)`}, identity ${r.failureHash.slice(0, 12)} seen ${r.seen} time(s)`);
+    return r;
+  }
+
+  /**
+   * What stops a run from starting, before it starts: an interrupted run's files (the user answers
+   * Revert or Keep), the model (unless the caller brings its own) and the checks.
+   */
+  async preflight(c: RunController, settings: Settings, ownModel: boolean): Promise<void> {
+    if (c.running) throw new GateRefusal(`a Fix Until Green run is already in progress in ${c.folderName}`);
+    if (!(await resolveInterrupted(c, this.logger))) {
+      throw new GateRefusal(`an interrupted run left files changed in ${c.folderName}: answer Revert or Keep first`);
+    }
+    const problems = await c.preflight(settings, { model: !ownModel });
+    if (problems.length > 0) throw new GateRefusal(`the run cannot start in ${c.folderName}: ${problems.map((p) => p.message).join('; ')}`);
+  }
+}
