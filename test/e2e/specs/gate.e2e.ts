@@ -116,6 +116,7 @@ describe('Fix Until Green in VS Code: @fix in the Chat view', function () {
 
   /** The last response's text once it shows `re` (and the chat has stopped working on it). */
   async function response(re: RegExp, what: string, ms = 120000): Promise<string> {
+    let last: string | undefined;
     return until(what, async () => {
       const allow = vs.page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Allow/ });
       if (await allow.count()) await allow.first().click();
@@ -123,7 +124,10 @@ describe('Fix Until Green in VS Code: @fix in the Chat view', function () {
       const n = await rows.count();
       if (n === 0) return undefined;
       const t = await rows.nth(n - 1).innerText();
-      return re.test(t) ? t : undefined;
+      // The response streams: take it once it matches and has not changed since the last look.
+      const settled = re.test(t) && t === last;
+      last = t;
+      return settled ? t : undefined;
     }, ms, 500);
   }
 
@@ -140,7 +144,7 @@ describe('Fix Until Green in VS Code: @fix in the Chat view', function () {
 
   it("runs the loop with the chat's model, streams the steps, stops at step-cap, continues to green, and reverts", async () => {
     await ask('@fix make the tests pass');
-    const capped = await response(/Stopped: step-cap/, 'the step-cap stop', 240000);
+    const capped = await response(/Stopped: step-cap[\s\S]*Evidence: /, 'the step-cap stop', 240000);
     assert.match(capped, /Before any edit: 3 failures/);
     assert.match(capped, /Step 1: edited src\/cart\.ts → 1 failure/);
     assert.match(capped, /Evidence: /);
