@@ -8,7 +8,7 @@ import type { Settings } from '../core/settings';
 import type { Logger } from '../core/types';
 import type { CheckVerifier, FolderEngine, RunLike, RunWiring } from './controller';
 import type { Problem } from './fixActions';
-import { createModelProvider } from './modelProvider';
+import { createLadder, ladderProblem } from './modelProvider';
 import type { ApiKeys } from './secrets';
 import { VscodeWorkspace } from './vscodeWorkspace';
 
@@ -22,8 +22,9 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
   return {
     storageDir,
     async createRun(settings: Settings, instruction: string, wiring: RunWiring): Promise<RunLike> {
-      const choice = await createModelProvider(settings, root, deps.keys, logger);
+      const { main: choice, rungs } = await createLadder(settings, root, deps.keys, logger);
       if (!choice.ok) logger.warn(`model: ${choice.problem}`);
+      for (const r of rungs) if (!r.ok) logger.warn(`model: ${r.problem}`);
       const { run } = createRunEngine({
         root,
         settings,
@@ -32,6 +33,7 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
         workspace: new VscodeWorkspace(root, logger),
         // Without a model the run stops at preflight and says why.
         provider: choice.ok ? choice.provider : { problem: choice.problem },
+        escalation: rungs.map((r) => (r.ok ? r.provider : { problem: r.problem })),
         frontEnd: 'vscode',
         signal: wiring.signal,
         onEvent: wiring.onEvent,
@@ -40,8 +42,7 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
       return run;
     },
     async modelProblem(settings: Settings): Promise<Problem | undefined> {
-      const choice = await createModelProvider(settings, root, deps.keys, logger);
-      return choice.ok ? undefined : choice.fix;
+      return ladderProblem(await createLadder(settings, root, deps.keys, logger), settings);
     },
     createVerifier(settings: Settings): CheckVerifier {
       const checks = createCheckEngine({ root, settings, storageDir, logger });
