@@ -44,8 +44,10 @@ function ladderNote(f: StopFacts): string {
   const esc = f.escalations ?? [];
   if (esc.length === 0) return '';
   const last = esc[esc.length - 1]!;
+  const times = esc.length === 1 ? 'one escalation' : `${esc.length} escalations`;
   if (f.stopReason === 'green') return ` ${last.to} finished it after ${esc.length === 1 ? 'taking over' : `${esc.length} escalations`}.`;
-  return ` ${esc.length === 1 ? 'One escalation' : `${esc.length} escalations`}: the last model, ${last.to}, stopped too.`;
+  if (f.stopReason in HANDOVER_WHY) return ` The ladder is exhausted: ${last.to}, its last model, stopped too (after ${times}).`;
+  return ` ${last.to} was at work, after ${times}.`;
 }
 
 /** 0.0123, 1.25: money in the unit of the user's prices. */

@@ -20,7 +20,9 @@ function replies(original: string): string[] {
     out.push(reply([diffOf(CART, before, after)], { postMortem: `Attempt ${k}: maybe the discount needs an explicit factor.`, confidence: 0.4 }));
     before = after;
   }
-  const fixed = before.replace(/return total - percent( \* 1)*;/, 'return total - (total * percent) / 100;').replace("return text.trim().replace('$', '');", "return Number(text.trim().replace('$', ''));");
+  const fixed = before.replace(/return total - percent( \* 1)*;/, 'return total - (total * percent) / 100;')
+    // A function, not a string: `$'` in a replacement string is a pattern.
+    .replace("return text.trim().replace('$', '');", () => "return Number(text.trim().replace('$', ''));");
   out.push(reply([diffOf(CART, before, fixed)], { postMortem: 'The factor was never the problem: a percentage is total * percent / 100, and parsePrice must return a number.', confidence: 0.9 }));
   return out;
 }

@@ -5,7 +5,7 @@ import { STOP_REASONS } from '../../../src/core/policy/reasons';
 import type { StopReason } from '../../../src/core/policy/reasons';
 import type { Failure } from '../../../src/core/types';
 import type { StopFacts } from '../../../src/vscode/explain';
-import { explainStop, failureHeadline, failuresLeft, notAppliedWhy } from '../../../src/vscode/explain';
+import { explainEscalation, explainStop, failureHeadline, failuresLeft, notAppliedWhy } from '../../../src/vscode/explain';
 
 const DISCOUNT: Failure = {
   check: 'test',
@@ -100,5 +100,15 @@ describe('why an edit was not applied', () => {
     assert.equal(notAppliedWhy(["src/a.ts: hunk 2 of 2 (reply line 9) did not match the file's current content. It starts:\nx\nNo region of the file resembles it."], null), 'src/a.ts: hunk 2 of 2 (reply line 9) did not match the file (no part of the file resembles it)');
     assert.equal(notAppliedWhy([], 'Your edit was not applied: the edit changes the verifier'), 'refused: the edit changes the verifier');
     assert.equal(notAppliedWhy([], null), 'the reply held no edit that could be applied');
+  });
+
+  it('says who finished or stopped when the run went up the ladder, and what each escalation was', () => {
+    const escalations = [{ step: 2, reason: 'stalled' as const, from: 'openai-compatible:cheap', to: 'anthropic:strong' }];
+    assert.equal(explainStop({ ...STOPS.green.facts, escalations }).sentence, 'Green: every check passes after step 2. anthropic:strong finished it after taking over.');
+    assert.match(explainStop({ ...STOPS.stalled.facts, escalations }).sentence, /came back 3 times\. The ladder is exhausted: anthropic:strong, its last model, stopped too \(after one escalation\)\.$/);
+    assert.match(explainStop({ ...STOPS['token-ceiling'].facts, escalations }).sentence, /Continue gives it more tokens\. anthropic:strong was at work, after one escalation\.$/);
+    assert.equal(explainEscalation(escalations[0]!), 'Escalated to anthropic:strong after step 2: openai-compatible:cheap made no progress (stalled).');
+    assert.equal(explainEscalation({ ...escalations[0]!, reason: 'unreachable' }), 'Escalated to anthropic:strong after step 2: openai-compatible:cheap said it cannot fix this (unreachable).');
+    assert.equal(explainStop({ ...STOPS.green.facts, escalations: [] }).sentence, 'Green: every check passes after step 2.');
   });
 });
