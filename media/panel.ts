@@ -10,7 +10,7 @@ import { isPersistedPanelState, isToWebview } from '../src/vscode/protocol';
 import type { RunState, StepView } from '../src/vscode/runState';
 import { canContinue, canRevert, elapsedAt } from '../src/vscode/runState';
 import { formatDuration, formatTokens } from '../src/vscode/meterView';
-import { explainStop, notAppliedWhy } from '../src/vscode/explain';
+import { explainEscalation, explainStop, formatMoney, notAppliedWhy } from '../src/vscode/explain';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -138,6 +138,27 @@ function budgets(st: RunState): VNode {
     bar('budget-steps', 'Steps', st.step, st.limits.maxSteps, `${st.step} / ${st.limits.maxSteps}`),
     bar('budget-tokens', 'Tokens', st.tokensUsed, st.limits.tokenCeiling, `${formatTokens(st.tokensUsed)} / ${formatTokens(st.limits.tokenCeiling)}`),
     bar('budget-time', 'Time', el, st.limits.timeLimitSeconds * 1000, `${formatDuration(el)} / ${formatDuration(st.limits.timeLimitSeconds * 1000)}`),
+    costBar(st),
+  );
+}
+
+/** Money, only when a model of the run has a price (`model.pricing`); against `costCeiling` when set. */
+function costBar(st: RunState): VNode | null {
+  if (st.costUsed === null || st.costUsed === undefined) return null;
+  const ceiling = st.limits.costCeiling ?? 0;
+  return bar('budget-cost', 'Cost', st.costUsed, ceiling, ceiling > 0 ? `${formatMoney(st.costUsed)} / ${formatMoney(ceiling)}` : `${formatMoney(st.costUsed)} (no ceiling)`);
+}
+
+/** The model that made a step; the first step of an escalated model says so. */
+function modelChip(st: RunState, step: StepView): VNode | null {
+  if (!step.model) return null;
+  const handover = (st.escalations ?? []).find((e) => e.step + 1 === step.index && e.to === step.model);
+  const short = step.model.slice(step.model.indexOf(':') + 1) || step.model;
+  return h(
+    'span',
+    { class: `chip model${handover ? ' escalated' : ''}`, 'data-testid': 'step-model', title: handover ? explainEscalation(handover) : `made by ${step.model}` },
+    icon(handover ? 'arrow-up' : 'hubot'),
+    ` ${short}`,
   );
 }
 
@@ -246,11 +267,12 @@ function stepRow(st: RunState, step: StepView): VNode {
       step.rolledBack
         ? h('span', { class: 'chip warn', 'data-testid': 'rolled-back', title: step.feedback ?? 'a critic rolled this edit back' }, icon('discard'), ` rolled back${step.restoredToStep !== null && step.restoredToStep !== undefined ? ` to #${step.restoredToStep}` : ''}`)
         : null,
+      modelChip(st, step),
       files,
       checkChips(step),
       // The failure identity is for whoever compares steps; it looks like a commit hash, so it stays in the tooltip.
       h('span', { class: 'count', title: `failures after this step${step.failureCount > 0 ? ` (failure identity ${step.failureHash.slice(0, 12)})` : ''}` }, `${step.failureCount} fail`),
-      h('span', { class: 'tokens', title: 'tokens this step used' }, `${formatTokens(step.tokens)} tok`),
+      h('span', { class: 'tokens', title: `tokens this step used${step.cost !== null && step.cost !== undefined ? `; it cost ${formatMoney(step.cost)}` : ''}` }, `${formatTokens(step.tokens)} tok`),
     ),
     step.postMortem ? h('div', { class: `postmortem${open ? ' open' : ''}` }, icon('lightbulb'), ' ', step.postMortem) : null,
     critics,

@@ -2,7 +2,7 @@
 // environment only; what cannot be built is said in the CLI's own terms (its flags).
 import type { ModelProvider } from '../core/model/provider';
 import { createProvider, KEY_ENV, ProviderConfigError } from '../core/model/factory';
-import type { Settings } from '../core/settings';
+import type { ModelSettings, Settings } from '../core/settings';
 import type { Logger } from '../core/types';
 import { UsageError } from './errors';
 
@@ -13,10 +13,10 @@ export interface ModelSpec {
 
 const MODEL_FORMS = 'replay:FILE, openai-compatible:ID or anthropic:ID';
 
-export function parseModelSpec(value: string): ModelSpec {
+export function parseModelSpec(value: string, flag = '--model'): ModelSpec {
   const m = /^(replay|openai-compatible|anthropic):(.+)$/.exec(value);
   if (!m) {
-    throw new UsageError(`--model: "${value}" is not one of replay:FILE, openai-compatible:ID, anthropic:ID`);
+    throw new UsageError(`${flag}: "${value}" is not one of replay:FILE, openai-compatible:ID, anthropic:ID`);
   }
   return { provider: m[1] as ModelSpec['provider'], id: m[2]! };
 }
@@ -54,12 +54,32 @@ export function providerUsageError(e: ProviderConfigError): UsageError {
 
 /** The provider `settings.model` names, with the key from the environment. @throws UsageError */
 export function createCliProvider(settings: Settings, cwd: string, opts: ProviderEnv = {}): ModelProvider {
-  const { provider } = settings.model;
+  return createCliModel(settings.model, cwd, opts);
+}
+
+/**
+ * The models of `settings.model.escalation`, each with its provider's key from the environment.
+ * @throws UsageError naming the rung (`--escalate` or `fixUntilGreen.model.escalation[i]`)
+ */
+export function createCliLadder(settings: Settings, cwd: string, opts: ProviderEnv = {}): ModelProvider[] {
+  return settings.model.escalation.map((m, i) => {
+    if (m.provider === 'vscode-lm') throw new UsageError(`fixUntilGreen.model.escalation[${i}]: the vscode-lm provider runs only inside VS Code; use --escalate ${MODEL_FORMS}`);
+    try {
+      return createCliModel(m, cwd, opts);
+    } catch (e) {
+      if (e instanceof UsageError) throw new UsageError(`escalation model ${i + 1} (${m.provider}:${m.id}): ${e.message}`);
+      throw e;
+    }
+  });
+}
+
+function createCliModel(model: ModelSettings, cwd: string, opts: ProviderEnv): ModelProvider {
+  const { provider } = model;
   const env = opts.env ?? process.env;
   const keyed = provider === 'openai-compatible' || provider === 'anthropic';
   const apiKey = keyed ? env[KEY_ENV[provider]] : undefined;
   try {
-    return createProvider(settings.model, {
+    return createProvider(model, {
       root: cwd,
       keyHint: keyed ? `set the ${KEY_ENV[provider]} environment variable to a valid key` : '',
       logger: opts.logger ?? stderrLogger,

@@ -17,6 +17,12 @@ export interface CliIo {
   stderr: (s: string) => void;
 }
 
+function numberFlag(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(v.trim())) throw new UsageError(`${flag}: "${v}" is not a number ≥ 0`);
+  return Number(v);
+}
+
 function intFlag(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   if (!/^-?\d+$/.test(v.trim())) throw new UsageError(`${flag}: "${v}" is not a whole number`);
@@ -52,7 +58,7 @@ export function parseCheckFlags(values: string[]): { name: string; command: stri
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   // The providers bring the SDKs: loaded by `run` alone, not by the commands that share this module's helpers.
-  const { createCliProvider, parseModelSpec } = await import('./providers');
+  const { createCliLadder, createCliProvider, parseModelSpec } = await import('./providers');
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -64,6 +70,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       'stall-threshold': { type: 'string' },
       'time-limit': { type: 'string' },
       check: { type: 'string', multiple: true },
+      escalate: { type: 'string', multiple: true },
+      'cost-ceiling': { type: 'string' },
       instruction: { type: 'string' },
       storage: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -91,12 +99,23 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     put('model.id', '--model', id);
   }
   if (values['base-url'] !== undefined) put('model.baseUrl', '--base-url', values['base-url']);
+  put('costCeiling', '--cost-ceiling', numberFlag('--cost-ceiling', values['cost-ceiling']));
+  if (values.escalate && values.escalate.length > 0) {
+    const mainProvider = values.model !== undefined ? parseModelSpec(values.model).provider : undefined;
+    put('model.escalation', '--escalate', values.escalate.map((v) => {
+      const spec = parseModelSpec(v, '--escalate');
+      // A rung of the same provider as --model reaches the same endpoint (e.g. a local server's bigger model).
+      const baseUrl = spec.provider === mainProvider ? (values['base-url'] ?? '') : '';
+      return { provider: spec.provider, id: spec.provider === 'replay' ? path.resolve(spec.id) : spec.id, baseUrl };
+    }));
+  }
 
   const settings = resolveSettings(cwd, overrides);
   if (values.model === undefined && settings.model.provider === 'vscode-lm') {
     throw new UsageError('--model is required outside VS Code (replay:FILE, openai-compatible:ID or anthropic:ID), or set fixUntilGreen.model.provider');
   }
   const provider = createCliProvider(settings, cwd);
+  const escalation = createCliLadder(settings, cwd);
   // No checks configured: discover them (tsconfig, ESLint config, scripts.test), as `check` does.
   const storageDir = path.resolve(values.storage ?? defaultStorageDir(cwd));
   const checks = createCheckEngine({ root: cwd, settings, storageDir });
@@ -128,6 +147,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     checks,
     workspace: new FsWorkspace(cwd),
     provider,
+    escalation,
     frontEnd: 'cli',
     signal: controller.signal,
     ...(values.instruction ? { instruction: values.instruction } : {}),
@@ -164,6 +184,8 @@ export function toJson(r: RunReport): Record<string, unknown> {
       files: s.files,
       critics: s.critics,
       feedback: s.feedback,
+      ...(s.model !== undefined ? { model: s.model } : {}),
+      ...(s.cost !== undefined && s.cost !== null ? { cost: s.cost } : {}),
     })),
     tokensUsed: r.tokensUsed,
     elapsedMs: r.elapsedMs,
@@ -174,5 +196,7 @@ export function toJson(r: RunReport): Record<string, unknown> {
     initialFailureCount: r.initialFailureCount,
     bestStep: r.bestStep,
     hypotheses: r.hypotheses,
+    costUsed: r.costUsed ?? null,
+    escalations: r.escalations ?? [],
   };
 }

@@ -43,7 +43,7 @@ export function resolveSettings(cwd: string, overrides: Record<string, { value: 
   const messages = r.issues.map((i) => {
     const key = i.setting.replace(/^fixUntilGreen\./, '');
     const top = key.split(/[.[]/)[0]!;
-    const o = overrides[key] ?? overrides[top];
+    const o = overrides[key] ?? overrides[top] ?? Object.entries(overrides).find(([k]) => key.startsWith(`${k}[`) || key.startsWith(`${k}.`))?.[1];
     if (o) return `${o.flag}: ${i.message.replace(/^fixUntilGreen\.\S+ /, '')}`;
     return `${i.message} (in ${file})`;
   });

@@ -10,6 +10,7 @@ import type { ContinuationHook, VerifierPort } from './loop/run';
 import type { Workspace } from './edit/workspace';
 import type { ModelProvider } from './model/provider';
 import { ProviderFatalError } from './model/provider';
+import { priceOf, unpricedProblems } from './model/pricing';
 import type { Critic } from './policy/critics';
 import type { Settings } from './settings';
 import type { TimedEvent } from './trace/events';
@@ -93,6 +94,11 @@ export interface RunSetup extends EngineSetup {
   workspace: Workspace;
   /** The model, or why there is none (the run then stops with `preflight-failed`, naming it, and never calls a model). */
   provider: ModelProvider | MissingProvider;
+  /**
+   * `settings.model.escalation`, built by the front end (with its own key source), in the same order;
+   * a rung that could not be built stops the run at preflight, naming it.
+   */
+  escalation?: (ModelProvider | MissingProvider)[];
   /** Checks already built (e.g. by `createCheckEngine` to refuse early); built from the settings when omitted. */
   checks?: CheckEngine;
   /** Stands in for the settings' verifier (tests, benchmarks); the checks are still resolved for the run's record. */
@@ -129,9 +135,14 @@ function isProvider(p: ModelProvider | MissingProvider): p is ModelProvider {
 /** Builds a run over `settings`: its verifier, the checks it records, its preflight problems. */
 export function createRunEngine(s: RunSetup): RunEngine {
   const checks = s.checks ?? createCheckEngine(s);
+  const { model } = s.settings;
+  const rungs = s.escalation ?? [];
   const problems = [
+    ...(rungs.length === model.escalation.length ? [] : [`fixUntilGreen.model.escalation names ${model.escalation.length} model(s) but ${rungs.length} were built`]),
     ...(s.preflightProblems ?? []),
     ...(isProvider(s.provider) ? [] : [s.provider.problem]),
+    ...rungs.flatMap((r, i) => (isProvider(r) ? [] : [`fixUntilGreen.model.escalation[${i}]: ${r.problem}`])),
+    ...unpricedProblems(model, s.settings.costCeiling),
     // With nothing to run, what discovery looked for is the useful half of the message.
     ...(checks.checks.length === 0 ? checks.notes : []),
   ];
@@ -139,6 +150,8 @@ export function createRunEngine(s: RunSetup): RunEngine {
     workspace: s.workspace,
     verifier: s.verifier ?? checks.verifier,
     provider: isProvider(s.provider) ? s.provider : unavailableProvider(s.provider.problem),
+    price: priceOf(model, model.pricing),
+    escalation: rungs.map((r, i) => ({ provider: isProvider(r) ? r : unavailableProvider(r.problem), price: model.escalation[i] ? priceOf(model.escalation[i], model.pricing) : null })),
     // The run records the checks it used, discovered or configured.
     settings: { ...s.settings, checks: checks.checks },
     storageDir: s.storageDir,

@@ -11,11 +11,35 @@ export interface ConfidenceBudgetSettings {
   noveltyGain: number;
 }
 
+/** One model: the run's own, or a rung of the escalation ladder. */
 export interface ModelSettings {
   provider: ProviderId;
   id: string;
   baseUrl: string;
 }
+
+/** What a model costs, per million tokens, in the user's currency unit. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+}
+
+/** `fixUntilGreen.model.*`: the run's model, the ladder it escalates along, and the prices. */
+export interface ModelConfig extends ModelSettings {
+  /** `model.escalation`: the models tried next, in order, when a stop in `escalateOn` fires. */
+  escalation: ModelSettings[];
+  /** `model.pricing`: model id → price per million tokens. No built-in prices. */
+  pricing: Record<string, ModelPrice>;
+}
+
+/** The stops a run may escalate on instead of stopping (DESIGN §3, Escalation). */
+// Stop reason ids (policy/reasons.ts), spelled here so that settings import nothing from the policy.
+export const ESCALATABLE_REASONS = ['stalled', 'low-confidence', 'unreachable', 'budget-depleted'] as const;
+export type EscalationReason = (typeof ESCALATABLE_REASONS)[number];
+/** At most this many further models: a ladder longer than this is a mistake, not a plan. */
+export const MAX_ESCALATION_RUNGS = 5;
+/** The largest cost ceiling and price accepted: far above any real figure, small enough to stay exact. */
+export const MAX_MONEY = 1_000_000;
 
 export interface Settings {
   checks: CheckSpec[];
@@ -36,7 +60,11 @@ export interface Settings {
   escalateBelowConfidence: number;
   confidenceBudget: ConfidenceBudgetSettings;
   contextTokenBudget: number;
-  model: ModelSettings;
+  model: ModelConfig;
+  /** Which stops continue the run with the next model of `model.escalation`. */
+  escalateOn: EscalationReason[];
+  /** Money a run may spend, in the unit `model.pricing` uses; 0 turns it off. */
+  costCeiling: number;
 }
 
 export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
@@ -72,7 +100,9 @@ export function defaultSettings(): Settings {
     escalateBelowConfidence: 0,
     confidenceBudget: { enabled: false, stepCost: 0.08, noveltyGain: 0.12 },
     contextTokenBudget: 24000,
-    model: { provider: 'vscode-lm', id: '', baseUrl: '' },
+    model: { provider: 'vscode-lm', id: '', baseUrl: '', escalation: [], pricing: {} },
+    escalateOn: ['stalled', 'low-confidence', 'unreachable'],
+    costCeiling: 0,
   };
 }
 
@@ -143,6 +173,7 @@ function validateScalars({ raw, s, bad, has }: Validation): void {
   int('outputLimitKb', 16, 65536);
   int('contextTokenBudget', 1000, MAX);
   num('escalateBelowConfidence', 0, 1);
+  num('costCeiling', 0, MAX_MONEY);
   bool('parallelChecks');
   bool('forbidSuppressions');
   bool('rollbackRegressions');
@@ -231,21 +262,85 @@ function validateModel({ raw, s, bad, has }: Validation): void {
   const model: Record<string, unknown> = {};
   if (typeof raw.model === 'object' && raw.model !== null && !Array.isArray(raw.model)) Object.assign(model, raw.model);
   else if (raw.model !== undefined) bad('model', `must be an object; got ${describe(raw.model)}`);
-  for (const k of ['provider', 'id', 'baseUrl']) if (has(`model.${k}`)) model[k] = raw[`model.${k}`];
+  for (const k of ['provider', 'id', 'baseUrl', 'escalation', 'pricing']) if (has(`model.${k}`)) model[k] = raw[`model.${k}`];
+  validateOneModel(model, 'model', s.model, bad);
+  if (model.escalation !== undefined) s.model.escalation = validateEscalation(model.escalation, bad);
+  if (model.pricing !== undefined) s.model.pricing = validatePricing(model.pricing, bad);
+}
+
+/** `provider`, `id` and `baseUrl` of one model (the run's, or a rung at `key`), into `into`. */
+function validateOneModel(model: Record<string, unknown>, key: string, into: ModelSettings, bad: Validation['bad']): boolean {
+  let ok = true;
   if (model.provider !== undefined) {
     if (typeof model.provider !== 'string' || !PROVIDER_IDS.includes(model.provider as ProviderId)) {
-      bad('model.provider', `must be one of ${PROVIDER_IDS.join(', ')}; got ${describe(model.provider)}`);
-    } else s.model.provider = model.provider as ProviderId;
+      bad(`${key}.provider`, `must be one of ${PROVIDER_IDS.join(', ')}; got ${describe(model.provider)}`);
+      ok = false;
+    } else into.provider = model.provider as ProviderId;
   }
   if (model.id !== undefined) {
-    if (typeof model.id !== 'string') bad('model.id', 'must be a string');
-    else s.model.id = model.id;
+    if (typeof model.id !== 'string') { bad(`${key}.id`, 'must be a string'); ok = false; }
+    else into.id = model.id;
   }
   if (model.baseUrl !== undefined) {
-    if (typeof model.baseUrl !== 'string') bad('model.baseUrl', 'must be a string URL');
-    else if (model.baseUrl !== '' && !/^https?:\/\/[^\s]+$/i.test(model.baseUrl)) bad('model.baseUrl', `must be an http(s) URL; got ${describe(model.baseUrl)}`);
-    else s.model.baseUrl = model.baseUrl;
+    if (typeof model.baseUrl !== 'string') { bad(`${key}.baseUrl`, 'must be a string URL'); ok = false; }
+    else if (model.baseUrl !== '' && !/^https?:\/\/[^\s]+$/i.test(model.baseUrl)) { bad(`${key}.baseUrl`, `must be an http(s) URL; got ${describe(model.baseUrl)}`); ok = false; }
+    else into.baseUrl = model.baseUrl;
   }
+  return ok;
+}
+
+/** `model.escalation`: each rung `{provider, id, baseUrl?}`, at most MAX_ESCALATION_RUNGS. */
+function validateEscalation(v: unknown, bad: Validation['bad']): ModelSettings[] {
+  if (!Array.isArray(v)) {
+    bad('model.escalation', `must be an array of {provider, id, baseUrl?} objects; got ${describe(v)}`);
+    return [];
+  }
+  if (v.length > MAX_ESCALATION_RUNGS) bad('model.escalation', `may hold at most ${MAX_ESCALATION_RUNGS} models; got ${v.length}`);
+  const out: ModelSettings[] = [];
+  v.slice(0, MAX_ESCALATION_RUNGS).forEach((r: unknown, i: number) => {
+    const key = `model.escalation[${i}]`;
+    if (typeof r !== 'object' || r === null || Array.isArray(r)) {
+      bad(key, `must be an object {provider, id, baseUrl?}; got ${describe(r)}`);
+      return;
+    }
+    const o = r as Record<string, unknown>;
+    if (o.provider === undefined) { bad(`${key}.provider`, `is required: one of ${PROVIDER_IDS.join(', ')}`); return; }
+    const rung: ModelSettings = { provider: 'vscode-lm', id: '', baseUrl: '' };
+    if (validateOneModel(o, key, rung, bad)) out.push(rung);
+  });
+  return out;
+}
+
+/** `model.pricing`: model id → `{input, output}` per million tokens, each from 0 to MAX_MONEY. */
+function validatePricing(v: unknown, bad: Validation['bad']): Record<string, ModelPrice> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    bad('model.pricing', `must be an object {"<model id>": {"input": N, "output": N}}; got ${describe(v)}`);
+    return {};
+  }
+  const out: Record<string, ModelPrice> = {};
+  for (const [id, p] of Object.entries(v as Record<string, unknown>)) {
+    const key = `model.pricing.${id}`;
+    const o = p as Record<string, unknown> | null;
+    if (id.trim() === '') { bad('model.pricing', 'has an empty model id'); continue; }
+    const price = (k: 'input' | 'output'): boolean => typeof o?.[k] === 'number' && Number.isFinite(o[k]) && (o[k] as number) >= 0 && (o[k] as number) <= MAX_MONEY;
+    if (typeof o !== 'object' || o === null || Array.isArray(o) || !price('input') || !price('output')) {
+      bad(key, `must be {"input": N, "output": N}: the price per million input and output tokens, each from 0 to ${MAX_MONEY}; got ${describe(p)}`);
+      continue;
+    }
+    out[id] = { input: o.input as number, output: o.output as number };
+  }
+  return out;
+}
+
+/** `escalateOn`: which stops escalate, each at most once. */
+function validateEscalateOn({ raw, s, bad, has }: Validation): void {
+  if (!has('escalateOn')) return;
+  const v = raw.escalateOn;
+  if (!Array.isArray(v) || v.some((r) => !(ESCALATABLE_REASONS as readonly unknown[]).includes(r)) || new Set(v).size !== v.length) {
+    bad('escalateOn', `must be an array of distinct stop reasons from ${ESCALATABLE_REASONS.join(', ')}; got ${describe(v)}`);
+    return;
+  }
+  s.escalateOn = v as EscalationReason[];
 }
 
 /**
@@ -268,6 +363,7 @@ export function validateSettings(raw: Record<string, unknown>, base: Settings = 
   validateChecks(v);
   validateConfidenceBudget(v);
   validateModel(v);
+  validateEscalateOn(v);
   return issues.length > 0 ? { ok: false, issues } : { ok: true, settings: v.s };
 }
 

@@ -15,6 +15,7 @@ import { createProvider, ProviderConfigError } from '../core/model/factory';
 import type { Outcome, StopReason } from '../core/policy/reasons';
 import { isStopReason, OUTCOMES } from '../core/policy/reasons';
 import { pickPrefixed, validateSettings } from '../core/settings';
+import type { ModelSettings, Settings } from '../core/settings';
 import type { RunReport, TimedEvent } from '../core/trace/events';
 import { readTrace } from '../core/trace/trace';
 import type { Logger } from '../core/types';
@@ -34,6 +35,8 @@ export interface ScenarioExpect {
   steps: number;
   outcome?: Outcome;
   finalBytes?: FinalBytes;
+  /** How many times the run escalated to the next model of `model.escalation` (`escalated` events). */
+  escalations?: number;
 }
 
 export interface Scenario {
@@ -99,7 +102,9 @@ export function loadScenario(dir: string): Scenario {
   if (e.finalBytes === 'expected' && !hasExpected) throw new ScenarioError(`${expectFile}: "finalBytes": "expected" needs the files in ${expected}`);
   if (e.finalBytes !== 'expected' && hasExpected) throw new ScenarioError(`${expectFile}: ${expected} is there but "finalBytes" is not "expected": say which the run must leave`);
   const expect: ScenarioExpect = { stopReason: e.stopReason, steps: e.steps };
+  if (e.escalations !== undefined && (typeof e.escalations !== 'number' || !Number.isInteger(e.escalations) || e.escalations < 0)) throw new ScenarioError(`${expectFile}: "escalations" must be a whole number ≥ 0; got ${JSON.stringify(e.escalations)}`);
   if (e.outcome !== undefined) expect.outcome = e.outcome as Outcome;
+  if (e.escalations !== undefined) expect.escalations = e.escalations as number;
   if (e.finalBytes !== undefined) expect.finalBytes = e.finalBytes as FinalBytes;
 
   const settings: Record<string, unknown> = {};
@@ -259,6 +264,8 @@ function mismatch(s: Scenario, r: RunReport, project: string): string | undefine
   if (r.stopReason !== expect.stopReason) parts.push(`stopped with ${r.stopReason}, expected ${expect.stopReason}`);
   if (r.steps.length !== expect.steps) parts.push(`took ${r.steps.length} step(s), expected ${expect.steps}`);
   if (expect.outcome !== undefined && r.outcome !== expect.outcome) parts.push(`outcome ${r.outcome}, expected ${expect.outcome}`);
+  const escalated = r.escalations?.length ?? 0;
+  if (expect.escalations !== undefined && escalated !== expect.escalations) parts.push(`escalated ${escalated} time(s), expected ${expect.escalations}`);
   if (expect.finalBytes !== undefined) {
     const diff = treeDifference(expectedTree(s, expect.finalBytes), readTree(project));
     if (diff) parts.push(`the workspace does not hold the ${expect.finalBytes === 'original' ? 'original bytes' : 'expected files'}: ${diff}`);
@@ -266,13 +273,28 @@ function mismatch(s: Scenario, r: RunReport, project: string): string | undefine
   return parts.length > 0 ? `${parts.join('; ')} (${r.detail})` : undefined;
 }
 
-function replayProvider(s: Scenario): ModelProvider {
+/** A replay script of the scenario (`replay.json`, or a rung's file relative to the scenario folder). */
+function replayProvider(s: Scenario, model: ModelSettings, what: string): ModelProvider {
   try {
-    return createProvider({ provider: 'replay', id: s.replay, baseUrl: '' }, { root: s.dir, keyHint: '', replayLabel: `replay:${s.name}/replay.json` });
+    return createProvider(model, { root: s.dir, keyHint: '', replayLabel: `replay:${s.name}/${path.relative(s.dir, path.resolve(s.dir, model.id)).split(path.sep).join('/')}` });
   } catch (e) {
-    if (e instanceof ProviderConfigError) throw new ScenarioError(`scenario ${s.name}: ${e.message}`);
+    if (e instanceof ProviderConfigError) throw new ScenarioError(`scenario ${s.name}: ${what}: ${e.message}`);
     throw e;
   }
+}
+
+/**
+ * The scenario's recorded models: `replay.json` is the run's own, whatever the settings name; each
+ * rung of `model.escalation` must be a replay script of the scenario (a scenario never calls a
+ * network model).
+ */
+function scenarioModels(s: Scenario, st: Settings): { settings: Settings; provider: ModelProvider; escalation: ModelProvider[] } {
+  const own: ModelSettings = { provider: 'replay', id: s.replay, baseUrl: '' };
+  const escalation = st.model.escalation.map((m, i) => {
+    if (m.provider !== 'replay') throw new ScenarioError(`scenario ${s.name}: fixUntilGreen.model.escalation[${i}] must be a replay script of the scenario; got provider ${m.provider}`);
+    return replayProvider(s, m, `fixUntilGreen.model.escalation[${i}]`);
+  });
+  return { settings: { ...st, model: { ...st.model, ...own } }, provider: replayProvider(s, own, 'replay.json'), escalation };
 }
 
 /** Runs one scenario on a scratch copy of its project and compares the stop with its expectations. */
@@ -294,10 +316,10 @@ export async function runScenario(s: Scenario, opts: EvalOptions = {}): Promise<
     const nm = nearestNodeModules(s.project);
     if (nm) symlinkSync(nm, path.join(project, 'node_modules'), 'dir');
     const storageDir = path.join(scratch, 'storage');
-    // The scenario's recorded model, whatever its settings name; built as every front end builds it.
-    const provider = replayProvider(s);
+    // The scenario's recorded models, whatever its settings name; built as every front end builds them.
+    const { settings, provider, escalation } = scenarioModels(s, validated.settings);
     // No checks configured: the factory discovers them, as `run` does.
-    const { run } = createRunEngine({ root: project, settings: validated.settings, storageDir, logger, workspace: new FsWorkspace(project), provider, frontEnd: 'evals' });
+    const { run } = createRunEngine({ root: project, settings, storageDir, logger, workspace: new FsWorkspace(project), provider, escalation, frontEnd: 'evals' });
     const r = await run.start();
     result.got = { stopReason: r.stopReason, steps: r.steps.length, outcome: r.outcome, detail: r.detail };
     result.tokens = r.tokensUsed;

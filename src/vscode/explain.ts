@@ -13,7 +13,47 @@ export interface StopFacts {
   detail: string | null;
   steps: readonly { index: number }[];
   remainingFailures: readonly Failure[];
-  limits: { maxSteps: number; tokenCeiling: number; timeLimitSeconds: number };
+  limits: { maxSteps: number; tokenCeiling: number; timeLimitSeconds: number; costCeiling?: number };
+  /** The models the run escalated to, in order (absent in states saved before escalation existed). */
+  escalations?: readonly EscalationFacts[];
+}
+
+/** What an escalation sentence is built from: the `escalated` event has these. */
+export interface EscalationFacts {
+  step: number;
+  reason: StopReason;
+  from: string;
+  to: string;
+}
+
+/** Why a model handed over, in the words of the stop sentences. */
+const HANDOVER_WHY: Partial<Record<StopReason, string>> = {
+  stalled: 'made no progress',
+  'low-confidence': 'was unsure of its edit',
+  unreachable: 'said it cannot fix this',
+  'budget-depleted': 'kept failing while unsure of itself',
+};
+
+/** "Escalated to openai-compatible:big after step 2: openai-compatible:small made no progress (stalled)." */
+export function explainEscalation(e: EscalationFacts): string {
+  return `Escalated to ${e.to} after step ${e.step}: ${e.from} ${HANDOVER_WHY[e.reason] ?? 'stopped'} (${e.reason}).`;
+}
+
+/** What the stop sentence adds when the run went up the ladder: who was tried. */
+function ladderNote(f: StopFacts): string {
+  const esc = f.escalations ?? [];
+  if (esc.length === 0) return '';
+  const last = esc[esc.length - 1]!;
+  const times = esc.length === 1 ? 'one escalation' : `${esc.length} escalations`;
+  if (f.stopReason === 'green') return ` ${last.to} finished it after ${esc.length === 1 ? 'taking over' : `${esc.length} escalations`}.`;
+  if (f.stopReason in HANDOVER_WHY) return ` The ladder is exhausted: ${last.to}, its last model, stopped too (after ${times}).`;
+  return ` ${last.to} was at work, after ${times}.`;
+}
+
+/** 0.0123, 1.25: money in the unit of the user's prices. */
+export function formatMoney(n: number): string {
+  if (n === 0) return '0';
+  return n >= 1 ? n.toFixed(2) : String(Number(n.toPrecision(3)));
 }
 
 export interface StopExplanation {
@@ -113,6 +153,8 @@ export function explainStop(f: StopFacts): StopExplanation {
         return `Stopped: all ${plural(f.limits.maxSteps, 'step')} used; ${left}. Continue gives it more steps.`;
       case 'token-ceiling':
         return `Stopped: the token budget (${f.limits.tokenCeiling.toLocaleString('en-US')}) is spent; ${left}. Continue gives it more tokens.`;
+      case 'cost-ceiling':
+        return `Stopped: the next model call could have cost more than what is left of the cost ceiling${f.limits.costCeiling ? ` (${formatMoney(f.limits.costCeiling)})` : ''}, so it was not made; ${left}.`;
       case 'time-limit':
         return `Stopped: the time limit (${minutes(f.limits.timeLimitSeconds)}) ran out; ${left}.`;
       case 'cancelled':
@@ -133,7 +175,7 @@ export function explainStop(f: StopFacts): StopExplanation {
         return errorSentence(detail);
     }
   })();
-  return { sentence, technical };
+  return { sentence: sentence + ladderNote(f), technical };
 }
 
 /**

@@ -32,6 +32,19 @@ export function noChatModel(id: string): Problem {
   };
 }
 
+/** A problem fixed in one setting. */
+export function settingFix(message: string, setting: string): Problem {
+  return { message, actions: [open(setting)] };
+}
+
+/**
+ * The fixes of a model of `model.escalation` that cannot be built: the key when it needs one, and
+ * the ladder's setting (where its provider, id and base URL are).
+ */
+export function ladderFix(own: readonly FixAction[]): FixAction[] {
+  return [...own.filter((a) => a.kind !== 'openSetting'), open('model.escalation')];
+}
+
 /** The fixes of a provider that cannot be built, by its code. */
 export function providerFix(e: ProviderConfigError): FixAction[] {
   switch (e.code) {

@@ -9,7 +9,7 @@ import type { Settings } from '../core/settings';
 import type { Logger } from '../core/types';
 import type { CheckVerifier, FolderEngine, RunExtras, RunLike, RunWiring } from './controller';
 import type { Problem } from './fixActions';
-import { createModelProvider } from './modelProvider';
+import { createLadder, ladderProblem } from './modelProvider';
 import type { ApiKeys } from './secrets';
 import { VscodeWorkspace } from './vscodeWorkspace';
 import type * as vscode from 'vscode';
@@ -30,9 +30,13 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
   return {
     storageDir,
     async createRun(settings: Settings, instruction: string, wiring: RunWiring, extras?: RunExtras): Promise<RunLike> {
-      // The caller's model (the chat's, for @fix) stands in for the one the settings name.
-      const choice = extras?.provider ? ({ ok: true, provider: extras.provider } as const) : await createModelProvider(settings, root, deps.keys, logger);
+      const ladder = await createLadder(settings, root, deps.keys, logger);
+      // The caller's model (the chat's, for @fix) stands in for the first one the settings name;
+      // the escalation ladder after it stays the user's.
+      const choice = extras?.provider ? ({ ok: true, provider: extras.provider } as const) : ladder.main;
+      const { rungs } = ladder;
       if (!choice.ok) logger.warn(`model: ${choice.problem}`);
+      for (const r of rungs) if (!r.ok) logger.warn(`model: ${r.problem}`);
       const { run } = createRunEngine({
         root,
         settings,
@@ -41,6 +45,7 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
         workspace: new VscodeWorkspace(root, logger),
         // Without a model the run stops at preflight and says why.
         provider: choice.ok ? choice.provider : { problem: choice.problem },
+        escalation: rungs.map((r) => (r.ok ? r.provider : { problem: r.problem })),
         frontEnd: extras?.frontEnd ?? 'vscode',
         signal: wiring.signal,
         onEvent: wiring.onEvent,
@@ -49,8 +54,7 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
       return run;
     },
     async modelProblem(settings: Settings): Promise<Problem | undefined> {
-      const choice = await createModelProvider(settings, root, deps.keys, logger);
-      return choice.ok ? undefined : choice.fix;
+      return ladderProblem(await createLadder(settings, root, deps.keys, logger), settings);
     },
     createVerifier(settings: Settings): CheckVerifier {
       const checks = createCheckEngine({ root, settings, storageDir, logger });

@@ -3,7 +3,7 @@
 import type { StopReason } from '../core/policy/reasons';
 import type { RunState } from './runState';
 import { elapsedAt } from './runState';
-import { explainStop } from './explain';
+import { explainStop, formatMoney } from './explain';
 
 export interface MeterView {
   text: string;
@@ -57,11 +57,33 @@ export function reasonIcon(reason: StopReason | null): string {
 /** The item's name, as ESLint and GitLens lead theirs. */
 export const METER_LABEL = 'Fix Until Green';
 
-export function budgetFractions(s: RunState): { steps: number; tokens: number } {
+export function budgetFractions(s: RunState): { steps: number; tokens: number; cost: number } {
+  const ceiling = s.limits.costCeiling ?? 0;
   return {
     steps: s.limits.maxSteps > 0 ? s.step / s.limits.maxSteps : 0,
     tokens: s.limits.tokenCeiling > 0 ? s.tokensUsed / s.limits.tokenCeiling : 0,
+    cost: ceiling > 0 && s.costUsed ? s.costUsed / ceiling : 0,
   };
+}
+
+/** Money spent, with the ceiling when there is one: "cost 0.0123/0.5"; undefined while no model has a price. */
+export function moneyText(s: RunState): string | undefined {
+  if (s.costUsed === null || s.costUsed === undefined) return undefined;
+  const ceiling = s.limits.costCeiling ?? 0;
+  return `cost ${formatMoney(s.costUsed)}${ceiling > 0 ? `/${formatMoney(ceiling)}` : ''}`;
+}
+
+/** What the tooltip says about money: its row, and why some calls (or all) are not in it. */
+function moneyLines(s: RunState): { row: string[]; notes: string[] } {
+  const ceiling = s.limits.costCeiling ?? 0;
+  const row = s.costUsed !== null && s.costUsed !== undefined ? [`| Cost | ${formatMoney(s.costUsed)} | ${ceiling > 0 ? formatMoney(ceiling) : 'none'} |`] : [];
+  const unpriced = s.unpriced ?? [];
+  const lm = unpriced.filter((m) => m.startsWith('vscode-lm'));
+  const other = unpriced.filter((m) => !m.startsWith('vscode-lm'));
+  const notes: string[] = [];
+  if (lm.length > 0) notes.push(`${lm.map((m) => `\`${m}\``).join(', ')}: VS Code's chat models have no per-token price, so their calls cost no money here${row.length > 0 ? ' and are not in the cost' : ''}.`);
+  if (other.length > 0) notes.push(`${other.map((m) => `\`${m}\``).join(', ')}: no price in \`fixUntilGreen.model.pricing\`, so ${row.length > 0 ? 'their calls are not in the cost' : 'no money is shown'}.`);
+  return { row, notes };
 }
 
 export function meterView(s: RunState | undefined, now: number = Date.now()): MeterView {
@@ -74,7 +96,9 @@ export function meterView(s: RunState | undefined, now: number = Date.now()): Me
     };
   }
   // Named, with units: "Fix Until Green: 2/5 steps · 3.1k/200k tokens".
-  const budget = `${s.step}/${s.limits.maxSteps} steps · ${formatTokens(s.tokensUsed)}/${formatTokens(s.limits.tokenCeiling)} tokens`;
+  const money = moneyText(s);
+  const budget = `${s.step}/${s.limits.maxSteps} steps · ${formatTokens(s.tokensUsed)}/${formatTokens(s.limits.tokenCeiling)} tokens${money ? ` · ${money}` : ''}`;
+  const cost = moneyLines(s);
   const f = budgetFractions(s);
   const elapsed = elapsedAt(s, now);
   const rows = [
@@ -83,15 +107,17 @@ export function meterView(s: RunState | undefined, now: number = Date.now()): Me
     `| Steps | ${s.step} | ${s.limits.maxSteps} |`,
     `| Tokens | ${s.tokensUsed.toLocaleString('en-US')} | ${s.limits.tokenCeiling.toLocaleString('en-US')} |`,
     `| Time | ${formatDuration(elapsed)} | ${formatDuration(s.limits.timeLimitSeconds * 1000)} |`,
+    ...cost.row,
+    ...(cost.notes.length > 0 ? ['', ...cost.notes] : []),
   ];
   const folder = s.folderName ? ` · ${escapeMarkdown(s.folderName)}` : '';
   if (s.status === 'running') {
-    const warning = f.steps > WARN_FRACTION || f.tokens > WARN_FRACTION;
+    const warning = f.steps > WARN_FRACTION || f.tokens > WARN_FRACTION || f.cost > WARN_FRACTION;
     return {
       text: `$(sync~spin) ${METER_LABEL}: ${budget}`,
       tooltip: [`**Fix Until Green**: running${folder}`, '', escapeMarkdown(s.phase), '', ...rows, '', 'Click to open the panel.'].join('\n'),
       warning,
-      ariaLabel: `Fix Until Green running: step ${s.step} of ${s.limits.maxSteps}, ${s.tokensUsed} of ${s.limits.tokenCeiling} tokens${warning ? ', budget nearly spent' : ''}`,
+      ariaLabel: `Fix Until Green running: step ${s.step} of ${s.limits.maxSteps}, ${s.tokensUsed} of ${s.limits.tokenCeiling} tokens${money ? `, ${money}` : ''}${warning ? ', budget nearly spent' : ''}`,
     };
   }
   const reason = s.stopReason ?? 'error';
@@ -110,7 +136,7 @@ export function meterView(s: RunState | undefined, now: number = Date.now()): Me
       'Click to open the panel.',
     ].join('\n'),
     warning: false,
-    ariaLabel: `Fix Until Green stopped: ${reason}${outcome}, ${s.step} of ${s.limits.maxSteps} steps, ${s.tokensUsed} of ${s.limits.tokenCeiling} tokens${reverted}`,
+    ariaLabel: `Fix Until Green stopped: ${reason}${outcome}, ${s.step} of ${s.limits.maxSteps} steps, ${s.tokensUsed} of ${s.limits.tokenCeiling} tokens${money ? `, ${money}` : ''}${reverted}`,
   };
 }
 

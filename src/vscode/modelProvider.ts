@@ -1,11 +1,13 @@
-// Creates the run's model provider: `vscode-lm` here, every other provider through the core's
-// factory, with the key from SecretStorage. Problems are worded for VS Code (settings and commands).
+// Creates the run's model providers: `vscode-lm` here, every other provider through the core's
+// factory, with the key from SecretStorage. The run's own model and each model of its escalation
+// ladder are built the same way. Problems are worded for VS Code (settings and commands).
 import type { ModelProvider } from '../core/model/provider';
 import { createProvider, ProviderConfigError, VSCODE_KEY_HINT } from '../core/model/factory';
+import { modelName, unpricedProblems } from '../core/model/pricing';
 import type { Problem } from './fixActions';
-import { noChatModel, providerFix } from './fixActions';
+import { ladderFix, noChatModel, providerFix, settingFix } from './fixActions';
 import { providerProblem } from './providerProblem';
-import type { Settings } from '../core/settings';
+import type { ModelSettings, Settings } from '../core/settings';
 import type { Logger } from '../core/types';
 import type { ApiKeys } from './secrets';
 import { describeAvailableModels, selectLanguageModel, VscodeLmProvider } from './lmProvider';
@@ -13,23 +15,23 @@ import { describeAvailableModels, selectLanguageModel, VscodeLmProvider } from '
 /** A failure carries the problem in words (the run's preflight detail) and as a sentence with buttons. */
 export type ProviderChoice = { ok: true; provider: ModelProvider } | { ok: false; problem: string; fix: Problem };
 
-export async function createModelProvider(settings: Settings, folder: string, keys: ApiKeys, logger: Logger): Promise<ProviderChoice> {
-  const { provider, id } = settings.model;
+export async function createModelProvider(model: ModelSettings, folder: string, keys: ApiKeys, logger: Logger): Promise<ProviderChoice> {
+  const { provider, id } = model;
   if (provider === 'vscode-lm') {
-    const model = await selectLanguageModel(id);
-    if (!model) {
+    const lm = await selectLanguageModel(id);
+    if (!lm) {
       // The sentence stays short; the models there are go to the log.
       logger.info(`vscode-lm: no chat model${id ? ` matching "${id}"` : ''}; available: ${await describeAvailableModels()}`);
       const fix = noChatModel(id);
       return { ok: false, problem: fix.message, fix };
     }
-    return { ok: true, provider: new VscodeLmProvider(model) };
+    return { ok: true, provider: new VscodeLmProvider(lm) };
   }
   try {
     const keyed = provider === 'openai-compatible' || provider === 'anthropic';
-    // Keys come from SecretStorage only; the extension host's environment is not consulted.
+    // Keys come from SecretStorage only (one per provider); the extension host's environment is not consulted.
     const apiKey = keyed ? ((await keys.get(provider)) ?? '') : undefined;
-    return { ok: true, provider: createProvider(settings.model, { root: folder, keyHint: VSCODE_KEY_HINT, logger, ...(apiKey !== undefined ? { apiKey } : {}) }) };
+    return { ok: true, provider: createProvider(model, { root: folder, keyHint: VSCODE_KEY_HINT, logger, ...(apiKey !== undefined ? { apiKey } : {}) }) };
   } catch (e) {
     if (e instanceof ProviderConfigError) {
       const problem = providerProblem(e);
@@ -38,4 +40,32 @@ export async function createModelProvider(settings: Settings, folder: string, ke
     const problem = e instanceof Error ? e.message : String(e);
     return { ok: false, problem, fix: { message: problem, actions: [] } };
   }
+}
+
+/** The run's model and each of `model.escalation`'s, built; a rung's problem names the rung. */
+export interface Ladder {
+  main: ProviderChoice;
+  rungs: ProviderChoice[];
+}
+
+export async function createLadder(settings: Settings, folder: string, keys: ApiKeys, logger: Logger): Promise<Ladder> {
+  const main = await createModelProvider(settings.model, folder, keys, logger);
+  const rungs: ProviderChoice[] = [];
+  for (const [i, m] of settings.model.escalation.entries()) {
+    const c = await createModelProvider(m, folder, keys, logger);
+    if (c.ok) rungs.push(c);
+    else {
+      const problem = `fixUntilGreen.model.escalation[${i}] (${modelName(m)}): ${c.problem}`;
+      rungs.push({ ok: false, problem, fix: { message: problem, actions: ladderFix(c.fix.actions) } });
+    }
+  }
+  return { main, rungs };
+}
+
+/** The first thing about the models that stops a run: the run's own, a rung, a missing price. */
+export function ladderProblem(l: Ladder, settings: Settings): Problem | undefined {
+  if (!l.main.ok) return l.main.fix;
+  for (const r of l.rungs) if (!r.ok) return r.fix;
+  const unpriced = unpricedProblems(settings.model, settings.costCeiling);
+  return unpriced.length > 0 ? settingFix(unpriced[0]!, 'model.pricing') : undefined;
 }

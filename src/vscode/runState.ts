@@ -5,6 +5,8 @@
 import type { FileSummary } from '../core/edit/apply';
 import type { Outcome, StopReason } from '../core/policy/reasons';
 import type { CheckSummary, CriticVerdict, RunReport, StepRecord, TimedEvent } from '../core/trace/events';
+import type { EscalationFacts } from './explain';
+import { explainEscalation } from './explain';
 import type { Failure } from '../core/types';
 
 export type RunStatus = 'idle' | 'running' | 'stopped';
@@ -13,6 +15,8 @@ export interface Limits {
   maxSteps: number;
   tokenCeiling: number;
   timeLimitSeconds: number;
+  /** 0 or absent: no cost ceiling. */
+  costCeiling?: number;
 }
 
 export interface StepView {
@@ -37,6 +41,10 @@ export interface StepView {
   restoredToStep: number | null;
   /** Why the edit was not applied, as the edit event said it (the hunk, the file, the reason); absent in states saved before. */
   editErrors?: string[];
+  /** The model that made the step (its label); absent in states saved before escalation existed. */
+  model?: string | null;
+  /** What the step's call cost, when its model has a price. */
+  cost?: number | null;
 }
 
 export interface RunState {
@@ -74,6 +82,12 @@ export interface RunState {
   pendingRestore: number | null;
   /** The edit event's errors in the step in progress, attached to its row when it ends. */
   pendingEditErrors?: string[];
+  /** Money spent; null when no model of the run has a price (absent in states saved before). */
+  costUsed?: number | null;
+  /** Models that made calls without a price (e.g. `vscode-lm:…`): their calls are not in `costUsed`. */
+  unpriced?: string[];
+  /** Each time the run went on with the next model of `model.escalation`. */
+  escalations?: EscalationFacts[];
 }
 
 /** Failures kept in the state: enough for the Problems panel, small enough to persist. */
@@ -107,6 +121,9 @@ export function idleState(folder: string, folderName: string, limits: Limits): R
     pendingCritics: [],
     pendingRestore: null,
     pendingEditErrors: [],
+    costUsed: null,
+    unpriced: [],
+    escalations: [],
   };
 }
 
@@ -126,6 +143,8 @@ function stepView(r: StepRecord, critics: CriticVerdict[], restoredToStep: numbe
     confidence: r.confidence,
     durationMs: r.durationMs,
     snapshotDir: r.snapshotDir,
+    model: r.model ?? null,
+    cost: r.cost ?? null,
     rolledBack: r.rolledBack ?? null,
     restoredToStep: r.rolledBack ? restoredToStep : null,
     editErrors,
@@ -160,7 +179,13 @@ function applyReport(s: RunState, r: RunReport): RunState {
     initialFailureCount: r.initialFailureCount,
     remainingFailures: r.remainingFailures.slice(0, MAX_KEPT_FAILURES),
     pendingCritics: [],
+    costUsed: r.costUsed !== undefined ? r.costUsed : (s.costUsed ?? null),
+    escalations: r.escalations ? r.escalations.map(escalationFacts) : (s.escalations ?? []),
   };
+}
+
+function escalationFacts(e: EscalationFacts): EscalationFacts {
+  return { step: e.step, reason: e.reason, from: e.from, to: e.to };
 }
 
 /** What a retry wait looks like in the progress: the fault, then how long until the next attempt. */
@@ -183,6 +208,7 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
         model: e.model,
         instruction: e.instruction,
         phase: 'checking the workspace',
+        costUsed: e.priced ? 0 : null,
         startedAt: Number.isFinite(now) ? now : Date.now(),
       };
     case 'verify': {
@@ -200,8 +226,19 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
       return { ...s, step: e.step, phase: `step ${e.step}: asking the model for step ${e.step} (${e.promptTokens.toLocaleString('en-US')} prompt tokens)` };
     case 'model-retry':
       return { ...s, step: e.step, phase: `step ${e.step}: ${retryPhase(e)}` };
-    case 'model-call':
-      return { ...s, step: e.step, tokensUsed: e.tokensUsed, phase: e.error ? `step ${e.step}: model call failed` : `step ${e.step}: applying the edit and verifying` };
+    case 'model-call': {
+      const unpriced = s.unpriced ?? [];
+      return {
+        ...s,
+        step: e.step,
+        tokensUsed: e.tokensUsed,
+        ...(e.costUsed !== undefined ? { costUsed: e.costUsed } : {}),
+        ...(e.cost === null && e.usage && !unpriced.includes(e.model) ? { unpriced: [...unpriced, e.model] } : {}),
+        phase: e.error ? `step ${e.step}: model call failed` : `step ${e.step}: applying the edit and verifying`,
+      };
+    }
+    case 'escalated':
+      return { ...s, model: e.to, escalations: [...(s.escalations ?? []), escalationFacts(e)], phase: explainEscalation(e) };
     case 'edit':
       if (e.rolledBack) return { ...s, step: e.step, pendingRestore: e.restoredToStep ?? null, phase: `step ${e.step}: rolled back to step ${e.restoredToStep ?? '?'}` };
       return { ...s, step: e.step, pendingEditErrors: e.applied ? [] : e.errors, phase: e.applied ? `step ${e.step}: verifying` : `step ${e.step}: edit not applied` };
@@ -213,6 +250,7 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
         step: e.step,
         tokensUsed: e.tokensUsed,
         elapsedMs: e.elapsedMs,
+        ...(e.costUsed !== undefined ? { costUsed: e.costUsed } : {}),
         steps: [...s.steps.filter((x) => x.index !== e.record.index), stepView(e.record, s.pendingCritics, s.pendingRestore, s.pendingEditErrors ?? [])].sort((a, b) => a.index - b.index),
         failuresPerStep: setCount(s.failuresPerStep, e.step, e.record.failureCount),
         pendingCritics: [],

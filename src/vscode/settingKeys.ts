@@ -21,6 +21,10 @@ export const SETTING_KEYS = [
   'model.provider',
   'model.id',
   'model.baseUrl',
+  'model.escalation',
+  'model.pricing',
+  'escalateOn',
+  'costCeiling',
 ] as const;
 
 export type SettingKey = (typeof SETTING_KEYS)[number];

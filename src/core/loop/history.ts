@@ -16,10 +16,35 @@ export class RunHistory {
   readonly seen = new Map<string, number[]>();
   /** Every state a step's checks observed, kept or rolled back. */
   readonly observed: Observed[] = [];
-  private readonly budget: ConfidenceBudget;
+  private budget: ConfidenceBudget;
+  /** The first step the stall count looks at: 0, or the step a new model of the ladder took over at. */
+  private stallFrom = 0;
 
-  constructor(budget: ConfidenceBudgetSettings) {
-    this.budget = new ConfidenceBudget(budget);
+  constructor(private readonly budgetSettings: ConfidenceBudgetSettings) {
+    this.budget = new ConfidenceBudget(budgetSettings);
+  }
+
+  /**
+   * The observations `stalled` counts: those since the current model took over (that model's "step
+   * 0" is the state it was handed). `seen` keeps the whole run's.
+   */
+  get stallSeen(): ReadonlyMap<string, readonly number[]> {
+    if (this.stallFrom === 0) return this.seen;
+    const out = new Map<string, number[]>();
+    for (const [hash, at] of this.seen) {
+      const since = at.filter((s) => s >= this.stallFrom);
+      if (since.length > 0) out.set(hash, since);
+    }
+    return out;
+  }
+
+  /**
+   * A new model takes over after `step`: the stall count restarts from the state it is handed (the
+   * same identity may be retried by a stronger model), and the confidence budget starts full again.
+   */
+  handOver(step: number): void {
+    this.stallFrom = step;
+    this.budget = new ConfidenceBudget(this.budgetSettings);
   }
 
   get started(): boolean {

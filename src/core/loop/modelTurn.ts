@@ -64,7 +64,7 @@ export async function modelTurn(d: ModelTurnDeps, r: ModelRequest): Promise<Mode
 }
 
 /** The `model-call` trace event of a turn; `tokensUsed` is the run's total after the call. */
-export function modelCallEvent(model: string, r: ModelRequest, t: ModelTurn, tokensUsed: number): RunEvent {
+export function modelCallEvent(model: string, r: ModelRequest, t: ModelTurn, tokensUsed: number, money?: { cost: number | null; costUsed: number | null }): RunEvent {
   const self = t.ok && !t.replyError ? t.self : undefined;
   const reply = !t.ok ? null : t.replyError ? (t.replyError.partialText ?? null) : t.text;
   const error = !t.ok ? t.message : t.replyError ? `${t.replyError.problem}: ${t.replyError.message}` : null;
@@ -86,5 +86,6 @@ export function modelCallEvent(model: string, r: ModelRequest, t: ModelTurn, tok
     error,
     attempts: t.attempts,
     prompt: { system: r.system, user: r.user },
+    ...(money ? money : {}),
   };
 }

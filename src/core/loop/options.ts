@@ -3,7 +3,7 @@ import type { Workspace } from '../edit/workspace';
 import type { ModelProvider } from '../model/provider';
 import type { Critic } from '../policy/critics';
 import type { Decision } from '../policy/reasons';
-import type { Settings } from '../settings';
+import type { ModelPrice, Settings } from '../settings';
 import type { TimedEvent } from '../trace/events';
 import type { Logger, VerifyResult } from '../types';
 
@@ -36,10 +36,20 @@ export interface ContinuationState {
  */
 export type ContinuationHook = (stop: Decision, state: ContinuationState) => ContinueGrant | undefined | Promise<ContinueGrant | undefined>;
 
+/** A model of the escalation ladder, built, with its price when it has one. */
+export interface LadderRung {
+  provider: ModelProvider;
+  price: ModelPrice | null;
+}
+
 export interface RunOptions {
   workspace: Workspace;
   verifier: VerifierPort;
   provider: ModelProvider;
+  /** The price of `provider`'s model per million tokens; none (the default): its calls cost no money the run counts. */
+  price?: ModelPrice | null;
+  /** `model.escalation`, built: the models the run goes on with, in order, when a stop in `escalateOn` fires. */
+  escalation?: LadderRung[];
   settings: Settings;
   /** Directory for this workspace's runs; the run writes under `<storageDir>/runs/<runId>/`. */
   storageDir: string;

@@ -29,9 +29,18 @@ export interface PrompterOptions {
 export class Prompter {
   /** Files the run has changed so far, oldest first: shown to the model. */
   readonly editedFiles = new Set<string>();
-  private readonly gauge = new InputGauge();
+  private gauge = new InputGauge();
+  private provider: ModelProvider;
 
-  constructor(private readonly o: PrompterOptions) {}
+  constructor(private readonly o: PrompterOptions) {
+    this.provider = o.provider;
+  }
+
+  /** The next calls go to another model (escalation): its count, and a margin learned afresh from its usage. */
+  useProvider(p: ModelProvider): void {
+    this.provider = p;
+    this.gauge = new InputGauge();
+  }
 
   private async readText(rel: string): Promise<string | undefined> {
     const b = await this.o.workspace.read(rel);
@@ -64,13 +73,13 @@ export class Prompter {
    */
   async measure(prompt: Prompt): Promise<InputAllowance> {
     const req = { system: prompt.system, messages: [{ role: 'user' as const, content: prompt.user }] };
-    if (this.o.provider.countInputTokens) {
+    if (this.provider.countInputTokens) {
       try {
-        return this.gauge.allowance(await this.o.provider.countInputTokens(req, this.o.signal), 'provider');
+        return this.gauge.allowance(await this.provider.countInputTokens(req, this.o.signal), 'provider');
       } catch (e) {
         if (this.o.signal.aborted) throw e;
         // Counting is an optimization: without it the tokenizer estimate and its margin still hold the ceiling.
-        this.o.logger.warn(`${this.o.provider.label}: counting the prompt's tokens failed (${(e as Error).message}); using the tokenizer's estimate`);
+        this.o.logger.warn(`${this.provider.label}: counting the prompt's tokens failed (${(e as Error).message}); using the tokenizer's estimate`);
       }
     }
     // The context builder's count of the user prompt bounds it from its parts; the system prompt is the same every step.

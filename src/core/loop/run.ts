@@ -9,17 +9,19 @@ import { Checkpoint } from '../edit/checkpoint';
 import type { RunLock } from '../edit/runLock';
 import { FileTracker } from '../edit/tracker';
 import type { InputAllowance } from '../model/budget';
+import type { ModelProvider } from '../model/provider';
 import { ProviderFatalError } from '../model/provider';
 import { warmTokenizer } from '../tokens';
 import { BUDGET_FLOOR } from '../policy/budget';
 import { CriticFault } from '../policy/critics';
+import { escalates, handoverNote } from '../policy/escalation';
 import type { VerifierRecord } from '../policy/integrity';
 import { recordVerifier } from '../policy/integrity';
 import { gateDecision, stepDecision } from '../policy/policy';
 import type { Decision } from '../policy/reasons';
 import { CONTINUABLE } from '../policy/reasons';
 import { PostMortems } from '../policy/selfReport';
-import type { RunEvent, RunReport, StepRecord } from '../trace/events';
+import type { Escalation, RunEvent, RunReport, StepRecord } from '../trace/events';
 import type { StepFacts } from './settle';
 import { runReport, stepLeaves, stepRecord, stepState } from './settle';
 import type { Logger, VerifyResult } from '../types';
@@ -34,7 +36,7 @@ import { RunHistory } from './history';
 import type { ModelTurn } from './modelTurn';
 import { modelCallEvent, modelTurn } from './modelTurn';
 import { editNotes, nextFeedback, reconcileSelfReport } from './notes';
-import type { ContinueGrant, RunOptions } from './options';
+import type { ContinueGrant, LadderRung, RunOptions } from './options';
 import { grantAddsWhatRanOut, normalizeGrant } from './options';
 import type { Prompt } from './prompter';
 import { Prompter } from './prompter';
@@ -46,7 +48,7 @@ import { createReview } from './review';
 import type { Observed } from './state';
 import { runStartEvent, saveSnapshot, StopSignal, verifyEvent } from './state';
 
-export type { ContinuationHook, ContinuationState, ContinueGrant, RunOptions, VerifierPort } from './options';
+export type { ContinuationHook, ContinuationState, ContinueGrant, LadderRung, RunOptions, VerifierPort } from './options';
 
 const POSTMORTEMS_KEPT = 3;
 
@@ -81,6 +83,10 @@ export class Run {
   private conflicted = false;
   /** This folder's run lock, held from preflight to the stop (and again while a continuation works). */
   private lock: RunLock | undefined;
+  /** The run's model, then `model.escalation`'s; `rung` is the one the next call goes to. */
+  private readonly ladder: LadderRung[];
+  private rung = 0;
+  private readonly escalations: Escalation[] = [];
 
   constructor(private readonly opts: RunOptions) {
     this.logger = opts.logger ?? silentLogger;
@@ -90,7 +96,8 @@ export class Run {
     this.tracePath = path.join(this.runDir, 'trace.jsonl');
     this.tracker = new FileTracker(opts.workspace);
     this.events = new EventSink(this.tracePath, this.now, opts.onEvent);
-    this.allowance = new RunAllowance(opts.settings);
+    this.ladder = [{ provider: opts.provider, price: opts.price ?? null }, ...(opts.escalation ?? [])];
+    this.allowance = new RunAllowance(opts.settings, this.ladder.map((r) => r.price));
     this.clock = new RunClock(this.now, opts.settings.timeLimitSeconds * 1000);
     this.history = new RunHistory(opts.settings.confidenceBudget);
     const record = (): VerifierRecord | undefined => this.verifierRecord;
@@ -116,6 +123,11 @@ export class Run {
     return this.report;
   }
 
+  /** The model the next call goes to. */
+  private get provider(): ModelProvider {
+    return this.ladder[this.rung]!.provider;
+  }
+
   private emit(e: RunEvent): void {
     this.events.emit(e);
   }
@@ -138,7 +150,9 @@ export class Run {
     this.clock.start();
     this.emit(runStartEvent(this.runId, this.opts, this.allowance.limits()));
     const problems = [...(this.opts.preflightProblems ?? []), ...(await this.opts.verifier.preflight())];
-    if (problems.length === 0 && this.opts.provider.preflight) problems.push(...(await this.opts.provider.preflight(this.abort.signal)));
+    // Every model of the ladder must be usable before the run spends anything: a rung found broken
+    // halfway would end the run where it should have escalated.
+    for (const { provider } of this.ladder) if (problems.length === 0 && provider.preflight) problems.push(...(await provider.preflight(this.abort.signal)));
     if (problems.length > 0) return this.finish({ reason: 'preflight-failed', detail: problems.join('; '), evidence: { problems } });
     const busy = await this.takeLock();
     if (busy) return this.finish(busy);
@@ -226,7 +240,7 @@ export class Run {
       const step = this.allowance.stepsDone + 1;
       const prompt = await this.prompter.build(step, this.history.current.verify, this.postMortems.texts, nextFeedback(this.lastNotes, this.resumeNote));
       // The gates that need no token count go first: counting may itself call the provider.
-      const early = gateDecision({ ...this.allowance.gate(this.userCancelled, this.clock.elapsed(), this.clock.limitMs, 0), nextCallMinTokens: 0 });
+      const early = gateDecision({ ...this.allowance.gate(this.userCancelled, this.clock.elapsed(), this.clock.limitMs, 0), nextCallMinTokens: 0, nextCallMinCost: null });
       const measured = early ? undefined : await this.prompter.measure(prompt);
       const gate = early ?? gateDecision(this.allowance.gate(this.userCancelled, this.clock.elapsed(), this.clock.limitMs, measured!.allowance));
       if (gate) {
@@ -278,25 +292,30 @@ export class Run {
     return this.settle({ step, previous, call, edit, result, snapshotDir, durationMs: this.now() - started });
   }
 
-  private async modelTurn(step: number, prompt: Prompt, measured: InputAllowance): Promise<Extract<ModelTurn, { ok: true }>> {
+  private async modelTurn(step: number, prompt: Prompt, measured: InputAllowance): Promise<Extract<ModelTurn, { ok: true }> & { model: string; cost: number | null }> {
     const maxOutputTokens = this.allowance.outputLimit(measured.allowance);
     const request = { step, system: prompt.system, user: prompt.user, promptTokens: measured.allowance, maxOutputTokens };
-    const label = this.opts.provider.label;
+    const label = this.provider.label;
     this.emit({ type: 'model-call-start', step, model: label, promptTokens: measured.allowance, maxOutputTokens });
-    const deps = { provider: this.opts.provider, signal: this.abort.signal, now: this.now, emit: (e: RunEvent) => this.emit(e), interrupted: () => this.interrupted() !== undefined };
+    const deps = { provider: this.provider, signal: this.abort.signal, now: this.now, emit: (e: RunEvent) => this.emit(e), interrupted: () => this.interrupted() !== undefined };
     const call = await modelTurn(deps, request);
     if (!call.ok) {
-      this.emit(modelCallEvent(label, request, call, this.allowance.tokensUsed));
+      this.emit(modelCallEvent(label, request, call, this.allowance.tokensUsed, this.money(null)));
       const stop = this.interrupted();
       if (stop) throw new StopSignal(stop);
       if (call.error instanceof ProviderFatalError) throw new StopSignal({ reason: 'error', detail: call.message.includes(label) ? call.message : `model ${label}: ${call.message}` });
       throw call.error;
     }
-    this.allowance.tokensUsed += call.usage.input + call.usage.output;
+    const cost = this.allowance.charge(call.usage);
     if (call.usageReported) this.prompter.observeUsage(measured, call.usage.input);
-    this.emit(modelCallEvent(label, request, call, this.allowance.tokensUsed));
+    this.emit(modelCallEvent(label, request, call, this.allowance.tokensUsed, this.money(cost)));
     if (call.self.postMortem && !call.replyError) this.postMortems.add(step, call.self.postMortem);
-    return call;
+    return { ...call, model: label, cost };
+  }
+
+  /** A call's cost and the run's money so far, for its event; the total is null while no model has a price. */
+  private money(cost: number | null): { cost: number | null; costUsed: number | null } {
+    return { cost, costUsed: this.allowance.priced ? this.allowance.costUsed : null };
   }
 
   /** The state a step leaves is what the stall count, the budget and the next prompt see. */
@@ -313,8 +332,32 @@ export class Run {
     this.emit({ type: 'self-report', step: f.step, status, confidence, postMortem, problems, agreed: reconciled.agreed, note: reconciled.note, postMortems: this.postMortems.entries });
     const record = stepRecord(f, budget);
     this.steps.push(record);
-    this.emit({ type: 'step-end', step: f.step, record, tokensUsed: this.allowance.tokensUsed, elapsedMs: this.clock.elapsed() });
-    return stepDecision(stepState(f, { cancelled: this.userCancelled, seen: this.history.seen, settings: this.opts.settings, budget }));
+    this.emit({ type: 'step-end', step: f.step, record, tokensUsed: this.allowance.tokensUsed, elapsedMs: this.clock.elapsed(), costUsed: this.money(null).costUsed });
+    const stop = stepDecision(stepState(f, { cancelled: this.userCancelled, seen: this.history.stallSeen, settings: this.opts.settings, budget }));
+    if (stop && escalates(stop, this.opts.settings.escalateOn, this.ladder.length - 1 - this.rung)) {
+      this.escalate(f.step, stop);
+      return undefined;
+    }
+    return stop;
+  }
+
+  /**
+   * The next model of the ladder takes over the same run after `step`: same workspace, checkpoints,
+   * best state, post-mortems and failure history; its own stall count and confidence budget; the
+   * run's steps, tokens, money and time go on counting toward the same limits.
+   */
+  private escalate(step: number, stop: Decision): void {
+    const from = this.provider.label;
+    this.rung++;
+    const to = this.provider.label;
+    const e: Escalation = { step, reason: stop.reason, detail: stop.detail, ...(stop.evidence ? { evidence: stop.evidence } : {}), from, to, rung: this.rung, rungs: this.ladder.length - 1 };
+    this.escalations.push(e);
+    this.emit({ type: 'escalated', ...e });
+    this.logger.info(`run ${this.runId}: ${from} stopped with ${stop.reason} after step ${step}; escalating to ${to} (${this.rung} of ${e.rungs})`);
+    this.prompter.useProvider(this.provider);
+    this.allowance.price = this.ladder[this.rung]!.price;
+    this.history.handOver(step);
+    this.lastNotes = [...(this.lastNotes ?? []), handoverNote(from, stop)];
   }
 
   private async finish(stop: Decision): Promise<RunReport> {
@@ -339,6 +382,8 @@ export class Run {
       postMortems: this.postMortems.entries,
       tracePath: this.tracePath,
       limits: this.allowance.limits(),
+      costUsed: this.money(null).costUsed,
+      escalations: this.escalations,
     });
     await this.checkpoint?.markFinished().catch((e: unknown) => this.logger.error(`could not mark the run finished in its storage: ${(e as Error).message}`));
     this.lock?.release();

@@ -17,7 +17,7 @@ import { summarizeChecks } from './state';
 export interface StepFacts {
   step: number;
   previous: Observed;
-  call: Extract<ModelTurn, { ok: true }>;
+  call: Extract<ModelTurn, { ok: true }> & { model?: string; cost?: number | null };
   edit: EditTurn;
   result: ResultTurn | undefined;
   snapshotDir: string | null;
@@ -59,6 +59,8 @@ export function stepRecord(f: StepFacts, budget: BudgetEntry | null): StepRecord
     feedback: error,
     durationMs: f.durationMs,
     snapshotDir: f.snapshotDir,
+    ...(f.call.model !== undefined ? { model: f.call.model } : {}),
+    cost: f.call.cost ?? null,
     rolledBack,
     budgetBalance: budget?.balance ?? null,
     selfReportProblems: self.problems,
@@ -100,6 +102,8 @@ export interface ReportFacts {
   postMortems: readonly { step: number; text: string }[];
   tracePath: string;
   limits: RunReport['limits'];
+  costUsed: number | null;
+  escalations: RunReport['escalations'];
 }
 
 export function runReport(f: ReportFacts): RunReport {
@@ -123,5 +127,7 @@ export function runReport(f: ReportFacts): RunReport {
     ...(alsoFired ? { alsoFired } : {}),
     tracePath: f.tracePath,
     limits: f.limits,
+    costUsed: f.costUsed,
+    escalations: [...(f.escalations ?? [])],
   };
 }

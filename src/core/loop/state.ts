@@ -60,8 +60,10 @@ export function saveSnapshot(runDir: string, step: number, r: ApplyResult): stri
 }
 
 /** The `run-start` trace event: what the run was given (never a key: settings hold none). */
-export function runStartEvent(runId: string, o: Pick<RunOptions, 'workspace' | 'provider' | 'instruction' | 'settings'>, limits: RunReport['limits']): RunEvent {
+export function runStartEvent(runId: string, o: Pick<RunOptions, 'workspace' | 'provider' | 'instruction' | 'settings' | 'escalation' | 'price'>, limits: RunReport['limits']): RunEvent {
   const s = o.settings;
+  const ladder = (o.escalation ?? []).map((r) => r.provider.label);
+  const priced = (o.price ?? null) !== null || (o.escalation ?? []).some((r) => r.price !== null);
   return {
     type: 'run-start',
     step: 0,
@@ -71,6 +73,8 @@ export function runStartEvent(runId: string, o: Pick<RunOptions, 'workspace' | '
     instruction: o.instruction ?? null,
     checks: s.checks.map((c) => ({ name: c.name, command: c.command })),
     limits,
-    settings: { ...s, model: { provider: s.model.provider, id: s.model.id, baseUrl: s.model.baseUrl } },
+    settings: { ...s, model: { provider: s.model.provider, id: s.model.id, baseUrl: s.model.baseUrl, escalation: s.model.escalation, pricing: s.model.pricing } },
+    ...(ladder.length > 0 ? { ladder } : {}),
+    priced,
   };
 }

@@ -15,6 +15,12 @@ export interface GateState {
   /** Tokens the next call needs at least: the prompt plus the minimum useful output. */
   nextCallMinTokens: number;
   nextPromptTokens: number;
+  /** Money spent so far by calls to priced models. */
+  costUsed: number;
+  /** 0 turns the cost gate off. */
+  costCeiling: number;
+  /** What the next call costs at least (its prompt and the minimum useful output); null when its model has no price. */
+  nextCallMinCost: number | null;
 }
 
 export interface CriticStop {
@@ -45,11 +51,11 @@ export interface StepState {
 
 type Criterion<S> = (s: S) => Omit<Decision, 'alsoFired'> | undefined;
 
-export type GateReason = 'cancelled' | 'time-limit' | 'step-cap' | 'token-ceiling';
+export type GateReason = 'cancelled' | 'time-limit' | 'step-cap' | 'token-ceiling' | 'cost-ceiling';
 export type StepReason = 'cancelled' | 'critic-stop' | 'green' | 'stalled' | 'budget-depleted' | 'low-confidence' | 'unreachable';
 
 /** Before every model call, in this order. */
-export const GATE_ORDER: readonly GateReason[] = ['cancelled', 'time-limit', 'step-cap', 'token-ceiling'];
+export const GATE_ORDER: readonly GateReason[] = ['cancelled', 'time-limit', 'step-cap', 'token-ceiling', 'cost-ceiling'];
 /** After every step, in this order. */
 export const STEP_ORDER: readonly StepReason[] = ['cancelled', 'critic-stop', 'green', 'stalled', 'budget-depleted', 'low-confidence', 'unreachable'];
 
@@ -76,7 +82,28 @@ const gateCriteria: Record<GateReason, Criterion<GateState>> = {
       evidence: { nextCallMinTokens: s.nextCallMinTokens, nextPromptTokens: s.nextPromptTokens, tokensUsed: s.tokensUsed, tokenCeiling: s.tokenCeiling, remaining },
     };
   },
+  'cost-ceiling': (s) => {
+    if (s.costCeiling <= 0 || s.nextCallMinCost === null) return undefined;
+    const remaining = money(s.costCeiling - s.costUsed);
+    if (s.nextCallMinCost <= remaining) return undefined;
+    return {
+      reason: 'cost-ceiling',
+      detail: `the next call could cost ${fmtMoney(s.nextCallMinCost)} (prompt ${s.nextPromptTokens} tokens + minimum output) but only ${fmtMoney(remaining)} of the cost ceiling ${fmtMoney(s.costCeiling)} remain (${fmtMoney(s.costUsed)} spent)`,
+      evidence: { nextCallMinCost: s.nextCallMinCost, nextPromptTokens: s.nextPromptTokens, costUsed: s.costUsed, costCeiling: s.costCeiling, remaining },
+    };
+  },
 };
+
+/** Sums of prices drift in binary; money is kept to 1e-9 of the unit so comparisons say what paper says. */
+export function money(n: number): number {
+  return Math.round(n * 1e9) / 1e9;
+}
+
+/** Money in a few significant digits: 0.0123, 1.25, 12.5. */
+export function fmtMoney(n: number): string {
+  if (n === 0) return '0';
+  return n >= 1 ? String(Math.round(n * 100) / 100) : String(Number(n.toPrecision(3)));
+}
 
 function fmt(n: number): string {
   return String(Math.round(n * 1000) / 1000);
@@ -135,7 +162,7 @@ function decide<S, R extends StopReason>(order: readonly R[], criteria: Record<R
   return first;
 }
 
-/** Before every model call: cancelled → time-limit → step-cap → token-ceiling. */
+/** Before every model call: cancelled → time-limit → step-cap → token-ceiling → cost-ceiling. */
 export function gateDecision(s: GateState): Decision | undefined {
   return decide(GATE_ORDER, gateCriteria, s);
 }
@@ -150,6 +177,6 @@ export function stepDecision(s: StepState): Decision | undefined {
  * order: the run clock asks this instead of restating them.
  */
 export function interruptDecision(s: Pick<GateState, 'cancelled' | 'elapsedMs' | 'timeLimitMs' | 'stepsDone'>): Decision | undefined {
-  const state: GateState = { ...s, maxSteps: Infinity, tokensUsed: 0, tokenCeiling: Infinity, nextCallMinTokens: 0, nextPromptTokens: 0 };
+  const state: GateState = { ...s, maxSteps: Infinity, tokensUsed: 0, tokenCeiling: Infinity, nextCallMinTokens: 0, nextPromptTokens: 0, costUsed: 0, costCeiling: 0, nextCallMinCost: null };
   return decide(['cancelled', 'time-limit'] as const, gateCriteria, state);
 }

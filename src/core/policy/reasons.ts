@@ -5,6 +5,7 @@ export const STOP_REASONS = [
   'stalled',
   'step-cap',
   'token-ceiling',
+  'cost-ceiling',
   'time-limit',
   'cancelled',
   'critic-stop',

@@ -39,6 +39,27 @@ export interface StepRecord {
   durationMs: number;
   /** Directory holding `before/` and `after/` copies of the files this step changed. */
   snapshotDir: string | null;
+  /** The label of the model that made this step (the ladder's rung it was on). */
+  model?: string;
+  /** What this step's call cost, when its model has a price. */
+  cost?: number | null;
+}
+
+/** The run went on with the next model of the ladder instead of stopping (DESIGN §3, Escalation). */
+export interface Escalation {
+  /** The step after which the stop fired; the next model's first step is `step + 1`. */
+  step: number;
+  /** The stop that fired: `stalled`, `low-confidence`, `unreachable` or `budget-depleted`. */
+  reason: StopReason;
+  detail: string;
+  evidence?: Evidence;
+  /** The model that stopped and the one that takes over (provider labels). */
+  from: string;
+  to: string;
+  /** The rung taken over: 1 for the first model of `model.escalation`. */
+  rung: number;
+  /** How many models of `model.escalation` there are. */
+  rungs: number;
 }
 
 export interface RunReport {
@@ -60,15 +81,19 @@ export interface RunReport {
   /** Later criteria that fired together with the stop reason and lost to it in the fixed order. */
   alsoFired?: StopReason[];
   tracePath: string;
-  limits: { maxSteps: number; tokenCeiling: number; timeLimitSeconds: number };
+  limits: { maxSteps: number; tokenCeiling: number; timeLimitSeconds: number; costCeiling?: number };
+  /** Money spent, in the unit of `model.pricing`; null when no model of the run has a price. */
+  costUsed?: number | null;
+  /** Each time the run went on with the next model of the ladder, in order. */
+  escalations?: Escalation[];
 }
 
 export type RunEvent =
-  | { type: 'run-start'; step: 0; runId: string; root: string; model: string; instruction: string | null; checks: { name: string; command: string }[]; limits: RunReport['limits']; settings: Record<string, unknown> }
+  | { type: 'run-start'; step: 0; runId: string; root: string; model: string; instruction: string | null; checks: { name: string; command: string }[]; limits: RunReport['limits']; settings: Record<string, unknown>; ladder?: string[]; priced?: boolean }
   | { type: 'verify'; step: number; green: boolean; failureHash: string; failureCount: number; failures: Failure[]; flaky: Failure[]; checks: CheckSummary[]; durationMs: number; reason: 'initial' | 'step' | 'rollback' }
   /** A model call starts: the pre-call gates passed and the prompt is on its way (DESIGN: the UI follows events only). */
   | { type: 'model-call-start'; step: number; model: string; promptTokens: number; maxOutputTokens: number }
-  | { type: 'model-call'; step: number; model: string; promptTokens: number; maxOutputTokens: number; usage: Usage | null; usageReported: boolean; durationMs: number; tokensUsed: number; reply: string | null; status: ModelStatus | null; confidence: number | null; postMortem: string | null; problems: string[]; error: string | null; attempts?: number; prompt?: { system: string; user: string } }
+  | { type: 'model-call'; step: number; model: string; promptTokens: number; maxOutputTokens: number; usage: Usage | null; usageReported: boolean; durationMs: number; tokensUsed: number; reply: string | null; status: ModelStatus | null; confidence: number | null; postMortem: string | null; problems: string[]; error: string | null; attempts?: number; prompt?: { system: string; user: string }; cost?: number | null; costUsed?: number | null }
   /** A model call's attempt failed with a fault worth retrying; the provider waits `delayMs`, then tries again. */
   | { type: 'model-retry'; step: number; attempt: number; delayMs: number; reason: string; retryAfterMs?: number }
   | { type: 'edit'; step: number; applied: boolean; files: FileSummary[]; errors: string[]; rolledBack?: boolean; restoredToStep?: number }
@@ -100,7 +125,8 @@ export type RunEvent =
       /** The budget the override added. */
       grant?: { extraSteps: number; extraTokens: number };
     }
-  | { type: 'step-end'; step: number; record: StepRecord; tokensUsed: number; elapsedMs: number }
+  | ({ type: 'escalated' } & Escalation)
+  | { type: 'step-end'; step: number; record: StepRecord; tokensUsed: number; elapsedMs: number; costUsed?: number | null }
   | { type: 'run-end'; step: number; report: RunReport };
 
 export type TimedEvent = RunEvent & { ts: string };

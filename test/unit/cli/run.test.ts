@@ -41,6 +41,37 @@ describe('fix-until-green run (CLI)', function () {
     assert.ok(existsSync(out.tracePath as string));
   });
 
+  it('--escalate hands a stalled run to the next model; the JSON names each step\'s model and the escalation', () => {
+    const calc = path.join(s.project, 'src/calc.ts');
+    let before = readFileSync(calc, 'utf8');
+    const stuck: string[] = [];
+    for (let k = 1; k <= 2; k++) {
+      const after = `${before}// note ${k}\n`;
+      stuck.push(reply([diffOf('src/calc.ts', before, after)], { postMortem: `note ${k}` }));
+      before = after;
+    }
+    const cheap = replayFile(stuck);
+    const strong = path.join(s.dir, 'strong.json');
+    const fixed = before.replace(/(mul\(a: number, b: number\): number \{\n {2}return )a \+ b/, '$1a * b');
+    writeFileSync(strong, JSON.stringify({ responses: [{ text: reply([diffOf('src/calc.ts', before, fixed)], { status: 'done' }), usage: { input: 500, output: 50 } }] }));
+    const r = runCli(['run', '--cwd', s.project, '--model', `replay:${cheap}`, '--escalate', `replay:${strong}`, '--check', TEST, '--storage', s.storage, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { stopReason: string; steps: { model: string }[]; escalations: { step: number; reason: string; from: string; to: string }[]; costUsed: number | null };
+    assert.equal(out.stopReason, 'green');
+    assert.deepEqual(out.steps.map((x) => x.model), ['replay:replay.json', 'replay:replay.json', 'replay:strong.json']);
+    assert.deepEqual(out.escalations.map((e) => [e.step, e.reason, e.from, e.to]), [[2, 'stalled', 'replay:replay.json', 'replay:strong.json']]);
+    assert.equal(out.costUsed, null, 'no prices: no money');
+  });
+
+  it('--cost-ceiling with a model that has no price does not start (exit 2, preflight-failed)', () => {
+    const file = replayFile(['never used']);
+    const r = runCli(['run', '--cwd', s.project, '--model', `replay:${file}`, '--cost-ceiling', '0.5', '--check', TEST, '--storage', s.storage, '--json']);
+    assert.equal(r.code, 2, r.stderr);
+    const out = JSON.parse(r.stdout) as { stopReason: string; detail: string };
+    assert.equal(out.stopReason, 'preflight-failed');
+    assert.match(out.detail, /fixUntilGreen\.costCeiling is 0\.5 but fixUntilGreen\.model \(replay:.*replay\.json\) has no price: add ".*replay\.json": \{"input": N, "output": N\}/);
+  });
+
   it('exits 1 when the run stops without green', () => {
     const file = replayFile(['STATUS: in_progress\nCONFIDENCE: 0.2\nPOSTMORTEM: no idea\n\nI cannot see the problem.']);
     const r = runCli(['run', '--cwd', s.project, '--model', `replay:${file}`, '--check', TEST, '--storage', s.storage, '--max-steps', '1']);
@@ -72,6 +103,13 @@ describe('fix-until-green run (CLI)', function () {
         },
         expect: /fixUntilGreen\.stallThreshold must be an integer from 2 to 20; got 1/,
       },
+      { name: 'a bad --escalate value', args: (f) => ['--model', `replay:${f}`, '--escalate', 'gpt-9'], expect: /--escalate: "gpt-9" is not one of replay:FILE, openai-compatible:ID, anthropic:ID/ },
+      {
+        name: 'an escalation model without its key',
+        args: (f) => ['--model', `replay:${f}`, '--escalate', 'anthropic:claude-x'],
+        expect: /escalation model 1 \(anthropic:claude-x\): .*ANTHROPIC_API_KEY/,
+      },
+      { name: 'a bad --cost-ceiling', args: (f) => ['--model', `replay:${f}`, '--cost-ceiling', 'lots'], expect: /--cost-ceiling: "lots" is not a number ≥ 0/ },
     ];
     for (const c of cases) {
       it(c.name, () => {

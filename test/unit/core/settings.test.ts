@@ -42,4 +42,49 @@ describe('settings validation', () => {
     assert.ok(r.ok);
     assert.equal(r.settings.model.id, 'm');
   });
+
+  it('reads the escalation ladder, escalateOn, costCeiling and pricing, flat or nested', () => {
+    const r = validateSettings({
+      'model.escalation': [{ provider: 'openai-compatible', id: 'big', baseUrl: 'http://localhost:8080/v1' }, { provider: 'anthropic', id: 'claude-x' }],
+      'model.pricing': { big: { input: 2.5, output: 10 }, 'claude-x': { input: 3, output: 15 } },
+      escalateOn: ['stalled', 'budget-depleted'],
+      costCeiling: 2.5,
+    });
+    assert.ok(r.ok, JSON.stringify(!r.ok && r.issues));
+    assert.deepEqual(r.settings.model.escalation, [{ provider: 'openai-compatible', id: 'big', baseUrl: 'http://localhost:8080/v1' }, { provider: 'anthropic', id: 'claude-x', baseUrl: '' }]);
+    assert.deepEqual(r.settings.model.pricing.big, { input: 2.5, output: 10 });
+    assert.deepEqual(r.settings.escalateOn, ['stalled', 'budget-depleted']);
+    assert.equal(r.settings.costCeiling, 2.5);
+    const nested = validateSettings(pickPrefixed({ fixUntilGreen: { model: { escalation: [{ provider: 'replay', id: 'b.json' }] } } }));
+    assert.ok(nested.ok);
+    assert.equal(nested.settings.model.escalation[0]!.id, 'b.json');
+    assert.deepEqual(defaultSettings().escalateOn, ['stalled', 'low-confidence', 'unreachable']);
+    assert.deepEqual(defaultSettings().model.escalation, []);
+    assert.equal(defaultSettings().costCeiling, 0);
+  });
+
+  it('names each bad rung, price, escalateOn entry and cost ceiling', () => {
+    const r = validateSettings({
+      'model.escalation': [{ provider: 'gpt', id: 'x' }, 'big', { id: 'no-provider' }, { provider: 'anthropic', id: 'c', baseUrl: 'ftp://x' }],
+      'model.pricing': { big: { input: -1, output: 10 }, ok: { input: 1, output: 1 }, half: { input: 1 } },
+      escalateOn: ['stalled', 'step-cap'],
+      costCeiling: -1,
+    });
+    assert.equal(r.ok, false);
+    if (r.ok) return;
+    assert.deepEqual(r.issues.map((i) => i.setting), [
+      'fixUntilGreen.costCeiling',
+      'fixUntilGreen.model.escalation[0].provider',
+      'fixUntilGreen.model.escalation[1]',
+      'fixUntilGreen.model.escalation[2].provider',
+      'fixUntilGreen.model.escalation[3].baseUrl',
+      'fixUntilGreen.model.pricing.big',
+      'fixUntilGreen.model.pricing.half',
+      'fixUntilGreen.escalateOn',
+    ]);
+    assert.match(r.issues.at(-1)!.message, /distinct stop reasons from stalled, low-confidence, unreachable, budget-depleted; got \["stalled","step-cap"\]/);
+    assert.ok(!validateSettings({ escalateOn: ['stalled', 'stalled'] }).ok, 'each reason once');
+    const long = validateSettings({ 'model.escalation': Array.from({ length: 6 }, () => ({ provider: 'replay', id: 'r.json' })) });
+    assert.ok(!long.ok && /at most 5 models; got 6/.test(long.issues[0]!.message));
+  });
 });

@@ -66,7 +66,7 @@ describe('provider factory (core)', () => {
 });
 
 describe('provider wording (CLI)', () => {
-  const settings = (m: Partial<ModelSettings>): ReturnType<typeof defaultSettings> => ({ ...defaultSettings(), model: { provider: 'replay', id: '', baseUrl: '', ...m } });
+  const settings = (m: Partial<ModelSettings>): ReturnType<typeof defaultSettings> => ({ ...defaultSettings(), model: { ...defaultSettings().model, provider: 'replay', id: '', baseUrl: '', ...m } });
 
   it('words each configuration error in its flags', () => {
     assert.throws(() => createCliProvider(settings({ id: '' }), '/'), (e: unknown) => e instanceof UsageError && e.message === '--model replay:FILE needs a file');

@@ -10,7 +10,7 @@ function fired(d: Decision | undefined): StopReason[] {
 }
 
 function gateBase(): GateState {
-  return { cancelled: false, elapsedMs: 1000, timeLimitMs: 60000, stepsDone: 2, maxSteps: 8, tokensUsed: 5000, tokenCeiling: 200000, nextCallMinTokens: 3000, nextPromptTokens: 2744 };
+  return { cancelled: false, elapsedMs: 1000, timeLimitMs: 60000, stepsDone: 2, maxSteps: 8, tokensUsed: 5000, tokenCeiling: 200000, nextCallMinTokens: 3000, nextPromptTokens: 2744, costUsed: 0.5, costCeiling: 2, nextCallMinCost: 0.1 };
 }
 
 const gateTriggers: Record<string, (s: GateState) => void> = {
@@ -25,6 +25,9 @@ const gateTriggers: Record<string, (s: GateState) => void> = {
   },
   'token-ceiling': (s) => {
     s.tokensUsed = s.tokenCeiling - s.nextCallMinTokens + 1;
+  },
+  'cost-ceiling': (s) => {
+    s.costUsed = s.costCeiling - s.nextCallMinCost! + 0.001;
   },
 };
 
@@ -75,7 +78,7 @@ const stepTriggers: Record<string, (s: StepState) => void> = {
 
 describe('stop policy: fixed order', () => {
   it('lists the order of DESIGN §3 exactly', () => {
-    assert.deepEqual([...GATE_ORDER], ['cancelled', 'time-limit', 'step-cap', 'token-ceiling']);
+    assert.deepEqual([...GATE_ORDER], ['cancelled', 'time-limit', 'step-cap', 'token-ceiling', 'cost-ceiling']);
     assert.deepEqual([...STEP_ORDER], ['cancelled', 'critic-stop', 'green', 'stalled', 'budget-depleted', 'low-confidence', 'unreachable']);
   });
 
@@ -156,7 +159,7 @@ describe('stop policy: fixed order', () => {
     const g = gateBase();
     for (const t of Object.values(gateTriggers)) t(g);
     assert.equal(gateDecision(g)?.reason, 'cancelled');
-    assert.deepEqual(gateDecision(g)?.alsoFired, ['time-limit', 'step-cap', 'token-ceiling']);
+    assert.deepEqual(gateDecision(g)?.alsoFired, ['time-limit', 'step-cap', 'token-ceiling', 'cost-ceiling']);
     const s = stepBase();
     for (const t of Object.values(stepTriggers)) t(s);
     assert.equal(stepDecision(s)?.reason, 'cancelled');
@@ -231,6 +234,19 @@ describe('stop policy: fixed order', () => {
       const d = gateDecision(s);
       assert.equal(d?.reason, 'token-ceiling');
       assert.match(d!.detail, /needs at least 3000 tokens \(prompt 2744 \+ minimum output 256\) but only 2999 of 200000 remain/);
+    });
+
+    it('cost-ceiling fires exactly when the cheapest next call could pass it, never when off or unpriced', () => {
+      const s = gateBase();
+      s.costUsed = s.costCeiling - s.nextCallMinCost!;
+      assert.equal(gateDecision(s), undefined, 'fits exactly');
+      s.costUsed += 0.0001;
+      const d = gateDecision(s);
+      assert.equal(d?.reason, 'cost-ceiling');
+      assert.match(d!.detail, /could cost 0\.1 \(prompt 2744 tokens \+ minimum output\) but only 0\.0999 of the cost ceiling 2 remain \(1\.9 spent\)/);
+      assert.deepEqual(d!.evidence, { nextCallMinCost: 0.1, nextPromptTokens: 2744, costUsed: 1.9001, costCeiling: 2, remaining: 0.0999 });
+      assert.equal(gateDecision({ ...s, costCeiling: 0 }), undefined, 'off at 0');
+      assert.equal(gateDecision({ ...s, nextCallMinCost: null }), undefined, 'a model without a price spends no money the run counts');
     });
 
     it('step-cap fires once maxSteps steps are done', () => {

@@ -5,7 +5,7 @@ import { STOP_REASONS } from '../../../src/core/policy/reasons';
 import type { StopReason } from '../../../src/core/policy/reasons';
 import type { Failure } from '../../../src/core/types';
 import type { StopFacts } from '../../../src/vscode/explain';
-import { explainStop, failureHeadline, failuresLeft, notAppliedWhy } from '../../../src/vscode/explain';
+import { explainEscalation, explainStop, failureHeadline, failuresLeft, notAppliedWhy } from '../../../src/vscode/explain';
 
 const DISCOUNT: Failure = {
   check: 'test',
@@ -30,6 +30,10 @@ const STOPS: Record<StopReason, { facts: StopFacts; sentence: RegExp }> = {
   },
   'step-cap': { facts: facts('step-cap', '5 of 5 steps done and the checks are not green', [DISCOUNT, TYPE], 5), sentence: /^Stopped: all 5 steps used; 2 failures left \(applyDiscount: 20 !== 180, and 1 more\)\. Continue gives it more steps\.$/ },
   'token-ceiling': { facts: facts('token-ceiling', 'the next call needs at least 9000 tokens (prompt 8000 + minimum output 1000) but only 10 of 200000 remain (199990 used)'), sentence: /^Stopped: the token budget \(200,000\) is spent; 1 failure left/ },
+  'cost-ceiling': {
+    facts: { ...facts('cost-ceiling', 'the next call could cost 0.0768 (prompt 1512 tokens + minimum output) but only 0.0464 of the cost ceiling 0.05 remain (0.0036 spent)'), limits: { ...LIMITS, costCeiling: 0.05 } },
+    sentence: /^Stopped: the next model call could have cost more than what is left of the cost ceiling \(0\.05\), so it was not made; 1 failure left \(applyDiscount: 20 !== 180\)\.$/,
+  },
   'time-limit': { facts: facts('time-limit', '601 s elapsed of the 600 s limit'), sentence: /^Stopped: the time limit \(10 minutes\) ran out; 1 failure left/ },
   cancelled: { facts: facts('cancelled', 'stopped by the user during step 2', [DISCOUNT], 2), sentence: /^Stopped by you after step 2; 1 failure left \(applyDiscount: 20 !== 180\)\.$/ },
   'critic-stop': {
@@ -96,5 +100,15 @@ describe('why an edit was not applied', () => {
     assert.equal(notAppliedWhy(["src/a.ts: hunk 2 of 2 (reply line 9) did not match the file's current content. It starts:\nx\nNo region of the file resembles it."], null), 'src/a.ts: hunk 2 of 2 (reply line 9) did not match the file (no part of the file resembles it)');
     assert.equal(notAppliedWhy([], 'Your edit was not applied: the edit changes the verifier'), 'refused: the edit changes the verifier');
     assert.equal(notAppliedWhy([], null), 'the reply held no edit that could be applied');
+  });
+
+  it('says who finished or stopped when the run went up the ladder, and what each escalation was', () => {
+    const escalations = [{ step: 2, reason: 'stalled' as const, from: 'openai-compatible:cheap', to: 'anthropic:strong' }];
+    assert.equal(explainStop({ ...STOPS.green.facts, escalations }).sentence, 'Green: every check passes after step 2. anthropic:strong finished it after taking over.');
+    assert.match(explainStop({ ...STOPS.stalled.facts, escalations }).sentence, /came back 3 times\. The ladder is exhausted: anthropic:strong, its last model, stopped too \(after one escalation\)\.$/);
+    assert.match(explainStop({ ...STOPS['token-ceiling'].facts, escalations }).sentence, /Continue gives it more tokens\. anthropic:strong was at work, after one escalation\.$/);
+    assert.equal(explainEscalation(escalations[0]!), 'Escalated to anthropic:strong after step 2: openai-compatible:cheap made no progress (stalled).');
+    assert.equal(explainEscalation({ ...escalations[0]!, reason: 'unreachable' }), 'Escalated to anthropic:strong after step 2: openai-compatible:cheap said it cannot fix this (unreachable).');
+    assert.equal(explainStop({ ...STOPS.green.facts, escalations: [] }).sentence, 'Green: every check passes after step 2.');
   });
 });

@@ -89,4 +89,27 @@ describe('status-bar meter', () => {
     const v = meterView({ ...running(1, 10), phase: '[evil](command:workbench.action.quit)' });
     assert.doesNotMatch(v.tooltip, /\[evil\]\(command/);
   });
+
+  it('shows the money spent when prices are known, against the cost ceiling, and warns past 80 % of it', () => {
+    const v = meterView(running(3, 12400, { costUsed: 0.0423, limits: { ...LIMITS, costCeiling: 0.5 } }), 1_005_000);
+    assert.equal(v.text, '$(sync~spin) Fix Until Green: 3/8 steps · 12.4k/200k tokens · cost 0.0423/0.5');
+    assert.match(v.tooltip, /\| Cost \| 0\.0423 \| 0\.5 \|/);
+    assert.match(v.ariaLabel, /cost 0\.0423\/0\.5/);
+    assert.equal(v.warning, false);
+    assert.equal(meterView(running(3, 0, { costUsed: 0.41, limits: { ...LIMITS, costCeiling: 0.5 } })).warning, true);
+    const noCeiling = meterView(running(1, 100, { costUsed: 1.5 }));
+    assert.match(noCeiling.text, /tokens · cost 1\.50$/);
+    assert.match(noCeiling.tooltip, /\| Cost \| 1\.50 \| none \|/);
+    assert.doesNotMatch(meterView(running(1, 100)).text, /cost/, 'no price: no money figure');
+  });
+
+  it("says in the tooltip that vscode-lm models have no price, never a made-up figure", () => {
+    const lm = meterView(running(2, 3000, { unpriced: ['vscode-lm:copilot-gpt-4o'] }));
+    assert.doesNotMatch(lm.text, /cost/);
+    assert.match(lm.tooltip, /`vscode-lm:copilot-gpt-4o`: VS Code's chat models have no per-token price, so their calls cost no money here\./);
+    const mixed = meterView({ ...running(3, 3000, { unpriced: ['vscode-lm:copilot', 'openai-compatible:local'], costUsed: 0.2 }), status: 'stopped', stopReason: 'green', outcome: 'fixed' });
+    assert.match(mixed.text, /cost 0\.2$/);
+    assert.match(mixed.tooltip, /no per-token price, so their calls cost no money here and are not in the cost\./);
+    assert.match(mixed.tooltip, /`openai-compatible:local`: no price in `fixUntilGreen\.model\.pricing`, so their calls are not in the cost\./);
+  });
 });

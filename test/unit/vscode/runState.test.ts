@@ -92,4 +92,21 @@ describe('run state', () => {
     assert.ok(!canContinue({ ...s, stopReason: 'stalled' }));
     assert.ok(!canRevert({ ...s, steps: [] }));
   });
+
+  it('follows the ladder and the money: each step keeps its model, escalated says who took over, unpriced models are named', () => {
+    const priced: TimedEvent = { ...start, model: 'openai-compatible:cheap', ladder: ['openai-compatible:strong'], priced: true, limits: { ...LIMITS, costCeiling: 1 } } as TimedEvent;
+    const call = (step: number, model: string, cost: number | null, costUsed: number): TimedEvent => ({ ts, type: 'model-call', step, model, promptTokens: 10, maxOutputTokens: 100, usage: { input: 10, output: 5 }, usageReported: true, durationMs: 1, tokensUsed: 15 * step, reply: 'x', status: null, confidence: null, postMortem: null, problems: [], error: null, cost, costUsed });
+    const end = (step: number, model: string, cost: number | null, costUsed: number): TimedEvent => ({ ts, type: 'step-end', step, record: { ...record(step, 2), model, cost }, tokensUsed: 15 * step, elapsedMs: 10, costUsed });
+    const escalated: TimedEvent = { ts, type: 'escalated', step: 1, reason: 'stalled', detail: 'seen 3 times', from: 'openai-compatible:cheap', to: 'openai-compatible:strong', rung: 1, rungs: 1 };
+    const s = fold([priced, verify0, call(1, 'openai-compatible:cheap', null, 0), end(1, 'openai-compatible:cheap', null, 0), escalated, call(2, 'openai-compatible:strong', 0.02, 0.02), end(2, 'openai-compatible:strong', 0.02, 0.02)]);
+    assert.equal(s.costUsed, 0.02);
+    assert.equal(s.limits.costCeiling, 1);
+    assert.deepEqual(s.steps.map((x) => [x.model, x.cost]), [['openai-compatible:cheap', null], ['openai-compatible:strong', 0.02]]);
+    assert.deepEqual(s.escalations, [{ step: 1, reason: 'stalled', from: 'openai-compatible:cheap', to: 'openai-compatible:strong' }]);
+    assert.equal(s.model, 'openai-compatible:strong', 'the header names the model at work');
+    assert.deepEqual(s.unpriced, ['openai-compatible:cheap']);
+    const afterEscalation = fold([priced, verify0, escalated]);
+    assert.equal(afterEscalation.phase, 'Escalated to openai-compatible:strong after step 1: openai-compatible:cheap made no progress (stalled).');
+    assert.equal(fold([start, verify0]).costUsed, null, 'no price anywhere: no money');
+  });
 });
