@@ -25,6 +25,8 @@ export interface Settings {
   timeLimitSeconds: number;
   flakyReruns: number;
   parallelChecks: boolean;
+  /** Non-final steps run checks warm or targeted; green is decided by every check in full (DESIGN §4). */
+  stagedChecks: boolean;
   outputLimitKb: number;
   onStop: OnStop;
   editFormat: EditFormat;
@@ -62,6 +64,7 @@ export function defaultSettings(): Settings {
     timeLimitSeconds: 1800,
     flakyReruns: 1,
     parallelChecks: true,
+    stagedChecks: true,
     outputLimitKb: 256,
     onStop: 'keep-best',
     editFormat: 'auto',
@@ -144,6 +147,7 @@ function validateScalars({ raw, s, bad, has }: Validation): void {
   int('contextTokenBudget', 1000, MAX);
   num('escalateBelowConfidence', 0, 1);
   bool('parallelChecks');
+  bool('stagedChecks');
   bool('forbidSuppressions');
   bool('rollbackRegressions');
   bool('allowVerifierEdits');
