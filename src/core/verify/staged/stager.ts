@@ -79,7 +79,7 @@ export class Stager {
    * Flake confirmation of a test check by re-running only the test files whose result changed from
    * `before`; undefined when that cannot be done (the verifier then re-runs the whole check).
    */
-  async confirm(spec: CheckSpec, parser: ParserId, first: Attempt, before: readonly Failure[] | undefined, signal?: AbortSignal): Promise<Confirmed | undefined> {
+  async confirm(spec: CheckSpec, parser: ParserId, first: Attempt, before: readonly Failure[] | undefined, signal?: AbortSignal, newlyFailingOnly = false): Promise<Confirmed | undefined> {
     if (!TEST_PARSERS.has(parser) || before === undefined) return undefined;
     const cmd = this.testCommandFor(spec, parser);
     if ('full' in cmd) return undefined;
@@ -87,7 +87,7 @@ export class Stager {
     const keys = (fs: readonly Failure[]): Set<string> => new Set(fs.map((f) => `${f.file}\0${f.id}`));
     const now = keys(first.failures);
     const then = keys(before);
-    const changedTests = [...first.failures.filter((f) => !then.has(`${f.file}\0${f.id}`)), ...before.filter((f) => !now.has(`${f.file}\0${f.id}`))];
+    const changedTests = [...first.failures.filter((f) => !then.has(`${f.file}\0${f.id}`)), ...(newlyFailingOnly ? [] : before.filter((f) => !now.has(`${f.file}\0${f.id}`)))];
     const files = this.cwdFiles(spec, changedTests.map((f) => f.file!)).filter((f) => existsSync(path.join(this.x.cwd(spec), f)));
     if (files.length === 0) return confirmTargeted(first, [], before);
     const argv = await this.filesArgv(spec, cmd, files, signal);
@@ -180,7 +180,8 @@ export class Stager {
     }
     const first = argv ? await this.x.run(spec, parser, argv, signal) : noRun();
     if (!argv || first.r.cancelled || first.r.timedOut || first.r.spawnError !== undefined) return checkResult(spec, parser, single(first), 'targeted', { note });
-    const confirmed = (await this.confirm(spec, parser, first, before.failures, signal)) ?? single(first);
+    // A test that passes now is confirmed by the full run's re-run before any green: here only new failures are.
+    const confirmed = (await this.confirm(spec, parser, first, before.failures, signal, true)) ?? single(first);
     return checkResult(spec, parser, confirmed, 'targeted', { note: confirmed.attempts.length > 1 ? `${note}; the tests whose result changed re-run` : note });
   }
 
