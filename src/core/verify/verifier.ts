@@ -155,7 +155,7 @@ export class Verifier {
       const staged = await this.each((c) => this.stageCheck(c, previous, options.changed!, signal));
       // Green is only ever decided by every check run in full: those that passed staged run again whole.
       const passed = staged.every((c) => c.failures.length === 0 && c.exitCode === 0 && !c.cancelled);
-      checks = passed ? await this.each((c, i) => (staged[i]!.mode === 'full' ? Promise.resolve(staged[i]!) : full(c))) : staged;
+      checks = passed ? await this.each((c, i) => (staged[i]!.mode === 'full' ? Promise.resolve(staged[i]!) : this.gate(c, staged[i]!, previous, signal))) : staged;
     }
     checks ??= await this.each(full);
     const failures: Failure[] = checks.flatMap((c) => c.failures);
@@ -179,6 +179,12 @@ export class Verifier {
     const out: CheckResult[] = [];
     for (const [i, c] of this.opts.checks.entries()) out.push(await work(c, i));
     return out;
+  }
+
+  /** The full run of a check whose staged run passed: the one that can say green. */
+  private async gate(spec: CheckSpec, staged: CheckResult, previous: VerifyResult, signal?: AbortSignal): Promise<CheckResult> {
+    const r = await this.runCheck(spec, previous, signal);
+    return { ...r, stagedNote: `the ${staged.mode} run passed in ${staged.durationMs} ms; run in full to decide green` };
   }
 
   /** A check of a step with staged checks on: warm or targeted, else in full with the reason in its note. */
