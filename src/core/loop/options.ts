@@ -17,7 +17,7 @@ export interface VerifierPort {
    */
   verify(signal?: AbortSignal, options?: { previous?: VerifyResult | null; changed?: readonly string[] }): Promise<VerifyResult>;
   /** Staged checks: start what is kept warm between steps (called once step 0 found work to do). */
-  warm?(): void;
+  warm?(): Promise<void>;
   /** Ends whatever the verifier kept running for the run (warm type checkers); called at every stop. */
   release?(): Promise<void>;
 }

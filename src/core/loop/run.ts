@@ -152,7 +152,7 @@ export class Run {
       this.history.begin({ step: 0, verify: v0, files: new Map() });
       this.verifierRecord = recordVerifier(this.opts.workspace.root, this.opts.settings.checks);
       if (v0.green) return this.finish({ reason: 'green', detail: 'every check passes before any step: nothing to fix', evidence: { step: 0, failureHash: v0.failureHash } });
-      if (this.opts.settings.stagedChecks) this.opts.verifier.warm?.();
+      if (this.opts.settings.stagedChecks) this.warmChecks();
       this.checkpoint = await Checkpoint.create(path.join(this.runDir, 'checkpoint'), this.runId, this.opts.workspace.root);
       return this.loop();
     });
@@ -177,9 +177,14 @@ export class Run {
     this.extend(grant, { type: 'decision', step: this.allowance.stepsDone, reason: last.stopReason, detail: '' }, 'continued by the user');
     this.report = undefined;
     if (this.checkpoint) await this.checkpoint.reopen();
-    if (this.opts.settings.stagedChecks) this.opts.verifier.warm?.();
+    if (this.opts.settings.stagedChecks) this.warmChecks();
     this.clock.arm(() => this.abort.abort(new Error('time-limit')));
     return this.guarded(() => this.loop());
+  }
+
+  /** Staged checks: what is kept warm starts building now, while the model thinks. */
+  private warmChecks(): void {
+    this.opts.verifier.warm?.()?.catch((e: unknown) => this.logger.warn(`warm checks could not start: ${(e as Error).message}`));
   }
 
   private async takeLock(): Promise<Decision | undefined> {

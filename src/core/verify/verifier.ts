@@ -105,11 +105,12 @@ export class Verifier {
   }
 
   /**
-   * Starts what staged checks keep warm (the type checkers build their programs meanwhile). A run
-   * calls it once its first verification found something to fix; `release` ends it.
+   * Starts what staged checks keep warm and resolves once the type checkers have built their
+   * programs. A run calls it (without waiting) once its first verification found something to fix,
+   * so the build overlaps the model call; `release` ends it.
    */
-  warm(): void {
-    this.stager?.prime(this.opts.checks, (c) => this.parserOf(c));
+  async warm(): Promise<void> {
+    await this.stager?.prime(this.opts.checks, (c) => this.parserOf(c));
   }
 
   /** Ends every process kept warm for the run; waits until they are gone. */

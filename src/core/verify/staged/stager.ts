@@ -47,12 +47,14 @@ export class Stager {
   constructor(private readonly x: StagedExec) {}
 
   /** Starts the warm type checkers and has them build their programs (while the model thinks). */
-  prime(checks: readonly CheckSpec[], parserOf: (c: CheckSpec) => ParserId): void {
+  async prime(checks: readonly CheckSpec[], parserOf: (c: CheckSpec) => ParserId): Promise<void> {
+    const builds: Promise<unknown>[] = [];
     for (const c of checks) {
       if (parserOf(c) !== 'tsc') continue;
       const w = this.warmFor(c);
-      if (w instanceof WarmTsc) void w.check(undefined, this.x.timeoutMs(c));
+      if (w instanceof WarmTsc) builds.push(w.check(undefined, this.x.timeoutMs(c)));
     }
+    await Promise.all(builds);
   }
 
   /** Ends every warm checker (the run is over, or was cancelled); waits until they are gone. */

@@ -127,6 +127,10 @@ export class WarmTsc {
           resolve(m.type === 'ready' ? undefined : { kind: 'fallback', reason: m.reason ?? 'unknown' });
         }
       });
+      child.once('error', (e) => {
+        clearTimeout(timer);
+        resolve({ kind: 'fallback', reason: `the warm checker could not start: ${e.message}` });
+      });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
         resolve({ kind: 'fallback', reason: `the warm checker exited (${signal ?? code})${this.stderr ? `: ${this.stderr.trim().split('\n').slice(-3).join(' ')}` : ''}` });
