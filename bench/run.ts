@@ -22,6 +22,7 @@ import type { ShapeRunner } from '../test/fixtures/verify/shapes';
 import { SHAPE_COMMANDS, writeShapeProject } from '../test/fixtures/verify/shapes';
 import { diffOf, reply } from '../test/support/replies';
 import { activationFigures } from './activation';
+import { BUGS, writeStagedProject } from './stagedProject';
 
 const REPO = path.resolve(import.meta.dirname, '..');
 const JSON_OUT = process.argv.includes('--json');
@@ -136,7 +137,8 @@ async function engineOverhead(): Promise<void> {
     const marks: { type: string; at: number; durationMs?: number; step: number }[] = [];
     const run = new Run({
       workspace: new FsWorkspace(dir),
-      verifier: new Verifier({ root: dir, checks: [check], parallel: true, outputLimitKb: 256, flakyReruns: 0 }),
+      // Staged as the settings say (on by default): a generic check runs in full every step either way.
+      verifier: new Verifier({ root: dir, checks: [check], parallel: true, outputLimitKb: 256, flakyReruns: 0, staged: settings.stagedChecks }),
       provider: new ReplayProvider({ responses }),
       settings,
       storageDir: path.join(scratchRoot, `overhead-storage-${rep}`),
@@ -257,6 +259,131 @@ async function incrementalTsc(): Promise<void> {
     target: '≤ 0.5 × cold',
     meets: ratio.median <= 0.5,
     data: { warmMs: stat(warm), coldMs: stat(cold), ratio },
+  });
+}
+
+// 3b. The warm type checker (staged checks) after a one-line edit vs a cold tsc, same 320-file project.
+async function warmTsc(): Promise<void> {
+  log('warm type check (staged checks)');
+  const dir = scratch('warm-tsc');
+  tsProject(dir, 320);
+  const check: CheckSpec = { name: 'typecheck', command: 'tsc --noEmit -p .', parser: 'tsc' };
+  const v = new Verifier({ root: dir, checks: [check], parallel: true, outputLimitKb: 256, flakyReruns: 0, staged: true, storageDir: path.join(scratchRoot, 'warm-tsc-storage') });
+  const cold: number[] = [];
+  const warm: number[] = [];
+  const build: number[] = [];
+  try {
+    let prev = await v.verify(undefined, { previous: null });
+    let t = performance.now();
+    await v.warm(); // as a run does while the model thinks
+    build.push(performance.now() - t);
+    for (let rep = 0; rep < (QUICK ? 1 : 3); rep++) {
+      const rel = `src/m${100 + rep}.ts`;
+      const file = path.join(dir, rel);
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/name: 'm(\d+)'/, `name: 'edited $1 ${rep}'`));
+      t = performance.now();
+      const r = await v.verify(undefined, { previous: prev, changed: [rel] });
+      warm.push(performance.now() - t);
+      if (r.checks[0]!.mode !== 'warm' || r.failures.length > 0) throw new Error(`warm check: mode ${r.checks[0]!.mode}, ${r.failures.length} failure(s)`);
+      // A state that passes warm runs in full too (green is decided in full): the next step compares with it.
+      prev = r;
+      t = performance.now();
+      const c = await runCommand({ command: 'tsc --noEmit -p .', cwd: dir, timeoutMs: 600_000, outputLimitBytes: 256 * 1024 });
+      cold.push(performance.now() - t);
+      if (c.exitCode !== 0) throw new Error(`cold tsc failed: ${c.output.slice(0, 500)}`);
+    }
+  } finally {
+    await v.release();
+  }
+  const ratio = stat(warm.map((w, i) => w / cold[i]!));
+  figures.push({
+    id: 'warm-tsc',
+    name: 'Warm type check (staged checks; 320 files, one-line edit)',
+    value: `${fmt(ratio, '× cold tsc')}; warm ${fmt(stat(warm), ' ms', 0)}, cold ${fmt(stat(cold), ' ms', 0)}; the program's first build (during the model call) ${fmt(stat(build), ' ms', 0)}`,
+    target: '≤ 0.1 × cold tsc',
+    meets: ratio.median <= 0.1,
+    data: { warmMs: stat(warm), coldMs: stat(cold), buildMs: stat(build), ratio },
+  });
+}
+
+// 3c. Staged checks on a real-shaped project (161 sources, 320 Jest tests in 32 files, tsc + ESLint +
+// Jest): a non-final one-file step vs a full cold verify of the same tree, the final gate, and what
+// confirming the changed tests costs (flakyReruns 1 vs 0 on the same steps).
+const STAGED_CHECKS: CheckSpec[] = [
+  { name: 'typecheck', command: 'tsc --noEmit -p .', parser: 'tsc' },
+  { name: 'lint', command: 'eslint --format json .', parser: 'eslint' },
+  { name: 'test', command: 'npx jest', parser: 'jest' },
+];
+
+interface StagedRep {
+  nonFinal: number;
+  finalGate: number;
+  fullCold: number;
+  modes: string;
+}
+
+/** One pass over the two-bug project: step 1 (non-final) and step 2 (green), with `flakyReruns`. */
+async function stagedPass(name: string, flakyReruns: number, withCold: boolean): Promise<StagedRep> {
+  const dir = scratch(name);
+  writeStagedProject(dir);
+  const v = new Verifier({ root: dir, checks: STAGED_CHECKS, parallel: true, outputLimitKb: 256, flakyReruns, staged: true, storageDir: path.join(scratchRoot, `${name}-storage`) });
+  try {
+    const v0 = await v.verify(undefined, { previous: null });
+    if (v0.failures.length === 0) throw new Error('the staged project starts green');
+    await v.warm();
+    const fix = (b: (typeof BUGS)[number]): void => writeFileSync(path.join(dir, b.file), readFileSync(path.join(dir, b.file), 'utf8').replace(b.wrong, b.right));
+    fix(BUGS[0]);
+    let t = performance.now();
+    const v1 = await v.verify(undefined, { previous: v0, changed: [BUGS[0].file] });
+    const nonFinal = performance.now() - t;
+    if (v1.green) throw new Error('step 1 is green: it should leave the second bug');
+    const modes = v1.checks.map((c) => `${c.name} ${c.mode}`).join(', ');
+    let fullCold = NaN;
+    if (withCold) {
+      t = performance.now();
+      await new Verifier({ root: dir, checks: STAGED_CHECKS, parallel: true, outputLimitKb: 256, flakyReruns: 0 }).verify();
+      fullCold = performance.now() - t;
+    }
+    fix(BUGS[1]);
+    t = performance.now();
+    const v2 = await v.verify(undefined, { previous: v1, changed: [BUGS[1].file] });
+    const finalGate = performance.now() - t;
+    if (!v2.green) throw new Error(`step 2 is not green: ${v2.failures.map((f) => f.id).join('; ')}`);
+    return { nonFinal, finalGate, fullCold, modes };
+  } finally {
+    await v.release();
+  }
+}
+
+async function stagedVerify(): Promise<void> {
+  log('staged checks on a real-shaped project');
+  const reps = QUICK ? 1 : 3;
+  const on: StagedRep[] = [];
+  const off: StagedRep[] = [];
+  for (let rep = 0; rep < reps; rep++) {
+    on.push(await stagedPass(`staged-${rep}`, 1, true));
+    off.push(await stagedPass(`staged-noreruns-${rep}`, 0, false));
+  }
+  const shape = writeStagedProject(scratch('staged-shape'));
+  const step = stat(on.map((r) => r.nonFinal / r.fullCold));
+  const gate = stat(on.map((r) => r.finalGate / r.fullCold));
+  const flakeStep = stat(on.map((r, i) => r.nonFinal / off[i]!.nonFinal - 1).map((x) => x * 100));
+  const flakeGate = stat(on.map((r, i) => r.finalGate / off[i]!.finalGate - 1).map((x) => x * 100));
+  figures.push({
+    id: 'staged-verify',
+    name: `Staged checks (${shape.sources} sources, ${shape.tests} Jest tests in ${shape.testFiles} files; tsc + ESLint + Jest; one-file edit)`,
+    value: `non-final step ${fmt(step, '× full cold verify')} (${on[0]!.modes}); final gate ${fmt(gate, '× full cold verify')}; full cold verify ${fmt(stat(on.map((r) => r.fullCold)), ' ms', 0)}`,
+    target: '≤ 0.25 × full cold verify per non-final step',
+    meets: step.median <= 0.25,
+    data: { nonFinalMs: stat(on.map((r) => r.nonFinal)), finalGateMs: stat(on.map((r) => r.finalGate)), fullColdMs: stat(on.map((r) => r.fullCold)), stepRatio: step, gateRatio: gate, shape },
+  });
+  figures.push({
+    id: 'staged-flake-confirmation',
+    name: 'Flake confirmation, targeted (flakyReruns 1 vs 0, same steps)',
+    value: `adds ${fmt(flakeStep, ' %', 1)} to the non-final step (the changed tests' files re-run) and ${fmt(flakeGate, ' %', 1)} to the final gate (the fixed tests' file re-run before green)`,
+    target: '≤ 10 % of a step\'s verify wall',
+    meets: flakeStep.median <= 10 && flakeGate.median <= 10,
+    data: { addedPercentNonFinal: flakeStep, addedPercentGate: flakeGate, withRerunsMs: stat(on.map((r) => r.finalGate)), withoutRerunsMs: stat(off.map((r) => r.finalGate)) },
   });
 }
 
@@ -416,7 +543,8 @@ async function stuckRunCost(): Promise<void> {
     const settings = settingsWith({ checks: [check], flakyReruns: 0, ...p.over });
     const run = new Run({
       workspace: new FsWorkspace(dir),
-      verifier: new Verifier({ root: dir, checks: [check], parallel: true, outputLimitKb: 256, flakyReruns: 0 }),
+      // Staged as the settings say (on by default): a generic check runs in full every step either way.
+      verifier: new Verifier({ root: dir, checks: [check], parallel: true, outputLimitKb: 256, flakyReruns: 0, staged: settings.stagedChecks }),
       provider: new ReplayProvider({ responses }),
       settings,
       storageDir: path.join(scratchRoot, `stuck-storage-${rows.length}`),
@@ -514,6 +642,8 @@ async function main(): Promise<void> {
       ['engine-overhead', engineOverhead],
       ['parallel-verify', parallelVerify],
       ['incremental-tsc', incrementalTsc],
+      ['warm-tsc', warmTsc],
+      ['staged-verify', stagedVerify],
       ['feedback-compactness', compactness],
       ['stuck-run-cost', stuckRunCost],
       ['extension', extensionFigures],
