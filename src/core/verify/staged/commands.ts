@@ -43,7 +43,9 @@ function toolIndex(argv: readonly string[], tool: (a: string, i: number) => bool
 }
 
 /** Flags (of the tools below) that take the next argument as their value. */
-const VALUE_FLAGS: Record<'eslint' | 'mocha' | 'node', ReadonlySet<string>> = {
+const VALUE_FLAGS: Record<'eslint' | 'mocha' | 'node' | 'jest' | 'vitest', ReadonlySet<string>> = {
+  jest: new Set(['-c', '--config', '--reporters', '-t', '--testNamePattern', '-w', '--maxWorkers', '--testTimeout', '--rootDir', '--roots', '--selectProjects', '--shard', '--testPathIgnorePatterns', '--outputFile', '--testEnvironment', '--seed', '--coverageProvider']),
+  vitest: new Set(['-c', '--config', '-r', '--root', '--dir', '--reporter', '--project', '--environment', '--pool', '--outputFile', '-t', '--testNamePattern', '--maxWorkers', '--minWorkers', '--shard', '--mode', '--testTimeout', '--sequence.seed']),
   eslint: new Set(['-c', '--config', '-f', '--format', '--rule', '--plugin', '--parser', '--parser-options', '--ext', '--ignore-path', '--ignore-pattern', '--global', '--env', '--resolve-plugins-relative-to', '--rulesdir', '--max-warnings', '--cache-location', '--cache-strategy', '--report-unused-disable-directives-severity', '--flag', '--concurrency', '--stdin-filename']),
   mocha: new Set(['--require', '-r', '--file', '--ignore', '--exclude', '--config', '--package', '--reporter', '-R', '--reporter-option', '--reporter-options', '-O', '--grep', '-g', '--fgrep', '-f', '--timeout', '-t', '--slow', '-s', '--jobs', '-j', '--ui', '-u', '--extension', '--node-option', '-n', '--retries', '--spec']),
   node: new Set(['--require', '-r', '--import', '--loader', '--experimental-loader', '--test-reporter', '--test-reporter-destination', '--test-name-pattern', '--test-skip-pattern', '--test-concurrency', '--test-timeout', '--test-shard', '--env-file', '--conditions', '-C', '--input-type']),
@@ -115,7 +117,7 @@ export function testCommand(command: string, cwd: string, parser: ParserId): Tes
   if (parser === 'jest') {
     const i = toolIndex(argv, (a) => a === 'jest');
     if (i < 0) return { reason: 'the command does not run jest itself' };
-    if (argv.slice(i + 1).some((a) => !a.startsWith('-'))) return { reason: 'the command names its own test paths' };
+    if (splitTargets(argv.slice(i + 1), VALUE_FLAGS.jest).targets.length > 0) return { reason: 'the command names its own test paths' };
     return { runner: 'jest', argv, targets: [], files: (f) => [...argv, '--runTestsByPath', ...f], related: (f) => [...argv, '--passWithNoTests', '--findRelatedTests', ...f] };
   }
   if (parser === 'vitest') {
@@ -123,7 +125,7 @@ export function testCommand(command: string, cwd: string, parser: ParserId): Tes
     if (i < 0) return { reason: 'the command does not run vitest itself' };
     const rest = argv.slice(i + 1);
     const sub = rest[0] === 'run' ? rest.slice(1) : rest;
-    if (sub.some((a) => !a.startsWith('-'))) return { reason: 'the command uses a vitest subcommand or filter of its own' };
+    if (splitTargets(sub, VALUE_FLAGS.vitest).targets.length > 0) return { reason: 'the command uses a vitest subcommand or filter of its own' };
     const head = argv.slice(0, i + 1);
     return { runner: 'vitest', argv, targets: [], files: (f) => [...head, 'run', ...sub, ...f], related: (f) => [...head, 'related', '--run', '--passWithNoTests', ...sub, ...f] };
   }
