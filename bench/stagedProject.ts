@@ -1,13 +1,20 @@
 // A real-shaped project for the staged-checks figures: 32 feature folders of 5 modules each plus a
 // shared module (161 source files, JavaScript typed with JSDoc and checked by tsc's checkJs), an
 // ESLint flat config with @eslint/js's recommended rules, and 32 Jest test files of 10 tests each.
-// Two features start with a bug (failing tests in one test file each): a step fixes one, the next the other.
+// Two features start with a bug (failing tests in one test file each): step 1 fixes one (and breaks
+// a passing test of the same module), step 2 the rest.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 export const FEATURES = 32;
 const MODULES = 5;
 const TESTS_PER_FILE = 10;
+
+/**
+ * Step 1's one-file edit to the first bug's file: it fixes the bug and breaks that module's label
+ * (a test that passed now fails: its confirmation re-run is part of the step).
+ */
+export const STEP1_BREAKS = { from: 'clamp(r.qty, 0, 100)', to: 'clamp(r.qty, 0, 99)' } as const;
 
 /** The two bugs: file, the wrong line and its fix. */
 export const BUGS = [
