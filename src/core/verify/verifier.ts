@@ -184,7 +184,7 @@ export class Verifier {
 
   /** The full run of a check whose staged run passed: the one that can say green. */
   private async gate(spec: CheckSpec, staged: CheckResult, previous: VerifyResult, signal?: AbortSignal): Promise<CheckResult> {
-    const r = await this.runCheck(spec, previous, signal);
+    const r = await this.runCheck(spec, previous, signal, 'gate');
     return { ...r, stagedNote: `the ${staged.mode} run passed in ${staged.durationMs} ms; run in full to decide green` };
   }
 
@@ -264,7 +264,7 @@ export class Verifier {
    * Not re-run: static checks (tsc, eslint), timeouts (waiting the limit out twice costs more than a
    * flaky timeout), cancelled checks.
    */
-  private async runCheck(spec: CheckSpec, previous: VerifyResult | undefined, signal?: AbortSignal): Promise<CheckResult> {
+  private async runCheck(spec: CheckSpec, previous: VerifyResult | undefined, signal?: AbortSignal, stage: 'gate' | 'full' = 'full'): Promise<CheckResult> {
     const parser = this.parserOf(spec);
     const first = await this.attempt(spec, parser, signal);
     const reruns = Math.max(0, this.opts.flakyReruns ?? 1);
@@ -273,7 +273,7 @@ export class Verifier {
     }
     // Staged: only the tests whose result changed are re-run, where the runner can be narrowed to them.
     const before = previous?.checks.find((c) => c.name === spec.name);
-    const targeted = this.stager && before && !before.cancelled ? await this.stager.confirm(spec, parser, first, before.failures, signal) : undefined;
+    const targeted = this.stager && before && !before.cancelled ? await this.stager.confirm(spec, parser, first, before.failures, signal, stage) : undefined;
     if (targeted) return checkResult(spec, parser, targeted, 'full');
     const attempts = [first];
     for (let i = 0; i < reruns && !signal?.aborted; i++) {

@@ -43,6 +43,8 @@ export class Stager {
   private readonly warm = new Map<string, WarmTsc | RunFull>();
   private readonly lint = new Map<string, LintCommand | RunFull>();
   private readonly tests = new Map<string, TestCommand | RunFull>();
+  /** Per test check, the test files its last staged run ran, when that run passed (for the gate's confirmation). */
+  private readonly passedStaged = new Map<string, Set<string>>();
 
   constructor(private readonly x: StagedExec) {}
 
@@ -52,7 +54,7 @@ export class Stager {
     for (const c of checks) {
       if (parserOf(c) !== 'tsc') continue;
       const w = this.warmFor(c);
-      if (w instanceof WarmTsc) builds.push(w.check(undefined, this.x.timeoutMs(c)));
+      if (w instanceof WarmTsc) builds.push(w.check(undefined, this.x.timeoutMs(c), true));
     }
     await Promise.all(builds);
   }
@@ -80,8 +82,14 @@ export class Stager {
   /**
    * Flake confirmation of a test check by re-running only the test files whose result changed from
    * `before`; undefined when that cannot be done (the verifier then re-runs the whole check).
+   * - `targeted` (a staged run): only newly failing tests; one that passes now is confirmed before
+   *   any green, by the full run.
+   * - `gate` (the full run after a green staged run): a test that failed before and passes now has
+   *   passed twice when the staged run ran its file (staged, then full): confirmed without a third
+   *   run. Newly failing tests are re-run, as always.
+   * - `full`: every test whose result changed.
    */
-  async confirm(spec: CheckSpec, parser: ParserId, first: Attempt, before: readonly Failure[] | undefined, signal?: AbortSignal, newlyFailingOnly = false): Promise<Confirmed | undefined> {
+  async confirm(spec: CheckSpec, parser: ParserId, first: Attempt, before: readonly Failure[] | undefined, signal?: AbortSignal, stage: 'targeted' | 'gate' | 'full' = 'full'): Promise<Confirmed | undefined> {
     if (!TEST_PARSERS.has(parser) || before === undefined) return undefined;
     const cmd = this.testCommandFor(spec, parser);
     if ('full' in cmd) return undefined;
@@ -89,7 +97,9 @@ export class Stager {
     const keys = (fs: readonly Failure[]): Set<string> => new Set(fs.map((f) => `${f.file}\0${f.id}`));
     const now = keys(first.failures);
     const then = keys(before);
-    const changedTests = [...first.failures.filter((f) => !then.has(`${f.file}\0${f.id}`)), ...(newlyFailingOnly ? [] : before.filter((f) => !now.has(`${f.file}\0${f.id}`)))];
+    const passedTwice = stage === 'gate' ? (this.passedStaged.get(spec.name) ?? new Set<string>()) : new Set<string>();
+    const nowPassing = stage === 'targeted' ? [] : before.filter((f) => !now.has(`${f.file}\0${f.id}`) && !this.cwdFiles(spec, [f.file!]).some((g) => passedTwice.has(g)));
+    const changedTests = [...first.failures.filter((f) => !then.has(`${f.file}\0${f.id}`)), ...nowPassing];
     const files = this.cwdFiles(spec, changedTests.map((f) => f.file!)).filter((f) => existsSync(path.join(this.x.cwd(spec), f)));
     if (files.length === 0) return confirmTargeted(first, [], before);
     const argv = await this.filesArgv(spec, cmd, files, signal);
@@ -170,20 +180,26 @@ export class Stager {
     const edited = this.cwdFiles(spec, changed).filter(exists);
     let argv: string[] | undefined;
     let note: string;
+    // The test files certainly run (jest and vitest run a test file named as related to itself).
+    let ran: string[];
+    this.passedStaged.delete(spec.name);
     if (cmd.related) {
       const inputs = [...new Set([...failing, ...edited])];
+      ran = inputs;
       argv = inputs.length > 0 ? cmd.related(inputs) : undefined;
       note = `the ${failing.length} failing test file(s) and the tests ${cmd.runner} relates to ${edited.length} changed file(s)`;
     } else {
       const related = relatedTestFiles(cwd, edited);
       const files = [...new Set([...failing, ...related])];
+      ran = files;
       argv = files.length > 0 ? await this.filesArgv(spec, cmd, files, signal) : undefined;
       note = `${files.length} test file(s): ${failing.length} failing, ${related.length} importing the ${edited.length} changed file(s)`;
     }
     const first = argv ? await this.x.run(spec, parser, argv, signal) : noRun();
     if (!argv || first.r.cancelled || first.r.timedOut || first.r.spawnError !== undefined) return checkResult(spec, parser, single(first), 'targeted', { note });
     // A test that passes now is confirmed by the full run's re-run before any green: here only new failures are.
-    const confirmed = (await this.confirm(spec, parser, first, before.failures, signal, true)) ?? single(first);
+    const confirmed = (await this.confirm(spec, parser, first, before.failures, signal, 'targeted')) ?? single(first);
+    if (confirmed.shown.r.exitCode === 0 && confirmed.counted.length === 0) this.passedStaged.set(spec.name, new Set(ran));
     return checkResult(spec, parser, confirmed, 'targeted', { note: confirmed.attempts.length > 1 ? `${note}; the tests whose result changed re-run` : note });
   }
 

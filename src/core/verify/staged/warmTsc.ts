@@ -138,8 +138,11 @@ export class WarmTsc {
     });
   }
 
-  /** Type checks the workspace as it is now. A fallback is for good: the caller runs the command from then on. */
-  async check(signal: AbortSignal | undefined, timeoutMs: number): Promise<WarmOutcome> {
+  /**
+   * Type checks the workspace as it is now. A fallback is for good: the caller runs the command from
+   * then on. `settle` (the run's priming) also has the worker compute what makes the next checks small.
+   */
+  async check(signal: AbortSignal | undefined, timeoutMs: number, settle = false): Promise<WarmOutcome> {
     if (this.broken !== undefined) return { kind: 'fallback', reason: this.broken };
     this.start();
     const early = await this.ready;
@@ -165,7 +168,7 @@ export class WarmTsc {
       signal?.addEventListener('abort', onAbort, { once: true });
       child.on('message', onMessage);
       child.once('exit', onExit);
-      child.send({ type: 'check', id });
+      child.send({ type: 'check', id, settle });
     });
     if (outcome.kind === 'cancelled') {
       // Mid-check it holds a half-built program: a fresh one next time.

@@ -3,7 +3,7 @@
 // checks and, on each `check`, re-reads the program's files: a file whose text changed is parsed
 // again, and only what it affects is checked again. The diagnostics it prints are the ones `tsc`
 // prints for the same command line (plain `--pretty false` format), so the tsc parser reads them
-// and the failure identity is the command's.
+// and the failure identity is the command's. Checking `settle` also computes every file's signature.
 //
 // Plain JavaScript in a string: the extension and the CLI are bundles, and a worker file of its own
 // would need a bundle of its own; `-e` needs none. It exits when its parent goes (IPC disconnect).
@@ -100,10 +100,23 @@ function check() {
   return { type: 'result', output: ts.formatDiagnostics(diagnostics, formatHost), exitCode: diagnostics.length > 0 ? 2 : 0, durationMs: Date.now() - started, files: builder.getProgram().getSourceFiles().length };
 }
 
+// The builder knows a file's declaration signature only once it has computed it; after the first
+// build it has none, so the first edit would take every dependent of the edited file for changed
+// and check them all again. Settling computes every signature up front (all files taken as
+// changed, once): a run asks for it while the model thinks, so the steps' checks are small.
+let settled = false;
+function settle() {
+  for (const c of cache.values()) if (!fixed(c.sf.fileName)) c.sf.version = String(++version) + ':' + c.sf.version.split(':')[1];
+  check();
+  settled = true;
+}
+
 process.on('message', (m) => {
   if (!m || m.type !== 'check') return;
   try {
-    send({ ...check(), id: m.id });
+    const r = check();
+    if (m.settle && !settled && r.type === 'result') settle();
+    send({ ...r, id: m.id });
   } catch (e) {
     send({ type: 'fallback', id: m.id, reason: 'the warm checker failed: ' + (e && e.stack ? e.stack : String(e)) });
   }
