@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 
 type AnyFn = (...args: unknown[]) => unknown;
 
-const VSCODE_API_NAMES = [
+export const VSCODE_API_NAMES = [
   'window', 'workspace', 'commands', 'languages', 'lm', 'env', 'extensions', 'l10n', 'debug', 'tasks', 'authentication', 'chat',
   'Uri', 'EventEmitter', 'Disposable', 'StatusBarAlignment', 'ThemeColor', 'ThemeIcon', 'MarkdownString', 'ProgressLocation',
   'Range', 'Position', 'Selection', 'Diagnostic', 'DiagnosticSeverity', 'WorkspaceEdit', 'ViewColumn', 'CancellationTokenSource',
@@ -16,7 +16,7 @@ const VSCODE_API_NAMES = [
 ];
 
 /** A stub whose every property is another stub and every call is recorded and returns a stub. */
-function recorder(calls: string[], name = 'vscode'): unknown {
+export function recorder(calls: string[], name = 'vscode'): unknown {
   const fn = function () {
     return undefined;
   } as unknown as AnyFn;
@@ -44,7 +44,25 @@ function recorder(calls: string[], name = 'vscode'): unknown {
   });
 }
 
-export async function activationFigures(bundle: string, loads: number): Promise<{ timesMs: number[]; calls: number; commands: number }> {
+export interface ActivationFigures {
+  timesMs: number[];
+  calls: number;
+  commands: number;
+  /** The files beside the bundle that Node had loaded when the last activation returned (the shell's engine.js must not be one). */
+  siblingsLoaded: string[];
+}
+
+/** A workspace for the activation: its folders and the extension's workspace storage (else stubs). */
+export interface ActivationWorkspace {
+  folders: string[];
+  storageDir: string;
+}
+
+/**
+ * `settle`: awaited after the last activation, before the loaded files are listed (work activation
+ * started without awaiting, e.g. the interrupted-run offer); it is given the calls recorded so far.
+ */
+export async function activationFigures(bundle: string, loads: number, ws?: ActivationWorkspace, settle?: (calls: string[]) => Promise<void>): Promise<ActivationFigures> {
   const req = createRequire(bundle);
   const resolved = req.resolve(bundle);
   const M = Module as unknown as { _resolveFilename: AnyFn; _cache: Record<string, unknown> };
@@ -64,6 +82,11 @@ export async function activationFigures(bundle: string, loads: number): Promise<
       // A plain object with the API's namespaces as own properties, as bundlers copy them.
       const api: Record<string, unknown> = {};
       for (const k of VSCODE_API_NAMES) api[k] = recorder(calls, `vscode.${k}`);
+      if (ws) {
+        const folders = ws.folders.map((f, index) => ({ uri: { fsPath: f, scheme: 'file', toString: () => `file://${f}` }, name: path.basename(f), index }));
+        const workspace = api.workspace as Record<string | symbol, unknown>;
+        api.workspace = new Proxy({}, { get: (_t, p) => (p === 'workspaceFolders' ? folders : workspace[p]) });
+      }
       stubModule.exports = api;
       (stubModule as unknown as { loaded: boolean }).loaded = true;
       M._cache[stubPath] = stubModule;
@@ -71,7 +94,7 @@ export async function activationFigures(bundle: string, loads: number): Promise<
         subscriptions: [] as unknown[],
         extensionUri: recorder(calls, 'context.extensionUri'),
         extensionPath: path.dirname(path.dirname(resolved)),
-        storageUri: recorder(calls, 'context.storageUri'),
+        storageUri: ws ? { fsPath: ws.storageDir, scheme: 'file' } : recorder(calls, 'context.storageUri'),
         globalStorageUri: recorder(calls, 'context.globalStorageUri'),
         logUri: recorder(calls, 'context.logUri'),
         secrets: recorder(calls, 'context.secrets'),
@@ -85,8 +108,11 @@ export async function activationFigures(bundle: string, loads: number): Promise<
       await Promise.resolve(ext.activate(context)).catch(() => undefined);
       times.push(performance.now() - t);
     }
+    await settle?.(calls);
   } finally {
     M._resolveFilename = orig;
   }
-  return { timesMs: times, calls: calls.length, commands: calls.filter((c) => c.endsWith('registerCommand')).length };
+  const dir = path.dirname(resolved);
+  const siblingsLoaded = Object.keys(M._cache).filter((k) => path.dirname(k) === dir && k !== resolved && k !== stubPath).map((k) => path.basename(k));
+  return { timesMs: times, calls: calls.length, commands: calls.filter((c) => c.endsWith('registerCommand')).length, siblingsLoaded };
 }

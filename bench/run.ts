@@ -586,24 +586,144 @@ async function stuckRunCost(): Promise<void> {
   });
 }
 
-// 6. Bundle size and activation time of dist/extension.js with a recording `vscode` stub.
+// 6. The extension's shell against today's single bundle (BASELINE_REF, built in the same run): size,
+// activation with a recording `vscode` stub, the first engine load, the CLI's start, the .vsix.
+/** The last commit before the shell split (issue 16): "today's bundle" the ratios compare against. */
+const BASELINE_REF = '39a8725';
+
+/** Production bundles of `ref`'s sources (or of the working tree), in a scratch folder of their own. */
+function productionBuild(name: string, ref?: string): string {
+  const dir = scratch(name);
+  if (ref) {
+    const files = ['src', 'scripts', 'media', 'esbuild.mjs', 'package.json', 'tsconfig.json'];
+    const tar = spawnSync('sh', ['-c', `git -C "${REPO}" archive ${ref} ${files.join(' ')} | tar -x -C "${dir}"`], { encoding: 'utf8' });
+    if (tar.status !== 0) throw new Error(`git archive ${ref} failed: ${tar.stderr}`);
+  } else {
+    for (const f of ['src', 'scripts', 'media', 'esbuild.mjs', 'package.json', 'tsconfig.json']) cpSync(path.join(REPO, f), path.join(dir, f), { recursive: true });
+  }
+  const b = spawnSync(process.execPath, ['esbuild.mjs', '--production'], { cwd: dir, encoding: 'utf8' });
+  if (b.status !== 0) throw new Error(`production build of ${ref ?? 'the working tree'} failed: ${b.stderr}`);
+  return path.join(dir, 'dist');
+}
+
+function dirBytes(dir: string, names: string[]): number {
+  return names.reduce((n, f) => n + statSync(path.join(dir, f)).size, 0);
+}
+
 async function extensionFigures(): Promise<void> {
-  log('6/7 extension bundle and activation');
-  // What ships: the production build (minified, no source maps), built apart from dist/.
-  const out = scratch('production-bundle');
-  const b = spawnSync(process.execPath, ['esbuild.mjs', '--production', `--outdir=${out}`], { cwd: REPO, encoding: 'utf8' });
-  if (b.status !== 0) throw new Error(`production build failed: ${b.stderr}`);
-  writeFileSync(path.join(out, 'package.json'), '{ "type": "commonjs" }\n');
-  const bundle = path.join(out, 'extension.js');
-  const size = statSync(bundle).size;
-  const a = await activationFigures(bundle, 20);
+  log('6/7 extension shell, engine load, CLI start, .vsix');
+  const ours = productionBuild('shell');
+  const base = productionBuild('baseline', BASELINE_REF);
+  const shellBytes = statSync(path.join(ours, 'extension.js')).size;
+  const baseBytes = statSync(path.join(base, 'extension.js')).size;
+  // Interleaved, one load each in turn, so the machine's load at any moment hits both alike.
+  const shellMs: number[] = [];
+  const baseMs: number[] = [];
+  let loaded: string[] = [];
+  let commands = 0;
+  for (let i = 0; i < (QUICK ? 8 : 20); i++) {
+    const a = await activationFigures(path.join(ours, 'extension.js'), 1);
+    shellMs.push(...a.timesMs);
+    loaded = a.siblingsLoaded;
+    commands = a.commands;
+    baseMs.push(...(await activationFigures(path.join(base, 'extension.js'), 1)).timesMs);
+  }
+  const sh = stat(shellMs);
+  const bs = stat(baseMs);
+  const ratio = sh.median / bs.median;
   figures.push({
     id: 'extension',
-    name: 'Extension bundle (production build) and activation',
-    value: `${(size / 1024).toFixed(0)} KiB; activation ${fmt(stat(a.timesMs), ' ms')} (${a.calls} vscode API calls recorded)`,
+    name: 'Extension shell (production build) and activation',
+    value: `shell ${(shellBytes / 1024).toFixed(0)} KiB (today's bundle ${(baseBytes / 1024).toFixed(0)} KiB); activation ${fmt(sh, ' ms')} vs today's ${fmt(bs, ' ms')} (${ratio.toFixed(3)}×); ${commands} commands registered, engine files loaded: ${loaded.filter((f) => f.endsWith('.js')).join(', ') || 'none'}`,
+    target: 'shell ≤ 100 KiB; activation ≤ 15 ms median and ≤ 0.05× today\'s',
+    meets: shellBytes <= 100 * 1024 && sh.median <= 15 && ratio <= 0.05,
+    data: { shellBytes, baselineBytes: baseBytes, activationMs: sh, baselineActivationMs: bs, ratio, commandsRegistered: commands, siblingsLoaded: loaded, baseline: BASELINE_REF },
+  });
+
+  // The engine's first load, in a fresh process each time as in a fresh window: require engine.js
+  // (and the shell that loads it) with the vscode stub, then build a folder's check engine.
+  const engineMs: number[] = [];
+  const firstCheckMs: number[] = [];
+  const project = scratch('engine-load');
+  writeFiles(project, { 'package.json': '{ "name": "p", "type": "module", "scripts": { "test": "node --test" } }\n', 'a.test.js': "import test from 'node:test';\ntest('a', () => {});\n" });
+  const probe = path.join(REPO, 'bench', 'engineLoad.ts');
+  for (let i = 0; i < (QUICK ? 3 : 7); i++) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', probe, path.join(ours, 'engine.js'), project], { encoding: 'utf8', cwd: REPO });
+    if (r.status !== 0) throw new Error(`engine load probe failed: ${r.stderr}`);
+    const d = JSON.parse(r.stdout.trim().split('\n').pop()!) as { loadMs: number; firstCheckMs: number };
+    engineMs.push(d.loadMs);
+    firstCheckMs.push(d.firstCheckMs);
+  }
+  figures.push({
+    id: 'engine-load',
+    name: 'First engine load (fresh process)',
+    value: `require engine.js ${fmt(stat(engineMs), ' ms')}; load to the first check's start ${fmt(stat(firstCheckMs), ' ms')}`,
     target: 'report',
     meets: null,
-    data: { bundleBytes: size, activationMs: stat(a.timesMs), apiCalls: a.calls, commandsRegistered: a.commands },
+    data: { engineBytes: statSync(path.join(ours, 'engine.js')).size, tokenizerBytes: statSync(path.join(ours, 'tokenizer.js')).size, requireMs: stat(engineMs), toFirstCheckMs: stat(firstCheckMs) },
+  });
+
+  // The CLI's process start for parse and apply: ours against today's, interleaved.
+  const reply = '```ts a.ts\nexport const a = 2;\n```\n';
+  const cliProject = scratch('cli-start');
+  writeFiles(cliProject, { 'a.ts': 'export const a = 1;\n' });
+  const start = (dist: string, args: string[], input: string): number => {
+    const t = performance.now();
+    const r = spawnSync(process.execPath, [path.join(dist, 'cli.js'), ...args], { input, encoding: 'utf8' });
+    if (r.status !== 0 && r.status !== 1) throw new Error(`cli ${args[0]} failed (${r.status}): ${r.stderr}`);
+    return performance.now() - t;
+  };
+  const cmds: [string, string[], string][] = [
+    ['parse', ['parse', '--parser', 'tsc'], 'src/x.ts(1,1): error TS2322: bad\n'],
+    ['apply', ['apply', '--cwd', cliProject, '--dry-run', '--storage', path.join(cliProject, '.storage')], reply],
+  ];
+  const cliData: Record<string, unknown> = {};
+  const parts: string[] = [];
+  // Node's own start (no script): the floor both CLIs stand on.
+  const floor: number[] = [];
+  for (let i = 0; i < (QUICK ? 5 : 15); i++) {
+    const t = performance.now();
+    spawnSync(process.execPath, ['-e', '0']);
+    floor.push(performance.now() - t);
+  }
+  cliData.nodeAloneMs = stat(floor);
+  let cliMeets = true;
+  for (const [name, args, input] of cmds) {
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let i = 0; i < (QUICK ? 5 : 15); i++) {
+      a.push(start(ours, args, input));
+      b.push(start(base, args, input));
+    }
+    const r = stat(a).median / stat(b).median;
+    cliMeets &&= r <= 0.3;
+    cliData[name] = { ms: stat(a), baselineMs: stat(b), ratio: r };
+    const over = (x: number[]): number => stat(x).median - stat(floor).median;
+    parts.push(`${name} ${fmt(stat(a), ' ms', 0)} vs today's ${fmt(stat(b), ' ms', 0)} (${r.toFixed(2)}×; over Node's own start ${over(a).toFixed(0)} ms vs ${over(b).toFixed(0)} ms, ${(over(a) / over(b)).toFixed(2)}×)`);
+  }
+  figures.push({
+    id: 'cli-start',
+    name: 'CLI process start (parse, apply)',
+    value: `node -e 0 alone ${fmt(stat(floor), ' ms', 0)}; ${parts.join('; ')}; cli.js ${(statSync(path.join(ours, 'cli.js')).size / 1024).toFixed(0)} KiB + cli-parse.js ${(statSync(path.join(ours, 'cli-parse.js')).size / 1024).toFixed(0)} KiB / cli-apply.js ${(statSync(path.join(ours, 'cli-apply.js')).size / 1024).toFixed(0)} KiB vs today's ${(statSync(path.join(base, 'cli.js')).size / 1024).toFixed(0)} KiB`,
+    target: '≤ 0.3× today\'s',
+    meets: cliMeets,
+    data: cliData,
+  });
+
+  // The .vsix, packaged by vsce from a copy of the sources (the repo's dist/ is left alone).
+  const copy = scratch('vsix');
+  for (const f of ['package.json', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'src', 'media', 'scripts']) cpSync(path.join(REPO, f), path.join(copy, f), { recursive: true });
+  const vsix = path.join(copy, 'out.vsix');
+  const p = spawnSync(process.execPath, [path.join(copy, 'scripts', 'package.mjs'), '--out', vsix], { cwd: copy, encoding: 'utf8' });
+  if (p.status !== 0) throw new Error(`vsce package failed: ${p.stderr}`);
+  const payload = ['extension.js', 'engine.js', 'tokenizer.js', 'anthropic-sdk.js', 'openai-sdk.js', 'panel.js'];
+  figures.push({
+    id: 'vsix',
+    name: 'The .vsix',
+    value: `${(statSync(vsix).size / 1024).toFixed(0)} KiB packed; bundles ${payload.map((f) => `${f} ${(statSync(path.join(copy, 'dist', f)).size / 1024).toFixed(0)} KiB`).join(', ')} (the CLI's bundles are not in it)`,
+    target: 'report',
+    meets: null,
+    data: { vsixBytes: statSync(vsix).size, bundleBytes: dirBytes(path.join(copy, 'dist'), payload) },
   });
 }
 

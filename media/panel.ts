@@ -10,6 +10,7 @@ import { isPersistedPanelState, isToWebview } from '../src/vscode/protocol';
 import type { RunState, StepView } from '../src/vscode/runState';
 import { canContinue, canRevert, elapsedAt } from '../src/vscode/runState';
 import { formatDuration, formatTokens } from '../src/vscode/meterView';
+import { explainStop, notAppliedWhy } from '../src/vscode/explain';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -58,12 +59,20 @@ function reasonClass(r: string | null): string {
   return 'warn';
 }
 
+function reasonIcon(r: string | null): string {
+  if (r === 'green') return 'pass';
+  if (r === 'error' || r === 'preflight-failed') return 'error';
+  return 'warning';
+}
+
 function header(st: RunState): VNode {
   const badges: Child[] = [];
+  const why = st.status === 'stopped' && st.stopReason ? explainStop({ ...st, stopReason: st.stopReason }) : null;
   if (st.status === 'running') {
     badges.push(h('span', { class: 'badge running', 'data-testid': 'run-status' }, icon('sync~spin'), ' running'));
   } else if (st.status === 'stopped' && st.stopReason) {
-    badges.push(h('span', { class: `badge ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-reason', title: 'stop reason' }, st.stopReason));
+    // The badge keeps the public reason id; the sentence above it says what it means.
+    badges.push(h('span', { class: `badge ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-reason', title: why?.technical ?? 'stop reason' }, st.stopReason));
     if (st.outcome) badges.push(h('span', { class: 'badge outcome', 'data-testid': 'outcome', title: 'outcome' }, st.outcome));
     if (st.reverted) badges.push(h('span', { class: 'badge reverted', 'data-testid': 'reverted' }, st.reverted === 'run' ? 'reverted' : 'reverted to best'));
   } else {
@@ -72,10 +81,12 @@ function header(st: RunState): VNode {
   return h(
     'header',
     {},
+    why ? h('p', { class: `sentence ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-sentence' }, icon(reasonIcon(st.stopReason)), ' ', why.sentence) : null,
     h('div', { class: 'badges' }, ...badges),
     h('div', { class: 'meta' }, h('strong', { 'data-testid': 'folder' }, st.folderName), st.model ? ` · ${st.model}` : '', st.runId ? ` · run ${st.runId}` : ''),
     st.status === 'running' && st.phase ? h('div', { class: 'phase', 'data-testid': 'phase' }, st.phase) : null,
-    st.detail ? h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail) : null,
+    // The engine's own words (hashes, thresholds) for whoever wants them, folded away.
+    st.detail ? h('details', { class: 'detail-box' }, h('summary', {}, 'Technical detail'), h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail)) : null,
     st.instruction ? h('div', { class: 'instruction' }, icon('comment'), ' ', st.instruction) : null,
   );
 }
@@ -177,11 +188,19 @@ function checkChips(step: StepView): VNode {
   );
 }
 
+/** The whole of why an edit was not applied: the edit event's errors, else the step's feedback. */
+function notAppliedText(step: StepView): string {
+  return step.editErrors && step.editErrors.length > 0 ? step.editErrors.join('\n') : (step.feedback ?? '');
+}
+
 function stepRow(st: RunState, step: StepView): VNode {
   const open = expanded.has(step.index);
   const files = step.files.length && (step.applied || step.rolledBack)
     ? h('span', { class: 'files' }, step.files.map((f) => h('span', { key: f.path, class: 'file', title: `${f.kind} ${f.path}` }, `${f.path} `, h('span', { class: 'add' }, `+${f.added}`), ' ', h('span', { class: 'del' }, `−${f.removed}`))))
-    : h('span', { class: 'files none' }, step.applied ? 'no file changes' : 'edit not applied');
+    : step.applied
+      ? h('span', { class: 'files none' }, 'no file changes')
+      : // Why, in one line (the file, the hunk, the reason); the full text unfolds with the row.
+        h('span', { class: 'files none', 'data-testid': 'not-applied', title: notAppliedText(step) || 'edit not applied' }, 'edit not applied: ', h('span', { class: 'why' }, notAppliedWhy(step.editErrors ?? [], step.feedback)));
   // Critics that let the step through fold into one chip; a retry or a stop is shown by name.
   const passed = step.critics.filter((c) => c.verdict === 'continue');
   const objected = step.critics.filter((c) => c.verdict !== 'continue');
@@ -189,8 +208,8 @@ function stepRow(st: RunState, step: StepView): VNode {
     ? h(
         'div',
         { class: 'critics' },
-        passed.length ? h('span', { class: 'chip ok', title: passed.map((c) => `${c.critic}: ${c.reason || 'continue'}`).join('\n') }, icon('shield'), ` ${passed.length} critic${passed.length === 1 ? '' : 's'} passed`) : null,
-        objected.map((c, i) => h('span', { key: i, class: `chip ${c.verdict === 'retry' ? 'warn' : 'bad'}`, 'data-testid': 'critic-verdict', title: c.reason }, `${c.critic}: ${c.verdict} — ${c.reason}`)),
+        passed.length ? h('span', { class: 'chip ok', title: `Guards that reviewed this edit:\n${passed.map((c) => `${c.critic}: ${c.reason || 'continue'}`).join('\n')}` }, icon('shield'), ' reviewed') : null,
+        objected.map((c, i) => h('span', { key: i, class: `chip ${c.verdict === 'retry' ? 'warn' : 'bad'}`, 'data-testid': 'critic-verdict', title: `${c.critic}: ${c.verdict} — ${c.reason}` }, `${c.verdict === 'retry' ? 'refused' : 'stopped'} by ${c.critic}`)),
       )
     : null;
   const activate = (): void => {
@@ -232,8 +251,8 @@ function stepRow(st: RunState, step: StepView): VNode {
         : null,
       files,
       checkChips(step),
-      h('span', { class: 'hash', title: `failure identity ${step.failureHash}` }, step.failureHash.slice(0, 8)),
-      h('span', { class: 'count', title: 'failures after this step' }, `${step.failureCount} fail`),
+      // The failure identity is for whoever compares steps; it looks like a commit hash, so it stays in the tooltip.
+      h('span', { class: 'count', title: `failures after this step${step.failureCount > 0 ? ` (failure identity ${step.failureHash.slice(0, 12)})` : ''}` }, `${step.failureCount} fail`),
       h('span', { class: 'tokens', title: 'tokens this step used' }, `${formatTokens(step.tokens)} tok`),
     ),
     step.postMortem ? h('div', { class: `postmortem${open ? ' open' : ''}` }, icon('lightbulb'), ' ', step.postMortem) : null,

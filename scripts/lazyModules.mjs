@@ -8,10 +8,22 @@
  * and starting the CLI need none of it.
  */
 export const LAZY = {
-  'gpt-tokenizer/encoding/o200k_base': { functions: ['countTokens', 'encode', 'decode'], constants: { ALL_SPECIAL_TOKENS: 'all' } },
+  // Its own file (dist/tokenizer.js, esbuild.mjs): 2.7 MB the engine and the CLI share, read only when counted.
+  // The TAP parser's YAML diagnostics: 40 KiB of schema built at import, needed only for TAP output.
+  'js-yaml': { functions: ['load'] },
+  // The providers' SDKs (Anthropic's ~400 KiB, OpenAI's ~100 KiB): read when a run uses that
+  // provider, never for vscode-lm or replay. Only the SDK is in the chunk, so no class of ours exists
+  // twice (instanceof holds). `entry` is the chunk's source.
+  './sdks/anthropic': { functions: ['anthropicSdk'], chunk: './anthropic-sdk.js', entry: 'src/core/model/sdks/anthropic.ts' },
+  './sdks/openai': { functions: ['openaiSdk'], chunk: './openai-sdk.js', entry: 'src/core/model/sdks/openai.ts' },
+  'gpt-tokenizer/encoding/o200k_base': { functions: ['countTokens', 'encode', 'decode'], constants: { ALL_SPECIAL_TOKENS: 'all' }, chunk: './tokenizer.js' },
 };
 
-/** @param {Record<string, {functions: string[], constants?: Record<string, unknown>}>} spec */
+/**
+ * `chunk`: the module is built apart (a bundle of its own beside this one) and the forwarder
+ * requires that file instead of bundling the module.
+ * @param {Record<string, {functions: string[], constants?: Record<string, unknown>, chunk?: string, entry?: string}>} spec
+ */
 export function lazyModules(spec) {
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const filter = new RegExp(`^(${Object.keys(spec).map(escape).join('|')})$`);
@@ -19,14 +31,18 @@ export function lazyModules(spec) {
     name: 'lazy-modules',
     setup(build) {
       // The forwarding module's own require of the real one resolves as usual.
-      build.onResolve({ filter }, (args) => (args.namespace === 'lazy' ? undefined : { path: args.path, namespace: 'lazy', pluginData: { resolveDir: args.resolveDir } }));
+      build.onResolve({ filter }, (args) => {
+        if (args.namespace !== 'lazy') return { path: args.path, namespace: 'lazy', pluginData: { resolveDir: args.resolveDir } };
+        const chunk = spec[args.path].chunk;
+        return chunk ? { path: chunk, external: true } : undefined;
+      });
       build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => {
         const { functions, constants = {} } = spec[args.path];
         const lines = [
-          'let real;',
-          `const load = () => (real ??= require(${JSON.stringify(args.path)}));`,
+          'let __lazyReal;',
+          `const __lazyLoad = () => (__lazyReal ??= require(${JSON.stringify(args.path)}));`,
           ...Object.entries(constants).map(([k, v]) => `export const ${k} = ${JSON.stringify(v)};`),
-          ...functions.map((f) => `export function ${f}(...args) { return load().${f}(...args); }`),
+          ...functions.map((f) => `export function ${f}(...args) { return __lazyLoad().${f}(...args); }`),
         ];
         return { contents: lines.join('\n'), resolveDir: args.pluginData.resolveDir, loader: 'js' };
       });

@@ -2,8 +2,9 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { CheckResult, VerifyResult } from '../core/types';
+import type { CheckResult, CheckSpec, VerifyResult } from '../core/types';
 import { checkProblems, createCheckEngine } from '../core/engine';
+import type { CheckOrigin } from '../core/verify/discover';
 import { formatFailureReport } from '../core/verify/report';
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
@@ -12,7 +13,7 @@ import { defaultStorageDir } from './storage';
 import { resolveSettings } from './workspaceSettings';
 
 /** The public `check --json` object, with extra fields after the contract's. */
-export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: string[] }): Record<string, unknown> {
+export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: string[]; origins?: Record<string, CheckOrigin> }): Record<string, unknown> {
   return {
     green: v.green,
     failureHash: v.failureHash,
@@ -25,9 +26,12 @@ export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: 
       command: c.command,
       parser: c.parser,
       runs: c.runs,
+      // Where the time goes: the first run, then each flake re-run (DESIGN §4 Flakes).
+      runDurationsMs: c.runDurationsMs ?? [c.durationMs],
       timedOut: c.timedOut,
       truncated: c.truncated,
       flaky: c.flaky,
+      ...(extra.origins?.[c.name] !== undefined ? { origin: extra.origins[c.name] } : {}),
     })),
     flaky: v.flaky,
     durationMs: v.durationMs,
@@ -47,10 +51,15 @@ function readWorkspaceText(cwd: string, rel: string): string | undefined {
   }
 }
 
+/** A check's command, and the folder it runs in when that is not the workspace's (a monorepo's package). */
+function commandLine(c: CheckSpec): string {
+  return c.cwd !== undefined && c.cwd !== '.' && c.cwd !== '' ? `${c.command} (in ${c.cwd})` : c.command;
+}
+
 function checkLine(c: CheckResult): string {
   const state = c.timedOut ? 'timed out' : c.failures.length === 0 && c.exitCode === 0 ? 'ok' : `${c.failures.length} failure(s)`;
   const extra = [`exit ${c.exitCode ?? '-'}`, `${(c.durationMs / 1000).toFixed(1)} s`];
-  if ((c.runs ?? 1) > 1) extra.push(`${c.runs} runs`);
+  if ((c.runs ?? 1) > 1) extra.push(`${c.runs} runs: ${(c.runDurationsMs ?? []).map((ms) => `${(ms / 1000).toFixed(1)} s`).join(' + ') || '?'}`);
   if (c.flaky.length > 0) extra.push(`${c.flaky.length} flaky`);
   if (c.truncated) extra.push('output cut');
   return `  ${c.name}: ${state} (${extra.join(', ')})`;
@@ -64,6 +73,7 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
       check: { type: 'string', multiple: true },
       storage: { type: 'string' },
       json: { type: 'boolean', default: false },
+      explain: { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -72,10 +82,23 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
   const overrides: Record<string, { value: unknown; flag: string }> = {};
   if (values.check && values.check.length > 0) overrides.checks = { value: parseCheckFlags(values.check), flag: '--check' };
   const settings = resolveSettings(cwd, overrides);
-  const engine = createCheckEngine({ root: cwd, settings, storageDir: path.resolve(values.storage ?? defaultStorageDir(cwd)) });
-  const { verifier, checks, discovered, notes } = engine;
+  const storageDir = path.resolve(values.storage ?? defaultStorageDir(cwd));
+  const engine = createCheckEngine({ root: cwd, settings, storageDir, ...(overrides.checks !== undefined ? { checksFrom: '--check' } : {}) });
+  const { verifier, checks, discovered, notes, origins } = engine;
   const unusable = checkProblems(engine);
   if (unusable) throw new UsageError(unusable.message);
+  if (values.explain && !values.json) {
+    // Before the checks run, so a user sees why each one is there even when they take long.
+    io.stdout(`checks${discovered ? ' (discovered)' : ''}, where they come from and how their output is read:`);
+    for (const c of checks) {
+      const o = origins[c.name]!;
+      io.stdout(`  ${c.name}: ${commandLine(c)}`);
+      io.stdout(`    from:   ${o.source}`);
+      io.stdout(`    parser: ${o.parser} (${o.reason})`);
+    }
+    for (const n of discovered ? notes : []) io.stdout(`  · ${n}`);
+    io.stdout('');
+  }
 
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();
@@ -93,12 +116,14 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   if (values.json) {
-    io.stdout(JSON.stringify(checkJson(v, { discovered, notes }), null, 2));
+    io.stdout(JSON.stringify(checkJson(v, { discovered, notes, origins }), null, 2));
   } else {
-    io.stdout(`checks${discovered ? ' (discovered)' : ''}:`);
-    for (const c of checks) io.stdout(`  ${c.name}: ${c.command}`);
-    for (const n of discovered ? notes : []) io.stdout(`  · ${n}`);
-    io.stdout('');
+    if (!values.explain) {
+      io.stdout(`checks${discovered ? ' (discovered)' : ''}:`);
+      for (const c of checks) io.stdout(`  ${c.name}: ${commandLine(c)}`);
+      for (const n of discovered ? notes : []) io.stdout(`  · ${n}`);
+      io.stdout('');
+    }
     for (const c of v.checks) io.stdout(checkLine(c));
     io.stdout('');
     io.stdout(v.green ? `green · ${v.failureHash.slice(0, 12)}` : `not green · ${v.failures.length} failure(s) · ${v.failureHash.slice(0, 12)}`);

@@ -16,8 +16,18 @@ export const EXIT = {
 /** What kind of refusal, in the JSON answer's `kind`. */
 export type CliErrorKind = 'usage' | 'preflight' | 'busy' | 'io' | 'internal';
 
+/** Marks a UsageError from any of the CLI's bundles (each command is a bundle with its own copy of this class). */
+const USAGE_ERROR = Symbol.for('fix-until-green.UsageError');
+
 /** A usage or preflight problem: the CLI prints its one-line message and exits 2. */
 export class UsageError extends Error {
+  readonly [USAGE_ERROR] = true;
+
+  /** `instanceof` holds across the bundles: cli.js reports what a command's bundle threw. */
+  static override [Symbol.hasInstance](v: unknown): boolean {
+    return typeof v === 'object' && v !== null && USAGE_ERROR in v;
+  }
+
   constructor(
     message: string,
     readonly kind: 'usage' | 'preflight' | 'busy' = 'usage',

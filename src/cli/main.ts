@@ -1,13 +1,6 @@
 // The headless front end: `fix-until-green <command> [flags]`.
-import { applyCommand } from './applyCommand';
 import { EXIT, UsageError, describeCliError, failureJson } from './errors';
-import { calibrateCommand } from './calibrateCommand';
-import { evalCommand } from './evalCommand';
-import { revertCommand } from './revertCommand';
 import type { CliIo } from './runCommand';
-import { runCommand } from './runCommand';
-import { checkCommand } from './checkCommand';
-import { parseCommand } from './parseCommand';
 
 const USAGE = `usage: fix-until-green <command> [flags]
 
@@ -36,14 +29,19 @@ exit: 0 green (or done), 1 stopped not green (or checks fail, reply not applied,
 
 type Command = (argv: string[], io: CliIo) => Promise<number>;
 
-const commands: Record<string, Command> = {
-  run: runCommand,
-  check: checkCommand,
-  parse: parseCommand,
-  apply: applyCommand,
-  revert: revertCommand,
-  eval: evalCommand,
-  calibrate: calibrateCommand,
+/**
+ * Each command's module is loaded when it is named, so `parse` or `apply` starts without the engine
+ * it does not use. `run` and `eval` live in their own bundle (dist/cliModel.js, see esbuild.mjs) with
+ * the providers and their SDKs.
+ */
+const commands: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./modelCommands')).runCommand,
+  check: async () => (await import('./checkCommand')).checkCommand,
+  parse: async () => (await import('./parseCommand')).parseCommand,
+  apply: async () => (await import('./applyCommand')).applyCommand,
+  revert: async () => (await import('./revertCommand')).revertCommand,
+  eval: async () => (await import('./modelCommands')).evalCommand,
+  calibrate: async () => (await import('./calibrateCommand')).calibrateCommand,
 };
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
@@ -52,12 +50,12 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.stdout(USAGE);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
-  const cmd = commands[name];
-  if (!cmd) {
+  const load = commands[name];
+  if (!load) {
     return reportFailure(name, rest, new UsageError(`unknown command "${name}" (one of ${Object.keys(commands).join(', ')})`), io);
   }
   try {
-    return await cmd(rest, io);
+    return await (await load())(rest, io);
   } catch (e) {
     return reportFailure(name, rest, e, io);
   }

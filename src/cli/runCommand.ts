@@ -9,7 +9,6 @@ import { findInterruptedRuns } from '../core/edit/restore';
 import { describeHolder, liveRunLock, runLockPath } from '../core/edit/runLock';
 import { UsageError } from './errors';
 import { createTimelinePrinter, formatSummary } from './printer';
-import { createCliProvider, parseModelSpec } from './providers';
 import { defaultStorageDir, ensureWritableStorage } from './storage';
 import { resolveSettings } from './workspaceSettings';
 
@@ -52,6 +51,8 @@ export function parseCheckFlags(values: string[]): { name: string; command: stri
 }
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
+  // The providers bring the SDKs: loaded by `run` alone, not by the commands that share this module's helpers.
+  const { createCliProvider, parseModelSpec } = await import('./providers');
   const { values } = parseArgs({
     args: argv,
     options: {

@@ -14,7 +14,8 @@ import type { Critic } from './policy/critics';
 import type { Settings } from './settings';
 import type { TimedEvent } from './trace/events';
 import type { CheckSpec, Logger } from './types';
-import { resolveChecks } from './verify/discover';
+import type { CheckOrigin } from './verify/discover';
+import { explainChecks, resolveChecks } from './verify/discover';
 import { Verifier } from './verify/verifier';
 
 /** What every engine is built from. `settings` are validated (`validateSettings`, the front end's reader). */
@@ -26,6 +27,8 @@ export interface EngineSetup {
   storageDir: string;
   /** Passed to the verifier and the run; silent when omitted. */
   logger?: Logger;
+  /** Where configured checks come from, for their explanation (`--check`); default `fixUntilGreen.checks`. */
+  checksFrom?: string;
 }
 
 /** The verifier a front end checks with, and the checks it runs. */
@@ -36,6 +39,8 @@ export interface CheckEngine {
   discovered: boolean;
   /** What discovery found worth saying (empty when the checks are configured). */
   notes: string[];
+  /** Per check, where it came from and which parser reads it, and why (`check --explain`). */
+  origins: Record<string, CheckOrigin>;
 }
 
 /**
@@ -55,7 +60,7 @@ export class EngineConfigError extends Error {
 
 /** Builds the verifier for `settings`: the configured checks, else those discovered under `root`. */
 export function createCheckEngine(s: EngineSetup): CheckEngine {
-  const { checks, discovered, notes } = resolveChecks(s.root, s.settings.checks);
+  const { checks, discovered, notes, origins } = resolveChecks(s.root, s.settings.checks);
   if (discovered) s.logger?.info(`checks discovered in ${s.root}: ${checks.map((c) => `${c.name} (${c.command})`).join(', ') || 'none'}${notes.length ? `; ${notes.join('; ')}` : ''}`);
   const verifier = new Verifier({
     root: s.root,
@@ -67,7 +72,7 @@ export function createCheckEngine(s: EngineSetup): CheckEngine {
     storageDir: s.storageDir,
     ...(s.logger ? { logger: s.logger } : {}),
   });
-  return { verifier, checks, discovered, notes: discovered ? notes : [] };
+  return { verifier, checks, discovered, notes: discovered ? notes : [], origins: explainChecks(s.root, checks, origins, s.checksFrom) };
 }
 
 /**

@@ -46,6 +46,8 @@ export interface CheckResult {
   parser?: ParserId;
   /** How many times the check ran: 1, or more when it was re-run to tell flakes from failures. */
   runs?: number;
+  /** How long each of those runs took, in order: the first run, then each re-run (`durationMs` is their sum). */
+  runDurationsMs?: number[];
   /** PIDs of the check's processes still alive after its main process ended; all were killed. */
   strays?: number[];
   /** Warm, targeted or full (`stagedChecks`); absent in results made before staging existed. */

@@ -13,7 +13,8 @@ export class BudgetMeter implements vscode.Disposable {
 
   constructor(private readonly controllers: RunControllers) {
     this.item = vscode.window.createStatusBarItem(METER_ID, vscode.StatusBarAlignment.Left, 50);
-    this.item.name = 'Fix Until Green Budget';
+    // The name VS Code lists in the status bar's context menu, as ESLint and GitLens name theirs.
+    this.item.name = 'Fix Until Green';
     this.item.command = 'fixUntilGreen.showPanel';
     this.subscription = controllers.onDidChange(() => this.render());
     this.render();

@@ -11,6 +11,9 @@ import type { Logger, VerifyResult } from '../core/types';
 import type { RunController, RunControllers } from './controller';
 import type { CommandId } from './commandIds';
 import { COMMAND_IDS } from './commandIds';
+import type { FixAction, Problem } from './fixActions';
+import { actionLabel, explainError } from './fixActions';
+import { explainStop } from './explain';
 import { chooseFolder } from './folders';
 import { canContinue, canRevert } from './runState';
 import type { ApiKeys } from './secrets';
@@ -135,6 +138,14 @@ export class Commands {
       void vscode.window.showWarningMessage(`Fix Until Green: answer Revert or Keep for the interrupted run in ${ctl.folderName} first; the new run did not start.`);
       return undefined;
     }
+    // The model and the checks are checked before the instruction box: nobody types an
+    // instruction for a run that cannot start.
+    const problems = await ctl.preflight(settings);
+    if (problems.length > 0) {
+      for (const p of problems) this.deps.logger.error(`preflight in ${ctl.folderName}: ${p.message}`);
+      for (const p of problems) void this.offerFix(p, ctl);
+      return undefined;
+    }
     const instruction = await vscode.window.showInputBox({
       title: `Fix Until Green: ${ctl.folderName}`,
       prompt: 'Optional instruction for the model; press Enter to just make the checks pass.',
@@ -154,7 +165,7 @@ export class Commands {
         const cancel = token.onCancellationRequested(() => ctl.stop());
         let last = '';
         const sub = ctl.onDidChange((s) => {
-          const msg = s.status === 'running' ? `step ${s.step}/${s.limits.maxSteps}: ${s.phase.replace(/^step \d+: /, '')}` : `stopped: ${s.stopReason ?? ''}`;
+          const msg = s.status === 'running' ? `step ${s.step}/${s.limits.maxSteps}: ${s.phase.replace(/^step \d+: /, '')}` : s.stopReason ? explainStop({ ...s, stopReason: s.stopReason }).sentence : 'stopped';
           if (msg !== last) progress.report({ message: msg });
           last = msg;
         });
@@ -181,11 +192,71 @@ export class Commands {
       });
       return;
     }
+    if (r.stopReason === 'error' || r.stopReason === 'preflight-failed') {
+      // A fault: the error icon, a short sentence, and the fix as a button.
+      void this.offerFix(explainError(r.detail), ctl, [show]).then((p) => {
+        if (p === show) this.deps.showPanel();
+      });
+      return;
+    }
     const buttons = canContinue(ctl.state) ? [show, 'Continue'] : [show];
-    void vscode.window.showWarningMessage(`Fix Until Green stopped with ${r.stopReason} (${r.outcome}) in ${ctl.folderName}: ${r.detail}`, ...buttons).then((p) => {
+    // The sentence a newcomer reads; the engine's detail (hashes, thresholds) is in the log and the panel.
+    void vscode.window.showWarningMessage(`Fix Until Green${this.where(ctl)}: ${explainStop(r).sentence}`, ...buttons).then((p) => {
       if (p === show) this.deps.showPanel();
       if (p === 'Continue') void vscode.commands.executeCommand('fixUntilGreen.continue', ctl.folder);
     });
+  }
+
+  /** The folder, named only when the workspace has several. */
+  private where(ctl: RunController): string {
+    return (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? ` (${ctl.folderName})` : '';
+  }
+
+  /** Shows a problem as an error with its fixes as buttons, and does the fix picked; returns the button picked. */
+  private async offerFix(p: Problem, ctl: RunController, extra: string[] = []): Promise<string | undefined> {
+    const pick = await vscode.window.showErrorMessage(`Fix Until Green${this.where(ctl)}: ${p.message}`, ...p.actions.map(actionLabel), ...extra);
+    const action = p.actions.find((a) => actionLabel(a) === pick);
+    if (action) await this.fix(action, ctl);
+    return pick;
+  }
+
+  private async fix(a: FixAction, ctl: RunController): Promise<void> {
+    switch (a.kind) {
+      case 'setApiKey':
+        await this.setApiKey();
+        return;
+      case 'chooseModel':
+        await this.chooseModel(ctl);
+        return;
+      case 'openSetting':
+        // `@id:` shows that one setting, not every setting whose text mentions it.
+        await vscode.commands.executeCommand('workbench.action.openSettings', `@id:${a.setting}`);
+        return;
+    }
+  }
+
+  /** The chat models VS Code has, and the other providers; the choice is written to the workspace settings. */
+  private async chooseModel(ctl: RunController): Promise<void> {
+    type Item = vscode.QuickPickItem & { provider: string; id?: string };
+    const models = await vscode.lm.selectChatModels();
+    const items: Item[] = [
+      ...models.map((m): Item => ({ label: m.name, description: `${m.vendor} · ${m.id}`, detail: "Through VS Code's Language Model API", provider: 'vscode-lm', id: m.id })),
+      { label: 'OpenAI-compatible server…', description: 'openai-compatible', detail: 'OpenAI, Ollama, LM Studio, vLLM: then set the model id and base URL', provider: 'openai-compatible' },
+      { label: 'Anthropic…', description: 'anthropic', detail: 'Claude models with an API key: then set the model id', provider: 'anthropic' },
+    ];
+    const picked = await vscode.window.showQuickPick(items, {
+      title: 'Fix Until Green: Choose Model',
+      placeHolder: models.length === 0 ? 'No chat model is installed in VS Code: choose a provider' : 'Which model should propose the edits?',
+    });
+    if (!picked) return;
+    const cfg = vscode.workspace.getConfiguration('fixUntilGreen', vscode.Uri.file(ctl.folder));
+    await cfg.update('model.provider', picked.provider, vscode.ConfigurationTarget.Workspace);
+    if (picked.id !== undefined) {
+      await cfg.update('model.id', picked.id, vscode.ConfigurationTarget.Workspace);
+      void vscode.window.showInformationMessage(`Fix Until Green: the runs in this workspace use ${picked.label}.`);
+      return;
+    }
+    await vscode.commands.executeCommand('workbench.action.openSettings', 'fixUntilGreen.model');
   }
 
   async stop(folder?: string): Promise<void> {

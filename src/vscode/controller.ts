@@ -11,6 +11,8 @@ import type { Workspace } from '../core/edit/workspace';
 import type { Settings } from '../core/settings';
 import type { RunReport, TimedEvent } from '../core/trace/events';
 import type { VerifyResult } from '../core/types';
+import type { Problem } from './fixActions';
+import { checksProblem } from './fixActions';
 import { bestContents, loadCheckpoint } from './runFiles';
 import type { Limits, RunState } from './runState';
 import { canContinue, canRevert, continuing, idleState, reduceRunState } from './runState';
@@ -50,7 +52,10 @@ export interface FolderEngine {
   /** The folder's run storage (runs, checkpoints, traces). */
   readonly storageDir: string;
   createRun(settings: Settings, instruction: string, wiring: RunWiring): Promise<RunLike>;
-  createVerifier(settings: Settings): CheckVerifier;
+  /** May load the engine first (the extension's shell loads it on the first run or check pass). */
+  createVerifier(settings: Settings): CheckVerifier | Promise<CheckVerifier>;
+  /** Why the model the settings name cannot be used, with its fixes; undefined when it can. */
+  modelProblem(settings: Settings): Promise<Problem | undefined>;
   /** A workspace whose writes carry `label` (the editor's undo entry). */
   workspace(label: string): Workspace;
 }
@@ -230,6 +235,20 @@ export class RunController {
     }
   }
 
+  /**
+   * What stops a run from starting, checked before anything is asked of the user: the model, then
+   * the checks. Empty when a run can start. (The run checks again at its preflight: things change.)
+   */
+  async preflight(settings: Settings): Promise<Problem[]> {
+    const engine = this.engine;
+    const out: Problem[] = [];
+    const model = await engine.modelProblem(settings);
+    if (model) out.push(model);
+    const checks = (await engine.createVerifier(settings)).preflight();
+    if (checks.length > 0) out.push(checksProblem(checks));
+    return out;
+  }
+
   /** Builds a run from `settings` through the folder's engine and runs it to its stop. */
   async run(settings: Settings, instruction: string): Promise<RunReport> {
     const engine = this.engine;
@@ -267,7 +286,7 @@ export class RunController {
   /** Runs the checks once, no model; their failures become the remaining failures the Problems panel shows. */
   verify(settings: Settings, signal?: AbortSignal): Promise<VerifyResult> {
     return this.exclusive('a check pass', async () => {
-      const verifier = this.engine.createVerifier(settings);
+      const verifier = await this.engine.createVerifier(settings);
       const problems = verifier.preflight();
       if (problems.length > 0) throw new Error(problems.join('; '));
       const result = await verifier.verify(signal);

@@ -7,6 +7,7 @@ import { checkProblems, createCheckEngine, createRunEngine } from '../core/engin
 import type { Settings } from '../core/settings';
 import type { Logger } from '../core/types';
 import type { CheckVerifier, FolderEngine, RunLike, RunWiring } from './controller';
+import type { Problem } from './fixActions';
 import { createModelProvider } from './modelProvider';
 import type { ApiKeys } from './secrets';
 import { VscodeWorkspace } from './vscodeWorkspace';
@@ -37,6 +38,10 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
         ...(instruction ? { instruction } : {}),
       });
       return run;
+    },
+    async modelProblem(settings: Settings): Promise<Problem | undefined> {
+      const choice = await createModelProvider(settings, root, deps.keys, logger);
+      return choice.ok ? undefined : choice.fix;
     },
     createVerifier(settings: Settings): CheckVerifier {
       const checks = createCheckEngine({ root, settings, storageDir, logger });

@@ -3,6 +3,7 @@
 import type { StopReason } from '../core/policy/reasons';
 import type { RunState } from './runState';
 import { elapsedAt } from './runState';
+import { explainStop } from './explain';
 
 export interface MeterView {
   text: string;
@@ -42,13 +43,19 @@ export function formatDuration(ms: number): string {
   return `${sec}s`;
 }
 
-/** The codicon for a finished run: pass for green, error for faults, warning for every other stop. */
+/**
+ * The codicon for a finished run. Never Problems' own `$(error)` / `$(warning)`: beside its
+ * "⊗ 0 ⚠ 0" they would read as more problem counts.
+ */
 export function reasonIcon(reason: StopReason | null): string {
-  if (reason === 'green') return '$(pass)';
-  if (reason === 'error' || reason === 'preflight-failed') return '$(error)';
+  if (reason === 'green') return '$(check-all)';
+  if (reason === 'error' || reason === 'preflight-failed') return '$(circle-slash)';
   if (reason === null) return '$(beaker)';
-  return '$(warning)';
+  return '$(debug-pause)';
 }
+
+/** The item's name, as ESLint and GitLens lead theirs. */
+export const METER_LABEL = 'Fix Until Green';
 
 export function budgetFractions(s: RunState): { steps: number; tokens: number } {
   return {
@@ -60,13 +67,14 @@ export function budgetFractions(s: RunState): { steps: number; tokens: number } 
 export function meterView(s: RunState | undefined, now: number = Date.now()): MeterView {
   if (!s || s.status === 'idle') {
     return {
-      text: '$(beaker) Fix Until Green',
+      text: `$(beaker) ${METER_LABEL}`,
       tooltip: '**Fix Until Green**: no run yet in this workspace.\n\nClick to open the panel; run **Fix Until Green** from the command palette to start.',
       warning: false,
       ariaLabel: 'Fix Until Green: no run yet',
     };
   }
-  const budget = `${s.step}/${s.limits.maxSteps} · ${formatTokens(s.tokensUsed)}/${formatTokens(s.limits.tokenCeiling)}`;
+  // Named, with units: "Fix Until Green: 2/5 steps · 3.1k/200k tokens".
+  const budget = `${s.step}/${s.limits.maxSteps} steps · ${formatTokens(s.tokensUsed)}/${formatTokens(s.limits.tokenCeiling)} tokens`;
   const f = budgetFractions(s);
   const elapsed = elapsedAt(s, now);
   const rows = [
@@ -80,7 +88,7 @@ export function meterView(s: RunState | undefined, now: number = Date.now()): Me
   if (s.status === 'running') {
     const warning = f.steps > WARN_FRACTION || f.tokens > WARN_FRACTION;
     return {
-      text: `$(sync~spin) ${budget}`,
+      text: `$(sync~spin) ${METER_LABEL}: ${budget}`,
       tooltip: [`**Fix Until Green**: running${folder}`, '', escapeMarkdown(s.phase), '', ...rows, '', 'Click to open the panel.'].join('\n'),
       warning,
       ariaLabel: `Fix Until Green running: step ${s.step} of ${s.limits.maxSteps}, ${s.tokensUsed} of ${s.limits.tokenCeiling} tokens${warning ? ', budget nearly spent' : ''}`,
@@ -90,11 +98,13 @@ export function meterView(s: RunState | undefined, now: number = Date.now()): Me
   const outcome = s.outcome ? ` (${s.outcome})` : '';
   const reverted = s.reverted === 'run' ? ' · reverted' : s.reverted === 'best' ? ' · reverted to best' : '';
   return {
-    text: `${reasonIcon(reason)} ${reason} ${budget}${reverted}`,
+    text: `${reasonIcon(reason)} ${METER_LABEL}: ${reason} · ${budget}${reverted}`,
     tooltip: [
       `**Fix Until Green**: stopped with \`${reason}\`${outcome}${folder}${reverted}`,
       '',
-      ...(s.detail ? [escapeMarkdown(s.detail), ''] : []),
+      escapeMarkdown(explainStop({ ...s, stopReason: reason }).sentence),
+      '',
+      ...(s.detail ? [`*${escapeMarkdown(s.detail)}*`, ''] : []),
       ...rows,
       '',
       'Click to open the panel.',

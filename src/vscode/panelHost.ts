@@ -9,7 +9,8 @@ import type { Logger } from '../core/types';
 import type { RunControllers } from './controller';
 import type { FromWebview, ToWebview } from './protocol';
 import { isFromWebview, isPersistedPanelState, PANEL_ACTION_COMMANDS, PANEL_VIEW_TYPE } from './protocol';
-import { snapshotFile } from './runFiles';
+import { notAppliedWhy } from './explain';
+import { SnapshotDocuments, snapshotUri } from './snapshotDocs';
 
 /** Posts at most this often while a run streams events; the last state always goes out. */
 const POST_INTERVAL_MS = 100;
@@ -28,6 +29,8 @@ export class PanelHost implements vscode.Disposable {
   ) {
     const sub = controllers.onDidChange(() => this.schedulePost());
     this.disposables.push({ dispose: () => sub.dispose() });
+    // The step diff's sides are virtual documents of our scheme: no language server checks them.
+    this.disposables.push(SnapshotDocuments.register());
     this.disposables.push(
       vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel, saved) => {
@@ -117,11 +120,12 @@ export class PanelHost implements vscode.Disposable {
     if (!c || !s) throw new Error(`step ${step} is not part of the run on screen`);
     // A rolled-back step keeps its snapshot: its diff shows what the critics refused.
     if (!s.snapshotDir || s.files.length === 0) {
-      void vscode.window.showInformationMessage(`Fix Until Green: step ${step} changed no files${s.feedback ? `: ${s.feedback.split('\n')[0]}` : '.'}`);
+      const why = s.applied ? 'it changed no files' : `its edit was not applied: ${notAppliedWhy(s.editErrors ?? [], s.feedback)}`;
+      void vscode.window.showInformationMessage(`Fix Until Green: step ${step} has no diff; ${why}.`);
       return;
     }
     const dir = s.snapshotDir;
-    const side = (which: 'before' | 'after', rel: string): vscode.Uri => vscode.Uri.file(snapshotFile(dir, which, rel));
+    const side = (which: 'before' | 'after', rel: string): vscode.Uri => snapshotUri({ dir, side: which, rel });
     if (s.files.length === 1) {
       const f = s.files[0]!;
       await vscode.commands.executeCommand('vscode.diff', side('before', f.path), side('after', f.path), `Step ${step}: ${f.path} (+${f.added} −${f.removed})`, { preview: true });

@@ -35,6 +35,8 @@ export interface StepView {
   rolledBack: 'previous' | 'best' | null;
   /** The step whose state a rollback restored. */
   restoredToStep: number | null;
+  /** Why the edit was not applied, as the edit event said it (the hunk, the file, the reason); absent in states saved before. */
+  editErrors?: string[];
 }
 
 export interface RunState {
@@ -70,6 +72,8 @@ export interface RunState {
   pendingCritics: CriticVerdict[];
   /** The step a rollback in the step in progress restored, attached to its row when it ends. */
   pendingRestore: number | null;
+  /** The edit event's errors in the step in progress, attached to its row when it ends. */
+  pendingEditErrors?: string[];
 }
 
 /** Failures kept in the state: enough for the Problems panel, small enough to persist. */
@@ -102,10 +106,11 @@ export function idleState(folder: string, folderName: string, limits: Limits): R
     reverted: null,
     pendingCritics: [],
     pendingRestore: null,
+    pendingEditErrors: [],
   };
 }
 
-function stepView(r: StepRecord, critics: CriticVerdict[], restoredToStep: number | null): StepView {
+function stepView(r: StepRecord, critics: CriticVerdict[], restoredToStep: number | null, editErrors: string[] = []): StepView {
   return {
     index: r.index,
     applied: r.applied,
@@ -123,6 +128,7 @@ function stepView(r: StepRecord, critics: CriticVerdict[], restoredToStep: numbe
     snapshotDir: r.snapshotDir,
     rolledBack: r.rolledBack ?? null,
     restoredToStep: r.rolledBack ? restoredToStep : null,
+    editErrors,
   };
 }
 
@@ -145,7 +151,7 @@ function applyReport(s: RunState, r: RunReport): RunState {
     elapsedMs: r.elapsedMs,
     steps: r.steps.map((x) => {
       const seen = s.steps.find((v) => v.index === x.index);
-      return stepView(x, seen?.critics ?? [], seen?.restoredToStep ?? null);
+      return stepView(x, seen?.critics ?? [], seen?.restoredToStep ?? null, seen?.editErrors ?? []);
     }),
     stopReason: r.stopReason,
     outcome: r.outcome,
@@ -198,7 +204,7 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
       return { ...s, step: e.step, tokensUsed: e.tokensUsed, phase: e.error ? `step ${e.step}: model call failed` : `step ${e.step}: applying the edit and verifying` };
     case 'edit':
       if (e.rolledBack) return { ...s, step: e.step, pendingRestore: e.restoredToStep ?? null, phase: `step ${e.step}: rolled back to step ${e.restoredToStep ?? '?'}` };
-      return { ...s, step: e.step, phase: e.applied ? `step ${e.step}: verifying` : `step ${e.step}: edit not applied` };
+      return { ...s, step: e.step, pendingEditErrors: e.applied ? [] : e.errors, phase: e.applied ? `step ${e.step}: verifying` : `step ${e.step}: edit not applied` };
     case 'critic':
       return { ...s, pendingCritics: [...s.pendingCritics, e.verdict] };
     case 'step-end':
@@ -207,10 +213,11 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
         step: e.step,
         tokensUsed: e.tokensUsed,
         elapsedMs: e.elapsedMs,
-        steps: [...s.steps.filter((x) => x.index !== e.record.index), stepView(e.record, s.pendingCritics, s.pendingRestore)].sort((a, b) => a.index - b.index),
+        steps: [...s.steps.filter((x) => x.index !== e.record.index), stepView(e.record, s.pendingCritics, s.pendingRestore, s.pendingEditErrors ?? [])].sort((a, b) => a.index - b.index),
         failuresPerStep: setCount(s.failuresPerStep, e.step, e.record.failureCount),
         pendingCritics: [],
         pendingRestore: null,
+        pendingEditErrors: [],
         phase: `step ${e.step}: done, ${e.record.failureCount} failure${e.record.failureCount === 1 ? '' : 's'}`,
       };
     case 'decision':

@@ -297,7 +297,7 @@ export class Run {
       this.emit(modelCallEvent(label, request, call, this.allowance.tokensUsed));
       const stop = this.interrupted();
       if (stop) throw new StopSignal(stop);
-      if (call.error instanceof ProviderFatalError) throw new StopSignal({ reason: 'error', detail: `model ${label}: ${call.message}` });
+      if (call.error instanceof ProviderFatalError) throw new StopSignal({ reason: 'error', detail: call.message.includes(label) ? call.message : `model ${label}: ${call.message}` });
       throw call.error;
     }
     this.allowance.tokensUsed += call.usage.input + call.usage.output;

@@ -1,18 +1,18 @@
 // The `anthropic` provider: Anthropic's Messages API through the official SDK, its own retries off.
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { Message } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ChatMessage, Completion, CompletionRequest, Logger, Usage } from '../types';
 import { silentLogger } from '../types';
-import { describeEndpoint, redactSecrets } from './endpoint';
+import { ANTHROPIC_DEFAULT_BASE_URL, describeEndpoint, redactSecrets } from './endpoint';
 import type { FaultContext, ProviderAnswer } from './httpFaults';
 import { GIVE_UP_HINT, PREFLIGHT_TIMEOUT_MS, badAnswer, classifyProviderError, readAnswer, unreachableProblem } from './httpFaults';
 import type { ModelProvider } from './provider';
+import { anthropicSdk } from './sdks/anthropic';
 import { ProviderReplyError } from './provider';
 import type { RetryNotice, RetryPolicy } from './retry';
 import { withChildSignal, withRetry } from './retry';
 import { countRequestTokens, countTokens } from '../tokens';
 
-export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
 
 export interface AnthropicOptions {
@@ -50,7 +50,7 @@ export class AnthropicProvider implements ModelProvider {
     this.logger = opts.logger ?? silentLogger;
     const timeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.ctx = { provider: 'anthropic', model: opts.model, baseUrl: this.baseUrl, keyHint: opts.keyHint, secrets: [opts.apiKey], timeoutMs };
-    this.client = new Anthropic({
+    this.client = new (anthropicSdk())({
       // Servers on this machine ignore the key, but the SDK insists on one.
       apiKey: opts.apiKey && opts.apiKey.trim() !== '' ? opts.apiKey : 'no-key',
       // Only the key the run was given: no token, profile or base URL picked up from the environment.
@@ -99,7 +99,7 @@ export class AnthropicProvider implements ModelProvider {
           ),
         );
       } catch (e) {
-        throw classifyProviderError(e, Anthropic, this.ctx, req.signal);
+        throw classifyProviderError(e, anthropicSdk(), this.ctx, req.signal);
       }
       return this.read(answer, req);
     }, req.onRetry);
@@ -112,7 +112,7 @@ export class AnthropicProvider implements ModelProvider {
       return [];
     } catch (e) {
       if (signal.aborted) throw e;
-      const problem = unreachableProblem(e, Anthropic, this.ctx);
+      const problem = unreachableProblem(e, anthropicSdk(), this.ctx);
       if (problem) return [problem];
       // It answered (perhaps 401 or 404: not every server lists models); the first call reports those.
       this.logger.debug(`${this.label}: listing models failed (${redactSecrets(e instanceof Error ? e.message : String(e), this.ctx.secrets)}); the server answers, so the run goes on`);
@@ -137,7 +137,7 @@ export class AnthropicProvider implements ModelProvider {
         if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) throw badAnswer('without an input_tokens count', answer, this.ctx);
         return n;
       } catch (e) {
-        throw classifyProviderError(e, Anthropic, this.ctx, signal);
+        throw classifyProviderError(e, anthropicSdk(), this.ctx, signal);
       }
     });
   }

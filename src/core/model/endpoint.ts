@@ -2,6 +2,10 @@
 // every message that could reach a log, a trace or a report.
 
 /** True for localhost, 127.0.0.0/8 and ::1: a server on this machine, which needs no key. */
+/** The providers' default endpoints (defined here so that naming them loads no SDK). */
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
 export function isLoopbackUrl(url: string): boolean {
   if (!URL.canParse(url)) return false;
   const host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');

@@ -1,19 +1,19 @@
 // The `openai-compatible` provider: any server speaking OpenAI's chat-completions API (OpenAI,
 // Ollama, LM Studio, vLLM, OpenRouter), through the official SDK with its own retries off.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { Completion, CompletionRequest, Logger, Usage } from '../types';
 import { silentLogger } from '../types';
-import { describeEndpoint, redactSecrets } from './endpoint';
+import { OPENAI_DEFAULT_BASE_URL, describeEndpoint, redactSecrets } from './endpoint';
 import type { FaultContext, ProviderAnswer } from './httpFaults';
 import { GIVE_UP_HINT, PREFLIGHT_TIMEOUT_MS, badAnswer, classifyProviderError, readAnswer, unreachableProblem } from './httpFaults';
 import type { ModelProvider } from './provider';
+import { openaiSdk } from './sdks/openai';
 import { ProviderReplyError } from './provider';
 import type { RetryNotice, RetryPolicy } from './retry';
 import { withChildSignal, withRetry } from './retry';
 import { countRequestTokens, countTokens } from '../tokens';
 
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** How long one request may take before it counts as a (retryable) timeout. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 600_000;
 
@@ -60,7 +60,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const timeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.ctx = { provider: 'openai-compatible', model: opts.model, baseUrl: this.baseUrl, keyHint: opts.keyHint, secrets: [opts.apiKey], timeoutMs };
     this.tokenParam = /(^|\.)openai\.com$/i.test(safeHost(this.baseUrl)) ? 'max_completion_tokens' : 'max_tokens';
-    this.client = new OpenAI({
+    this.client = new (openaiSdk())({
       // Servers on this machine ignore the key, but the SDK insists on one.
       apiKey: opts.apiKey && opts.apiKey.trim() !== '' ? opts.apiKey : 'no-key',
       baseURL: this.baseUrl,
@@ -94,7 +94,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       return [];
     } catch (e) {
       if (signal.aborted) throw e;
-      const problem = unreachableProblem(e, OpenAI, this.ctx);
+      const problem = unreachableProblem(e, openaiSdk(), this.ctx);
       if (problem) return [problem];
       // It answered (perhaps 401 or 404: not every server lists models); the first call reports those.
       this.logger.debug(`${this.label}: listing models failed (${redactSecrets(e instanceof Error ? e.message : String(e), this.ctx.secrets)}); the server answers, so the run goes on`);
@@ -114,13 +114,13 @@ export class OpenAICompatibleProvider implements ModelProvider {
       answer = await withChildSignal(req.signal, async (signal) => readAnswer(await this.client.chat.completions.create(body, { signal }).asResponse(), this.ctx, signal));
     } catch (e) {
       if (this.switchTokenParam(e)) return this.attempt(req);
-      throw classifyProviderError(e, OpenAI, this.ctx, req.signal);
+      throw classifyProviderError(e, openaiSdk(), this.ctx, req.signal);
     }
     return this.read(answer, req);
   }
 
   private switchTokenParam(e: unknown): boolean {
-    if (!(e instanceof OpenAI.BadRequestError)) return false;
+    if (!(e instanceof openaiSdk().BadRequestError)) return false;
     const sent = this.tokenParam;
     const other: TokenParam = sent === 'max_tokens' ? 'max_completion_tokens' : 'max_tokens';
     const names = e.param === sent || (e.message.includes(sent) && /unsupported|not supported|unrecognized|unknown|extra/i.test(e.message));

@@ -1,28 +1,87 @@
-// Finds a workspace's checks when none are configured (DESIGN §4): its own tsc, eslint and test script.
+// Finds a workspace's checks when none are configured (DESIGN §4): the project's own scripts first
+// (typecheck, lint, test), then its tsconfig.json and ESLint config; in a monorepo, each package's
+// own scripts, and those of the packages that depend on the one a run is in.
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { CheckSpec } from '../types';
-import { parserForScript } from './infer';
+import { parse as parseJsonc } from 'jsonc-parser';
+import type { CheckSpec, ParserId } from '../types';
+import { parserForCommand, resolveScript } from './infer';
+import { planScript } from './scriptPlan';
 import { findExecutable } from './verifier';
+import type { Workspace, WorkspacePackage } from './workspaces';
+import { dependentsOf, enclosingWorkspace, workspaceAt } from './workspaces';
+
+/** Where a check came from and which parser reads it, for `check --explain` and `check --json`. */
+export interface CheckOrigin {
+  /** The script, config or setting the check comes from: `package.json scripts.lint`, `tsconfig.json`, `fixUntilGreen.checks`. */
+  source: string;
+  parser: ParserId;
+  /** Why that parser: the tool the script ends in, the chain it follows, a formatter added. */
+  reason: string;
+  /** The workspace package the check belongs to, in a monorepo. */
+  package?: string;
+}
 
 export interface Discovery {
   checks: CheckSpec[];
   /** Why each check was added or left out, for `check` and the run's log. */
   notes: string[];
+  /** Per check name, where it came from (DESIGN §4: scripts first, then configs). */
+  origins: Record<string, CheckOrigin>;
 }
 
 const ESLINT_FLAT = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts'];
 const ESLINT_LEGACY = ['.eslintrc', '.eslintrc.js', '.eslintrc.cjs', '.eslintrc.yaml', '.eslintrc.yml', '.eslintrc.json'];
 /** What `npm init` writes when there are no tests: not a check. */
 const NPM_PLACEHOLDER = /no test specified/;
+/** Scripts that type-check, in the order looked for. */
+const TYPECHECK_SCRIPTS = ['typecheck', 'type-check', 'check-types', 'types:check', 'check:types', 'tsc'];
+/** Scripts that run the tests, in the order looked for: the first found is the check. */
+const TEST_SCRIPTS = ['test', 'test:unit', 'test:all', 'tests'];
+/** `lint:*` scripts that change files or only format: not checks. */
+const WRITES = /(?:^|[:-])(?:fix|format|write|prettier)(?:$|[:-])/;
+/** A root script that runs every package's script of that name: the packages' own checks stand in for it. */
+const FANS_OUT = /(?:^|\s)(?:--workspaces|-ws)(?:\s|$)|\bpnpm\s+(?:-r|--recursive|--filter)\b|\byarn\s+workspaces\b|\blerna\s+run\b|\bturbo\s+(?:run\s+)?\w|\bnx\s+run-many\b/;
 
 interface PackageJson {
   scripts?: Record<string, string>;
   eslintConfig?: unknown;
 }
 
-function readPackageJson(root: string, notes: string[]): PackageJson | undefined {
-  const file = path.join(root, 'package.json');
+/** Where checks are looked for: the run's own folder, or a workspace package's (a dependent's, seen from a sibling). */
+interface Scope {
+  /** Absolute folder. */
+  dir: string;
+  /** The check's `cwd`, relative to the run's folder; undefined for the run's folder itself. */
+  cwd?: string;
+  /** Check-name prefix: '' for the run's folder, `<package name>:` for another package. */
+  prefix: string;
+  /** How the folder's package.json is named in origins and notes. */
+  label: string;
+  /** The workspace package, in a monorepo. */
+  pkg?: string;
+  /** Whether a tsconfig.json or ESLint config with no script may stand in (only for the run's own folder). */
+  infer: boolean;
+}
+
+class Found implements Discovery {
+  checks: CheckSpec[] = [];
+  notes: string[] = [];
+  origins: Record<string, CheckOrigin> = {};
+
+  add(scope: Scope, check: { name: string; command: string; parser: ParserId }, origin: Omit<CheckOrigin, 'parser' | 'package'>): void {
+    const name = scope.prefix + check.name;
+    this.checks.push({ ...check, name, ...(scope.cwd !== undefined ? { cwd: scope.cwd } : {}) });
+    this.origins[name] = { ...origin, parser: check.parser, ...(scope.pkg !== undefined ? { package: scope.pkg } : {}) };
+  }
+
+  note(scope: Scope, text: string): void {
+    this.notes.push(scope.prefix + text);
+  }
+}
+
+function readPackageJson(scope: Scope, found: Found): PackageJson | undefined {
+  const file = path.join(scope.dir, 'package.json');
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -35,53 +94,171 @@ function readPackageJson(root: string, notes: string[]): PackageJson | undefined
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as PackageJson) : undefined;
   } catch (e) {
     if (!(e instanceof SyntaxError)) throw e;
-    notes.push(`package.json is not valid JSON (${e.message}): its scripts were not looked at`);
+    found.note(scope, `${scope.label} is not valid JSON (${e.message}): its scripts were not looked at`);
     return undefined;
   }
 }
 
-export function discoverChecks(root: string): Discovery {
-  const checks: CheckSpec[] = [];
-  const notes: string[] = [];
-  const has = (f: string): boolean => existsSync(path.join(root, f));
-  const own = (exe: string): boolean => findExecutable(exe, root) !== undefined;
-  const pkg = readPackageJson(root, notes);
+function scriptsOf(pkg: PackageJson | undefined): Record<string, string> {
+  const scripts: Record<string, string> = {};
+  for (const [k, v] of Object.entries(pkg?.scripts ?? {})) if (typeof v === 'string' && v.trim() !== '') scripts[k] = v;
+  return scripts;
+}
 
-  if (has('tsconfig.json')) {
-    if (own('tsc')) {
-      checks.push({ name: 'tsc', command: 'tsc --noEmit -p tsconfig.json', parser: 'tsc' });
-      notes.push('tsc: tsconfig.json found; type check with the workspace\'s own tsc');
-    } else {
-      notes.push('tsc: tsconfig.json found but no tsc is installed (node_modules/.bin or PATH): not checked');
-    }
+/** How a chain reads, for the explanation: `build: tsc && test-coverage: node test/index.js`. */
+function describeSteps(name: string, scripts: Record<string, string>): string {
+  return resolveScript(scripts, name)
+    .map((s) => (s.script !== undefined && s.script !== name ? `${s.script}: ${s.command}` : s.command))
+    .join(' && ');
+}
+
+/** A check that runs the project's script `name` (through npm, or directly for a machine-readable report). */
+function addScript(found: Found, scope: Scope, scripts: Record<string, string>, name: string, kind: string): void {
+  const viaNpm = name === 'test' ? 'npm test --silent' : `npm run ${name} --silent`;
+  const plan = planScript(scripts, name, scope.dir, viaNpm);
+  found.add(scope, { name, command: plan.command, parser: plan.parser }, { source: `${scope.label} scripts.${name}`, reason: plan.reason });
+  const chain = plan.steps.length > 1 ? `, resolved to ${describeSteps(name, scripts)}` : '';
+  found.note(scope, `${name}: ${scope.label} scripts.${name} ("${scripts[name]}")${chain}; ${kind}, read with the ${plan.parser} parser: ${plan.reason}`);
+  for (const n of plan.notes) found.note(scope, `${name}: ${n}`);
+}
+
+/** A solution-style tsconfig (project references): `tsc -b` builds and checks each referenced project. */
+function tscCommand(dir: string): { command: string; references: boolean } {
+  const config = parseJsonc(readFileSync(path.join(dir, 'tsconfig.json'), 'utf8')) as { references?: unknown } | undefined;
+  const references = Array.isArray(config?.references) && config.references.length > 0;
+  return { command: references ? 'tsc -b' : 'tsc --noEmit -p tsconfig.json', references };
+}
+
+function typecheckChecks(found: Found, scope: Scope, scripts: Record<string, string>): void {
+  const script = TYPECHECK_SCRIPTS.find((n) => scripts[n] !== undefined);
+  if (script !== undefined) {
+    addScript(found, scope, scripts, script, 'the project\'s own type check');
+    return;
   }
+  if (!scope.infer || !existsSync(path.join(scope.dir, 'tsconfig.json'))) return;
+  if (findExecutable('tsc', scope.dir) === undefined) {
+    found.note(scope, 'tsc: tsconfig.json found but no tsc is installed (node_modules/.bin or PATH): not checked');
+    return;
+  }
+  const { command, references } = tscCommand(scope.dir);
+  found.add(scope, { name: 'tsc', command, parser: 'tsc' }, {
+    source: 'tsconfig.json (no typecheck script)',
+    reason: references ? 'the workspace\'s own tsc in build mode: tsconfig.json references other projects (it writes their build output, as the project\'s own build does)' : 'the workspace\'s own tsc',
+  });
+  found.note(scope, references
+    ? 'tsc: tsconfig.json has project references and there is no typecheck script; `tsc -b` checks every referenced project'
+    : 'tsc: tsconfig.json found and no typecheck script; type check with the workspace\'s own tsc');
+}
 
+function lintChecks(found: Found, scope: Scope, scripts: Record<string, string>, pkg: PackageJson | undefined): void {
+  // The project's `lint` script (which usually runs its `lint:*`), else each `lint:*`, else its ESLint config.
+  const lintScripts = scripts.lint !== undefined ? ['lint'] : Object.keys(scripts).filter((n) => n.startsWith('lint:') && !WRITES.test(n.slice(5)));
+  for (const name of lintScripts) addScript(found, scope, scripts, name, 'the project\'s own lint');
+  const has = (f: string): boolean => existsSync(path.join(scope.dir, f));
   const eslintConfig = [...ESLINT_FLAT, ...ESLINT_LEGACY].find(has) ?? (pkg?.eslintConfig !== undefined ? 'package.json#eslintConfig' : undefined);
-  if (eslintConfig !== undefined) {
-    if (own('eslint')) {
-      checks.push({ name: 'eslint', command: 'eslint --format json .', parser: 'eslint' });
-      notes.push(`eslint: ${eslintConfig} found; lint with the workspace's own eslint, JSON report`);
-    } else {
-      notes.push(`eslint: ${eslintConfig} found but no eslint is installed: not checked`);
-    }
+  if (eslintConfig === undefined || !scope.infer) return;
+  if (lintScripts.length > 0) {
+    found.note(scope, `eslint: ${eslintConfig} found, but the project lints with its own script${lintScripts.length > 1 ? 's' : ''} (${lintScripts.join(', ')}): that is what runs`);
+  } else if (findExecutable('eslint', scope.dir) !== undefined) {
+    found.add(scope, { name: 'eslint', command: 'eslint --format json .', parser: 'eslint' }, { source: `${eslintConfig} (no lint script)`, reason: 'ESLint with `--format json`' });
+    found.note(scope, `eslint: ${eslintConfig} found and no lint script; lint with the workspace's own eslint, JSON report`);
+  } else {
+    found.note(scope, `eslint: ${eslintConfig} found but no eslint is installed: not checked`);
   }
+}
 
-  const test = pkg?.scripts?.test;
-  if (typeof test === 'string' && test.trim() !== '') {
-    if (NPM_PLACEHOLDER.test(test)) {
-      notes.push('test: package.json\'s test script is npm\'s "no test specified" placeholder: not a check');
-    } else {
-      const parser = parserForScript(pkg!.scripts!, 'test');
-      checks.push({ name: 'test', command: 'npm test --silent', parser });
-      notes.push(`test: package.json scripts.test ("${test}"), read with the ${parser} parser`);
+function testChecks(found: Found, scope: Scope, scripts: Record<string, string>): void {
+  const testScript = TEST_SCRIPTS.find((n) => scripts[n] !== undefined);
+  if (testScript === undefined) return;
+  if (NPM_PLACEHOLDER.test(scripts[testScript]!)) found.note(scope, `test: ${scope.label}'s ${testScript} script is npm's "no test specified" placeholder: not a check`);
+  else addScript(found, scope, scripts, testScript, 'the project\'s own tests');
+}
+
+/** A tool the project's scripts already run (a `build: tsc` in its test chain) is not run a second time by inference. */
+function dropRepeats(found: Found, scope: Scope, scripts: Record<string, string>): void {
+  const fromScript = (n: string): boolean => found.origins[n]?.source.startsWith(scope.label) === true;
+  const mine = found.checks.filter((c) => c.name.startsWith(scope.prefix)).map((c) => c.name);
+  const scripted = new Set(mine.filter(fromScript).flatMap((n) => resolveScript(scripts, n.slice(scope.prefix.length)).map((st) => st.parser)));
+  for (const tool of ['tsc', 'eslint'] as const) {
+    const name = scope.prefix + tool;
+    const i = found.checks.findIndex((c) => c.name === name && !fromScript(name));
+    if (i >= 0 && scripted.has(tool)) {
+      found.checks.splice(i, 1);
+      delete found.origins[name];
+      found.note(scope, `${tool}: the project's scripts already run ${tool}: not run a second time`);
     }
   }
-  if (checks.length === 0) notes.push('nothing found to check: no tsconfig.json, ESLint config or test script; set fixUntilGreen.checks');
-  return { checks, notes };
+}
+
+/** The checks of one folder: its scripts (root scripts that fan out to every package left to the packages). */
+function discoverIn(found: Found, scope: Scope, fansOutTo?: Workspace): void {
+  const pkg = readPackageJson(scope, found);
+  const scripts = scriptsOf(pkg);
+  if (fansOutTo !== undefined) {
+    for (const [name, body] of Object.entries(scripts)) {
+      if (!FANS_OUT.test(body)) continue;
+      delete scripts[name];
+      found.note(scope, `${name}: scripts.${name} ("${body}") runs each package's own script: the packages' checks stand in for it`);
+    }
+  }
+  typecheckChecks(found, scope, scripts);
+  lintChecks(found, scope, scripts, pkg);
+  testChecks(found, scope, scripts);
+  dropRepeats(found, scope, scripts);
+}
+
+function packageScope(root: string, p: WorkspacePackage): Scope {
+  const cwd = path.relative(root, p.dir).split(path.sep).join('/');
+  return { dir: p.dir, cwd, prefix: `${p.name}:`, label: `${cwd}/package.json`, pkg: p.name, infer: false };
+}
+
+export function discoverChecks(root: string): Discovery {
+  const found = new Found();
+  const self: Scope = { dir: path.resolve(root), prefix: '', label: 'package.json', infer: true };
+  const workspace = workspaceAt(root);
+  if (workspace !== undefined) {
+    // A workspace root: its own scripts that are not a fan-out, then every package by its own scripts.
+    discoverIn(found, self, workspace);
+    found.notes.push(`workspace: ${workspace.packages.length} package(s) from ${workspace.source}; each is checked by its own scripts, in its own folder`);
+    for (const p of workspace.packages) discoverIn(found, packageScope(root, p));
+  } else {
+    discoverIn(found, self);
+    const enclosing = enclosingWorkspace(root);
+    if (enclosing !== undefined) {
+      // A package of a monorepo: a change here can break the packages that depend on it, so their checks run too.
+      const dependents = dependentsOf(enclosing.workspace, enclosing.self.name);
+      found.notes.push(`workspace: ${enclosing.self.name} is a package of the workspace at ${path.relative(root, enclosing.workspace.root) || '.'}; ${dependents.length > 0 ? `the packages that depend on it are checked too: ${dependents.map((d) => d.name).join(', ')}` : 'no other package depends on it'}`);
+      for (const p of dependents) discoverIn(found, packageScope(root, p));
+    }
+  }
+  if (found.checks.length === 0) found.notes.push('nothing found to check: no typecheck, lint or test script, tsconfig.json or ESLint config; set fixUntilGreen.checks');
+  return { checks: found.checks, notes: found.notes, origins: found.origins };
+}
+
+/**
+ * Where each check comes from and which parser reads it: discovery's record (`known`) for discovered
+ * checks; for configured ones, the setting (or flag) and the parser named or inferred.
+ */
+export function explainChecks(root: string, checks: readonly CheckSpec[], known: Readonly<Record<string, CheckOrigin>>, configuredFrom = 'fixUntilGreen.checks'): Record<string, CheckOrigin> {
+  const out: Record<string, CheckOrigin> = {};
+  for (const c of checks) {
+    if (known[c.name] !== undefined) {
+      out[c.name] = known[c.name]!;
+      continue;
+    }
+    const cwd = path.resolve(root, c.cwd ?? '.');
+    const parser = c.parser ?? parserForCommand(c.command, cwd);
+    out[c.name] = {
+      source: configuredFrom,
+      parser,
+      reason: c.parser !== undefined ? 'the parser the check names' : `inferred from the command${parser === 'generic' ? ': no parser names its tool, so the output is read by every parser that recognises it, else as one generic failure' : ''}`,
+    };
+  }
+  return out;
 }
 
 /** The configured checks, or the discovered ones when none are configured. */
 export function resolveChecks(root: string, configured: readonly CheckSpec[]): Discovery & { discovered: boolean } {
-  if (configured.length > 0) return { checks: [...configured], notes: [], discovered: false };
+  if (configured.length > 0) return { checks: [...configured], notes: [], origins: {}, discovered: false };
   return { ...discoverChecks(root), discovered: true };
 }

@@ -39,10 +39,22 @@ function spellings(dir: string): string[] {
 
 // A stack frame: `at fn (file:l:c)`, `at file:l:c`, `at new X (<anonymous>)`, Vitest's `❯ file:l:c`.
 const STACK_FRAME = /^\s*(?:at\s+(?:.*\(.*\)|\S+:\d+(?::\d+)?|async\s.*|new\s.*)|❯\s+\S.*:\d+(?::\d+)?)\s*$/;
+// A frame printed without `at` (node:test's TAP YAML `stack: |-`, ava's): `fn (file:l:c)`, a bare `file:///x.js:l:c`.
+const BARE_FRAME = /^\s*(?:(?:async\s+)?[\w$.<>[\]]+(?:\s\[as [\w$]+\])?\s+\((?:file:\/\/|node:|\/|[A-Za-z]:[\\/])[^()]*:\d+:\d+\)|(?:file:\/\/|\/|node:)\S+:\d+:\d+)\s*$/;
 
 // Segments of an absolute path: no whitespace, quotes, brackets or colons.
 const SEG = String.raw`[^\s/'"()\[\]{}<>:,;` + '`' + String.raw`]+`;
 const ABS_PATH = new RegExp(String.raw`(^|[\s'"(\[=:,` + '`' + String.raw`])((?:[A-Za-z]:)?(?:/${SEG})+)`, 'g');
+
+function decodeUrlPath(p: string): string {
+  try {
+    return decodeURIComponent(p);
+  } catch (e) {
+    // A lone `%` that is no escape: the URL's text is the best spelling there is.
+    if (e instanceof URIError) return p;
+    throw e;
+  }
+}
 
 /**
  * Removes what changes without the failure changing (DESIGN §4): ANSI, stack frames, the workspace
@@ -53,9 +65,10 @@ export function normalizeMessage(message: string, ctx: NormalizeContext): string
   let m = stripAnsi(message).replace(/\r\n?/g, '\n');
   m = m
     .split('\n')
-    .filter((l) => !STACK_FRAME.test(l))
+    .filter((l) => !STACK_FRAME.test(l) && !BARE_FRAME.test(l))
     .join('\n');
-  m = m.replace(/file:\/\/(?=\/|[A-Za-z]:)/g, '').replace(/\\/g, '/');
+  // file:// URLs are paths (with %-escapes: a space is `%20`), then made relative as any path.
+  m = m.replace(/file:\/\/(\/?[A-Za-z]:|(?=\/))(\S*)/g, (_all, drive: string, rest: string) => decodeUrlPath(drive.replace(/^\//, '') + rest)).replace(/\\/g, '/');
   if (ctx.root) {
     for (const root of spellings(ctx.root)) {
       m = m.split(root + '/').join('').replace(new RegExp(escapeRegExp(root) + '(?![\\w.-])', 'g'), '.');
@@ -81,12 +94,16 @@ export function normalizeMessage(message: string, ctx: NormalizeContext): string
     .replace(/\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2} \d{4}( TS| \d{2}:\d{2}:\d{2})?(?: GMT[+-]\d{4}(?: \([^)]*\))?)?/g, 'TS')
     .replace(/\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b/g, 'TS')
     .replace(/\b1[5-9]\d{11}\b/g, 'TS')
-    // durations and timings
+    // durations and timings, in every runner's spelling: `12ms`, `(1.2 s)`, `1m 3s`, `2 minutes`,
+    // node:test's `duration_ms: 3.1` (YAML) and `# duration_ms 74.9` / `ℹ duration_ms 74.9` (summaries),
+    // tap's `# time=12.3ms`, Jest's `Time: 1.2 s, estimated 2 s`, Vitest's `Duration 1.53s (transform 30ms …)`
+    .replace(/\b\d+m\s?\d+(?:\.\d+)?s\b/g, 'T')
     .replace(/\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns)\b/g, 'T')
     .replace(/\b\d+(?:\.\d+)?s\b/g, 'T')
     .replace(/\b\d+(?:\.\d+)? s\b(?!['\w])/g, 'T')
     .replace(/\b\d+(?:\.\d+)?\s(?:seconds?|secs?|minutes?|mins?)\b/g, 'T')
     .replace(/\b(duration(?:_ms)?|elapsed|time)(["']?\s*[:=]\s*)\d+(?:\.\d+)?/gi, '$1$2T')
+    .replace(/\b(duration_ms|duration|time_ms)(\s+)\d+(?:\.\d+)?\b/gi, '$1$2T')
     // hex addresses and UUIDs
     .replace(/\b0x[0-9a-f]{4,}\b/gi, '0xA')
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, 'UUID')

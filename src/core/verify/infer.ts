@@ -32,7 +32,7 @@ export function expandScript(scripts: Record<string, string>, name: string, dept
 
 /** The parser for a package.json script: the runner it calls, followed through script references. */
 export function parserForScript(scripts: Record<string, string>, name: string): ParserId {
-  return inferParser(expandScript(scripts, name));
+  return parserForSteps(resolveScript(scripts, name));
 }
 
 function scriptsIn(cwd: string): Record<string, string> | undefined {
@@ -61,6 +61,184 @@ export function parserForCommand(command: string, cwd: string): ParserId {
   if (direct !== 'generic') return direct;
   const scripts = new RegExp(SCRIPT_REF.source).test(command) ? scriptsIn(cwd) : undefined;
   if (!scripts) return direct;
-  // Expand the command as if it were a script of its own.
-  return inferParser(expandScript({ ...scripts, '\0command': command }, '\0command'));
+  // Resolve the command as if it were a script of its own.
+  return parserForScript({ ...scripts, '\0command': command }, '\0command');
 }
+
+/** One command a script ends up running, after script references and wrappers are followed. */
+export interface ScriptStep {
+  /** The package.json script it came from (`test`, `test-coverage`), or undefined for a command given directly. */
+  script?: string;
+  /** The command with wrappers (`cross-env`, `c8`, `npx`…) taken off: what decides the parser. */
+  command: string;
+  parser: ParserId;
+  /** A step of a `pre`/`post` script npm runs around the one named: preparation, not what the check is read for. */
+  hook?: boolean;
+  /** Why this step will not do what it looks like it does (`npm test:unit`: npm runs no script by bare name). */
+  problem?: string;
+}
+
+/** npm's own commands: `npm <other>` runs no script (npm answers `Unknown command`), unlike pnpm and yarn. */
+const NPM_COMMANDS = new Set([
+  'access', 'adduser', 'audit', 'bugs', 'cache', 'ci', 'completion', 'config', 'dedupe', 'deprecate', 'diff', 'dist-tag', 'docs', 'doctor',
+  'edit', 'exec', 'explain', 'explore', 'find-dupes', 'fund', 'help', 'hook', 'init', 'install', 'i', 'install-ci-test', 'install-test', 'link',
+  'll', 'login', 'logout', 'ls', 'org', 'outdated', 'owner', 'pack', 'ping', 'pkg', 'prefix', 'profile', 'prune', 'publish', 'query', 'rebuild',
+  'repo', 'restart', 'root', 'run', 'run-script', 'sbom', 'search', 'shrinkwrap', 'star', 'stars', 'start', 'stop', 'team', 'test', 't', 'token',
+  'uninstall', 'unpublish', 'unstar', 'update', 'version', 'view', 'whoami', 'x',
+]);
+
+/** Why a step that names a script will not run it, or undefined. */
+function stepProblem(command: string, scripts: Record<string, string>): string | undefined {
+  const [pm, a] = tokens(command);
+  if (pm === 'npm' && a !== undefined && !a.startsWith('-') && !NPM_COMMANDS.has(a) && scripts[a] !== undefined) {
+    return `\`${command}\` runs no script: npm answers "Unknown command" (\`npm run ${a}\` would run scripts.${a})`;
+  }
+  return undefined;
+}
+
+/** Wrappers that run the command after them: their own options are skipped to reach it. */
+const WRAPPERS = new Set(['cross-env', 'cross-env-shell', 'dotenv', 'dotenvx', 'env-cmd', 'c8', 'nyc', 'npx', 'bunx', 'nodemon', 'time', 'env']);
+/** Commands a wrapper's option value is never mistaken for. */
+const COMMANDS = new Set([
+  'node', 'npm', 'pnpm', 'yarn', 'bun', 'npx', 'tsx', 'ts-node', 'mocha', 'jest', 'vitest', 'tap', 'tape', 'ava', 'uvu',
+  'tsc', 'vue-tsc', 'eslint', 'biome', 'oxlint', 'xo', 'c8', 'nyc', 'cross-env', 'dotenv', 'run-s', 'run-p', 'npm-run-all',
+]);
+/** Tools that build or format: their output is not what a chain's check is read for. */
+const QUIET = /^(?:rimraf|del-cli|del|mkdirp|mkdir|cp|rm|mv|echo|esbuild|rollup|webpack|tsup|unbuild|babel|swc|prettier|vite\s+build|node\s+(?:\S*\/)?(?:esbuild|build|scripts\/build)\S*|shx|copyfiles|true|exit\s+0)\b/;
+
+function tokens(command: string): string[] {
+  return command.trim().split(/\s+/).filter(Boolean);
+}
+
+/** Splits a shell line into the commands it runs in turn (`&&`, `||`, `;`), quotes respected. */
+export function splitChain(command: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quote: string | undefined;
+  for (let i = 0; i < command.length; i++) {
+    const ch = command[i]!;
+    if (quote) {
+      if (ch === quote) quote = undefined;
+      cur += ch;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      cur += ch;
+    } else if ((ch === '&' && command[i + 1] === '&') || (ch === '|' && command[i + 1] === '|')) {
+      out.push(cur);
+      cur = '';
+      i++;
+    } else if (ch === ';') {
+      out.push(cur);
+      cur = '';
+    } else {
+      cur += ch;
+    }
+  }
+  out.push(cur);
+  return out.map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** A command with its leading `VAR=x` assignments and wrappers (`cross-env`, `c8 --reporter lcov`, `npx`) taken off. */
+export function unwrapCommand(command: string): string {
+  let t = tokens(command);
+  for (let guard = 0; guard < 8; guard++) {
+    while (t.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t[0]!)) t.shift();
+    const head = t[0] === undefined ? '' : t[0].replace(/^.*\//, '');
+    if (!WRAPPERS.has(head) && !(head === 'pnpm' && t[1] === 'exec') && !(head === 'yarn' && t[1] === 'exec')) break;
+    t = t.slice(head === 'pnpm' || head === 'yarn' ? 2 : 1);
+    // The wrapper's options: `-x`, `--x=y`, `--x y` (y taken as the option's value unless it is a command), `VAR=x`, `--`.
+    while (t.length > 0) {
+      const a = t[0]!;
+      if (a === '--') {
+        t.shift();
+        break;
+      }
+      if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) {
+        t.shift();
+        continue;
+      }
+      if (!a.startsWith('-')) break;
+      t.shift();
+      const next = t[0];
+      if (!a.includes('=') && next !== undefined && !next.startsWith('-') && !COMMANDS.has(next) && !/^--(?:all|check-coverage|silent|no-[\w-]+|clean|100)$/.test(a)) t.shift();
+    }
+  }
+  return t.join(' ');
+}
+
+/** The script a command runs (`npm run x`, `npm test`, `pnpm x`, `yarn run x`, `bun run x`), if it runs one. */
+function scriptReference(command: string, scripts: Record<string, string>): string[] | undefined {
+  const t = tokens(command).filter((a) => a !== '--silent' && a !== '-s' && a !== '--if-present');
+  const [pm, a, b] = t;
+  if (pm === 'npm' || pm === 'bun') {
+    if (a === 'run' || a === 'run-script') return b !== undefined ? [b] : undefined;
+    if (pm === 'npm' && (a === 'test' || a === 't')) return ['test'];
+    if (pm === 'npm' && (a === 'start' || a === 'stop' || a === 'restart')) return [a];
+    return undefined;
+  }
+  if (pm === 'pnpm' || pm === 'yarn') {
+    if (a === 'run') return b !== undefined ? [b] : undefined;
+    if (a !== undefined && !a.startsWith('-') && scripts[a] !== undefined) return [a];
+    if (a === 'test' || a === 't') return ['test'];
+    return undefined;
+  }
+  if (pm === 'run-s' || pm === 'run-p' || pm === 'npm-run-all') {
+    const names: string[] = [];
+    for (const pat of t.slice(1).filter((x) => !x.startsWith('-'))) {
+      const unq = pat.replace(/^["']|["']$/g, '');
+      if (unq.includes('*')) {
+        const re = new RegExp('^' + unq.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^:]*') + '$');
+        names.push(...Object.keys(scripts).filter((k) => re.test(k)));
+      } else {
+        names.push(unq);
+      }
+    }
+    return names;
+  }
+  return undefined;
+}
+
+/**
+ * The commands a script runs in turn, with `npm run x` / `pnpm x` / `yarn x` / `npm-run-all`
+ * references followed (npm's `pre`/`post` scripts included) and wrappers taken off, each with the
+ * parser its tool's output is read with.
+ */
+export function resolveScript(scripts: Record<string, string>, name: string): ScriptStep[] {
+  const out: ScriptStep[] = [];
+  const visit = (script: string | undefined, body: string, depth: number, seen: ReadonlySet<string>, hook: boolean): void => {
+    for (const part of splitChain(body)) {
+      const command = unwrapCommand(part);
+      const refs = depth < 6 ? scriptReference(command, scripts) : undefined;
+      if (refs) {
+        for (const ref of refs) {
+          if (seen.has(ref) || scripts[ref] === undefined) continue;
+          const next = new Set(seen).add(ref);
+          for (const s of [`pre${ref}`, ref, `post${ref}`]) if (scripts[s] !== undefined) visit(s, scripts[s]!, depth + 1, next, hook || s !== ref);
+        }
+        continue;
+      }
+      const problem = stepProblem(command, scripts);
+      out.push({ ...(script !== undefined ? { script } : {}), command, parser: inferParser(command), ...(hook ? { hook } : {}), ...(problem !== undefined ? { problem } : {}) });
+    }
+  };
+  // npm runs a script's `pre` and `post` scripts around it, as for the scripts it references.
+  if (scripts[name] !== undefined) for (const s of [`pre${name}`, name, `post${name}`]) if (scripts[s] !== undefined) visit(s, scripts[s]!, 0, new Set([name]), s !== name);
+  return out;
+}
+
+/**
+ * The parser for what a chain of steps prints: the last test runner in it; else, when a step
+ * runs something no parser names (a test file run by plain `node`, a linter of its own), `generic`,
+ * which reads the output with every parser that recognises it; else the last tool named.
+ */
+export function parserForSteps(steps: readonly ScriptStep[]): ParserId {
+  const runners = steps.filter((s) => TEST_RUNNER_IDS.has(s.parser));
+  if (runners.length > 0) return runners[runners.length - 1]!.parser;
+  // A `pre`/`post` hook's own tool (a generator, a build) does not make the check generic: when it
+  // fails, the named parser finds nothing and every parser that recognises the output reads it.
+  if (steps.some((s) => s.parser === 'generic' && !QUIET.test(s.command) && s.hook !== true)) return 'generic';
+  const named = steps.filter((s) => s.parser !== 'generic');
+  return named.length > 0 ? named[named.length - 1]!.parser : 'generic';
+}
+
+const TEST_RUNNER_IDS: ReadonlySet<ParserId> = new Set(['mocha', 'jest', 'vitest', 'node-test', 'tap']);

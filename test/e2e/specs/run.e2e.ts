@@ -48,13 +48,13 @@ describe('Fix Until Green in VS Code: a green run through an OpenAI-compatible e
     log('meter texts seen:', [...seen]);
     log('notifications seen:', [...progress]);
     assert.ok([...progress].some((t) => /Fix Until Green \(green\).*step \d\/5/.test(t)), 'a progress notification showed the step');
-    assert.ok([...seen].some((t) => /^\d\/5 · [\d.]+k?\/200k$/.test(t)), `the meter showed the budget while running; saw ${[...seen].join(' | ')}`);
+    assert.ok([...seen].some((t) => /^Fix Until Green: \d\/5 steps · [\d.]+k?\/200k tokens$/.test(t)), `the meter showed the budget while running; saw ${[...seen].join(' | ')}`);
     assert.equal(model.requests.filter((r) => r.index >= 0).length, 2, 'two model calls went to the endpoint');
     assert.equal(await vs.panel().locator('[data-testid="outcome"]').innerText(), 'fixed');
     assert.equal(await vs.panel().locator('[data-testid="step-row"]').count(), 2);
     assert.match(await vs.panel().locator('[data-testid="budget-steps"]').innerText(), /2 \/ 5/);
     assert.match(await vs.panel().locator('[data-testid="budget-tokens"]').innerText(), /[\d.]+k \/ 200k/);
-    assert.match(await vs.meterText(), /^green 2\/5 · [\d.]+k\/200k$/);
+    assert.match(await vs.meterText(), /^Fix Until Green: green · 2\/5 steps · [\d.]+k\/200k tokens$/);
     await vs.screenshot('green-panel');
     await vs.screenshot('green-statusbar', vs.page.locator('.part.statusbar'));
 

@@ -59,7 +59,7 @@ describe('Fix Until Green in VS Code: settings', function () {
     const reason = await until('a stop reason', () => vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined), 240000, 300);
     assert.equal(reason, 'step-cap');
     assert.equal(await vs.panel().locator('[data-testid="outcome"]').innerText(), 'partial');
-    assert.match(await vs.meterText(), /^step-cap 1\/1 · /);
+    assert.match(await vs.meterText(), /^Fix Until Green: step-cap · 1\/1 steps · /);
     assert.match(readFileSync(path.join(ws, CART), 'utf8'), /return \(total \* percent\) \/ 100;/, 'the best step (1) is kept');
     await vs.screenshot('settings-step-cap');
     assert.ok((await vs.paletteRows('>Fix Until Green: Continue')).some((t) => t.includes('Continue With More Budget')));
@@ -69,7 +69,7 @@ describe('Fix Until Green in VS Code: settings', function () {
     await vs.panel().locator('button[data-action="continue"]').click();
     await until('green after Continue', async () => ((await vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined)) === 'green' ? true : undefined), 240000, 300);
     assert.equal(await vs.panel().locator('[data-testid="step-row"]').count(), 2);
-    assert.match(await vs.meterText(), /^green 2\/2 · /);
+    assert.match(await vs.meterText(), /^Fix Until Green: green · 2\/2 steps · /);
     assert.match(readFileSync(path.join(ws, CART), 'utf8'), /return total - \(total \* percent\) \/ 100;/);
   });
 
@@ -90,7 +90,8 @@ describe('Fix Until Green in VS Code: settings', function () {
     await vs.runCommand('Fix Until Green: Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     await until('a new run to stop', async () => ((await vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined)) === 'error' ? true : undefined), 240000, 300);
-    const detail = await vs.panel().locator('[data-testid="detail"]').innerText();
+    // What the user reads: the stop's sentence, and the technical detail folded under it.
+    const detail = `${await vs.panel().locator('[data-testid="stop-sentence"]').innerText()}\n${await vs.panel().locator('[data-testid="detail"]').textContent()}`;
     log('detail:', detail);
     assert.match(detail, /src\/cart\.ts has unsaved changes in an editor/);
     assert.ok(readFileSync(cart).equals(onDisk), 'the file on disk is as it was');

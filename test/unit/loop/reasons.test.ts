@@ -171,4 +171,11 @@ describe('loop: every stop reason', () => {
     assert.match(r.detail, /model refusing: 401 invalid key/);
     assert.equal(p.read(SRC), values(BAD3));
   });
+
+  it("names the model once when the provider's message already names it", async () => {
+    const refusing = { label: 'openai-compatible:m', complete: async (): Promise<Completion> => { throw new ProviderFatalError('openai-compatible:m at 127.0.0.1:1/v1 refused the API key (401)'); } };
+    const r = await makeRun(p, refusing).run.start();
+    assert.equal(r.stopReason, 'error');
+    assert.equal(r.detail, 'openai-compatible:m at 127.0.0.1:1/v1 refused the API key (401)');
+  });
 });

@@ -65,7 +65,7 @@ describe('CLI check and parse', function () {
     const r = await cli(['check', '--cwd', s.project, '--storage', s.storage]);
     assert.equal(r.code, 0, r.stderr + r.stdout);
     assert.match(r.stdout, /^checks \(discovered\):\n {2}test: npm test --silent\n/);
-    assert.match(r.stdout, /scripts\.test \("node --test"\), read with the node-test parser/);
+    assert.match(r.stdout, /scripts\.test \("node --test"\); the project's own tests, read with the node-test parser/);
     assert.match(r.stdout, /^green · [0-9a-f]{12}$/m);
   });
 
@@ -80,6 +80,42 @@ describe('CLI check and parse', function () {
     assert.deepEqual(out.failures.map((f) => [f.check, f.id, f.message]), [['boom', 'exit', 'boom failed with exit code 3 and no output']]);
     const flag = await cli(['check', '--cwd', s.project, '--storage', s.storage, '--json', '--check', 'ok=node -e 0']);
     assert.equal(flag.code, 0, flag.stderr);
+  });
+
+  // Issue 13: where each check comes from, which parser reads it, and where the time went.
+  it('check --json: per check its origin and parser, and how long each run and re-run took', async () => {
+    const s = fixture('chain-node-test');
+    const r = await cli(['check', '--cwd', s.project, '--storage', s.storage, '--json']);
+    assert.equal(r.code, 1, r.stderr);
+    const out = JSON.parse(r.stdout) as { checks: { name: string; durationMs: number; runs: number; runDurationsMs: number[]; origin: { source: string; parser: string; reason: string } }[] };
+    const [test] = out.checks;
+    assert.equal(test!.origin.source, 'package.json scripts.test');
+    assert.equal(test!.origin.parser, 'generic');
+    assert.match(test!.origin.reason, /every parser that recognises it/);
+    // A failing test check is re-run once (flakyReruns 1) to confirm its failures: two runs, each timed.
+    assert.equal(test!.runs, 2);
+    assert.equal(test!.runDurationsMs.length, 2);
+    assert.ok(test!.runDurationsMs.every((ms) => ms > 0));
+    assert.equal(test!.runDurationsMs[0]! + test!.runDurationsMs[1]!, test!.durationMs);
+  });
+
+  it('check --explain: each check\'s command, where it came from and why its parser, before the results', async () => {
+    const s = fixture('scripts-lint-scope');
+    const r = await cli(['check', '--cwd', s.project, '--storage', s.storage, '--explain']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /^checks \(discovered\), where they come from and how their output is read:\n {2}typecheck: tsc --noEmit -p \.\n {4}from: {3}package\.json scripts\.typecheck\n {4}parser: tsc \(tsc, run directly as the script runs it/);
+    assert.match(r.stdout, /\n {2}lint: eslint \.\/src --ext \.ts --format json\n {4}from: {3}package\.json scripts\.lint\n {4}parser: eslint \(ESLint, its formatter replaced by `--format json`/);
+    assert.match(r.stdout, /eslint\.config\.mjs found, but the project lints with its own script/);
+    assert.match(r.stdout, /^ {2}lint: 2 failure\(s\)/m);
+  });
+
+  it('check --explain in a monorepo: each package\'s check, its folder and its package.json script', async () => {
+    const s = fixture('monorepo');
+    const r = await cli(['check', '--cwd', s.project, '--storage', s.storage, '--explain']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /\n {2}@fx\/units:test: npm test --silent \(in packages\/units\)\n {4}from: {3}packages\/units\/package\.json scripts\.test\n {4}parser: node-test/);
+    assert.match(r.stdout, /\n {2}@fx\/report:test: npm test --silent \(in packages\/report\)\n/);
+    assert.match(r.stdout, /^ {2}@fx\/units:test: 1 failure\(s\)/m);
   });
 
   it('check exits 2 on usage and preflight errors, naming the problem', async () => {

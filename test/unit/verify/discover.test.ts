@@ -1,11 +1,14 @@
 // Finding a workspace's checks when none are configured.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { discoverChecks, resolveChecks } from '../../../src/core/verify/discover';
-import { expandScript, inferParser, parserForCommand, parserForScript } from '../../../src/core/verify/infer';
-import { Verifier } from '../../../src/core/verify/verifier';
+import type { CheckSpec, Failure } from '../../../src/core/types';
+import { discoverChecks, explainChecks, resolveChecks } from '../../../src/core/verify/discover';
+import { avaTapCommand, eslintJsonCommand, tscDirectCommand } from '../../../src/core/verify/scriptPlan';
+import { expandScript, inferParser, parserForCommand, parserForScript, resolveScript, unwrapCommand } from '../../../src/core/verify/infer';
+import { Verifier, findExecutable } from '../../../src/core/verify/verifier';
+import { dependentsOf, workspaceAt } from '../../../src/core/verify/workspaces';
 import { REPO, copyFixture } from '../../support/fixtures';
 
 describe('check discovery', function () {
@@ -90,7 +93,7 @@ describe('check discovery', function () {
   it('configured checks win; discovery only when none are configured', () => {
     write('tsconfig.json', '{}');
     const configured = [{ name: 'mine', command: 'node -e 0' }];
-    assert.deepEqual(resolveChecks(dir, configured), { checks: configured, notes: [], discovered: false });
+    assert.deepEqual(resolveChecks(dir, configured), { checks: configured, notes: [], origins: {}, discovered: false });
     const r = resolveChecks(dir, []);
     assert.equal(r.discovered, true);
     assert.deepEqual(r.checks.map((c) => c.name), ['tsc']);
@@ -106,6 +109,288 @@ describe('check discovery', function () {
       const r = await v.verify();
       assert.equal(r.failures.length, 5);
       assert.ok(r.failures.every((f) => f.check === 'test' && f.file !== undefined));
+    } finally {
+      s.cleanup();
+    }
+  });
+
+  // Issue 13, item 1: what the project itself runs, not a guess over the whole tree.
+  it('scripts first: the project\'s own typecheck and lint scripts replace tsconfig/ESLint-config inference', () => {
+    write('tsconfig.json', '{}');
+    write('eslint.config.mjs', 'export default [];');
+    write('package.json', JSON.stringify({ scripts: { typecheck: 'tsc --noEmit -p tsconfig.build.json', lint: 'eslint ./src --ext .ts', 'lint:fix': 'eslint ./src --fix', test: 'vitest run' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks, [
+      { name: 'typecheck', command: 'tsc --noEmit -p tsconfig.build.json', parser: 'tsc' },
+      { name: 'lint', command: 'eslint ./src --ext .ts --format json', parser: 'eslint' },
+      { name: 'test', command: 'npm test --silent', parser: 'vitest' },
+    ]);
+    assert.equal(d.origins.lint!.source, 'package.json scripts.lint');
+    assert.match(d.notes.join('\n'), /eslint\.config\.mjs found, but the project lints with its own script/);
+  });
+
+  it('each lint:* script is a check when there is no lint script; fixers and formatters are not', () => {
+    write('package.json', JSON.stringify({ scripts: { 'lint:js': 'eslint . -f stylish --fix', 'lint:fix': 'eslint . --fix', 'lint:types': 'tsc --noEmit', 'lint:format': 'prettier --write .', 'check-types': 'tsc -b' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks, [
+      { name: 'check-types', command: 'tsc -b', parser: 'tsc' },
+      { name: 'lint:js', command: 'eslint . --format json', parser: 'eslint' },
+      { name: 'lint:types', command: 'tsc --noEmit', parser: 'tsc' },
+    ]);
+  });
+
+  it('an ESLint script with npm pre/post scripts runs through npm, so they run too; a bare `npm x` reference is a note', () => {
+    write('package.json', JSON.stringify({ scripts: { prelint: 'node gen.js', lint: 'eslint src', test: 'npm run build && npm test:unit', build: 'tsc', 'test:unit': 'mocha' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks.find((c) => c.name === 'lint'), { name: 'lint', command: 'npm run lint --silent', parser: 'eslint' });
+    assert.match(d.notes.join('\n'), /test: scripts\.test: `npm test:unit` runs no script: npm answers "Unknown command"/);
+  });
+
+  it('linters other than ESLint run through their script, read by every parser that recognises the output (generic)', () => {
+    write('eslint.config.mjs', 'export default [];');
+    write('package.json', JSON.stringify({ scripts: { lint: 'biome check ./src', 'lint:ox': 'oxlint' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks, [{ name: 'lint', command: 'npm run lint --silent', parser: 'generic' }]);
+    assert.match(d.origins.lint!.reason, /every parser that recognises it/);
+  });
+
+  it('an ESLint script gets the JSON formatter in place of its own, in any spelling, and never --fix; chains and shells are run as written', () => {
+    assert.equal(eslintJsonCommand('eslint ./src --ext .ts'), 'eslint ./src --ext .ts --format json');
+    assert.equal(eslintJsonCommand('eslint --format=stylish --fix src'), 'eslint src --format json');
+    assert.equal(eslintJsonCommand('eslint -f codeframe -o out.txt lib'), 'eslint lib --format json');
+    assert.equal(eslintJsonCommand('ESLINT_USE_FLAT_CONFIG=false eslint ./src --ext .js'), 'ESLINT_USE_FLAT_CONFIG=false eslint ./src --ext .js --format json');
+    assert.equal(eslintJsonCommand('cross-env TIMING=1 eslint .'), 'cross-env TIMING=1 eslint . --format json');
+    assert.equal(eslintJsonCommand('eslint . && tsc'), undefined);
+    assert.equal(eslintJsonCommand('eslint . | tee lint.log'), undefined);
+    assert.equal(eslintJsonCommand('xo'), undefined);
+    // tsc and ava scripts of one command run directly too: tsc as written (a plain one can then be
+    // incremental), ava with its TAP reporter.
+    assert.equal(tscDirectCommand('tsc --noEmit -p tsconfig.build.json'), 'tsc --noEmit -p tsconfig.build.json');
+    assert.equal(tscDirectCommand('tsc -w'), undefined);
+    assert.equal(tscDirectCommand('tsc && eslint .'), undefined);
+    assert.equal(tscDirectCommand('cross-env X=1 tsc'), undefined);
+    assert.equal(avaTapCommand('ava --verbose test/'), 'ava --verbose test/ --tap');
+    assert.equal(avaTapCommand('ava --tap'), undefined);
+    assert.equal(avaTapCommand('ava | tap-spec'), undefined);
+  });
+
+  // Issue 13, item 2: a chain is read by the runner that produces the test output.
+  it('resolves npm/pnpm/yarn chains, npm-run-all globs, pre/post scripts and wrappers to the runner', () => {
+    assert.equal(unwrapCommand('cross-env NODE_ENV=test FOO=1 mocha -r ts-node/register'), 'mocha -r ts-node/register');
+    assert.equal(unwrapCommand('c8 --reporter lcov --reporter text node --test'), 'node --test');
+    assert.equal(unwrapCommand('nyc --all --reporter=html mocha'), 'mocha');
+    assert.equal(unwrapCommand('dotenv -e .env.test -- jest --ci'), 'jest --ci');
+    assert.equal(unwrapCommand('NODE_OPTIONS=--experimental-vm-modules npx jest'), 'jest');
+    assert.equal(unwrapCommand('pnpm exec vitest run'), 'vitest run');
+    const scripts = {
+      build: 'tsc -p .',
+      format: 'prettier --check .',
+      'test-coverage': 'c8 --check-coverage node test/index.js',
+      test: 'npm run build && npm run format && npm run test-coverage',
+      'test:ci': 'pnpm build && pnpm run test:unit',
+      'test:unit': 'cross-env TZ=UTC vitest run',
+      'test:all': 'run-s "test:unit" build',
+      'test:y': 'yarn test:unit',
+      'test:jest': 'dotenv -- jest',
+    };
+    assert.deepEqual(resolveScript(scripts, 'test').map((s) => [s.script, s.command, s.parser]), [
+      ['build', 'tsc -p .', 'tsc'],
+      ['format', 'prettier --check .', 'generic'],
+      ['test-coverage', 'node test/index.js', 'generic'],
+    ]);
+    // A test file run by plain node: no step names a runner, so every recognising parser reads the output.
+    assert.equal(parserForScript(scripts, 'test'), 'generic');
+    assert.equal(parserForScript(scripts, 'test:ci'), 'vitest');
+    assert.equal(parserForScript(scripts, 'test:all'), 'vitest');
+    assert.equal(parserForScript(scripts, 'test:y'), 'vitest');
+    assert.equal(parserForScript(scripts, 'test:jest'), 'jest');
+    assert.deepEqual(resolveScript({ pretest: 'tsc', test: 'mocha' }, 'test').map((s) => s.command), ['tsc', 'mocha']);
+    assert.deepEqual(resolveScript({ pretest: 'tsc', test: 'mocha', posttest: 'eslint .', t: 'npm test' }, 't').map((s) => s.parser), ['tsc', 'mocha', 'eslint']);
+    // `npm test:unit` is no script reference (npm: `Unknown command`), unlike `pnpm test:unit` and `yarn test:unit`.
+    const bare = { test: 'npm run build && npm test:unit', build: 'esbuild src/x.ts', 'test:unit': 'node --test' };
+    assert.equal(parserForScript(bare, 'test'), 'generic');
+    assert.match(resolveScript(bare, 'test')[1]!.problem!, /runs no script: npm answers "Unknown command" \(`npm run test:unit` would run scripts\.test:unit\)/);
+    assert.equal(parserForScript({ ...bare, test: 'pnpm run build && pnpm test:unit' }, 'test'), 'node-test');
+    assert.equal(parserForScript({ ...bare, test: 'yarn build && yarn test:unit' }, 'test'), 'node-test');
+    assert.equal(parserForScript({ ...bare, test: 'npm run build && npm run test:unit' }, 'test'), 'node-test');
+    assert.equal(parserForScript({ lint: 'eslint . && tsc --noEmit' }, 'lint'), 'tsc', 'no runner and no unknown tool: the last tool named');
+    // TypeScript runtimes and coverage wrappers around the runner.
+    for (const [test, parser] of [
+      ['tsx --test test/*.test.ts', 'node-test'],
+      ['c8 --reporter=lcov tsx --test', 'node-test'],
+      ['node --import tsx --test', 'node-test'],
+      ['nyc ts-node node_modules/.bin/mocha', 'mocha'],
+      ['cross-env NODE_ENV=test dotenv -e .env -- vitest run', 'vitest'],
+      ['nyc --reporter=text-summary npm run test:unit', 'jest'],
+      ['ts-node --esm test/run.ts', 'generic'],
+    ] as const) {
+      assert.equal(parserForScript({ test, 'test:unit': 'jest' }, 'test'), parser, test);
+    }
+    assert.equal(parserForScript({ lint: 'rimraf dist && eslint .' }, 'lint'), 'eslint', 'a build or clean step does not make a chain generic');
+  });
+
+  // Issue 13, item 5: shapes, at the level of the files that declare them.
+  it('pnpm and yarn workspaces: packages from their globs (negations too), each by its own scripts; dependents followed transitively', () => {
+    write('pnpm-workspace.yaml', "packages:\n  - 'packages/*'\n  - '!packages/skip'\n  - apps/web\n");
+    write('package.json', JSON.stringify({ name: 'root', scripts: { test: 'pnpm -r test', lint: 'eslint .' } }));
+    write('packages/core/package.json', JSON.stringify({ name: '@x/core', scripts: { test: 'vitest run', typecheck: 'tsc --noEmit' } }));
+    write('packages/ui/package.json', JSON.stringify({ name: '@x/ui', dependencies: { '@x/core': 'workspace:*' }, scripts: { test: 'jest' } }));
+    write('packages/skip/package.json', JSON.stringify({ name: '@x/skip', scripts: { test: 'jest' } }));
+    write('apps/web/package.json', JSON.stringify({ name: 'web', devDependencies: { '@x/ui': 'workspace:^' }, scripts: { 'test:unit': 'mocha -r tsx' } }));
+    write('apps/other/package.json', JSON.stringify({ name: 'other', scripts: { test: 'jest' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks.map((c) => [c.name, c.cwd, c.parser]), [
+      ['lint', undefined, 'eslint'],
+      ['web:test:unit', 'apps/web', 'mocha'],
+      ['@x/core:typecheck', 'packages/core', 'tsc'],
+      ['@x/core:test', 'packages/core', 'vitest'],
+      ['@x/ui:test', 'packages/ui', 'jest'],
+    ]);
+    assert.equal(d.origins['@x/core:test']!.source, 'packages/core/package.json scripts.test');
+    assert.equal(d.origins['@x/core:test']!.package, '@x/core');
+    assert.match(d.notes.join('\n'), /test: scripts\.test \("pnpm -r test"\) runs each package's own script/);
+    const ws = workspaceAt(dir)!;
+    assert.equal(ws.source, 'pnpm-workspace.yaml');
+    assert.deepEqual(dependentsOf(ws, '@x/core').map((p) => p.name), ['web', '@x/ui']);
+    // yarn's object form, run in a package: its own scripts, then its dependents' in their folders.
+    rmSync(path.join(dir, 'pnpm-workspace.yaml'));
+    write('package.json', JSON.stringify({ name: 'root', workspaces: { packages: ['packages/*', 'apps/*'] } }));
+    const inCore = discoverChecks(path.join(dir, 'packages', 'core'));
+    // apps/other and packages/skip are packages now, but depend on nothing of core's: not checked from it.
+    assert.deepEqual(inCore.checks.map((c) => [c.name, c.cwd]), [
+      ['typecheck', undefined],
+      ['test', undefined],
+      ['web:test:unit', '../../apps/web'],
+      ['@x/ui:test', '../ui'],
+    ]);
+    assert.match(inCore.notes.join('\n'), /workspace: @x\/core is a package of the workspace at \.\.\/\.\.; the packages that depend on it are checked too: web, @x\/ui/);
+  });
+
+  it('a solution tsconfig (project references, JSONC) is checked with `tsc -b`', () => {
+    write('tsconfig.json', '{\n  // JSONC\n  "files": [],\n  "references": [{ "path": "./a" }],\n}\n');
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks, [{ name: 'tsc', command: 'tsc -b', parser: 'tsc' }]);
+    assert.match(d.origins.tsc!.reason, /build mode: tsconfig\.json references other projects/);
+  });
+
+  it('jest.config.ts: says whether the project has the ts-node Jest loads it with', () => {
+    write('package.json', JSON.stringify({ scripts: { test: 'jest' } }));
+    write('jest.config.ts', 'export default {};');
+    assert.match(discoverChecks(dir).notes.join('\n'), /jest\.config\.ts: Jest loads it with the project's own ts-node/);
+    rmSync(path.join(dir, 'node_modules'));
+    assert.match(discoverChecks(dir).notes.join('\n'), /jest\.config\.ts: Jest needs ts-node to load it and the project does not install it: the check fails until it does \(`npm i -D ts-node`\)/);
+    write('jest.config.ts', '/** @jest-config-loader esbuild-register */\nexport default {};');
+    assert.match(discoverChecks(dir).notes.join('\n'), /Jest needs esbuild-register to load it/);
+  });
+
+  it('mocha: the reporter from the flag or .mocharc decides the parser, and an unreadable one says generic', () => {
+    write('package.json', JSON.stringify({ scripts: { test: 'mocha' } }));
+    write('.mocharc.json', '{ "reporter": "tap" }');
+    assert.deepEqual(discoverChecks(dir).origins.test, { source: 'package.json scripts.test', parser: 'tap', reason: 'mocha with its `tap` reporter (from .mocharc.json)' });
+    write('.mocharc.json', '{ "reporter": "xunit" }');
+    assert.equal(discoverChecks(dir).origins.test!.parser, 'generic');
+    assert.match(discoverChecks(dir).origins.test!.reason, /mocha's `xunit` reporter \(from \.mocharc\.json\) has no parser here: the generic parser reads its output/);
+    write('package.json', JSON.stringify({ scripts: { test: 'mocha -R spec' } }));
+    assert.equal(discoverChecks(dir).origins.test!.parser, 'mocha', 'the flag wins over the config');
+  });
+
+  it('Biome, oxlint, xo and uvu are run through their script and said to be read by the generic parser', () => {
+    write('package.json', JSON.stringify({ scripts: { lint: 'biome check ./src', test: 'uvu tests' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks.map((c) => [c.name, c.command, c.parser]), [['lint', 'npm run lint --silent', 'generic'], ['test', 'npm test --silent', 'generic']]);
+    assert.match(d.origins.lint!.reason, /^Biome has no parser of its own here: the generic parser reads its output/);
+    assert.match(d.origins.test!.reason, /^uvu has no parser of its own here/);
+    write('package.json', JSON.stringify({ scripts: { 'lint:ox': 'oxlint src', 'lint:xo': 'xo' } }));
+    assert.deepEqual(Object.values(discoverChecks(dir).origins).map((o) => o.reason.split(' ')[0]), ['oxlint', 'xo']);
+  });
+
+  it('scripts that call a package manager which is not installed say so', () => {
+    write('package.json', JSON.stringify({ scripts: { build: 'tsc', test: 'pnpm run build && vitest run' } }));
+    const note = /test: the scripts call pnpm, which is not installed \(not in node_modules\/\.bin or on PATH\): the check fails where they do/;
+    if (findExecutable('pnpm', dir) === undefined) assert.match(discoverChecks(dir).notes.join('\n'), note);
+    else assert.doesNotMatch(discoverChecks(dir).notes.join('\n'), note);
+  });
+
+  it('explains configured checks too: the setting or flag, and the parser named or inferred', () => {
+    write('package.json', JSON.stringify({ scripts: { test: 'npm run build && npm run cov', build: 'tsc', cov: 'c8 node --test' } }));
+    const e = explainChecks(dir, [{ name: 't', command: 'npm test' }, { name: 'x', command: 'make x', parser: 'tap' }], {}, '--check');
+    assert.deepEqual(e.t, { source: '--check', parser: 'node-test', reason: 'inferred from the command' });
+    assert.deepEqual(e.x, { source: '--check', parser: 'tap', reason: 'the parser the check names' });
+    const found = discoverChecks(dir);
+    const d = explainChecks(dir, found.checks, found.origins);
+    assert.equal(d.test!.source, 'package.json scripts.test');
+    assert.equal(d.test!.parser, 'node-test');
+    assert.match(d.test!.reason, /test runner in the chain \(`node --test` in scripts\.cov\)/);
+    assert.equal(explainChecks(dir, [{ name: 'u', command: 'vitest run' }], {}).u!.source, 'fixUntilGreen.checks');
+  });
+
+  // Fixture projects in the shapes of issue 13: discovery picks the project's own scripts and the right parser.
+  const discoverAndVerify = async (fixture: string): Promise<{ checks: CheckSpec[]; failures: Failure[]; project: string; cleanup: () => void }> => {
+    const s = copyFixture(`verify/${fixture}`);
+    const { checks } = discoverChecks(s.project);
+    const v = new Verifier({ root: s.project, checks, parallel: false, outputLimitKb: 256, flakyReruns: 0 });
+    assert.deepEqual(v.preflight(), []);
+    const r = await v.verify();
+    return { checks, failures: r.failures, project: s.project, cleanup: s.cleanup };
+  };
+
+  it('lint scope (flat config, `eslint ./src --ext .ts`): only the errors the project\'s own lint sees', async () => {
+    const r = await discoverAndVerify('scripts-lint-scope');
+    try {
+      assert.deepEqual(r.checks, [
+        { name: 'typecheck', command: 'tsc --noEmit -p .', parser: 'tsc' },
+        { name: 'lint', command: 'eslint ./src --ext .ts --format json', parser: 'eslint' },
+      ]);
+      const lint = r.failures.filter((f) => f.check === 'lint');
+      assert.deepEqual(lint.map((f) => [f.file, f.line, f.id]), [
+        ['src/price.ts', 7, '@typescript-eslint/no-unused-vars'],
+        ['src/price.ts', 12, '@typescript-eslint/no-explicit-any'],
+      ]);
+      // What the whole-tree inference would have run: errors in a config file the project never lints.
+      const whole = await new Verifier({ root: r.project, checks: [{ name: 'eslint', command: 'eslint --format json .', parser: 'eslint' }], parallel: false, outputLimitKb: 256, flakyReruns: 0 }).verify();
+      assert.ok(whole.failures.some((f) => f.file === 'jest.config.js'), 'the fixture has errors outside ./src');
+    } finally {
+      r.cleanup();
+    }
+  });
+
+  it('lint scope (legacy .eslintrc.json, env-prefixed script with its own formatter): JSON report, only ./src', async () => {
+    const r = await discoverAndVerify('scripts-lint-legacy');
+    try {
+      assert.deepEqual(r.checks, [{ name: 'lint', command: 'ESLINT_USE_FLAT_CONFIG=false eslint ./src --ext .js --format json', parser: 'eslint' }]);
+      assert.deepEqual(r.failures.map((f) => [f.file, f.line, f.id]), [
+        ['src/queue.js', 5, 'no-unused-vars'],
+        ['src/queue.js', 14, 'no-undef'],
+      ]);
+    } finally {
+      r.cleanup();
+    }
+  });
+
+  it('chained test script (build && format && coverage of a plain `node` test run): every node:test failure, with its file', async () => {
+    const r = await discoverAndVerify('chain-node-test');
+    try {
+      assert.deepEqual(r.checks, [{ name: 'test', command: 'npm test --silent', parser: 'generic' }]);
+      assert.deepEqual(r.failures.map((f) => [f.file, f.id]).sort(), [
+        ['test/stock.test.js', 'empty lists the skus with none left'],
+        ['test/stock.test.js', 'quantity of a known sku'],
+        ['test/stock.test.js', 'take lowers the quantity'],
+        ['test/stock.test.js', 'total counts every item'],
+      ]);
+      assert.ok(r.failures.every((f) => f.line !== undefined), 'each failure located');
+    } finally {
+      r.cleanup();
+    }
+  });
+
+  it('chained test script failing at its build step: the tsc errors, not one failure with no file', async () => {
+    const s = copyFixture('verify/chain-node-test');
+    try {
+      const file = path.join(s.project, 'src', 'stock.js');
+      writeFileSync(file, readFileSync(file, 'utf8').replace('return item ? item.qty + 1 : 0;', "return item ? item.qty + 1 : '0';"));
+      const { checks } = discoverChecks(s.project);
+      const r = await new Verifier({ root: s.project, checks, parallel: false, outputLimitKb: 256, flakyReruns: 0 }).verify();
+      assert.deepEqual(r.failures.map((f) => [f.file, f.line, f.id]), [['src/stock.js', 14, 'TS2322']]);
     } finally {
       s.cleanup();
     }

@@ -5,6 +5,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Failure } from '../../../src/core/types';
 import { GREEN_HASH, failureIdentity, normalizeMessage } from '../../../src/core/verify/identity';
+import { parserForCommand } from '../../../src/core/verify/infer';
+import { parseOutput } from '../../../src/core/verify/parsers/index';
+import { parseGeneric } from '../../../src/core/verify/parsers/generic';
+import { checkEnv, runCommand } from '../../../src/core/verify/runner';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
@@ -28,6 +32,18 @@ describe('normalizeMessage', () => {
     assert.equal(n('Timeout of 2000ms exceeded (12.3 s) after 4s'), n('Timeout of 300ms exceeded (0.5 s) after 1s'));
     assert.equal(n('at 2026-11-22T02:34:33.879Z and 02:35:09 epoch 1795314893150'), n('at 2025-01-02T10:00:00Z and 23:59:59 epoch 1700000000000'));
     assert.equal(n('duration_ms: 2.262743'), n('duration_ms: 0.1'));
+    // node:test's TAP and spec summaries, and its stack lines without `at` (TAP YAML `stack: |-`).
+    assert.equal(n('# duration_ms 74.947976'), n('# duration_ms 80.1'));
+    assert.equal(n('ℹ duration_ms 74.947976'), n('ℹ duration_ms 3'));
+    assert.equal(n('boom\n    TestContext.<anonymous> (file:///tmp/cnt/test/stock.test.js:19:10)\n    async Test.processPendingSubtests (node:internal/test_runner/test:526:7)'), 'boom');
+    assert.equal(n('Duration 1.53s (transform 30ms, setup 0ms)'), n('Duration 812ms (transform 41ms, setup 1ms)'));
+    assert.equal(n('Time: 1.234 s, estimated 2 s'), n('Time: 0.5 s, estimated 1 s'));
+    assert.equal(n('took 1m 3s'), n('took 2m 15.4s'));
+    assert.equal(n('# time=12.3ms'), n('# time=401ms'));
+    assert.equal(n('  Duration:  3.40ms'), n('  Duration:  12ms'));
+    // A file:// URL is a path with %-escapes; node:test's frames without `at` or parentheses.
+    assert.equal(n(`at file://${root}/my%20dir/x.js`), n(`at ${root}/my dir/x.js`));
+    assert.equal(n('boom\n    node:internal/test_runner/harness:255:12\n    /usr/lib/node/x.js:1:2'), 'boom');
   });
 
   it('removes addresses, UUIDs, seeds, PIDs, ports, ANSI and stack frames', () => {
@@ -142,6 +158,54 @@ describe('failure identity on real tools, across paths and colour', function () 
         assert.equal(changed.count, aOff.count);
       } finally {
         for (const x of scratch) x.cleanup();
+      }
+    });
+  }
+});
+
+// Issue 13, item 3: the same state checked twice gives one hash, read by its parser or, where output
+// falls back to the generic parser, from its normalized tail (node:test's `duration_ms`, `file://` URLs).
+describe('failure identity: each runner twice on the same failing project', function () {
+  this.timeout(600000);
+  // `orderFree: false`: the runner prints its files' sections in the order parallel workers finish
+  // them, so a fixed-size tail of the output cuts it at different places; only its parser's reading
+  // (which every such runner has) can be the same twice.
+  const twice: { fixture: string; command: string; orderFree?: false }[] = [
+    { fixture: 'tsc', command: 'tsc --noEmit -p .' },
+    { fixture: 'eslint', command: 'eslint .' },
+    { fixture: 'mocha', command: 'mocha' },
+    { fixture: 'jest', command: 'jest', orderFree: false },
+    { fixture: 'vitest', command: 'vitest run' },
+    { fixture: 'node-test', command: 'node --test' },
+    { fixture: 'node-test', command: 'node --test --test-reporter=spec' },
+    { fixture: 'chain-node-test', command: 'npm test --silent' },
+    { fixture: 'node-test', command: 'node --test --test-reporter=tap' },
+    { fixture: 'mocharc', command: 'mocha' },
+    { fixture: 'ava', command: 'ava --tap' },
+    { fixture: 'ava', command: 'ava' },
+    { fixture: 'uvu', command: 'uvu test' },
+    { fixture: 'vitest-shared-block', command: 'vitest run' },
+    { fixture: 'ts-jest', command: 'jest', orderFree: false },
+  ];
+  for (const t of twice) {
+    it(`${t.fixture} (${t.command}): one hash from its parser and one from the generic tail`, async () => {
+      const s = copyFixture(`verify/${t.fixture}`);
+      try {
+        const run = async (): Promise<{ parsed: string; generic: string; count: number }> => {
+          const r = await runCommand({ command: t.command, cwd: s.project, timeoutMs: 300000, outputLimitBytes: 256 * 1024, env: checkEnv(s.project) });
+          const ctx = { check: 'c', root: s.project, exitCode: r.exitCode };
+          const parsed = parseOutput(parserForCommand(t.command, s.project), r.output, ctx);
+          const ictx = { root: s.project };
+          return { parsed: failureIdentity(parsed, ictx), generic: failureIdentity(parseGeneric(r.output, ctx), ictx), count: parsed.length };
+        };
+        const a = await run();
+        const b = await run();
+        // ava's own reporter and uvu have no parser: one generic failure; the others one per failing test.
+        assert.ok(a.count >= (parserForCommand(t.command, s.project) === 'generic' ? 1 : 2), 'the fixture fails');
+        assert.equal(b.parsed, a.parsed, 'parsed: one hash');
+        if (t.orderFree !== false) assert.equal(b.generic, a.generic, 'generic tail: one hash');
+      } finally {
+        s.cleanup();
       }
     });
   }

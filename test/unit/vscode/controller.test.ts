@@ -11,12 +11,15 @@ import { ReplayProvider } from '../../../src/core/model/replay';
 import { defaultSettings } from '../../../src/core/settings';
 import type { Settings } from '../../../src/core/settings';
 import type { FolderEngine, RunLike, RunWiring } from '../../../src/vscode/controller';
+import type { Problem } from '../../../src/vscode/fixActions';
+import { noChatModel } from '../../../src/vscode/fixActions';
+import { notAppliedWhy } from '../../../src/vscode/explain';
 import { FolderBusyError, RunController, RunControllers, RunInProgressError } from '../../../src/vscode/controller';
 import type { RunState } from '../../../src/vscode/runState';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 import { diffOf, reply } from '../../support/replies';
-import type { Verifier } from '../../../src/core/verify/verifier';
+import { Verifier } from '../../../src/core/verify/verifier';
 import { CALC, calcVerifier } from './calcVerifier';
 
 const LIMITS = { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 };
@@ -151,10 +154,11 @@ describe('the controller owns the folder\'s files', () => {
   const calc = (): string => readFileSync(path.join(s.project, CALC), 'utf8');
 
   /** The folder's engine as folderEngine.ts builds it, over the real Run and workspace, with a replay model. */
-  function engine(responses: ReplayResponse[], verifier: Verifier = calcVerifier(s.project, s.storage)): FolderEngine & { labels: string[] } {
+  function engine(responses: ReplayResponse[], verifier: Verifier = calcVerifier(s.project, s.storage), model?: Problem): FolderEngine & { labels: string[] } {
     const labels: string[] = [];
     return {
       labels,
+      modelProblem: async () => model,
       storageDir: s.storage,
       createRun: async (settings, instruction, w) =>
         new Run({ workspace: new FsWorkspace(s.project), verifier, provider: new ReplayProvider({ responses }), settings, storageDir: s.storage, signal: w.signal, onEvent: w.onEvent, ...(instruction ? { instruction } : {}) }),
@@ -166,6 +170,33 @@ describe('the controller owns the folder\'s files', () => {
     };
   }
   const settings = (maxSteps: number): Settings => ({ ...defaultSettings(), maxSteps });
+
+  it('preflight names what stops a run (the model, then the checks) before anything starts', async () => {
+    const ok = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([]) });
+    assert.deepEqual(await ok.preflight(settings(3)), []);
+    const noChecks = new Verifier({ root: s.project, checks: [], parallel: false, outputLimitKb: 64, flakyReruns: 0, storageDir: s.storage });
+    const bad = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([], noChecks, noChatModel('')) });
+    const problems = await bad.preflight(settings(3));
+    assert.deepEqual(problems.map((p) => p.message), ['No chat model is available in VS Code.', 'The checks cannot run: no checks configured or discovered: set fixUntilGreen.checks']);
+    assert.deepEqual(problems[0]!.actions, [{ kind: 'chooseModel' }, { kind: 'openSetting', setting: 'fixUntilGreen.model.provider' }]);
+    assert.deepEqual(problems[1]!.actions, [{ kind: 'openSetting', setting: 'fixUntilGreen.checks' }]);
+    assert.equal(bad.state.status, 'idle', 'a preflight starts no run');
+    assert.equal(calc(), original);
+  });
+
+  it('an edit that was not applied says why on its row: the file, the hunk that did not match, the reason', async () => {
+    // The reply's diff quotes a mul body the file does not have.
+    const stale = original.replace('return a + b;\n}\n\nexport function mul', 'return a - b;\n}\n\nexport function mul').replace(/(mul[^]*?return )a \+ b;/, '$1a / b;');
+    const e = engine([{ text: reply([diffOf(CALC, stale, edit('a * b', stale))]), usage: { input: 1000, output: 100 } }]);
+    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: e });
+    await c.run(settings(1), '');
+    const row = c.state.steps[0]!;
+    assert.equal(row.applied, false);
+    assert.ok((row.editErrors ?? []).length > 0, 'the edit event errors reach the row');
+    const why = notAppliedWhy(row.editErrors ?? [], row.feedback);
+    assert.match(why, /^src\/calc\.ts: hunk 1 of 1 \(reply line \d+\) did not match the file( \(.+\))?$/, why);
+    assert.equal(calc(), original);
+  });
 
   it('runs from settings through its engine, then reverts the run itself', async () => {
     const fixed = edit('a * b');
@@ -297,6 +328,7 @@ describe('the controller and a run of another process', function () {
         storageDir: s.storage,
         createRun: () => Promise.reject(new Error('not used')),
         createVerifier: () => calcVerifier(s.project, s.storage),
+        modelProblem: () => Promise.resolve(undefined),
         workspace: () => new FsWorkspace(s.project),
       };
       const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine });

@@ -31,7 +31,7 @@ describe('status-bar meter', () => {
 
   it('shows `k/maxSteps · used/ceiling` while running, e.g. 3/8 · 12.4k/200k', () => {
     const v = meterView(running(3, 12400), 1_005_000);
-    assert.equal(v.text, '$(sync~spin) 3/8 · 12.4k/200k');
+    assert.equal(v.text, '$(sync~spin) Fix Until Green: 3/8 steps · 12.4k/200k tokens');
     assert.equal(v.warning, false);
     assert.match(v.ariaLabel, /step 3 of 8, 12400 of 200000 tokens/);
     assert.match(v.tooltip, /\| Steps \| 3 \| 8 \|/);
@@ -52,24 +52,30 @@ describe('status-bar meter', () => {
 
   it('shows the last result with its codicon when idle after a run', () => {
     const stopped = (stopReason: RunState['stopReason'], outcome: RunState['outcome']): RunState => ({ ...running(2, 4200), status: 'stopped', stopReason, outcome, detail: 'every check passes after step 2' });
-    assert.equal(meterView(stopped('green', 'fixed')).text, '$(pass) green 2/8 · 4.2k/200k');
-    assert.equal(meterView(stopped('stalled', 'punt')).text, '$(warning) stalled 2/8 · 4.2k/200k');
-    assert.equal(meterView(stopped('step-cap', 'partial')).text, '$(warning) step-cap 2/8 · 4.2k/200k');
-    assert.equal(meterView(stopped('token-ceiling', 'partial')).text, '$(warning) token-ceiling 2/8 · 4.2k/200k');
-    assert.equal(meterView(stopped('error', 'punt')).text, '$(error) error 2/8 · 4.2k/200k');
+    assert.equal(meterView(stopped('green', 'fixed')).text, '$(check-all) Fix Until Green: green · 2/8 steps · 4.2k/200k tokens');
+    assert.equal(meterView(stopped('stalled', 'punt')).text, '$(debug-pause) Fix Until Green: stalled · 2/8 steps · 4.2k/200k tokens');
+    assert.equal(meterView(stopped('step-cap', 'partial')).text, '$(debug-pause) Fix Until Green: step-cap · 2/8 steps · 4.2k/200k tokens');
+    assert.equal(meterView(stopped('token-ceiling', 'partial')).text, '$(debug-pause) Fix Until Green: token-ceiling · 2/8 steps · 4.2k/200k tokens');
+    assert.equal(meterView(stopped('error', 'punt')).text, '$(circle-slash) Fix Until Green: error · 2/8 steps · 4.2k/200k tokens');
     assert.equal(meterView(stopped('green', 'fixed')).warning, false, 'no warning colour once stopped');
     const v = meterView(stopped('green', 'fixed'));
     assert.match(v.tooltip, /stopped with `green` \(fixed\)/);
     assert.match(v.tooltip, /every check passes after step 2/);
-    assert.equal(meterView({ ...stopped('green', 'fixed'), reverted: 'run' }).text, '$(pass) green 2/8 · 4.2k/200k · reverted');
+    assert.equal(meterView({ ...stopped('green', 'fixed'), reverted: 'run' }).text, '$(check-all) Fix Until Green: green · 2/8 steps · 4.2k/200k tokens · reverted');
   });
 
-  it('maps every stop reason to pass, error or warning', () => {
-    assert.equal(reasonIcon('green'), '$(pass)');
-    assert.equal(reasonIcon('error'), '$(error)');
-    assert.equal(reasonIcon('preflight-failed'), '$(error)');
+  it("never uses Problems' error or warning icon, and leads its tooltip with the stop sentence", () => {
+    for (const r of [null, 'green', 'error', 'preflight-failed', 'stalled', 'cancelled'] as const) assert.doesNotMatch(reasonIcon(r), /^\$\((error|warning)\)$/, String(r));
+    const st: RunState = { ...idleState('/w', 'w', LIMITS), status: 'stopped', step: 2, stopReason: 'stalled', outcome: 'punt', detail: 'failure identity 8b9e206b62e8 seen 2 times (steps 1, 2); stallThreshold is 2' };
+    assert.match(meterView(st).tooltip, /Stopped: no progress — the same failures came back 2 times/);
+  });
+
+  it('maps every stop reason to its icon', () => {
+    assert.equal(reasonIcon('green'), '$(check-all)');
+    assert.equal(reasonIcon('error'), '$(circle-slash)');
+    assert.equal(reasonIcon('preflight-failed'), '$(circle-slash)');
     for (const r of ['stalled', 'step-cap', 'token-ceiling', 'time-limit', 'cancelled', 'critic-stop', 'budget-depleted', 'low-confidence', 'unreachable'] as const) {
-      assert.equal(reasonIcon(r), '$(warning)', r);
+      assert.equal(reasonIcon(r), '$(debug-pause)', r);
     }
   });
 

@@ -27,6 +27,28 @@ const parsers: Record<ParserId, Parser> = {
   generic: parseGeneric,
 };
 
+/**
+ * Signs that output is a tool's own, for output whose tool the command does not name (a chain, a
+ * test file run by plain `node`): each parser that recognises it reads it. node:test's TAP is
+ * node:test's, not plain TAP's.
+ */
+const RECOGNISERS: readonly [ParserId, (text: string) => boolean][] = [
+  ['tsc', (t) => /^\S.*\(\d+,\d+\): error TS\d+:|^\S.*:\d+:\d+ - error TS\d+:/m.test(t)],
+  ['eslint', (t) => /^\s*\[\s*\{\s*"filePath"/.test(t) || (/^\s+\d+:\d+\s+(?:error|warning)\s+\S/m.test(t) && /✖ \d+ problems?/.test(t))],
+  ['jest', (t) => /^Test Suites:\s/m.test(t) && /^Tests:\s/m.test(t)],
+  ['vitest', (t) => /^\s*Test Files\s+\d+ (?:failed|passed)/m.test(t)],
+  ['mocha', (t) => /^\s*\d+ failing\s*$/m.test(t) && /^\s*\d+ passing\b/m.test(t)],
+  ['node-test', (t) => /^[ℹ#] (?:tests|fail|duration_ms) \d/m.test(t) || /^\s*duration_ms: [\d.]+$/m.test(t)],
+  ['tap', (t) => /^TAP version \d+/m.test(t) || /^not ok \d+ /m.test(t)],
+];
+
+/** The parsers whose tool's output this is (see RECOGNISERS), in their table order. */
+export function recognisedParsers(output: string): ParserId[] {
+  const text = stripAnsi(output);
+  const found = RECOGNISERS.filter(([, sees]) => sees(text)).map(([id]) => id);
+  return found.includes('node-test') ? found.filter((id) => id !== 'tap') : found;
+}
+
 function rootPrefixes(root: string): string[] {
   const out = new Set([path.resolve(root) + path.sep]);
   try {
@@ -66,11 +88,25 @@ export function parseOutput(parser: ParserId, output: string, ctx: ParseContext)
   // Output piped in by hand (`parse`) may still carry colour codes; the runner's is already clean.
   const text = stripAnsi(output);
   const clean: ParseContext = ctx.stdout !== undefined ? { ...ctx, stdout: stripAnsi(ctx.stdout) } : ctx;
-  const found = p(text, clean);
-  if (found.length === 0 && ctx.exitCode !== 0) return parseGeneric(text, clean);
+  let located: Failure[];
+  if (parser === 'generic') {
+    located = [];
+  } else {
+    const found = p(text, clean);
+    located = TEST_RUNNERS.has(parser) ? locateByTitle(found, clean) : found;
+  }
+  if (located.length === 0 && ctx.exitCode !== 0) {
+    // Output of another tool than the one named (a chain's other step): every parser that recognises it reads it.
+    for (const other of recognisedParsers(text)) {
+      if (other === parser) continue;
+      const found = parsers[other](text, clean);
+      located.push(...(TEST_RUNNERS.has(other) ? locateByTitle(found, clean) : found));
+    }
+    if (located.length === 0) return parseGeneric(text, clean);
+  }
+  if (parser === 'generic' && located.length === 0) return parseGeneric(text, clean);
   const seen = new Set<string>();
   const prefixes = rootPrefixes(ctx.root);
-  const located = TEST_RUNNERS.has(parser) ? locateByTitle(found, clean) : found;
   return located
     .map((f) => ({ ...f, message: relativize(f.message, prefixes) }))
     .filter((f) => {

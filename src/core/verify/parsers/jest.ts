@@ -1,4 +1,5 @@
 // Jest: `--json` (and Vitest's jest-compatible `--reporter=json`), and the default reporter's text.
+import stripAnsi from 'strip-ansi';
 import type { Failure } from '../../types';
 import type { ParseContext } from './common';
 import { dedent, extractJson, failure, formatFrames, indentOf, isStackLine, splitLines, tidyErrorHead, workspaceFrames, workspacePath } from './common';
@@ -57,7 +58,8 @@ export function jestJsonFailures(json: JestJson, ctx: ParseContext, sep: string)
     const rel = workspacePath(file.name, ctx);
     const failed = (file.assertionResults ?? []).filter((a) => a.status === 'failed');
     for (const a of failed) {
-      const text = splitLines((a.failureMessages ?? []).join('\n'));
+      // Colour inside JSON strings (`\u001b[…`) survives the output's ANSI stripping: strip it here.
+      const text = splitLines(stripAnsi((a.failureMessages ?? []).join('\n')));
       const frames = workspaceFrames(text, ctx);
       const where = place(frames, rel);
       if (a.location && where.line === undefined && rel !== undefined) Object.assign(where, { line: a.location.line, column: a.location.column });
@@ -72,11 +74,12 @@ export function jestJsonFailures(json: JestJson, ctx: ParseContext, sep: string)
     }
     // A file that could not run at all has no assertion results, only its message.
     if (failed.length === 0 && file.status === 'failed' && (file.message ?? '').trim() !== '') {
-      const blocks = textBlocks(splitLines(file.message!));
+      const message = stripAnsi(file.message!);
+      const blocks = textBlocks(splitLines(message));
       if (blocks.length > 0) {
-        for (const b of blocks) out.push(blockFailure(b, rel, ctx));
+        for (const b of blocks) out.push(...blockFailures(b, rel, ctx));
       } else {
-        const text = splitLines(file.message!);
+        const text = splitLines(message);
         const frames = workspaceFrames(text, ctx);
         out.push(failure({ check: ctx.check, ...place(frames, rel), id: 'Test suite failed to run', message: [...messageLines(text), ...formatFrames(frames)].join('\n') }));
       }
@@ -108,6 +111,38 @@ function textBlocks(lines: readonly string[]): Block[] {
   return out;
 }
 
+// A TypeScript diagnostic as ts-jest prints it in a suite that failed to run: `src/a.ts:11:9 - error TS2322: …`
+// (tsc's pretty form), or `src/a.ts(11,9): error TS2322: …`.
+const TS_DIAGNOSTIC = /^\s*(\S+?)(?::(\d+):(\d+) - |\((\d+),(\d+)\): )error (TS\d+): (.*)$/;
+
+/**
+ * The TypeScript errors listed by a suite that failed to run (ts-jest type-checks what a test
+ * imports): each at its own file and line, as tsc reports it, naming the suite it stopped.
+ */
+function diagnosticFailures(b: Block, file: string | undefined, ctx: ParseContext): Failure[] {
+  const out: Failure[] = [];
+  for (const l of b.body) {
+    const m = TS_DIAGNOSTIC.exec(l);
+    if (!m) continue;
+    const where = workspacePath(m[1]!, ctx);
+    out.push(
+      failure({
+        check: ctx.check,
+        ...(where !== undefined ? { file: where } : file !== undefined ? { file } : {}),
+        ...(where !== undefined ? { line: Number(m[2] ?? m[4]), column: Number(m[3] ?? m[5]) } : {}),
+        id: m[6]!,
+        message: `${m[7]!.trim()}\n(${file ?? 'a test suite'} failed to run: ${m[1]}:${m[2] ?? m[4]}:${m[3] ?? m[5]})`,
+      }),
+    );
+  }
+  return out;
+}
+
+function blockFailures(b: Block, file: string | undefined, ctx: ParseContext): Failure[] {
+  const ts = b.title === 'Test suite failed to run' ? diagnosticFailures(b, file, ctx) : [];
+  return ts.length > 0 ? ts : [blockFailure(b, file, ctx)];
+}
+
 function blockFailure(b: Block, file: string | undefined, ctx: ParseContext): Failure {
   const frames = workspaceFrames(b.body, ctx);
   return failure({ check: ctx.check, ...place(frames, file), id: b.title, message: [...messageLines(b.body), ...formatFrames(frames)].join('\n') });
@@ -120,7 +155,7 @@ function fromText(output: string, ctx: ParseContext): Failure[] {
   let file: string | undefined;
   let section: string[] = [];
   const flush = (): void => {
-    for (const b of textBlocks(section)) out.push(blockFailure(b, file, ctx));
+    for (const b of textBlocks(section)) out.push(...blockFailures(b, file, ctx));
     section = [];
   };
   for (const l of lines) {

@@ -93,7 +93,17 @@ export function locateByTitle(failures: readonly Failure[], ctx: ParseContext): 
     }
     return decls.get(file);
   };
+  let files: string[] | undefined;
   return failures.map((f) => {
+    if (f.line === undefined && f.file === undefined && f.id !== undefined && f.id !== 'exit') {
+      // A runner that names no file (ava's TAP): the one test file declaring that title, never a guess between two.
+      files ??= testFiles(ctx);
+      const found = files.flatMap((file) => {
+        const t = findTest(declsOf(file) ?? [], f.id!);
+        return t ? [{ file, t }] : [];
+      });
+      return found.length === 1 ? failure({ ...f, file: found[0]!.file, line: found[0]!.t.line, column: found[0]!.t.column }) : f;
+    }
     if (f.line !== undefined || f.file === undefined || f.id === undefined) return f;
     const missing = /Cannot find (?:module|package) '([^']+)'/.exec(f.message);
     if (missing) {

@@ -110,9 +110,13 @@ function str(v: unknown): string | undefined {
   return JSON.stringify(v);
 }
 
+const FRAME_AT = /\(\S+:\d+:\d+\)$/;
+
 /** `file:line:col` or node-tap's `at: {file, line, column}`. */
 function locationOf(y: Record<string, unknown>): { file: string; line?: number; column?: number } | undefined {
   const loc = y.location ?? y.at;
+  // ava's `at:` is a stack frame (`fn (file:///…:309:16)`), read with the stack, not a location.
+  if (typeof loc === 'string' && FRAME_AT.test(loc.trim())) return undefined;
   if (typeof loc === 'string') {
     const m = /^(.*?):(\d+)(?::(\d+))?$/.exec(loc.trim());
     if (m) return { file: m[1]!, line: Number(m[2]), ...(m[3] ? { column: Number(m[3]) } : {}) };
@@ -150,9 +154,13 @@ export function tapFailure(r: TapResult, ctx: ParseContext): Failure | undefined
   // node:test names a test file that failed to load by its absolute path.
   const title = [...r.parents, r.title].map((t) => (/^(\/|file:|[a-z]:\\)/i.test(t) ? (workspacePath(t, ctx) ?? t) : t)).join(' > ');
   const name = str(y.name);
-  const error = str(y.error) ?? str(y.message);
-  const head = error !== undefined ? (name && name !== 'Error' && !error.startsWith(name) ? `${name}: ${error}` : error) : undefined;
+  const error = str(y.error) ?? (str(y.message) || undefined);
+  // ava says which assertion failed (`assertion: t.is()`) and leaves `message` empty.
+  const assertion = str(y.assertion);
+  const head = error !== undefined ? (name && name !== 'Error' && !error.startsWith(name) ? `${name}: ${error}` : error) : assertion !== undefined ? `${name ?? 'Error'}: ${assertion}` : undefined;
   const message: string[] = head !== undefined ? [head.trimEnd()] : [];
+  // ava's `details`: `{'Difference (- actual, + expected):': '- 1\n+ 2'}`.
+  if (typeof y.details === 'object' && y.details !== null) for (const [k, v] of Object.entries(y.details as Record<string, unknown>)) message.push(`${k}\n${str(v) ?? ''}`.trimEnd());
   // node-tap and tape say what was found and wanted rather than a whole message.
   const found = str(y.found ?? y.actual);
   const wanted = str(y.wanted ?? y.expected);
@@ -160,7 +168,7 @@ export function tapFailure(r: TapResult, ctx: ParseContext): Failure | undefined
   if (typeof y.diff === 'string' && y.diff.trim() !== '') message.push(y.diff.trimEnd());
   if (message.length === 0 && r.raw.length > 0) message.push(...rawMessage(r.raw));
   if (message.length === 0) message.push('failed');
-  const stack = typeof y.stack === 'string' ? splitLines(y.stack) : r.raw;
+  const stack = typeof y.stack === 'string' ? splitLines(y.stack) : typeof y.at === 'string' && FRAME_AT.test(y.at.trim()) ? [y.at] : r.raw;
   const frames = workspaceFrames(stack, ctx);
   const loc = locationOf(y);
   const locFile = loc ? workspacePath(loc.file, ctx) : undefined;

@@ -40,7 +40,10 @@ function blocks(lines: readonly string[]): Block[] {
     }
     const m = FAIL.exec(t);
     if (m) {
-      cur = { head: t, body: [] };
+      // Several `FAIL` heads in a row share the one error block that follows them (tests that
+      // failed the same way, e.g. in a `beforeEach`): each gets that block, with its location.
+      const shared = cur !== undefined && cur.body.every((x) => x.trim() === '');
+      cur = { head: t, body: shared ? cur!.body : [] };
       out.push(cur);
       continue;
     }

@@ -38,6 +38,7 @@ export function checkResult(spec: CheckSpec, parser: ParserId, c: Confirmed, mod
     flaky: c.flaky,
     parser,
     runs: c.attempts.length,
+    runDurationsMs: c.attempts.map((a) => a.r.durationMs),
     mode,
     ...(extra.note !== undefined ? { stagedNote: extra.note } : {}),
     ...(c.attempts.some((a) => a.r.strays.length > 0) ? { strays: [...new Set(c.attempts.flatMap((a) => a.r.strays))] } : {}),

@@ -1,0 +1,157 @@
+// Every stop in a sentence a newcomer reads: what happened and what is left, in plain words. The
+// engine's detail (hashes, thresholds, critic names) stays available as the technical detail for a
+// tooltip or an expandable section. Pure and free of Node and `vscode` imports: the panel's webview
+// bundle, the notifications and the status bar all say the same thing, and the unit tests read it.
+import type { Outcome, StopReason } from '../core/policy/reasons';
+import type { Failure } from '../core/types';
+import { explainError } from './fixActions';
+
+/** What a stop sentence is built from: a RunState and a RunReport both have these. */
+export interface StopFacts {
+  stopReason: StopReason;
+  outcome: Outcome | null;
+  detail: string | null;
+  steps: readonly { index: number }[];
+  remainingFailures: readonly Failure[];
+  limits: { maxSteps: number; tokenCeiling: number; timeLimitSeconds: number };
+}
+
+export interface StopExplanation {
+  /** One sentence that leads: "Stopped: no progress — …". */
+  sentence: string;
+  /** The engine's own words (hashes, thresholds), for a tooltip or an expandable detail. */
+  technical: string;
+}
+
+/** The line of an assertion message that shows the values: `20 !== 180`, `expected 3 to equal 4`. */
+function valuesLine(message: string): string | undefined {
+  const lines = message.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  return (
+    lines.find((l) => /^\S.{0,80}\s(!==|!=|===|==|deepStrictEqual|notStrictEqual)\s.{1,80}$/.test(l) && !/^AssertionError/.test(l)) ??
+    lines.find((l) => /^expected\b.*\b(to|but)\b/i.test(l)) ??
+    lines.find((l) => /^[-+] /.test(l))
+  );
+}
+
+/** A failure in a few words: its name (test title, rule, code) and the values or the first line of its message. */
+export function failureHeadline(f: Failure): string {
+  const name = f.id ?? (f.file ? `${f.file}${f.line ? `:${f.line}` : ''}` : f.check);
+  const first = f.message.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  const what = valuesLine(f.message) ?? first.replace(/^AssertionError( \[\w+\])?: /, '');
+  const short = what.length > 80 ? `${what.slice(0, 79)}…` : what;
+  return short ? `${name}: ${short}` : name;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** "1 failure left (applyDiscount: 20 !== 180)", "3 failures left (…, and 2 more)", "no failures left". */
+export function failuresLeft(failures: readonly Failure[]): string {
+  if (failures.length === 0) return 'no failures left';
+  const more = failures.length > 1 ? `, and ${failures.length - 1} more` : '';
+  return `${plural(failures.length, 'failure')} left (${failureHeadline(failures[0]!)}${more})`;
+}
+
+function lastStep(f: StopFacts): number {
+  return f.steps.length > 0 ? f.steps[f.steps.length - 1]!.index : 0;
+}
+
+function minutes(seconds: number): string {
+  return seconds % 60 === 0 ? plural(seconds / 60, 'minute') : plural(seconds, 'second');
+}
+
+/** The critics' names as a user reads them. */
+const GUARDS: Record<string, string> = {
+  'protected-paths': 'the protected-paths guard',
+  'no-suppressions': 'the no-suppressions guard (no @ts-ignore, eslint-disable, .skip)',
+  'rollback-regressions': 'the regression guard',
+  'verifier-integrity': 'the verifier-integrity guard',
+};
+
+function criticStopSentence(detail: string): string {
+  const m = /^critic (\S+) said stop at step (\d+): ([\s\S]*)$/.exec(detail);
+  if (!m) return `Stopped: a guard stopped the run (${detail}).`;
+  const [, critic, step, reason] = m;
+  if (critic === 'verifier-integrity') {
+    const files = /changed on disk during the run: ([^;]+)/.exec(reason!)?.[1];
+    return `Stopped: what defines the checks changed on disk during step ${step}${files ? ` (${files})` : ''}, so the checks are no longer the ones the run started with.`;
+  }
+  return `Stopped: ${GUARDS[critic!] ?? `the ${critic} guard`} stopped step ${step}: ${reason!.split('\n')[0]}.`.replace(/\.\.$/, '.');
+}
+
+function errorSentence(detail: string): string {
+  // A restore that met a file someone else changed (loop/restorer.ts).
+  const restore = /could not restore the state of step (\d+): (.*?); the run's version is kept/.exec(detail);
+  if (restore) {
+    const why = restore[2]!.replace(/; left as (the user has it|it is)/g, '');
+    return `Stopped: the files could not be put back to step ${restore[1]}, because ${why}. Your version is kept; Revert run offers the run's.`;
+  }
+  const conflict = /^(.*); the run stopped at step (\d+)$/.exec(detail);
+  if (conflict && /changed (on disk|since)|modified/.test(conflict[1]!)) return `Stopped at step ${conflict[2]}: a file changed outside the run, so the edit was not written (${conflict[1]}).`;
+  return `Stopped by an error: ${explainError(detail).message}`;
+}
+
+/** The sentence that leads every stop, and the engine's words behind it. */
+export function explainStop(f: StopFacts): StopExplanation {
+  const detail = f.detail ?? '';
+  const outcome = f.outcome ? ` (${f.outcome})` : '';
+  const technical = `${f.stopReason}${outcome}${detail ? `: ${detail}` : ''}`;
+  const left = failuresLeft(f.remainingFailures);
+  const step = lastStep(f);
+  const sentence = ((): string => {
+    switch (f.stopReason) {
+      case 'green':
+        return step === 0 ? 'Green: every check already passes; nothing to fix.' : `Green: every check passes after step ${step}.`;
+      case 'stalled': {
+        const times = Number(/seen (\d+) times/.exec(detail)?.[1] ?? 0) || f.steps.length;
+        const rf = f.remainingFailures;
+        const what = rf.length === 0 ? 'the same failures' : rf.length === 1 ? `the same failure (${failureHeadline(rf[0]!)})` : `the same ${rf.length} failures (${failureHeadline(rf[0]!)}, and ${rf.length - 1} more)`;
+        return `Stopped: no progress — ${what} came back ${plural(times, 'time')}.`;
+      }
+      case 'step-cap':
+        return `Stopped: all ${plural(f.limits.maxSteps, 'step')} used; ${left}. Continue gives it more steps.`;
+      case 'token-ceiling':
+        return `Stopped: the token budget (${f.limits.tokenCeiling.toLocaleString('en-US')}) is spent; ${left}. Continue gives it more tokens.`;
+      case 'time-limit':
+        return `Stopped: the time limit (${minutes(f.limits.timeLimitSeconds)}) ran out; ${left}.`;
+      case 'cancelled':
+        return `Stopped by you${step > 0 ? ` after step ${step}` : ''}; ${left}.`;
+      case 'critic-stop':
+        return criticStopSentence(detail);
+      case 'budget-depleted':
+        return `Stopped: the model kept failing while unsure of itself (its confidence budget ran out at step ${step}); ${left}.`;
+      case 'low-confidence': {
+        const m = /CONFIDENCE ([\d.]+) at step (\d+) is below escalateBelowConfidence ([\d.]+)/.exec(detail);
+        return m ? `Stopped: the model was unsure at step ${m[2]} (confidence ${m[1]}, below the ${m[3]} you set); ${left}.` : `Stopped: the model was unsure of its edit; ${left}.`;
+      }
+      case 'unreachable':
+        return `Stopped: the model says it cannot fix this (it reported "blocked" at step ${step}); ${left}.`;
+      case 'preflight-failed':
+        return `Did not start: ${explainError(detail).message}`;
+      case 'error':
+        return errorSentence(detail);
+    }
+  })();
+  return { sentence, technical };
+}
+
+/**
+ * Why a step's edit was not applied, in one line: the file, the hunk that did not match, and why
+ * (from the edit event's errors, else the step record's feedback); the full text stays expandable.
+ */
+export function notAppliedWhy(errors: readonly string[], feedback: string | null): string {
+  const text = errors.length > 0 ? errors.join('\n') : (feedback ?? '');
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  if (lines.length === 0) return 'the reply held no edit that could be applied';
+  const first = lines[0]!.replace(/^Your edit was not applied: /, 'refused: ');
+  const hunk = /^(.+?): (.+?) did not match the file's current content\./.exec(first);
+  if (hunk) {
+    const because = /rejected because (.+?)\.?$/.exec(lines.find((l) => l.startsWith('Closest region')) ?? '')?.[1];
+    const none = lines.some((l) => l.startsWith('No region of the file resembles it'));
+    return `${hunk[1]}: ${hunk[2]} did not match the file${because ? ` (${because})` : none ? ' (no part of the file resembles it)' : ''}`;
+  }
+  const ambiguous = /^(.+?): (.+?) matches (\d+) places equally well/.exec(first);
+  if (ambiguous) return `${ambiguous[1]}: ${ambiguous[2]} matches ${ambiguous[3]} places, so it was not guessed`;
+  return first.length > 160 ? `${first.slice(0, 159)}…` : first;
+}

@@ -1,0 +1,73 @@
+// What the user can do about a problem that stops a run, as buttons: set the API key, choose a
+// model, or open the settings UI at the one setting that fixes it. Pure (no `vscode` import): the
+// commands turn these into notification buttons, the unit tests read them directly.
+import type { ProviderConfigError } from '../core/model/factory';
+
+export type FixAction = { kind: 'setApiKey' } | { kind: 'chooseModel' } | { kind: 'openSetting'; setting: string };
+
+/** A problem in a short sentence, with the fixes offered as buttons. */
+export interface Problem {
+  message: string;
+  actions: FixAction[];
+}
+
+export function actionLabel(a: FixAction): string {
+  switch (a.kind) {
+    case 'setApiKey':
+      return 'Set API Key';
+    case 'chooseModel':
+      return 'Choose Model…';
+    case 'openSetting':
+      return 'Open Settings';
+  }
+}
+
+const open = (setting: string): FixAction => ({ kind: 'openSetting', setting: `fixUntilGreen.${setting}` });
+
+/** No chat model through VS Code's Language Model API: pick one, or another provider in the settings. */
+export function noChatModel(id: string): Problem {
+  return {
+    message: id ? `No chat model matching "${id}" is available in VS Code.` : 'No chat model is available in VS Code.',
+    actions: [{ kind: 'chooseModel' }, open('model.provider')],
+  };
+}
+
+/** The fixes of a provider that cannot be built, by its code. */
+export function providerFix(e: ProviderConfigError): FixAction[] {
+  switch (e.code) {
+    case 'no-api-key':
+      return [{ kind: 'setApiKey' }, open('model.baseUrl')];
+    case 'no-model-id':
+    case 'no-replay-file':
+    case 'bad-replay-file':
+      return [open('model.id')];
+    case 'unknown-provider':
+    case 'host-provider':
+      return [{ kind: 'chooseModel' }, open('model.provider')];
+  }
+}
+
+/** Checks that cannot run (a missing tool, no checks found): the setting that names them. */
+export function checksProblem(problems: readonly string[]): Problem {
+  const first = problems[0] ?? 'the checks cannot run';
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more; see the log)` : '';
+  return { message: `The checks cannot run: ${first}${more}`, actions: [open('checks')] };
+}
+
+/**
+ * A run's `error` detail in a short sentence with its fixes. The engine's detail for a model that
+ * refused names the model twice ("model X: X at host refused …") and spells the fix in prose ("Fix:
+ * run the command …"): the sentence keeps the model once and the fix becomes a button.
+ */
+export function explainError(detail: string): Problem {
+  const once = detail.replace(/^model (\S+): \1\b/, '$1');
+  const [said] = once.split(/ Fix: /);
+  const message = (said ?? once).trim().replace(/[.;:]?$/, '.');
+  if (/refused the API key|needs an API key/.test(detail)) return { message, actions: [{ kind: 'setApiKey' }, open('model.provider')] };
+  if (/billing reasons|denied access/.test(detail)) return { message, actions: [{ kind: 'setApiKey' }, open('model.id')] };
+  if (/was not found/.test(detail)) return { message, actions: [open('model.id')] };
+  if (/contextTokenBudget/.test(detail)) return { message, actions: [open('contextTokenBudget')] };
+  if (/fixUntilGreen\.model\.baseUrl|could not reach/.test(detail)) return { message, actions: [open('model.baseUrl')] };
+  if (/No chat model|no chat model/.test(detail)) return { message, actions: [{ kind: 'chooseModel' }, open('model.provider')] };
+  return { message, actions: [] };
+}

@@ -1,0 +1,57 @@
+// The shell's stand-in for a folder's engine: the engine bundle (dist/engine.js: the loop, the
+// verifier, the providers, their SDKs, the tokenizer) is loaded the first time a run or a check pass
+// asks for it, never at activation. Restores write through VS Code's buffers, which the shell has
+// already: Revert, Keep and the interrupted-run offer do not load the engine.
+import type { Logger } from '../core/types';
+import type { CheckVerifier, FolderEngine, RunLike, RunWiring } from './controller';
+import type { Problem } from './fixActions';
+import type * as FolderEngineModule from './folderEngine';
+import type { EngineDeps } from './folderEngine';
+import { VscodeWorkspace } from './vscodeWorkspace';
+
+type EngineModule = typeof FolderEngineModule;
+
+let loading: Promise<EngineModule> | undefined;
+let loadedAfterMs: number | undefined;
+
+/**
+ * The engine module, loaded once. The shell bundle resolves `./folderEngine` to the separate
+ * `engine.js` beside it (esbuild.mjs), so this is where its evaluation happens.
+ */
+export function loadEngine(logger: Logger): Promise<EngineModule> {
+  loading ??= (async () => {
+    const t = performance.now();
+    const m = await import('./folderEngine');
+    loadedAfterMs = performance.now() - t;
+    // The e2e suite reads this line to tell that a window loaded the engine, and when.
+    logger.info(`engine loaded in ${loadedAfterMs.toFixed(1)} ms`);
+    return m;
+  })();
+  // A failed load (a broken install) is retried at the next command rather than remembered.
+  loading.catch(() => (loading = undefined));
+  return loading;
+}
+
+/** Whether this extension host has loaded the engine bundle (for the e2e suite and the bench). */
+export function engineLoaded(): boolean {
+  return loadedAfterMs !== undefined;
+}
+
+/** A folder's engine that loads the engine bundle at its first run or check pass. */
+export function lazyFolderEngine(root: string, storageDir: string, deps: EngineDeps): FolderEngine {
+  let real: Promise<FolderEngine> | undefined;
+  const engine = (): Promise<FolderEngine> => (real ??= loadEngine(deps.logger).then((m) => m.folderEngine(root, storageDir, deps)));
+  return {
+    storageDir,
+    async createRun(settings, instruction: string, wiring: RunWiring): Promise<RunLike> {
+      return (await engine()).createRun(settings, instruction, wiring);
+    },
+    async createVerifier(settings): Promise<CheckVerifier> {
+      return (await engine()).createVerifier(settings);
+    },
+    async modelProblem(settings): Promise<Problem | undefined> {
+      return (await engine()).modelProblem(settings);
+    },
+    workspace: (label: string) => new VscodeWorkspace(root, deps.logger, label),
+  };
+}

@@ -1,0 +1,100 @@
+// Every stop reason leads with a sentence a newcomer reads; the engine's words (hashes, thresholds)
+// stay available as the technical detail. The details here are the engine's own formats.
+import assert from 'node:assert/strict';
+import { STOP_REASONS } from '../../../src/core/policy/reasons';
+import type { StopReason } from '../../../src/core/policy/reasons';
+import type { Failure } from '../../../src/core/types';
+import type { StopFacts } from '../../../src/vscode/explain';
+import { explainStop, failureHeadline, failuresLeft, notAppliedWhy } from '../../../src/vscode/explain';
+
+const DISCOUNT: Failure = {
+  check: 'test',
+  file: 'test/cart.test.ts',
+  line: 12,
+  id: 'applyDiscount',
+  message: 'AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n20 !== 180\n',
+};
+const TYPE: Failure = { check: 'typecheck', file: 'src/cart.ts', line: 3, id: 'TS2322', message: "Type 'string' is not assignable to type 'number'." };
+const LIMITS = { maxSteps: 5, tokenCeiling: 200000, timeLimitSeconds: 600 };
+
+function facts(stopReason: StopReason, detail: string, remainingFailures: Failure[] = [DISCOUNT], steps = 3): StopFacts {
+  return { stopReason, outcome: 'punt', detail, remainingFailures, limits: LIMITS, steps: Array.from({ length: steps }, (_, i) => ({ index: i + 1 })) };
+}
+
+/** One realistic stop of each reason, in the engine's words. */
+const STOPS: Record<StopReason, { facts: StopFacts; sentence: RegExp }> = {
+  green: { facts: facts('green', 'every check passes after step 2', [], 2), sentence: /^Green: every check passes after step 2\.$/ },
+  stalled: {
+    facts: facts('stalled', 'failure identity 8b9e206b62e8 seen 3 times (steps 1, 2, 3); stallThreshold is 3'),
+    sentence: /^Stopped: no progress — the same failure \(applyDiscount: 20 !== 180\) came back 3 times\.$/,
+  },
+  'step-cap': { facts: facts('step-cap', '5 of 5 steps done and the checks are not green', [DISCOUNT, TYPE], 5), sentence: /^Stopped: all 5 steps used; 2 failures left \(applyDiscount: 20 !== 180, and 1 more\)\. Continue gives it more steps\.$/ },
+  'token-ceiling': { facts: facts('token-ceiling', 'the next call needs at least 9000 tokens (prompt 8000 + minimum output 1000) but only 10 of 200000 remain (199990 used)'), sentence: /^Stopped: the token budget \(200,000\) is spent; 1 failure left/ },
+  'time-limit': { facts: facts('time-limit', '601 s elapsed of the 600 s limit'), sentence: /^Stopped: the time limit \(10 minutes\) ran out; 1 failure left/ },
+  cancelled: { facts: facts('cancelled', 'stopped by the user during step 2', [DISCOUNT], 2), sentence: /^Stopped by you after step 2; 1 failure left \(applyDiscount: 20 !== 180\)\.$/ },
+  'critic-stop': {
+    facts: facts('critic-stop', 'critic verifier-integrity said stop at step 2: what defines the checks changed on disk during the run: package.json, tsconfig.json; the checks are no longer the ones step 0 recorded'),
+    sentence: /^Stopped: what defines the checks changed on disk during step 2 \(package\.json, tsconfig\.json\), so the checks are no longer the ones the run started with\.$/,
+  },
+  'budget-depleted': { facts: facts('budget-depleted', 'the confidence budget fell to 0 after step 3, at or below its floor of 0'), sentence: /^Stopped: the model kept failing while unsure of itself .*step 3\); 1 failure left/ },
+  'low-confidence': { facts: facts('low-confidence', "the model's CONFIDENCE 0.2 at step 3 is below escalateBelowConfidence 0.5"), sentence: /^Stopped: the model was unsure at step 3 \(confidence 0\.2, below the 0\.5 you set\); 1 failure left/ },
+  unreachable: { facts: facts('unreachable', 'the model reported STATUS: blocked at step 3 and 1 failure(s) remain'), sentence: /^Stopped: the model says it cannot fix this \(it reported "blocked" at step 3\); 1 failure left/ },
+  'preflight-failed': { facts: facts('preflight-failed', 'No chat model is available in VS Code.', [], 0), sentence: /^Did not start: No chat model is available in VS Code\.$/ },
+  error: {
+    // A restore that met a file changed outside the run (loop/restorer.ts), after a stall.
+    facts: facts('error', "stalled: failure identity 8b9e206b62e8 seen 3 times (steps 1, 2, 3); stallThreshold is 3; then could not restore the state of step 0: src/cart.ts changed outside the run; left as the user has it; the run's version is kept in its storage (Revert run offers it)"),
+    sentence: /^Stopped: the files could not be put back to step 0, because src\/cart\.ts changed outside the run\. Your version is kept; Revert run offers the run's\.$/,
+  },
+};
+
+describe('stop sentences', () => {
+  for (const reason of STOP_REASONS) {
+    it(`${reason}: a plain sentence, no hashes or setting names, the engine's words kept as the technical detail`, () => {
+      const { facts: f, sentence } = STOPS[reason];
+      const e = explainStop(f);
+      assert.match(e.sentence, sentence);
+      assert.doesNotMatch(e.sentence, /[0-9a-f]{8,}|stallThreshold|identity|escalateBelowConfidence|critic /, 'no internal vocabulary in the sentence');
+      assert.ok(e.technical.startsWith(`${reason} (punt)`), e.technical);
+      assert.ok(e.technical.includes(f.detail!), 'the technical detail keeps the engine words');
+    });
+  }
+
+  it('a green run with no steps says there was nothing to fix', () => {
+    assert.equal(explainStop(facts('green', 'every check passes before any step: nothing to fix', [], 0)).sentence, 'Green: every check already passes; nothing to fix.');
+  });
+
+  it('another critic stop names the guard and its reason', () => {
+    const e = explainStop(facts('critic-stop', 'critic protected-paths said stop at step 1: the edit touches .env, a protected path'));
+    assert.equal(e.sentence, 'Stopped: the protected-paths guard stopped step 1: the edit touches .env, a protected path.');
+  });
+
+  it('a stall over several failures counts them', () => {
+    const e = explainStop(facts('stalled', 'failure identity 8b9e206b62e8 seen 2 times (steps 1, 2); stallThreshold is 2', [DISCOUNT, TYPE]));
+    assert.equal(e.sentence, 'Stopped: no progress — the same 2 failures (applyDiscount: 20 !== 180, and 1 more) came back 2 times.');
+  });
+
+  it('a model error keeps the model once and drops the prose fix (the button does it)', () => {
+    const e = explainStop(facts('error', 'model openai-compatible:m: openai-compatible:m at 127.0.0.1:1 refused the API key (401 bad key). Fix: run the command "Fix Until Green: Set API Key" (fixUntilGreen.setApiKey).'));
+    assert.equal(e.sentence, 'Stopped by an error: openai-compatible:m at 127.0.0.1:1 refused the API key (401 bad key).');
+  });
+});
+
+describe('failure headlines', () => {
+  it('show the values of an assertion, not its boilerplate first line', () => {
+    assert.equal(failureHeadline(DISCOUNT), 'applyDiscount: 20 !== 180');
+    assert.equal(failureHeadline(TYPE), "TS2322: Type 'string' is not assignable to type 'number'.");
+    assert.equal(failureHeadline({ check: 'lint', file: 'src/a.ts', line: 4, message: 'Unexpected any.' }), 'src/a.ts:4: Unexpected any.');
+    assert.equal(failuresLeft([]), 'no failures left');
+  });
+});
+
+describe('why an edit was not applied', () => {
+  it('names the file, the hunk and the reason of a hunk that did not match', () => {
+    const err = "src/cart.ts: hunk 1 of 1 (reply line 4) did not match the file's current content. It starts:\n  return total - percent;\nClosest region: lines 2-4 (2 line(s) match); rejected because line 3 differs.";
+    assert.equal(notAppliedWhy([err], null), 'src/cart.ts: hunk 1 of 1 (reply line 4) did not match the file (line 3 differs)');
+    assert.equal(notAppliedWhy([], err), 'src/cart.ts: hunk 1 of 1 (reply line 4) did not match the file (line 3 differs)', 'the step record feedback when the event had none');
+    assert.equal(notAppliedWhy(["src/a.ts: hunk 2 of 2 (reply line 9) did not match the file's current content. It starts:\nx\nNo region of the file resembles it."], null), 'src/a.ts: hunk 2 of 2 (reply line 9) did not match the file (no part of the file resembles it)');
+    assert.equal(notAppliedWhy([], 'Your edit was not applied: the edit changes the verifier'), 'refused: the edit changes the verifier');
+    assert.equal(notAppliedWhy([], null), 'the reply held no edit that could be applied');
+  });
+});

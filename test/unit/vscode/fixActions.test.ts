@@ -1,0 +1,46 @@
+// A problem that stops a run is one short sentence with its fixes as buttons: the model named once,
+// the fix as an action instead of prose.
+import assert from 'node:assert/strict';
+import { ProviderConfigError, VSCODE_KEY_HINT } from '../../../src/core/model/factory';
+import { actionLabel, checksProblem, explainError, noChatModel, providerFix } from '../../../src/vscode/fixActions';
+
+describe('fix actions of a problem', () => {
+  it('a 401 says the server refused the key, names the model once, and offers Set API Key', () => {
+    // The detail a run ends with when the server answers 401 (run.ts + httpFaults.ts).
+    const detail = `model openai-compatible:fake-coder: openai-compatible:fake-coder at 127.0.0.1:4011 refused the API key (401 Incorrect API key provided). Fix: ${VSCODE_KEY_HINT}.`;
+    const p = explainError(detail);
+    assert.equal(p.message, 'openai-compatible:fake-coder at 127.0.0.1:4011 refused the API key (401 Incorrect API key provided).');
+    assert.equal(p.message.split('fake-coder').length - 1, 1, 'the model name once');
+    assert.deepEqual(p.actions.map(actionLabel), ['Set API Key', 'Open Settings']);
+    assert.deepEqual(p.actions[1], { kind: 'openSetting', setting: 'fixUntilGreen.model.provider' });
+  });
+
+  it('no chat model offers Choose Model… and the provider setting', () => {
+    const p = noChatModel('');
+    assert.equal(p.message, 'No chat model is available in VS Code.');
+    assert.deepEqual(p.actions.map(actionLabel), ['Choose Model…', 'Open Settings']);
+    assert.deepEqual(p.actions[1], { kind: 'openSetting', setting: 'fixUntilGreen.model.provider' });
+    assert.match(noChatModel('gpt-4o').message, /matching "gpt-4o"/);
+    // The same problem, read back from a preflight-failed stop's detail.
+    assert.deepEqual(explainError(p.message).actions, p.actions);
+  });
+
+  it('a provider that cannot be built opens the setting that fixes it', () => {
+    assert.deepEqual(providerFix(new ProviderConfigError('no-api-key', 'apiKey', 'openai-compatible', 'x')).map(actionLabel), ['Set API Key', 'Open Settings']);
+    assert.deepEqual(providerFix(new ProviderConfigError('no-model-id', 'model.id', 'anthropic', 'x')), [{ kind: 'openSetting', setting: 'fixUntilGreen.model.id' }]);
+    assert.deepEqual(providerFix(new ProviderConfigError('unknown-provider', 'model.provider', 'foo', 'x'))[0], { kind: 'chooseModel' });
+  });
+
+  it('a 404 points at the model id, an unreachable server at the base URL, other faults offer nothing', () => {
+    assert.deepEqual(explainError('model a:b: a:b at h: model "b" or the endpoint was not found (404). Fix: set fixUntilGreen.model.id (CLI: --model) to a model this server serves').actions, [{ kind: 'openSetting', setting: 'fixUntilGreen.model.id' }]);
+    assert.deepEqual(explainError('could not reach 127.0.0.1:9 (ECONNREFUSED)').actions, [{ kind: 'openSetting', setting: 'fixUntilGreen.model.baseUrl' }]);
+    const other = explainError('could not restore the state of step 1: src/a.ts changed on disk');
+    assert.deepEqual(other, { message: 'could not restore the state of step 1: src/a.ts changed on disk.', actions: [] });
+  });
+
+  it('checks that cannot run open fixUntilGreen.checks', () => {
+    const p = checksProblem(['check "test": npx not found', 'check "lint": eslint not found']);
+    assert.equal(p.message, 'The checks cannot run: check "test": npx not found (and 1 more; see the log)');
+    assert.deepEqual(p.actions, [{ kind: 'openSetting', setting: 'fixUntilGreen.checks' }]);
+  });
+});
