@@ -22,6 +22,7 @@ import type { ShapeRunner } from '../test/fixtures/verify/shapes';
 import { SHAPE_COMMANDS, writeShapeProject } from '../test/fixtures/verify/shapes';
 import { diffOf, reply } from '../test/support/replies';
 import { activationFigures } from './activation';
+import { BUGS, STEP1_BREAKS, writeStagedProject } from './stagedProject';
 
 const REPO = path.resolve(import.meta.dirname, '..');
 const JSON_OUT = process.argv.includes('--json');
@@ -136,7 +137,8 @@ async function engineOverhead(): Promise<void> {
     const marks: { type: string; at: number; durationMs?: number; step: number }[] = [];
     const run = new Run({
       workspace: new FsWorkspace(dir),
-      verifier: new Verifier({ root: dir, checks: [check], parallel: true, outputLimitKb: 256, flakyReruns: 0 }),
+      // Staged as the settings say (on by default): a generic check runs in full every step either way.
+      verifier: new Verifier({ root: dir, checks: [check], parallel: true, outputLimitKb: 256, flakyReruns: 0, staged: settings.stagedChecks }),
       provider: new ReplayProvider({ responses }),
       settings,
       storageDir: path.join(scratchRoot, `overhead-storage-${rep}`),
@@ -257,6 +259,152 @@ async function incrementalTsc(): Promise<void> {
     target: '≤ 0.5 × cold',
     meets: ratio.median <= 0.5,
     data: { warmMs: stat(warm), coldMs: stat(cold), ratio },
+  });
+}
+
+// 3b. The warm type checker (staged checks) after a one-line edit vs a cold tsc, same 320-file project.
+async function warmTsc(): Promise<void> {
+  log('warm type check (staged checks)');
+  const dir = scratch('warm-tsc');
+  tsProject(dir, 320);
+  const check: CheckSpec = { name: 'typecheck', command: 'tsc --noEmit -p .', parser: 'tsc' };
+  // A type error the steps leave alone: the warm check then answers the step (a passing one would be re-run in full).
+  const m0 = path.join(dir, 'src/m0.ts');
+  writeFileSync(m0, `${readFileSync(m0, 'utf8')}\nexport const broken: number = 'not a number';\n`);
+  const v = new Verifier({ root: dir, checks: [check], parallel: true, outputLimitKb: 256, flakyReruns: 0, staged: true, storageDir: path.join(scratchRoot, 'warm-tsc-storage') });
+  const cold: number[] = [];
+  const warm: number[] = [];
+  const build: number[] = [];
+  try {
+    let prev = await v.verify(undefined, { previous: null });
+    let t = performance.now();
+    await v.warm(); // as a run does while the model thinks
+    build.push(performance.now() - t);
+    for (let rep = 0; rep < (QUICK ? 1 : 3); rep++) {
+      const rel = `src/m${100 + rep}.ts`;
+      const file = path.join(dir, rel);
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/name: 'm(\d+)'/, `name: 'edited $1 ${rep}'`));
+      t = performance.now();
+      const r = await v.verify(undefined, { previous: prev, changed: [rel] });
+      warm.push(performance.now() - t);
+      if (r.checks[0]!.mode !== 'warm' || r.failures.length !== 1 || r.failureHash !== prev.failureHash) throw new Error(`warm check: mode ${r.checks[0]!.mode}, ${r.failures.length} failure(s)`);
+      prev = r;
+      t = performance.now();
+      const c = await runCommand({ command: 'tsc --noEmit -p .', cwd: dir, timeoutMs: 600_000, outputLimitBytes: 256 * 1024 });
+      cold.push(performance.now() - t);
+      if (!c.output.includes('TS2322')) throw new Error(`cold tsc did not report the type error: ${c.output.slice(0, 500)}`);
+    }
+  } finally {
+    await v.release();
+  }
+  const ratio = stat(warm.map((w, i) => w / cold[i]!));
+  figures.push({
+    id: 'warm-tsc',
+    name: 'Warm type check (staged checks; 320 files, one-line edit)',
+    value: `${fmt(ratio, '× cold tsc')}; warm ${fmt(stat(warm), ' ms', 0)}, cold ${fmt(stat(cold), ' ms', 0)}; the program's first build (during the model call) ${fmt(stat(build), ' ms', 0)}`,
+    target: '≤ 0.1 × cold tsc',
+    meets: ratio.median <= 0.1,
+    data: { warmMs: stat(warm), coldMs: stat(cold), buildMs: stat(build), ratio },
+  });
+}
+
+// 3c. Staged checks on a real-shaped project (161 sources, 320 Jest tests in 32 files, tsc + ESLint +
+// Jest): a non-final one-file step vs a full cold verify of the same tree, the final gate, and what
+// confirming the changed tests costs (flakyReruns 1 vs 0 on the same steps).
+const STAGED_CHECKS: CheckSpec[] = [
+  { name: 'typecheck', command: 'tsc --noEmit -p .', parser: 'tsc' },
+  { name: 'lint', command: 'eslint --format json .', parser: 'eslint' },
+  { name: 'test', command: 'npx jest', parser: 'jest' },
+];
+
+interface StagedRep {
+  /** Staged, flakyReruns 1: step 1 (non-final) and step 2 (the green gate). */
+  nonFinal: number;
+  finalGate: number;
+  /** The same steps with flakyReruns 0: what confirming the changed tests adds. */
+  nonFinalNoReruns: number;
+  finalGateNoReruns: number;
+  /** Today's full verify of the same steps (staging off, flakyReruns 1, incremental tsc). */
+  todayNonFinal: number;
+  todayFinal: number;
+  /** Every check in full from cold (no build info, no re-runs), on step 1's tree. */
+  fullCold: number;
+  modes: string;
+  reruns: string;
+}
+
+async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
+  const t = performance.now();
+  const r = await f();
+  return [r, performance.now() - t];
+}
+
+/**
+ * One pass over the two-bug project. Three verifiers check the same trees, interleaved step by step
+ * so load on a shared machine hits them alike: staged with flakyReruns 1, staged with 0, and today's
+ * full verify.
+ */
+async function stagedPass(name: string): Promise<StagedRep> {
+  const dir = scratch(name);
+  writeStagedProject(dir);
+  const make = (staged: boolean, flakyReruns: number, id: string): Verifier => new Verifier({ root: dir, checks: STAGED_CHECKS, parallel: true, outputLimitKb: 256, flakyReruns, staged, storageDir: path.join(scratchRoot, `${name}-${id}`) });
+  const all = { s1: make(true, 1, 's1'), s0: make(true, 0, 's0'), today: make(false, 1, 'today') };
+  const edit = (rel: string, from: string, to: string): void => writeFileSync(path.join(dir, rel), readFileSync(path.join(dir, rel), 'utf8').replace(from, to));
+  try {
+    const v0 = { s1: await all.s1.verify(undefined, { previous: null }), s0: await all.s0.verify(undefined, { previous: null }), today: await all.today.verify(undefined, { previous: null }) };
+    if (v0.s1.failures.length === 0) throw new Error('the staged project starts green');
+    await Promise.all([all.s1.warm(), all.s0.warm()]); // as a run does while the model thinks
+    edit(BUGS[0].file, BUGS[0].wrong, BUGS[0].right);
+    edit(BUGS[0].file, STEP1_BREAKS.from, STEP1_BREAKS.to);
+    const step1 = [BUGS[0].file];
+    const [a1, nonFinal] = await timed(() => all.s1.verify(undefined, { previous: v0.s1, changed: step1 }));
+    const [b1, nonFinalNoReruns] = await timed(() => all.s0.verify(undefined, { previous: v0.s0, changed: step1 }));
+    const [t1, todayNonFinal] = await timed(() => all.today.verify(undefined, { previous: v0.today }));
+    const [, fullCold] = await timed(() => new Verifier({ root: dir, checks: STAGED_CHECKS, parallel: true, outputLimitKb: 256, flakyReruns: 0 }).verify());
+    if (a1.green || a1.failureHash !== t1.failureHash) throw new Error('step 1: the staged state should be the full one, not green');
+    edit(BUGS[1].file, BUGS[1].wrong, BUGS[1].right);
+    edit(BUGS[0].file, STEP1_BREAKS.to, STEP1_BREAKS.from);
+    const step2 = [BUGS[1].file, BUGS[0].file];
+    const [a2, finalGate] = await timed(() => all.s1.verify(undefined, { previous: a1, changed: step2 }));
+    const [, finalGateNoReruns] = await timed(() => all.s0.verify(undefined, { previous: b1, changed: step2 }));
+    const [, todayFinal] = await timed(() => all.today.verify(undefined, { previous: t1 }));
+    if (!a2.green) throw new Error(`step 2 is not green: ${a2.failures.map((f) => f.id).join('; ')}`);
+    const modes = a1.checks.map((c) => `${c.name} ${c.mode}`).join(', ');
+    const reruns = `step 1 test runs ${a1.checks[2]!.runs}, gate ${a2.checks[2]!.runs}`;
+    return { nonFinal, finalGate, nonFinalNoReruns, finalGateNoReruns, todayNonFinal, todayFinal, fullCold, modes, reruns };
+  } finally {
+    await Promise.all(Object.values(all).map((v) => v.release()));
+  }
+}
+
+async function stagedVerify(): Promise<void> {
+  log('staged checks on a real-shaped project');
+  const reps: StagedRep[] = [];
+  for (let rep = 0; rep < (QUICK ? 1 : 3); rep++) reps.push(await stagedPass(`staged-${rep}`));
+  const shape = writeStagedProject(scratch('staged-shape'));
+  const ratio = (f: (r: StagedRep) => number): Stat => stat(reps.map(f));
+  const step = ratio((r) => r.nonFinal / r.fullCold);
+  const gate = ratio((r) => r.finalGate / r.fullCold);
+  const gateVsToday = ratio((r) => r.finalGate / r.todayFinal);
+  const stepVsToday = ratio((r) => r.nonFinal / r.todayNonFinal);
+  const flakeStep = ratio((r) => (r.nonFinal / r.nonFinalNoReruns - 1) * 100);
+  const flakeGate = ratio((r) => (r.finalGate / r.finalGateNoReruns - 1) * 100);
+  const ms = (f: (r: StagedRep) => number): Stat => ratio(f);
+  figures.push({
+    id: 'staged-verify',
+    name: `Staged checks (${shape.sources} sources, ${shape.tests} Jest tests in ${shape.testFiles} files; tsc + ESLint + Jest; one-file edit)`,
+    value: `non-final step ${fmt(step, '× full cold verify')} (${reps[0]!.modes}), ${fmt(stepVsToday, '× today\'s step verify')}; final gate ${fmt(gate, '× full cold verify')}, ${fmt(gateVsToday, '× today\'s final step')}; full cold verify ${fmt(ms((r) => r.fullCold), ' ms', 0)}`,
+    target: '≤ 0.25 × full cold verify per non-final step; final gate no slower than today',
+    meets: step.median <= 0.25 && gateVsToday.median <= 1,
+    data: { nonFinalMs: ms((r) => r.nonFinal), finalGateMs: ms((r) => r.finalGate), fullColdMs: ms((r) => r.fullCold), todayNonFinalMs: ms((r) => r.todayNonFinal), todayFinalMs: ms((r) => r.todayFinal), stepRatio: step, gateRatio: gate, gateVsToday, stepVsToday, shape },
+  });
+  figures.push({
+    id: 'staged-flake-confirmation',
+    name: 'Flake confirmation, targeted (flakyReruns 1 vs 0 on the same trees)',
+    value: `adds ${fmt(flakeStep, ' %', 1)} to the non-final step (its newly failing test's file re-run) and ${fmt(flakeGate, ' %', 1)} to the final gate (the fixed tests passed in the staged and the full run: no re-run); ${reps[0]!.reruns}`,
+    target: '≤ 10 % of a step\'s verify wall',
+    meets: flakeStep.median <= 10 && flakeGate.median <= 10,
+    data: { addedPercentNonFinal: flakeStep, addedPercentGate: flakeGate, nonFinalMs: ms((r) => r.nonFinal), nonFinalNoRerunsMs: ms((r) => r.nonFinalNoReruns), finalGateMs: ms((r) => r.finalGate), finalGateNoRerunsMs: ms((r) => r.finalGateNoReruns) },
   });
 }
 
@@ -416,7 +564,8 @@ async function stuckRunCost(): Promise<void> {
     const settings = settingsWith({ checks: [check], flakyReruns: 0, ...p.over });
     const run = new Run({
       workspace: new FsWorkspace(dir),
-      verifier: new Verifier({ root: dir, checks: [check], parallel: true, outputLimitKb: 256, flakyReruns: 0 }),
+      // Staged as the settings say (on by default): a generic check runs in full every step either way.
+      verifier: new Verifier({ root: dir, checks: [check], parallel: true, outputLimitKb: 256, flakyReruns: 0, staged: settings.stagedChecks }),
       provider: new ReplayProvider({ responses }),
       settings,
       storageDir: path.join(scratchRoot, `stuck-storage-${rows.length}`),
@@ -634,6 +783,8 @@ async function main(): Promise<void> {
       ['engine-overhead', engineOverhead],
       ['parallel-verify', parallelVerify],
       ['incremental-tsc', incrementalTsc],
+      ['warm-tsc', warmTsc],
+      ['staged-verify', stagedVerify],
       ['feedback-compactness', compactness],
       ['stuck-run-cost', stuckRunCost],
       ['extension', extensionFigures],

@@ -201,7 +201,10 @@ function checkChips(step: StepView): VNode {
     { class: 'checks' },
     step.checks.map((c) => {
       const ok = c.exitCode === 0 && c.failureCount === 0;
-      return h('span', { key: c.name, class: `chip ${ok ? 'ok' : 'bad'}`, title: `${c.name}: exit ${c.exitCode ?? 'none'}${c.timedOut ? ' (timed out)' : ''}, ${c.failureCount} failure(s), ${formatDuration(c.durationMs)}` }, icon(ok ? 'pass' : 'error'), ` ${c.name}${ok ? '' : ` ${c.failureCount}`}`);
+      // How the step ran the check (staged checks): warm and targeted are named, full is the default.
+      const mode = c.mode !== undefined && c.mode !== 'full' ? ` · ${c.mode}` : '';
+      const how = c.mode !== undefined ? `\n${c.mode} run${c.carried ? `, ${c.carried} failure(s) carried from an earlier run` : ''}${c.note ? `: ${c.note}` : ''}` : '';
+      return h('span', { key: c.name, class: `chip ${ok ? 'ok' : 'bad'}`, 'data-mode': c.mode ?? 'full', title: `${c.name}: exit ${c.exitCode ?? 'none'}${c.timedOut ? ' (timed out)' : ''}, ${c.failureCount} failure(s), ${formatDuration(c.durationMs)}${how}` }, icon(ok ? 'pass' : 'error'), ` ${c.name}${ok ? '' : ` ${c.failureCount}`}${mode}`);
     }),
   );
 }

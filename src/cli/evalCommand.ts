@@ -49,6 +49,7 @@ export async function evalCommand(argv: string[], io: CliIo): Promise<number> {
       json: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       scratch: { type: 'string' },
+      'no-staged-checks': { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: true,
@@ -66,7 +67,8 @@ export async function evalCommand(argv: string[], io: CliIo): Promise<number> {
     let result: ScenarioResult;
     try {
       const s = loadScenario(dir);
-      result = await runScenario(s, { keep: values.keep, ...(values.scratch ? { scratchDir: values.scratch } : {}) });
+      const overrides = values['no-staged-checks'] ? { stagedChecks: false } : {};
+      result = await runScenario(s, { keep: values.keep, overrides, ...(values.scratch ? { scratchDir: values.scratch } : {}) });
     } catch (e) {
       if (!(e instanceof ScenarioError)) throw e;
       // A malformed scenario is a miss with its reason, not the end of the suite.

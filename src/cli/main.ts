@@ -8,7 +8,7 @@ commands:
   run     run the loop: --cwd DIR --model replay:FILE|openai-compatible:ID|anthropic:ID
           [--base-url URL] [--max-steps N] [--token-ceiling N] [--stall-threshold N]
           [--time-limit S] [--check NAME=COMMAND]... [--instruction TEXT] [--json]
-          [--storage DIR] [--ignore-interrupted]
+          [--storage DIR] [--ignore-interrupted] [--no-staged-checks]
   check   verify once, no model: [--cwd DIR] [--check NAME=COMMAND]... [--storage DIR] [--json]
           (checks come from fixUntilGreen.checks, else are discovered; exit 0 green, 1 failures)
   parse   read a check's output on stdin: --parser tsc|eslint|mocha|jest|vitest|node-test|tap|generic
@@ -19,6 +19,7 @@ commands:
           exit 1 if a file changed since the run wrote it (it is left alone)
   eval    run scenarios (DIR has project/, replay.json, expect.json, optional settings.json;
           or DIR is a folder of them) and print a table: eval DIR... [--json] [--keep]
+          [--no-staged-checks]
   calibrate  CONFIDENCE against outcomes from traces (files or run directories):
           calibrate TRACE... [--max-false-rate R] [--json]
   mcp     serve fixUntilGreen_runChecks, fixUntilGreen_fix and fixUntilGreen_parse over MCP on stdio:

@@ -77,6 +77,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       json: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
       'ignore-interrupted': { type: 'boolean', default: false },
+      'no-staged-checks': { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -90,6 +91,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   put('tokenCeiling', '--token-ceiling', intFlag('--token-ceiling', values['token-ceiling']));
   put('stallThreshold', '--stall-threshold', intFlag('--stall-threshold', values['stall-threshold']));
   put('timeLimitSeconds', '--time-limit', intFlag('--time-limit', values['time-limit']));
+  if (values['no-staged-checks']) put('stagedChecks', '--no-staged-checks', false);
   if (values.check && values.check.length > 0) put('checks', '--check', parseCheckFlags(values.check));
   if (values.model !== undefined) {
     const spec = parseModelSpec(values.model);

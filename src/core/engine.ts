@@ -69,6 +69,7 @@ export function createCheckEngine(s: EngineSetup): CheckEngine {
     parallel: s.settings.parallelChecks,
     outputLimitKb: s.settings.outputLimitKb,
     flakyReruns: s.settings.flakyReruns,
+    staged: s.settings.stagedChecks,
     storageDir: s.storageDir,
     ...(s.logger ? { logger: s.logger } : {}),
   });

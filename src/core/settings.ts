@@ -49,6 +49,8 @@ export interface Settings {
   timeLimitSeconds: number;
   flakyReruns: number;
   parallelChecks: boolean;
+  /** Non-final steps run checks warm or targeted; green is decided by every check in full (DESIGN §4). */
+  stagedChecks: boolean;
   outputLimitKb: number;
   onStop: OnStop;
   editFormat: EditFormat;
@@ -90,6 +92,7 @@ export function defaultSettings(): Settings {
     timeLimitSeconds: 1800,
     flakyReruns: 1,
     parallelChecks: true,
+    stagedChecks: true,
     outputLimitKb: 256,
     onStop: 'keep-best',
     editFormat: 'auto',
@@ -175,6 +178,7 @@ function validateScalars({ raw, s, bad, has }: Validation): void {
   num('escalateBelowConfidence', 0, 1);
   num('costCeiling', 0, MAX_MONEY);
   bool('parallelChecks');
+  bool('stagedChecks');
   bool('forbidSuppressions');
   bool('rollbackRegressions');
   bool('allowVerifierEdits');

@@ -20,7 +20,15 @@ export interface Failure {
   /** TS code, ESLint rule, or full test title. */
   id?: string;
   message: string;
+  /**
+   * Not re-run by this (staged) verification: carried over from the last run that covered its file.
+   * It counts in the identity like any other, so a state compares like with like.
+   */
+  carried?: boolean;
 }
+
+/** How a check ran in one verification (DESIGN §4 staged checks): only `full` can decide green. */
+export type CheckMode = 'warm' | 'targeted' | 'full';
 
 export interface CheckResult {
   name: string;
@@ -42,6 +50,10 @@ export interface CheckResult {
   runDurationsMs?: number[];
   /** PIDs of the check's processes still alive after its main process ended; all were killed. */
   strays?: number[];
+  /** Warm, targeted or full (`stagedChecks`); absent in results made before staging existed. */
+  mode?: CheckMode;
+  /** What a staged run covered, or why the check ran in full instead. */
+  stagedNote?: string;
 }
 
 export interface VerifyResult {

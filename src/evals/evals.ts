@@ -256,6 +256,8 @@ export interface EvalOptions {
   /** Keep the scratch copies (for debugging a failing scenario). */
   keep?: boolean;
   logger?: Logger;
+  /** `fixUntilGreen.*` values (prefix dropped) over the scenario's own, e.g. `{ stagedChecks: false }`. */
+  overrides?: Record<string, unknown>;
 }
 
 function mismatch(s: Scenario, r: RunReport, project: string): string | undefined {
@@ -308,7 +310,7 @@ export async function runScenario(s: Scenario, opts: EvalOptions = {}): Promise<
   const scratch = mkdtempSync(path.join(scratchParent, `fug-eval-${s.name.replace(/[^\w.-]/g, '_')}-`));
   const result = { ...base };
   try {
-    const validated = validateSettings(s.settings);
+    const validated = validateSettings({ ...s.settings, ...opts.overrides });
     if (!validated.ok) throw new ScenarioError(`scenario ${s.name}: ${validated.issues.map((i) => i.message).join('; ')}`);
     const project = path.join(scratch, 'project');
     cpSync(s.project, project, { recursive: true, filter: (src) => path.basename(src) !== 'node_modules' || path.dirname(src) !== s.project });

@@ -8,6 +8,7 @@ export const SETTING_KEYS = [
   'timeLimitSeconds',
   'flakyReruns',
   'parallelChecks',
+  'stagedChecks',
   'outputLimitKb',
   'onStop',
   'editFormat',

@@ -11,9 +11,15 @@ export interface VerifierPort {
   preflight(): string[] | Promise<string[]>;
   /**
    * `previous` is the state the workspace is in before this verification, for flake re-runs: after
-   * a rollback it is the restored state, not the last one verified.
+   * a rollback it is the restored state, not the last one verified. `changed`: the files a step's
+   * edit changed since that state, so staged checks can run warm or targeted (green is still
+   * decided by every check in full).
    */
-  verify(signal?: AbortSignal, options?: { previous?: VerifyResult | null }): Promise<VerifyResult>;
+  verify(signal?: AbortSignal, options?: { previous?: VerifyResult | null; changed?: readonly string[] }): Promise<VerifyResult>;
+  /** Staged checks: start what is kept warm between steps (called once step 0 found work to do). */
+  warm?(): Promise<void>;
+  /** Ends whatever the verifier kept running for the run (warm type checkers); called at every stop. */
+  release?(): Promise<void>;
 }
 
 /** More budget for a run stopped (or about to stop) by `step-cap` or `token-ceiling`. */

@@ -137,9 +137,9 @@ export class Run {
   }
 
   /** Runs the checks; the time limit or a cancel ends the wait at once, whatever the check does. */
-  private async verifyNow(step: number, reason: 'initial' | 'step'): Promise<VerifyResult> {
+  private async verifyNow(step: number, reason: 'initial' | 'step', changed?: readonly string[]): Promise<VerifyResult> {
     const previous = this.history.started ? this.history.current.verify : null;
-    const v = await raceAbort(this.opts.verifier.verify(this.abort.signal, { previous }), this.abort.signal);
+    const v = await raceAbort(this.opts.verifier.verify(this.abort.signal, { previous, ...(changed && this.opts.settings.stagedChecks ? { changed } : {}) }), this.abort.signal);
     const stop = this.interrupted();
     if (stop) throw new StopSignal(stop);
     this.emit(verifyEvent(step, v, reason));
@@ -166,6 +166,7 @@ export class Run {
       this.history.begin({ step: 0, verify: v0, files: new Map() });
       this.verifierRecord = recordVerifier(this.opts.workspace.root, this.opts.settings.checks);
       if (v0.green) return this.finish({ reason: 'green', detail: 'every check passes before any step: nothing to fix', evidence: { step: 0, failureHash: v0.failureHash } });
+      if (this.opts.settings.stagedChecks) this.warmChecks();
       this.checkpoint = await Checkpoint.create(path.join(this.runDir, 'checkpoint'), this.runId, this.opts.workspace.root);
       return this.loop();
     });
@@ -190,8 +191,14 @@ export class Run {
     this.extend(grant, { type: 'decision', step: this.allowance.stepsDone, reason: last.stopReason, detail: '' }, 'continued by the user');
     this.report = undefined;
     if (this.checkpoint) await this.checkpoint.reopen();
+    if (this.opts.settings.stagedChecks) this.warmChecks();
     this.clock.arm(() => this.abort.abort(new Error('time-limit')));
     return this.guarded(() => this.loop());
+  }
+
+  /** Staged checks: what is kept warm starts building now, while the model thinks. */
+  private warmChecks(): void {
+    this.opts.verifier.warm?.()?.catch((e: unknown) => this.logger.warn(`warm checks could not start: ${(e as Error).message}`));
   }
 
   private async takeLock(): Promise<Decision | undefined> {
@@ -278,8 +285,9 @@ export class Run {
     if (edit.applied && edit.result) {
       for (const c of edit.result.changes) this.prompter.editedFiles.add(c.path);
       snapshotDir = saveSnapshot(this.runDir, step, edit.result);
+      const changed = edit.result.changes.map((c) => c.path);
       const deps = {
-        verify: () => this.verifyNow(step, 'step'),
+        verify: () => this.verifyNow(step, 'step', changed),
         observed: (o: Observed) => this.history.observed.push(o),
         review: this.review('result', step, previous),
         restore: (target: Observed) => this.restorer.restore(target),
@@ -362,6 +370,8 @@ export class Run {
 
   private async finish(stop: Decision): Promise<RunReport> {
     this.clock.pause();
+    // Nothing kept warm outlives the run's stop (a continuation starts it again).
+    await this.opts.verifier.release?.().catch((e: unknown) => this.logger.error(`could not stop the warm checks: ${(e as Error).message}`));
     const { decision, judged, resumeNote } = await this.restorer.atStop(this.history, this.opts.settings.onStop, stop, this.history.outcome(stop.reason === 'green'), this.conflicted);
     if (decision !== stop) this.logger.error(decision.detail);
     // Only a continuation reads this: it resumes from what the workspace now holds.

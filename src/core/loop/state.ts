@@ -37,7 +37,11 @@ export function summary(o: Observed): StateSummary {
 }
 
 export function summarizeChecks(v: VerifyResult): CheckSummary[] {
-  return v.checks.map((c) => ({ name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut }));
+  return v.checks.map((c) => {
+    const carried = c.failures.filter((f) => f.carried).length;
+    const staged = { ...(c.mode ? { mode: c.mode } : {}), ...(carried > 0 ? { carried } : {}), ...(c.stagedNote !== undefined ? { note: c.stagedNote } : {}) };
+    return { name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut, ...staged };
+  });
 }
 
 /** The `verify` trace event of a state the checks observed. */

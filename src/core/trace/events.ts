@@ -4,7 +4,7 @@ import type { CriticVerdict } from '../policy/critics';
 import type { Decision, Evidence, Outcome, StopReason } from '../policy/reasons';
 import type { ModelStatus } from '../policy/selfReport';
 import type { FileSummary } from '../edit/apply';
-import type { Failure, Usage } from '../types';
+import type { CheckMode, Failure, Usage } from '../types';
 
 export interface CheckSummary {
   name: string;
@@ -12,6 +12,12 @@ export interface CheckSummary {
   durationMs: number;
   failureCount: number;
   timedOut: boolean;
+  /** Whether this verification ran the check warm, targeted or full (`stagedChecks`). */
+  mode?: CheckMode;
+  /** Of `failureCount`, the failures carried over from an earlier run because not re-run now. */
+  carried?: number;
+  /** What a staged run covered, or why the check ran in full (e.g. the warm type checker's fallback). */
+  note?: string;
 }
 
 /** One model step as the report, the CLI's JSON and the panel show it. */

@@ -8,8 +8,11 @@ import { failureIdentity, failureKey } from './identity';
 import { parserForCommand } from './infer';
 import { parseOutput, timedOutFailures } from './parsers/index';
 import { checkRecordDir } from './containment';
-import type { RunCommandResult } from './runner';
 import { checkEnv, runCommand, splitCommand } from './runner';
+import type { Attempt, Confirmed } from './staged/attempt';
+import { checkResult, looseKey } from './staged/attempt';
+import type { RunFull } from './staged/stager';
+import { Stager } from './staged/stager';
 
 export interface VerifierOptions {
   root: string;
@@ -32,6 +35,12 @@ export interface VerifierOptions {
   env?: Record<string, string | undefined>;
   /** Grace between SIGTERM and SIGKILL when a check is stopped. */
   killGraceMs?: number;
+  /**
+   * Staged checks (the `stagedChecks` setting, default off here): a verification told what changed
+   * runs each check warm or targeted, and every check in full only once those pass; flakes are
+   * confirmed by re-running the tests whose result changed.
+   */
+  staged?: boolean;
 }
 
 export interface VerifyOptions {
@@ -40,6 +49,11 @@ export interface VerifyOptions {
    * `null` means no previous state (every check counts as changed).
    */
   previous?: VerifyResult | null;
+  /**
+   * The workspace-relative files changed since `previous` was verified (a step's edit). With staged
+   * checks on, this lets the checks run warm or targeted; without it every check runs in full.
+   */
+  changed?: readonly string[];
 }
 
 export const DEFAULT_CHECK_TIMEOUT_SECONDS = 300;
@@ -69,22 +83,43 @@ export function incrementalTscArgv(command: string, buildInfoFile: string): stri
   return [...argv, '--incremental', '--tsBuildInfoFile', buildInfoFile];
 }
 
-function looseKey(f: Failure): string {
-  // A test's failure reproduces when the same test fails again, even if a random value in its message moved.
-  return JSON.stringify([f.check, f.file ?? '', f.id ?? '']);
-}
-
-interface Attempt {
-  r: RunCommandResult;
-  failures: Failure[];
-}
-
 export class Verifier {
   private readonly logger: Logger;
   private previous: VerifyResult | undefined;
+  private readonly stager: Stager | undefined;
 
   constructor(private readonly opts: VerifierOptions) {
     this.logger = opts.logger ?? silentLogger;
+    this.stager = opts.staged
+      ? new Stager({
+          root: opts.root,
+          ...(opts.storageDir !== undefined ? { storageDir: opts.storageDir } : {}),
+          logger: this.logger,
+          flakyReruns: Math.max(0, opts.flakyReruns ?? 1),
+          cwd: (c) => path.resolve(opts.root, c.cwd ?? '.'),
+          env: (cwd) => checkEnv(cwd, opts.env),
+          timeoutMs: (c) => this.timeoutMs(c),
+          run: (c, parser, argv, signal) => this.attempt(c, parser, signal, argv),
+        })
+      : undefined;
+  }
+
+  /**
+   * Starts what staged checks keep warm and resolves once the type checkers have built their
+   * programs. A run calls it (without waiting) once its first verification found something to fix,
+   * so the build overlaps the model call; `release` ends it.
+   */
+  async warm(): Promise<void> {
+    await this.stager?.prime(this.opts.checks, (c) => this.parserOf(c));
+  }
+
+  /** Ends every process kept warm for the run; waits until they are gone. */
+  async release(): Promise<void> {
+    await this.stager?.release();
+  }
+
+  private parserOf(spec: CheckSpec): ParserId {
+    return spec.parser ?? parserForCommand(spec.command, path.resolve(this.opts.root, spec.cwd ?? '.'));
   }
 
   get checks(): readonly CheckSpec[] {
@@ -115,14 +150,15 @@ export class Verifier {
   async verify(signal?: AbortSignal, options: VerifyOptions = {}): Promise<VerifyResult> {
     const started = Date.now();
     const previous = options.previous === undefined ? this.previous : (options.previous ?? undefined);
-    const run = (c: CheckSpec): Promise<CheckResult> => this.runCheck(c, previous, signal);
-    let checks: CheckResult[];
-    if (this.opts.parallel) {
-      checks = await Promise.all(this.opts.checks.map(run));
-    } else {
-      checks = [];
-      for (const c of this.opts.checks) checks.push(await run(c));
+    const full = (c: CheckSpec): Promise<CheckResult> => this.runCheck(c, previous, signal);
+    let checks: CheckResult[] | undefined;
+    if (this.stager && options.changed !== undefined && previous && !previous.checks.some((c) => c.cancelled)) {
+      const staged = await this.each((c) => this.stageCheck(c, previous, options.changed!, signal));
+      // Green is only ever decided by every check run in full: those that passed staged run again whole.
+      const passed = staged.every((c) => c.failures.length === 0 && c.exitCode === 0 && !c.cancelled);
+      checks = passed ? await this.each((c, i) => (staged[i]!.mode === 'full' ? Promise.resolve(staged[i]!) : this.gate(c, staged[i]!, previous, signal))) : staged;
     }
+    checks ??= await this.each(full);
     const failures: Failure[] = checks.flatMap((c) => c.failures);
     const flaky: Failure[] = checks.flatMap((c) => c.flaky);
     const result: VerifyResult = {
@@ -138,6 +174,29 @@ export class Verifier {
     return result;
   }
 
+  /** Runs `work` for every check, in parallel when `parallel`; results in the checks' order. */
+  private async each(work: (c: CheckSpec, i: number) => Promise<CheckResult>): Promise<CheckResult[]> {
+    if (this.opts.parallel) return Promise.all(this.opts.checks.map(work));
+    const out: CheckResult[] = [];
+    for (const [i, c] of this.opts.checks.entries()) out.push(await work(c, i));
+    return out;
+  }
+
+  /** The full run of a check whose staged run passed: the one that can say green. */
+  private async gate(spec: CheckSpec, staged: CheckResult, previous: VerifyResult, signal?: AbortSignal): Promise<CheckResult> {
+    const r = await this.runCheck(spec, previous, signal, 'gate');
+    return { ...r, stagedNote: `the ${staged.mode} run passed in ${staged.durationMs} ms; run in full to decide green` };
+  }
+
+  /** A check of a step with staged checks on: warm or targeted, else in full with the reason in its note. */
+  private async stageCheck(spec: CheckSpec, previous: VerifyResult, changed: readonly string[], signal?: AbortSignal): Promise<CheckResult> {
+    const parser = this.parserOf(spec);
+    const staged: CheckResult | RunFull = await this.stager!.stage(spec, parser, previous.checks.find((c) => c.name === spec.name), changed, signal);
+    if (!('full' in staged)) return staged;
+    this.logger.debug(`check ${spec.name}: runs in full (${staged.full})`);
+    return { ...(await this.runCheck(spec, previous, signal)), stagedNote: staged.full };
+  }
+
   private timeoutMs(spec: CheckSpec): number {
     return (spec.timeoutSeconds ?? this.opts.defaultTimeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS) * 1000;
   }
@@ -148,11 +207,12 @@ export class Verifier {
     return path.join(this.opts.storageDir, 'tsc', `${id}.tsbuildinfo`);
   }
 
-  private async attempt(spec: CheckSpec, parser: ParserId, signal?: AbortSignal): Promise<Attempt> {
+  /** One run of the check: its command, or `narrowed` (a staged run's argv) instead. */
+  private async attempt(spec: CheckSpec, parser: ParserId, signal?: AbortSignal, narrowed?: string[]): Promise<Attempt> {
     const cwd = path.resolve(this.opts.root, spec.cwd ?? '.');
     const timeoutMs = this.timeoutMs(spec);
-    let argv: string[] | undefined;
-    if (parser === 'tsc') {
+    let argv: string[] | undefined = narrowed;
+    if (parser === 'tsc' && !narrowed) {
       const info = this.buildInfoFile(spec);
       argv = info !== undefined ? incrementalTscArgv(spec.command, info) : undefined;
       if (argv && info) mkdirSync(path.dirname(info), { recursive: true });
@@ -204,36 +264,24 @@ export class Verifier {
    * Not re-run: static checks (tsc, eslint), timeouts (waiting the limit out twice costs more than a
    * flaky timeout), cancelled checks.
    */
-  private async runCheck(spec: CheckSpec, previous: VerifyResult | undefined, signal?: AbortSignal): Promise<CheckResult> {
-    const parser = spec.parser ?? parserForCommand(spec.command, path.resolve(this.opts.root, spec.cwd ?? '.'));
+  private async runCheck(spec: CheckSpec, previous: VerifyResult | undefined, signal?: AbortSignal, stage: 'gate' | 'full' = 'full'): Promise<CheckResult> {
+    const parser = this.parserOf(spec);
     const first = await this.attempt(spec, parser, signal);
-    const attempts = [first];
     const reruns = Math.max(0, this.opts.flakyReruns ?? 1);
-    if (reruns > 0 && !DETERMINISTIC.has(parser) && !first.r.timedOut && !first.r.cancelled && first.r.spawnError === undefined && this.changed(spec.name, first.failures, previous)) {
-      for (let i = 0; i < reruns && !signal?.aborted; i++) {
-        const a = await this.attempt(spec, parser, signal);
-        if (a.r.cancelled) break;
-        attempts.push(a);
-      }
+    if (reruns === 0 || DETERMINISTIC.has(parser) || first.r.timedOut || first.r.cancelled || first.r.spawnError !== undefined || !this.changed(spec.name, first.failures, previous)) {
+      return checkResult(spec, parser, confirm([first]), 'full');
     }
-    const { counted, flaky, shown } = confirm(attempts);
-    const r = shown.r;
-    return {
-      name: spec.name,
-      command: spec.command,
-      exitCode: r.timedOut ? null : r.exitCode,
-      durationMs: attempts.reduce((n, a) => n + a.r.durationMs, 0),
-      timedOut: r.timedOut,
-      cancelled: attempts.some((a) => a.r.cancelled),
-      output: r.output,
-      truncated: r.truncated,
-      failures: counted,
-      flaky,
-      parser,
-      runs: attempts.length,
-      runDurationsMs: attempts.map((a) => a.r.durationMs),
-      ...(attempts.some((a) => a.r.strays.length > 0) ? { strays: [...new Set(attempts.flatMap((a) => a.r.strays))] } : {}),
-    };
+    // Staged: only the tests whose result changed are re-run, where the runner can be narrowed to them.
+    const before = previous?.checks.find((c) => c.name === spec.name);
+    const targeted = this.stager && before && !before.cancelled ? await this.stager.confirm(spec, parser, first, before.failures, signal, stage) : undefined;
+    if (targeted) return checkResult(spec, parser, targeted, 'full');
+    const attempts = [first];
+    for (let i = 0; i < reruns && !signal?.aborted; i++) {
+      const a = await this.attempt(spec, parser, signal);
+      if (a.r.cancelled) break;
+      attempts.push(a);
+    }
+    return checkResult(spec, parser, confirm(attempts), 'full');
   }
 
   private changed(check: string, failures: readonly Failure[], previous: VerifyResult | undefined): boolean {
@@ -247,10 +295,10 @@ export class Verifier {
   }
 }
 
-/** What the runs of one check say together (see `runCheck`). */
-function confirm(attempts: readonly Attempt[]): { counted: Failure[]; flaky: Failure[]; shown: Attempt } {
+/** What the whole runs of one check say together (see `runCheck`). */
+function confirm(attempts: Attempt[]): Confirmed {
   const [first, ...reruns] = attempts;
-  if (reruns.length === 0) return { counted: first!.failures, flaky: [], shown: first! };
+  if (reruns.length === 0) return { attempts, counted: first!.failures, flaky: [], shown: first! };
   let counted = first!.failures.filter((f) => reruns.every((a) => a.failures.some((g) => looseKey(g) === looseKey(f))));
   const passed = attempts.find((a) => a.failures.length === 0 && a.r.exitCode === 0);
   if (counted.length === 0 && !passed) counted = first!.failures;
@@ -267,7 +315,7 @@ function confirm(attempts: readonly Attempt[]): { counted: Failure[]; flaky: Fai
   }
   // The run shown (exit code, output) is the first, unless nothing counts: then a run that passed.
   const shown = counted.length === 0 && passed ? passed : first!;
-  return { counted, flaky, shown };
+  return { attempts, counted, flaky, shown };
 }
 
 const SHELL_BUILTINS = new Set(['cd', 'exec', 'export', 'set', 'test', '[', 'true', 'false', 'echo', 'printf', ':', '.', 'source', 'eval', 'if', 'for', 'while', '(', '{']);

@@ -1,0 +1,146 @@
+// How a check's command is narrowed to some files: the tool it runs (through an npm script when it
+// names one), its own flags kept, its targets replaced by ours through the tool's own filtering:
+// ESLint on the changed files, jest --findRelatedTests, vitest related, node --test and mocha on the
+// test files. A command that cannot be narrowed exactly (a shell line, a chain, an output file, a
+// glob of its own) says why, and the check runs in full.
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { ParserId } from '../../types';
+import { splitCommand } from '../runner';
+
+const LAUNCHERS = new Set(['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install', '--silent', '-s']);
+const SCRIPT_RUNNERS = new Set(['npm', 'yarn', 'pnpm']);
+
+/** The argv a command runs, an npm/yarn/pnpm script followed to the line it runs; or why not. */
+export function resolveArgv(command: string, cwd: string): { argv: string[] } | { reason: string } {
+  const argv = splitCommand(command);
+  if (!argv) return { reason: 'the command needs a shell' };
+  if (!SCRIPT_RUNNERS.has(argv[0]!)) return { argv };
+  const rest = argv.slice(1).filter((a) => a !== '--silent' && a !== '-s');
+  const sep = rest.indexOf('--');
+  const head = sep >= 0 ? rest.slice(0, sep) : rest;
+  const passed = sep >= 0 ? rest.slice(sep + 1) : argv[0] === 'npm' ? [] : rest.slice(head[0] === 'run' ? 2 : 1);
+  const name = head[0] === 'run' || head[0] === 'run-script' ? head[1] : head[0] === 't' ? 'test' : head[0];
+  if (name === undefined || (argv[0] === 'npm' && head.length > (head[0] === 'run' || head[0] === 'run-script' ? 2 : 1))) return { reason: 'the command passes npm options this cannot follow' };
+  let scripts: Record<string, string> | undefined;
+  try {
+    scripts = (JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && !(e instanceof SyntaxError)) throw e;
+  }
+  const body = scripts?.[name];
+  if (typeof body !== 'string') return { reason: `no script "${name}" in package.json` };
+  const inner = splitCommand(body);
+  if (!inner) return { reason: `the script "${name}" needs a shell (${body})` };
+  if (SCRIPT_RUNNERS.has(inner[0]!)) return { reason: `the script "${name}" runs another script` };
+  return { argv: [...inner, ...passed] };
+}
+
+/** Where the tool starts in an argv (after npx and the like), or -1. */
+function toolIndex(argv: readonly string[], tool: (a: string, i: number) => boolean): number {
+  const i = argv.findIndex((a, k) => tool(path.basename(a), k));
+  return i >= 0 && argv.slice(0, i).every((a) => LAUNCHERS.has(a)) ? i : -1;
+}
+
+/** Flags (of the tools below) that take the next argument as their value. */
+const VALUE_FLAGS: Record<'eslint' | 'mocha' | 'node' | 'jest' | 'vitest', ReadonlySet<string>> = {
+  jest: new Set(['-c', '--config', '--reporters', '-t', '--testNamePattern', '-w', '--maxWorkers', '--testTimeout', '--rootDir', '--roots', '--selectProjects', '--shard', '--testPathIgnorePatterns', '--outputFile', '--testEnvironment', '--seed', '--coverageProvider']),
+  vitest: new Set(['-c', '--config', '-r', '--root', '--dir', '--reporter', '--project', '--environment', '--pool', '--outputFile', '-t', '--testNamePattern', '--maxWorkers', '--minWorkers', '--shard', '--mode', '--testTimeout', '--sequence.seed']),
+  eslint: new Set(['-c', '--config', '-f', '--format', '--rule', '--plugin', '--parser', '--parser-options', '--ext', '--ignore-path', '--ignore-pattern', '--global', '--env', '--resolve-plugins-relative-to', '--rulesdir', '--max-warnings', '--cache-location', '--cache-strategy', '--report-unused-disable-directives-severity', '--flag', '--concurrency', '--stdin-filename']),
+  mocha: new Set(['--require', '-r', '--file', '--ignore', '--exclude', '--config', '--package', '--reporter', '-R', '--reporter-option', '--reporter-options', '-O', '--grep', '-g', '--fgrep', '-f', '--timeout', '-t', '--slow', '-s', '--jobs', '-j', '--ui', '-u', '--extension', '--node-option', '-n', '--retries', '--spec']),
+  node: new Set(['--require', '-r', '--import', '--loader', '--experimental-loader', '--test-reporter', '--test-reporter-destination', '--test-name-pattern', '--test-skip-pattern', '--test-concurrency', '--test-timeout', '--test-shard', '--env-file', '--conditions', '-C', '--input-type']),
+};
+
+/** Splits the tool's arguments into flags (with their values) and positional targets. */
+function splitTargets(args: readonly string[], values: ReadonlySet<string>): { flags: string[]; targets: string[] } {
+  const flags: string[] = [];
+  const targets: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.startsWith('-')) {
+      flags.push(a);
+      if (values.has(a) && i + 1 < args.length) flags.push(args[++i]!);
+    } else {
+      targets.push(a);
+    }
+  }
+  return { flags, targets };
+}
+
+const GLOB = /[*?[\]{}!]/;
+
+/** An ESLint command narrowed to `files` (cwd-relative), with the targets it may lint them under. */
+export interface LintCommand {
+  /** The argv for some files; none are linted when the list is empty. */
+  forFiles(files: readonly string[]): string[];
+  /** Whether a (cwd-relative) file lies under the command's own targets. */
+  covers(file: string): boolean;
+}
+
+export function lintCommand(command: string, cwd: string): LintCommand | { reason: string } {
+  const r = resolveArgv(command, cwd);
+  if ('reason' in r) return r;
+  const i = toolIndex(r.argv, (a) => a === 'eslint');
+  if (i < 0) return { reason: 'the command does not run eslint itself' };
+  const { flags, targets } = splitTargets(r.argv.slice(i + 1), VALUE_FLAGS.eslint);
+  if (flags.some((f) => /^(-o|--output-file|--fix|--fix-dry-run|--stdin|--init|--print-config|--inspect-config)(=|$)/.test(f))) return { reason: 'the command writes, fixes or reads stdin' };
+  if (targets.some((t) => GLOB.test(t))) return { reason: 'the command lints a glob of its own' };
+  const roots = (targets.length > 0 ? targets : ['.']).map((t) => path.normalize(t));
+  return {
+    forFiles: (files) => [...r.argv.slice(0, i + 1), ...flags, '--no-warn-ignored', ...files],
+    covers: (file) => roots.some((t) => t === '.' || file === t || file.startsWith(t.replace(/\/$/, '') + '/')),
+  };
+}
+
+export type TestRunner = 'jest' | 'vitest' | 'mocha' | 'node-test';
+
+/** A test command narrowed to some test files (or, with jest and vitest, to what relates to some files). */
+export interface TestCommand {
+  runner: TestRunner;
+  /** The full command's argv, resolved. */
+  argv: string[];
+  /** Runs these test files (cwd-relative) and nothing else. */
+  files(files: readonly string[]): string[];
+  /**
+   * jest and vitest: the tests related to these files (the runner follows imports); undefined where
+   * the runner has no such filter and the related test files are found by their imports.
+   */
+  related?(files: readonly string[]): string[];
+  /** The targets the command names itself (node --test and mocha), to find its test files by. */
+  targets: string[];
+}
+
+export function testCommand(command: string, cwd: string, parser: ParserId): TestCommand | { reason: string } {
+  const r = resolveArgv(command, cwd);
+  if ('reason' in r) return r;
+  const argv = r.argv;
+  if (parser === 'jest') {
+    const i = toolIndex(argv, (a) => a === 'jest');
+    if (i < 0) return { reason: 'the command does not run jest itself' };
+    if (splitTargets(argv.slice(i + 1), VALUE_FLAGS.jest).targets.length > 0) return { reason: 'the command names its own test paths' };
+    return { runner: 'jest', argv, targets: [], files: (f) => [...argv, '--runTestsByPath', ...f], related: (f) => [...argv, '--passWithNoTests', '--findRelatedTests', ...f] };
+  }
+  if (parser === 'vitest') {
+    const i = toolIndex(argv, (a) => a === 'vitest');
+    if (i < 0) return { reason: 'the command does not run vitest itself' };
+    const rest = argv.slice(i + 1);
+    const sub = rest[0] === 'run' ? rest.slice(1) : rest;
+    if (splitTargets(sub, VALUE_FLAGS.vitest).targets.length > 0) return { reason: 'the command uses a vitest subcommand or filter of its own' };
+    const head = argv.slice(0, i + 1);
+    return { runner: 'vitest', argv, targets: [], files: (f) => [...head, 'run', ...sub, ...f], related: (f) => [...head, 'related', '--run', '--passWithNoTests', ...sub, ...f] };
+  }
+  if (parser === 'node-test') {
+    const i = toolIndex(argv, (a) => a === 'node');
+    if (i < 0 || !argv.includes('--test')) return { reason: 'the command does not run node --test itself' };
+    const { flags, targets } = splitTargets(argv.slice(i + 1), VALUE_FLAGS.node);
+    return { runner: 'node-test', argv, targets, files: (f) => [...argv.slice(0, i + 1), ...flags, ...f] };
+  }
+  if (parser === 'mocha') {
+    const i = toolIndex(argv, (a) => a === 'mocha');
+    if (i < 0) return { reason: 'the command does not run mocha itself' };
+    const { flags, targets } = splitTargets(argv.slice(i + 1), VALUE_FLAGS.mocha);
+    if (flags.some((f) => /^(--spec|--config|--package|--file)(=|$)/.test(f))) return { reason: 'the command sets its own spec, config or files' };
+    return { runner: 'mocha', argv, targets, files: (f) => [...argv.slice(0, i + 1), ...flags, ...f] };
+  }
+  return { reason: `the ${parser} runner has no file filter here` };
+}

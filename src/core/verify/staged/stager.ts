@@ -1,0 +1,246 @@
+// Staged checks (DESIGN §4, `stagedChecks`): what a non-final step runs of each check. A tsc check
+// runs warm (./warmTsc); ESLint lints the changed files and carries the failures of the others; a
+// test check runs the previously failing test files and those related to the changed files. A check
+// that cannot be narrowed runs in full, and says why. Green is never decided here: when every
+// staged check passes, the verifier runs every check in full.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { CheckResult, CheckSpec, Failure, Logger, ParserId } from '../../types';
+import { parseOutput } from '../parsers/index';
+import { checkRecordDir } from '../containment';
+import type { Attempt, Confirmed } from './attempt';
+import { checkResult, confirmTargeted, noRun } from './attempt';
+import type { LintCommand, TestCommand } from './commands';
+import { lintCommand, testCommand } from './commands';
+import { relatedTestFiles } from './related';
+import type { WarmTscPlan } from './warmTsc';
+import { WarmTsc, warmTscPlan } from './warmTsc';
+
+/** What the stager needs of the verifier: running a check (narrowed), and the check's setting. */
+export interface StagedExec {
+  root: string;
+  storageDir?: string;
+  logger: Logger;
+  flakyReruns: number;
+  cwd(spec: CheckSpec): string;
+  env(cwd: string): Record<string, string>;
+  timeoutMs(spec: CheckSpec): number;
+  /** Runs the check with `argv` instead of its command, parsed by `parser`. */
+  run(spec: CheckSpec, parser: ParserId, argv: string[], signal?: AbortSignal): Promise<Attempt>;
+}
+
+/** A check this step runs in full, and why (for the trace). */
+export interface RunFull {
+  full: string;
+}
+
+const MARK = '@@fix-until-green-mocha-options@@';
+const TEST_PARSERS: ReadonlySet<ParserId> = new Set(['jest', 'vitest', 'mocha', 'node-test']);
+/** Failure ids that belong to no test: a check with one cannot be narrowed to test files. */
+const UNTIED = new Set(['exit', 'spawn', 'timeout']);
+
+export class Stager {
+  private readonly warm = new Map<string, WarmTsc | RunFull>();
+  private readonly lint = new Map<string, LintCommand | RunFull>();
+  private readonly tests = new Map<string, TestCommand | RunFull>();
+  /** Per test check, the test files its last staged run ran, when that run passed (for the gate's confirmation). */
+  private readonly passedStaged = new Map<string, Set<string>>();
+
+  constructor(private readonly x: StagedExec) {}
+
+  /** Starts the warm type checkers and has them build their programs (while the model thinks). */
+  async prime(checks: readonly CheckSpec[], parserOf: (c: CheckSpec) => ParserId): Promise<void> {
+    const builds: Promise<unknown>[] = [];
+    for (const c of checks) {
+      if (parserOf(c) !== 'tsc') continue;
+      const w = this.warmFor(c);
+      if (w instanceof WarmTsc) builds.push(w.check(undefined, this.x.timeoutMs(c), true));
+    }
+    await Promise.all(builds);
+  }
+
+  /** Ends every warm checker (the run is over, or was cancelled); waits until they are gone. */
+  async release(): Promise<void> {
+    const all = [...this.warm.values()].filter((w): w is WarmTsc => w instanceof WarmTsc);
+    this.warm.clear();
+    await Promise.all(all.map((w) => w.stop()));
+  }
+
+  /**
+   * One check of a non-final step: warm, targeted, or `{full}` with the reason it cannot be.
+   * `before` is the check's result in the state the step started from; `changed` the
+   * workspace-relative files the step changed.
+   */
+  async stage(spec: CheckSpec, parser: ParserId, before: CheckResult | undefined, changed: readonly string[], signal?: AbortSignal): Promise<CheckResult | RunFull> {
+    if (!before || before.cancelled || before.timedOut) return { full: 'no comparable earlier run of the check' };
+    if (parser === 'tsc') return this.warmCheck(spec, signal);
+    if (parser === 'eslint') return this.lintChanged(spec, before, changed, signal);
+    if (TEST_PARSERS.has(parser)) return this.testsTargeted(spec, parser, before, changed, signal);
+    return { full: `a ${parser} check has no narrower run` };
+  }
+
+  /**
+   * Flake confirmation of a test check by re-running only the test files whose result changed from
+   * `before`; undefined when that cannot be done (the verifier then re-runs the whole check).
+   * - `targeted` (a staged run): only newly failing tests; one that passes now is confirmed before
+   *   any green, by the full run.
+   * - `gate` (the full run after a green staged run): a test that failed before and passes now has
+   *   passed twice when the staged run ran its file (staged, then full): confirmed without a third
+   *   run. Newly failing tests are re-run, as always.
+   * - `full`: every test whose result changed.
+   */
+  async confirm(spec: CheckSpec, parser: ParserId, first: Attempt, before: readonly Failure[] | undefined, signal?: AbortSignal, stage: 'targeted' | 'gate' | 'full' = 'full'): Promise<Confirmed | undefined> {
+    if (!TEST_PARSERS.has(parser) || before === undefined) return undefined;
+    const cmd = this.testCommandFor(spec, parser);
+    if ('full' in cmd) return undefined;
+    if ([...first.failures, ...before].some((f) => f.file === undefined || UNTIED.has(f.id ?? ''))) return undefined;
+    const keys = (fs: readonly Failure[]): Set<string> => new Set(fs.map((f) => `${f.file}\0${f.id}`));
+    const now = keys(first.failures);
+    const then = keys(before);
+    const passedTwice = stage === 'gate' ? (this.passedStaged.get(spec.name) ?? new Set<string>()) : new Set<string>();
+    const nowPassing = stage === 'targeted' ? [] : before.filter((f) => !now.has(`${f.file}\0${f.id}`) && !this.cwdFiles(spec, [f.file!]).some((g) => passedTwice.has(g)));
+    const changedTests = [...first.failures.filter((f) => !then.has(`${f.file}\0${f.id}`)), ...nowPassing];
+    const files = this.cwdFiles(spec, changedTests.map((f) => f.file!)).filter((f) => existsSync(path.join(this.x.cwd(spec), f)));
+    if (files.length === 0) return confirmTargeted(first, [], before);
+    const argv = await this.filesArgv(spec, cmd, files, signal);
+    const reruns: Attempt[] = [];
+    for (let i = 0; i < this.x.flakyReruns && !signal?.aborted; i++) {
+      const a = await this.x.run(spec, parser, argv, signal);
+      if (a.r.cancelled) break;
+      reruns.push(a);
+    }
+    return confirmTargeted(first, reruns, before);
+  }
+
+  private warmFor(spec: CheckSpec): WarmTsc | RunFull {
+    let w = this.warm.get(spec.name);
+    if (!w) {
+      const cwd = this.x.cwd(spec);
+      const env = this.x.env(cwd);
+      const plan: WarmTscPlan = warmTscPlan(spec.command, cwd, env);
+      w = 'fallback' in plan ? { full: `warm type check not possible, the command runs: ${plan.fallback}` } : new WarmTsc({ cwd, plan, env, logger: this.x.logger, ...(this.x.storageDir !== undefined ? { recordDir: checkRecordDir(this.x.storageDir) } : {}) });
+      this.warm.set(spec.name, w);
+    }
+    return w;
+  }
+
+  private async warmCheck(spec: CheckSpec, signal?: AbortSignal): Promise<CheckResult | RunFull> {
+    const w = this.warmFor(spec);
+    if ('full' in w) return w;
+    const started = Date.now();
+    const o = await w.check(signal, this.x.timeoutMs(spec));
+    if (o.kind === 'fallback') {
+      const full = { full: `warm type check not possible, the command runs: ${o.reason}` };
+      this.warm.set(spec.name, full);
+      return full;
+    }
+    const durationMs = Date.now() - started;
+    const base = { exitCode: null, signal: null, truncated: false, timedOut: false, pid: undefined, strays: [], durationMs };
+    if (o.kind === 'cancelled') return checkResult(spec, 'tsc', single({ r: { ...base, output: '', cancelled: true }, failures: [] }), 'warm');
+    const failures = parseOutput('tsc', o.output, { check: spec.name, root: this.x.root, cwd: this.x.cwd(spec), exitCode: o.exitCode });
+    return checkResult(spec, 'tsc', single({ r: { ...base, exitCode: o.exitCode, output: o.output, cancelled: false }, failures }), 'warm');
+  }
+
+  private async lintChanged(spec: CheckSpec, before: CheckResult, changed: readonly string[], signal?: AbortSignal): Promise<CheckResult | RunFull> {
+    let cmd = this.lint.get(spec.name);
+    if (!cmd) {
+      const c = lintCommand(spec.command, this.x.cwd(spec));
+      cmd = 'reason' in c ? { full: `lint of the changed files not possible: ${c.reason}` } : c;
+      this.lint.set(spec.name, cmd);
+    }
+    if ('full' in cmd) return cmd;
+    if (before.failures.some((f) => f.file === undefined) || (before.exitCode !== 0 && before.failures.length === 0)) return { full: 'the last lint failed with no file to carry its failures by' };
+    const ours = this.cwdFiles(spec, changed);
+    const touched = new Set(ours);
+    const files = ours.filter((f) => cmd.covers(f) && existsSync(path.join(this.x.cwd(spec), f)));
+    const carried = before.failures.filter((f) => !this.cwdFiles(spec, [f.file!]).some((g) => touched.has(g)));
+    const first = files.length > 0 ? await this.x.run(spec, 'eslint', cmd.forFiles(files), signal) : noRun();
+    const exitCode = first.r.timedOut ? null : first.r.exitCode !== 0 ? first.r.exitCode : carried.length > 0 ? 1 : 0;
+    const note = `${files.length} changed file(s) linted, ${carried.length} failure(s) carried from the last lint`;
+    return checkResult(spec, 'eslint', single(first), 'targeted', { carried, note, exitCode });
+  }
+
+  private testCommandFor(spec: CheckSpec, parser: ParserId): TestCommand | RunFull {
+    let cmd = this.tests.get(spec.name);
+    if (!cmd) {
+      const c = testCommand(spec.command, this.x.cwd(spec), parser);
+      cmd = 'reason' in c ? { full: `targeted tests not possible: ${c.reason}` } : c;
+      this.tests.set(spec.name, cmd);
+    }
+    return cmd;
+  }
+
+  private async testsTargeted(spec: CheckSpec, parser: ParserId, before: CheckResult, changed: readonly string[], signal?: AbortSignal): Promise<CheckResult | RunFull> {
+    const cmd = this.testCommandFor(spec, parser);
+    if ('full' in cmd) return cmd;
+    if (before.failures.some((f) => f.file === undefined || UNTIED.has(f.id ?? '')) || (before.exitCode !== 0 && before.failures.length === 0)) return { full: 'the last run failed in a way not tied to a test file' };
+    const cwd = this.x.cwd(spec);
+    const exists = (f: string): boolean => existsSync(path.join(cwd, f));
+    const failing = [...new Set(this.cwdFiles(spec, before.failures.map((f) => f.file!)))].filter(exists);
+    const edited = this.cwdFiles(spec, changed).filter(exists);
+    let argv: string[] | undefined;
+    let note: string;
+    // The test files certainly run (jest and vitest run a test file named as related to itself).
+    let ran: string[];
+    this.passedStaged.delete(spec.name);
+    if (cmd.related) {
+      const inputs = [...new Set([...failing, ...edited])];
+      ran = inputs;
+      argv = inputs.length > 0 ? cmd.related(inputs) : undefined;
+      note = `the ${failing.length} failing test file(s) and the tests ${cmd.runner} relates to ${edited.length} changed file(s)`;
+    } else {
+      const related = relatedTestFiles(cwd, edited);
+      const files = [...new Set([...failing, ...related])];
+      ran = files;
+      argv = files.length > 0 ? await this.filesArgv(spec, cmd, files, signal) : undefined;
+      note = `${files.length} test file(s): ${failing.length} failing, ${related.length} importing the ${edited.length} changed file(s)`;
+    }
+    const first = argv ? await this.x.run(spec, parser, argv, signal) : noRun();
+    if (!argv || first.r.cancelled || first.r.timedOut || first.r.spawnError !== undefined) return checkResult(spec, parser, single(first), 'targeted', { note });
+    // A test that passes now is confirmed by the full run's re-run before any green: here only new failures are.
+    const confirmed = (await this.confirm(spec, parser, first, before.failures, signal, 'targeted')) ?? single(first);
+    if (confirmed.shown.r.exitCode === 0 && confirmed.counted.length === 0) this.passedStaged.set(spec.name, new Set(ran));
+    return checkResult(spec, parser, confirmed, 'targeted', { note: confirmed.attempts.length > 1 ? `${note}; the tests whose result changed re-run` : note });
+  }
+
+  /** The argv running exactly these test files. mocha adds its config's spec to named files: it gets a copy of its options without one. */
+  private async filesArgv(spec: CheckSpec, cmd: TestCommand, files: readonly string[], signal?: AbortSignal): Promise<string[]> {
+    if (cmd.runner !== 'mocha') return cmd.files(files);
+    const config = await this.mochaConfig(spec, cmd, signal);
+    const bin = cmd.argv.slice(0, cmd.argv.findIndex((a) => path.basename(a) === 'mocha') + 1);
+    return config ? [...bin, '--config', config, '--no-package', ...files] : cmd.files(files);
+  }
+
+  private readonly mochaConfigs = new Map<string, string | undefined>();
+
+  private async mochaConfig(spec: CheckSpec, cmd: TestCommand, signal?: AbortSignal): Promise<string | undefined> {
+    if (this.mochaConfigs.has(spec.name)) return this.mochaConfigs.get(spec.name);
+    const cwd = this.x.cwd(spec);
+    const i = cmd.argv.findIndex((a) => path.basename(a) === 'mocha');
+    const args = cmd.argv.slice(i + 1).filter((a) => !cmd.targets.includes(a));
+    const script = `const {loadOptions}=require(require.resolve('mocha/lib/cli/options',{paths:[process.cwd()]}));const o=loadOptions(${JSON.stringify(args)});delete o._;delete o.spec;delete o.config;delete o.package;process.stdout.write('\\n${MARK}'+JSON.stringify(o)+'${MARK}\\n')`;
+    const a = await this.x.run({ ...spec, parser: 'generic' }, 'generic', ['node', '-e', script], signal);
+    const options = new RegExp(`${MARK}(.*)${MARK}`).exec(a.r.output)?.[1];
+    let file: string | undefined;
+    if (a.r.exitCode === 0 && options !== undefined) {
+      const dir = path.join(this.x.storageDir ?? path.join(cwd, 'node_modules', '.cache', 'fix-until-green'), 'staged');
+      mkdirSync(dir, { recursive: true });
+      file = path.join(dir, `mocharc-${spec.name.replace(/[^\w.-]/g, '_')}.json`);
+      writeFileSync(file, options);
+    } else {
+      this.x.logger.info(`mocha's options could not be read for a targeted run (${a.r.output.trim().split('\n').pop() ?? ''}): named files run with its spec`);
+    }
+    this.mochaConfigs.set(spec.name, file);
+    return file;
+  }
+
+  /** Workspace-relative paths as paths relative to the check's directory (outside it: dropped). */
+  private cwdFiles(spec: CheckSpec, files: readonly string[]): string[] {
+    const cwd = this.x.cwd(spec);
+    return files.map((f) => path.relative(cwd, path.resolve(this.x.root, f)).split(path.sep).join('/')).filter((f) => !f.startsWith('..') && !path.isAbsolute(f));
+  }
+}
+
+function single(a: Attempt): Confirmed {
+  return { attempts: [a], counted: a.failures, flaky: [], shown: a };
+}

@@ -1,0 +1,212 @@
+// The warm type checker: one child process per tsc check, kept for the run's lifetime, holding the
+// program between steps (./warmTscWorker). It runs only where it gives what the command gives: a
+// plain `tsc` of the workspace's own `typescript` (5.x or older: tsc 7 is native), no build or
+// watch mode, no project references, nothing emitted. Anywhere else it says why, and the check runs
+// its command. The child is contained like a check: its own process group, the check marker, a
+// record in storage so a crash of ours is reaped; it is killed at the run's end, on cancel and on
+// any fault, and exits by itself when we go.
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import type { Logger } from '../../types';
+import { CHECK_MARKER_ENV, killAndWait, processStartTime, removeCheckRecord, writeCheckRecord } from '../containment';
+import { splitCommand } from '../runner';
+import { WARM_TSC_WORKER_SOURCE } from './warmTscWorker';
+
+/** How the warm checker is started for a check, or why it cannot be. */
+export type WarmTscPlan = { args: string[]; typescript: string; version: string } | { fallback: string };
+
+export type WarmOutcome =
+  | { kind: 'result'; output: string; exitCode: number; durationMs: number }
+  | { kind: 'fallback'; reason: string }
+  | { kind: 'cancelled' };
+
+const LAUNCHERS = new Set(['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install']);
+const MODES = /^(-b|--build|-w|--watch)$/;
+
+function findOnPath(exe: string, env: Record<string, string>): string | undefined {
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const p = path.join(dir, exe);
+    try {
+      return realpathSync(p);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ENOTDIR') throw e;
+    }
+  }
+  return undefined;
+}
+
+/** Whether (and how) a tsc check's command can be run warm, with `env` the check's environment. */
+export function warmTscPlan(command: string, cwd: string, env: Record<string, string>): WarmTscPlan {
+  const argv = splitCommand(command);
+  const i = argv ? argv.findIndex((a) => path.basename(a) === 'tsc') : -1;
+  if (!argv || i < 0 || !argv.slice(0, i).every((a) => LAUNCHERS.has(a))) return { fallback: 'the command is not a plain tsc call (a wrapper or a shell line)' };
+  const args = argv.slice(i + 1);
+  if (args.some((a) => MODES.test(a))) return { fallback: 'tsc in build or watch mode' };
+  let typescript: string;
+  try {
+    typescript = createRequire(path.join(cwd, 'package.json')).resolve('typescript');
+  } catch (e) {
+    return { fallback: `the workspace has no typescript package to load (${(e as Error).message.split('\n')[0]})` };
+  }
+  const pkgDir = path.resolve(path.dirname(typescript), '..');
+  const version = (JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version?: string }).version ?? '';
+  if (Number(version.split('.')[0]) >= 7) return { fallback: `typescript ${version} is the native tsc 7, which has no program API to keep warm` };
+  const bin = argv[i]!.includes('/') ? realpathOrSelf(path.resolve(cwd, argv[i]!)) : findOnPath('tsc', env);
+  if (bin === undefined || !bin.startsWith(realpathOrSelf(pkgDir) + path.sep)) return { fallback: `the command's tsc (${bin ?? 'not found'}) is not the workspace's typescript package` };
+  return { args, typescript, version };
+}
+
+function realpathOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return p;
+    throw e;
+  }
+}
+
+interface WorkerMessage {
+  type: 'ready' | 'fallback' | 'result';
+  id?: number;
+  reason?: string;
+  output?: string;
+  exitCode?: number;
+  durationMs?: number;
+}
+
+export interface WarmTscOptions {
+  cwd: string;
+  plan: Extract<WarmTscPlan, { args: string[] }>;
+  /** The check's environment (provider keys already scrubbed). */
+  env: Record<string, string>;
+  /** Where running checks are recorded for reaping after a crash. */
+  recordDir?: string;
+  logger: Logger;
+}
+
+/** How long the worker gets to say it is ready (loading typescript) before it counts as broken. */
+const READY_MS = 30000;
+
+export class WarmTsc {
+  private child: ChildProcess | undefined;
+  private readonly marker = randomUUID();
+  private ready: Promise<WarmOutcome | undefined> | undefined;
+  private broken: string | undefined;
+  private nextId = 1;
+  private stderr = '';
+
+  constructor(private readonly opts: WarmTscOptions) {}
+
+  /** The reason it fell back for good, once it has. */
+  get fallback(): string | undefined {
+    return this.broken;
+  }
+
+  /** Starts the worker (idempotent); its program is built by the first check. */
+  start(): void {
+    if (this.child || this.broken !== undefined) return;
+    const node = findOnPath('node', this.opts.env);
+    const env: Record<string, string> = { ...this.opts.env, [CHECK_MARKER_ENV]: this.marker, ...(node === undefined ? { ELECTRON_RUN_AS_NODE: '1' } : {}) };
+    const init = JSON.stringify({ typescript: this.opts.plan.typescript, args: this.opts.plan.args });
+    const child = spawn(node ?? process.execPath, ['-e', WARM_TSC_WORKER_SOURCE, init], { cwd: this.opts.cwd, env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], detached: true });
+    this.child = child;
+    child.stderr?.on('data', (c: Buffer) => {
+      this.stderr = (this.stderr + c.toString('utf8')).slice(-4000);
+    });
+    this.record(child.pid);
+    this.ready = new Promise((resolve) => {
+      const timer = setTimeout(() => resolve({ kind: 'fallback', reason: `the warm checker did not start within ${READY_MS / 1000} s` }), READY_MS);
+      child.on('message', (m: WorkerMessage) => {
+        if (m.type === 'ready' || (m.type === 'fallback' && m.id === undefined)) {
+          clearTimeout(timer);
+          resolve(m.type === 'ready' ? undefined : { kind: 'fallback', reason: m.reason ?? 'unknown' });
+        }
+      });
+      child.once('error', (e) => {
+        clearTimeout(timer);
+        resolve({ kind: 'fallback', reason: `the warm checker could not start: ${e.message}` });
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        resolve({ kind: 'fallback', reason: `the warm checker exited (${signal ?? code})${this.stderr ? `: ${this.stderr.trim().split('\n').slice(-3).join(' ')}` : ''}` });
+      });
+    });
+  }
+
+  /**
+   * Type checks the workspace as it is now. A fallback is for good: the caller runs the command from
+   * then on. `settle` (the run's priming) also has the worker compute what makes the next checks small.
+   */
+  async check(signal: AbortSignal | undefined, timeoutMs: number, settle = false): Promise<WarmOutcome> {
+    if (this.broken !== undefined) return { kind: 'fallback', reason: this.broken };
+    this.start();
+    const early = await this.ready;
+    if (early) return this.fail(early);
+    const child = this.child!;
+    const id = this.nextId++;
+    const outcome = await new Promise<WarmOutcome>((resolve) => {
+      const done = (o: WarmOutcome): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(o);
+      };
+      const onAbort = (): void => done({ kind: 'cancelled' });
+      const onMessage = (m: WorkerMessage): void => {
+        if (m.id !== id) return;
+        done(m.type === 'result' ? { kind: 'result', output: m.output ?? '', exitCode: m.exitCode ?? 1, durationMs: m.durationMs ?? 0 } : { kind: 'fallback', reason: m.reason ?? 'unknown' });
+      };
+      const onExit = (code: number | null, sig: string | null): void => done({ kind: 'fallback', reason: `the warm checker exited (${sig ?? code})` });
+      const timer = setTimeout(() => done({ kind: 'fallback', reason: `the warm checker did not answer within ${timeoutMs / 1000} s` }), Math.min(timeoutMs, 2 ** 31 - 1));
+      if (signal?.aborted) return done({ kind: 'cancelled' });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+      child.send({ type: 'check', id, settle });
+    });
+    if (outcome.kind === 'cancelled') {
+      // Mid-check it holds a half-built program: a fresh one next time.
+      await this.stop();
+      return outcome;
+    }
+    return outcome.kind === 'fallback' ? this.fail(outcome) : outcome;
+  }
+
+  private async fail(o: WarmOutcome): Promise<WarmOutcome> {
+    if (o.kind === 'fallback') {
+      this.broken = o.reason;
+      this.opts.logger.info(`warm type check falls back to the command: ${o.reason}`);
+    }
+    await this.stop();
+    return o;
+  }
+
+  /** Kills the worker and everything it started; waits until they are gone. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    this.ready = undefined;
+    if (!child) return;
+    child.removeAllListeners('message');
+    if (child.connected) child.disconnect();
+    const { left } = await killAndWait({ marker: this.marker, ...(child.pid !== undefined ? { pgid: child.pid } : {}) }, 2000, { trustGroup: true });
+    if (left.length === 0 && this.opts.recordDir !== undefined) removeCheckRecord(this.opts.recordDir, this.marker);
+  }
+
+  private record(pid: number | undefined): void {
+    if (this.opts.recordDir === undefined) return;
+    const owner = { pid: process.pid, ...(processStartTime() !== undefined ? { startTime: processStartTime()! } : {}) };
+    try {
+      writeCheckRecord(this.opts.recordDir, { owner, marker: this.marker, ...(pid !== undefined ? { pgid: pid } : {}), command: `warm tsc ${this.opts.plan.args.join(' ')}`, startedAt: new Date().toISOString() });
+    } catch (e) {
+      // A full or read-only storage costs the reaping after a crash, not the check.
+      if (typeof (e as NodeJS.ErrnoException).code !== 'string') throw e;
+    }
+  }
+}

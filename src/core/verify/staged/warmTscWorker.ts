@@ -1,0 +1,125 @@
+// The warm type checker's child process, as the source `node -e` runs. It loads the checked
+// project's own `typescript` (never ours), keeps a semantic-diagnostics builder program between
+// checks and, on each `check`, re-reads the program's files: a file whose text changed is parsed
+// again, and only what it affects is checked again. The diagnostics it prints are the ones `tsc`
+// prints for the same command line (plain `--pretty false` format), so the tsc parser reads them
+// and the failure identity is the command's. Checking `settle` also computes every file's signature.
+//
+// Plain JavaScript in a string: the extension and the CLI are bundles, and a worker file of its own
+// would need a bundle of its own; `-e` needs none. It exits when its parent goes (IPC disconnect).
+
+export const WARM_TSC_WORKER_SOURCE = String.raw`
+'use strict';
+const path = require('node:path');
+const { createHash } = require('node:crypto');
+const init = JSON.parse(process.argv[process.argv.length - 1]);
+const send = (m) => { if (process.connected) process.send(m); };
+process.on('disconnect', () => process.exit(0));
+let ts;
+try {
+  ts = require(init.typescript);
+} catch (e) {
+  send({ type: 'fallback', reason: 'the workspace typescript could not be loaded: ' + e.message });
+  process.exit(0);
+}
+const parsed = ts.parseCommandLine(init.args);
+if (parsed.errors.length > 0) {
+  send({ type: 'fallback', reason: 'the command line has options the warm checker does not take: ' + parsed.errors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' ')).join('; ') });
+  process.exit(0);
+}
+const cwd = process.cwd();
+function configPath() {
+  const p = parsed.options.project;
+  if (p !== undefined) {
+    const abs = path.resolve(cwd, p);
+    return ts.sys.directoryExists(abs) ? path.join(abs, 'tsconfig.json') : abs;
+  }
+  if (parsed.fileNames.length > 0) return undefined;
+  return ts.findConfigFile(cwd, ts.sys.fileExists);
+}
+const config = configPath();
+const formatHost = { getCurrentDirectory: () => cwd, getCanonicalFileName: (f) => (ts.sys.useCaseSensitiveFileNames ? f : f.toLowerCase()), getNewLine: () => '\n' };
+
+function readConfig() {
+  if (config === undefined) return { fileNames: parsed.fileNames, options: parsed.options, errors: [] };
+  const unrecoverable = [];
+  const host = { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => unrecoverable.push(d) };
+  const r = ts.getParsedCommandLineOfConfigFile(config, parsed.options, host);
+  return r ?? { fileNames: [], options: parsed.options, errors: unrecoverable };
+}
+
+// A file outside node_modules is read again on every check: its text decides whether it changed.
+// Dependencies and the default libraries are taken as fixed for the run.
+const cache = new Map();
+const fixed = (f) => f.includes('/node_modules/') || f.startsWith(path.dirname(ts.getDefaultLibFilePath(parsed.options)));
+let version = 0;
+function host(options) {
+  const h = ts.createCompilerHost(options);
+  h.getSourceFile = (fileName, language, onError) => {
+    const key = JSON.stringify(typeof language === 'object' ? language : { languageVersion: language });
+    const c = cache.get(fileName);
+    if (c && c.key === key && fixed(fileName)) return c.sf;
+    const text = ts.sys.readFile(fileName);
+    if (text === undefined) {
+      cache.delete(fileName);
+      if (onError) onError('File not found: ' + fileName);
+      return undefined;
+    }
+    if (c && c.key === key && c.text === text) return c.sf;
+    const sf = ts.createSourceFile(fileName, text, language, false);
+    sf.version = String(++version) + ':' + createHash('sha1').update(text).digest('hex');
+    cache.set(fileName, { key, text, sf });
+    return sf;
+  };
+  return h;
+}
+
+let builder;
+function check() {
+  const started = Date.now();
+  const cl = readConfig();
+  if (cl.projectReferences && cl.projectReferences.length > 0) return { type: 'fallback', reason: 'the project has references (tsc -b territory)' };
+  if (cl.options.noEmit !== true) return { type: 'fallback', reason: 'the command emits files (no noEmit)' };
+  if (cl.options.watch || cl.options.build) return { type: 'fallback', reason: 'watch or build mode' };
+  const options = { ...cl.options };
+  delete options.incremental;
+  delete options.tsBuildInfoFile;
+  builder = ts.createSemanticDiagnosticsBuilderProgram(cl.fileNames, options, host(options), builder, ts.getConfigFileParsingDiagnostics(cl), cl.projectReferences);
+  // What tsc reports, in the order it reports it (executeCommandLine's emitFilesAndReportErrors).
+  const all = builder.getConfigFileParsingDiagnostics().slice();
+  const configCount = all.length;
+  all.push(...builder.getSyntacticDiagnostics());
+  if (all.length === configCount) {
+    all.push(...builder.getOptionsDiagnostics());
+    all.push(...builder.getGlobalDiagnostics());
+    if (all.length === configCount) all.push(...builder.getSemanticDiagnostics());
+    if (options.noEmit && (options.declaration || options.composite) && all.length === configCount) all.push(...builder.getProgram().getDeclarationDiagnostics());
+  }
+  const diagnostics = ts.sortAndDeduplicateDiagnostics(all);
+  // tsc's exit status under noEmit when it reported anything: 2 (DiagnosticsPresent_OutputsGenerated).
+  return { type: 'result', output: ts.formatDiagnostics(diagnostics, formatHost), exitCode: diagnostics.length > 0 ? 2 : 0, durationMs: Date.now() - started, files: builder.getProgram().getSourceFiles().length };
+}
+
+// The builder knows a file's declaration signature only once it has computed it; after the first
+// build it has none, so the first edit would take every dependent of the edited file for changed
+// and check them all again. Settling computes every signature up front (all files taken as
+// changed, once): a run asks for it while the model thinks, so the steps' checks are small.
+let settled = false;
+function settle() {
+  for (const c of cache.values()) if (!fixed(c.sf.fileName)) c.sf.version = String(++version) + ':' + c.sf.version.split(':')[1];
+  check();
+  settled = true;
+}
+
+process.on('message', (m) => {
+  if (!m || m.type !== 'check') return;
+  try {
+    const r = check();
+    if (m.settle && !settled && r.type === 'result') settle();
+    send({ ...r, id: m.id });
+  } catch (e) {
+    send({ type: 'fallback', id: m.id, reason: 'the warm checker failed: ' + (e && e.stack ? e.stack : String(e)) });
+  }
+});
+send({ type: 'ready', version: ts.version });
+`;

@@ -1,0 +1,114 @@
+// How staged checks narrow a command (through npm scripts, keeping the tool's flags), which test
+// files relate to a change by their imports, and what a targeted flake re-run concludes.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Failure } from '../../../src/core/types';
+import type { Attempt } from '../../../src/core/verify/staged/attempt';
+import { confirmTargeted } from '../../../src/core/verify/staged/attempt';
+import type { LintCommand, TestCommand } from '../../../src/core/verify/staged/commands';
+import { lintCommand, resolveArgv, testCommand } from '../../../src/core/verify/staged/commands';
+import { relatedTestFiles } from '../../../src/core/verify/staged/related';
+
+function tree(files: Record<string, string>): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-staged-'));
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), text);
+  }
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+describe('staged checks: narrowing commands', () => {
+  const t = tree({ 'package.json': JSON.stringify({ scripts: { test: 'jest --ci', lint: 'eslint --cache src', chain: 'tsc && jest', via: 'npm run test', spec: 'mocha "test/**/*.js"', nt: 'node --test --test-reporter spec test/' } }) });
+  after(() => t.cleanup());
+
+  it('follows npm scripts to the line they run, with the arguments passed after --', () => {
+    assert.deepEqual(resolveArgv('npm test --silent', t.dir), { argv: ['jest', '--ci'] });
+    assert.deepEqual(resolveArgv('npm run lint -- --max-warnings 0', t.dir), { argv: ['eslint', '--cache', 'src', '--max-warnings', '0'] });
+    assert.deepEqual(resolveArgv('npx jest', t.dir), { argv: ['npx', 'jest'] });
+    assert.match((resolveArgv('npm run chain', t.dir) as { reason: string }).reason, /shell/);
+    assert.match((resolveArgv('npm run via', t.dir) as { reason: string }).reason, /another script/);
+    assert.match((resolveArgv('npm run nope', t.dir) as { reason: string }).reason, /no script "nope"/);
+    assert.match((resolveArgv('jest && eslint .', t.dir) as { reason: string }).reason, /shell/);
+  });
+
+  it('lints the changed files under the command\'s own targets, with its flags (and its cache)', () => {
+    const l = lintCommand('npm run lint', t.dir) as LintCommand;
+    assert.deepEqual(l.forFiles(['src/a.js']), ['eslint', '--cache', '--no-warn-ignored', 'src/a.js']);
+    assert.equal(l.covers('src/a.js'), true);
+    assert.equal(l.covers('scripts/b.js'), false, 'outside the targets: not the check\'s to lint');
+    const json = lintCommand('eslint --format json .', t.dir) as LintCommand;
+    assert.deepEqual(json.forFiles(['x.js']), ['eslint', '--format', 'json', '--no-warn-ignored', 'x.js']);
+    assert.match((lintCommand('eslint -o report.json .', t.dir) as { reason: string }).reason, /writes/);
+    assert.match((lintCommand('eslint src/**/*.js', t.dir) as { reason: string }).reason, /shell/, 'a glob is the shell\'s');
+    assert.match((lintCommand('npx tsc', t.dir) as { reason: string }).reason, /does not run eslint/);
+  });
+
+  it('narrows each runner through its own filter', () => {
+    const jest = testCommand('npm test', t.dir, 'jest') as TestCommand;
+    assert.deepEqual(jest.related!(['src/a.js']), ['jest', '--ci', '--passWithNoTests', '--findRelatedTests', 'src/a.js']);
+    assert.deepEqual(jest.files(['test/a.test.js']), ['jest', '--ci', '--runTestsByPath', 'test/a.test.js']);
+    const vitest = testCommand('npx vitest run --reporter verbose', t.dir, 'vitest') as TestCommand;
+    assert.deepEqual(vitest.related!(['src/a.ts']), ['npx', 'vitest', 'related', '--run', '--passWithNoTests', '--reporter', 'verbose', 'src/a.ts']);
+    assert.deepEqual(vitest.files(['test/a.test.ts']), ['npx', 'vitest', 'run', '--reporter', 'verbose', 'test/a.test.ts']);
+    const node = testCommand('npm run nt', t.dir, 'node-test') as TestCommand;
+    assert.deepEqual(node.files(['test/a.test.js']), ['node', '--test', '--test-reporter', 'spec', 'test/a.test.js'], 'its own target (test/) replaced');
+    assert.deepEqual(node.targets, ['test/']);
+    assert.match((testCommand('npm run spec', t.dir, 'mocha') as { reason: string }).reason, /shell/);
+    assert.match((testCommand('jest test/unit', t.dir, 'jest') as { reason: string }).reason, /own test paths/);
+    assert.match((testCommand('npm test', t.dir, 'tap') as { reason: string }).reason, /no file filter/);
+  });
+});
+
+describe('staged checks: related test files', () => {
+  it('finds the test files that import a changed module, directly or through others', () => {
+    const t = tree({
+      'src/a.ts': "export const a = 1;\n",
+      'src/b.ts': "import { a } from './a.js';\nexport const b = a;\n",
+      'src/c.js': "const x = require('./lib');\nmodule.exports = x;\n",
+      'src/lib/index.js': "module.exports = 1;\n",
+      'test/b.test.ts': "import { b } from '../src/b.js';\n",
+      'test/c.test.js': "const c = require('../src/c');\n",
+      'test/other.test.js': "import('../src/unrelated.js');\n",
+      'node_modules/x/test/a.test.js': "require('../../../src/a');\n",
+    });
+    try {
+      assert.deepEqual(relatedTestFiles(t.dir, ['src/a.ts']), ['test/b.test.ts'], 'through src/b.ts; node_modules is not looked in');
+      assert.deepEqual(relatedTestFiles(t.dir, ['src/lib/index.js']), ['test/c.test.js'], 'a folder import resolves to its index');
+      assert.deepEqual(relatedTestFiles(t.dir, ['test/other.test.js']), ['test/other.test.js'], 'a changed test file is its own');
+      assert.deepEqual(relatedTestFiles(t.dir, ['README.md']), []);
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+describe('staged checks: targeted flake confirmation', () => {
+  const f = (id: string, file = 'test/a.test.js'): Failure => ({ check: 'test', file, id, message: `${id} failed` });
+  const attempt = (failures: Failure[], exitCode = failures.length > 0 ? 1 : 0): Attempt => ({ r: { exitCode, signal: null, output: '', truncated: false, timedOut: false, cancelled: false, durationMs: 1, pid: undefined, strays: [] }, failures });
+
+  it('counts a failure seen before without a re-run, a new one that reproduces, and calls one that does not flaky', () => {
+    const before = [f('old')];
+    const first = attempt([f('old'), f('new'), f('flaky', 'test/b.test.js')]);
+    const c = confirmTargeted(first, [attempt([f('new')])], before);
+    assert.deepEqual(c.counted.map((x) => x.id), ['old', 'new']);
+    assert.deepEqual(c.flaky.map((x) => x.id), ['flaky']);
+  });
+
+  it('a green whose fixed test fails on its re-run reports it flaky; a re-run that failed naming no test proves nothing', () => {
+    const c = confirmTargeted(attempt([]), [attempt([f('old')])], [f('old')]);
+    assert.deepEqual(c.counted, []);
+    assert.deepEqual(c.flaky.map((x) => x.id), ['old']);
+    const inconclusive = confirmTargeted(attempt([f('new')]), [attempt([], 1)], []);
+    assert.deepEqual(inconclusive.counted.map((x) => x.id), ['new']);
+    assert.deepEqual(inconclusive.flaky, []);
+  });
+
+  it('a run whose only new failure was flaky is shown by the re-run that passed', () => {
+    const c = confirmTargeted(attempt([f('new')]), [attempt([])], []);
+    assert.deepEqual(c.counted, []);
+    assert.equal(c.shown.r.exitCode, 0);
+  });
+});

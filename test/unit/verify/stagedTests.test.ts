@@ -1,0 +1,122 @@
+// Staged test checks on real projects, one per runner: a step that fixes a test runs the failing and
+// related test files, then (that set green) the full suite, and is green only once the full suite
+// passed; a step that breaks a test stops at the targeted set; a flake is confirmed by re-running
+// only its test file. Each test file logs its loading to `.ran`, which is what the assertions read.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { VerifyResult } from '../../../src/core/types';
+import { Verifier } from '../../../src/core/verify/verifier';
+import { copyFixture } from '../../support/fixtures';
+import type { Scratch } from '../../support/fixtures';
+
+const RUNNERS = ['jest', 'vitest', 'mocha', 'node-test'] as const;
+
+for (const runner of RUNNERS) {
+  describe(`staged tests: ${runner}`, function () {
+    this.timeout(240000);
+    let s: Scratch;
+    let v: Verifier;
+    const file = (rel: string): string => path.join(s.project, rel);
+    /** The test files loaded since the last call, in order, and the log cleared. */
+    const ran = (): string[] => {
+      const log = file('.ran');
+      const lines = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
+      rmSync(log, { force: true });
+      return lines;
+    };
+    const edit = (rel: string, from: string, to: string): void => {
+      const text = readFileSync(file(rel), 'utf8');
+      assert.ok(text.includes(from), `${rel} holds ${from}`);
+      writeFileSync(file(rel), text.replace(from, to));
+    };
+    const ids = (r: VerifyResult): string[] => r.failures.map((f) => f.id ?? '').sort();
+
+    beforeEach(() => {
+      s = copyFixture(`staged/${runner}`);
+      v = new Verifier({ root: s.project, checks: [{ name: 'test', command: 'npm test --silent' }], parallel: false, outputLimitKb: 256, flakyReruns: 1, staged: true, storageDir: s.storage });
+    });
+    afterEach(async () => {
+      await v.release();
+      s.cleanup();
+    });
+
+    it('a step that fixes the failing test runs the targeted set, then the full suite, and is green only then', async () => {
+      const v0 = await v.verify(undefined, { previous: null });
+      assert.deepEqual(ids(v0), ['add adds']);
+      assert.equal(v0.checks[0]!.mode, 'full');
+      ran();
+
+      edit('src/math.js', 'a - b', 'a + b');
+      const v1 = await v.verify(undefined, { previous: v0, changed: ['src/math.js'] });
+      assert.equal(v1.green, true, v1.checks[0]!.output);
+      assert.equal(v1.checks[0]!.mode, 'full', 'green is decided by the full suite');
+      const order = ran();
+      assert.equal(order[0], 'math', `the targeted set (the failing file, related to the change) runs first: ${order.join(',')}`);
+      const full = order.slice(1, 4);
+      assert.deepEqual([...full].sort(), ['flaky', 'math', 'text'], `then the whole suite: ${order.join(',')}`);
+      // The test that failed before passed twice, in the targeted run and in the full one: the green is confirmed without a third run.
+      assert.deepEqual(order.slice(4), [], order.join(','));
+      assert.equal(v1.checks[0]!.runs, 1);
+    });
+
+    it('a step that breaks a test stops at the targeted set: no full run, the failure confirmed by its file alone', async () => {
+      edit('src/math.js', 'a - b', 'a + b');
+      const v0 = await v.verify(undefined, { previous: null });
+      assert.equal(v0.green, true, v0.checks[0]!.output);
+      ran();
+
+      edit('src/text.js', "+ '!'", "+ '?'");
+      const v1 = await v.verify(undefined, { previous: v0, changed: ['src/text.js'] });
+      assert.equal(v1.green, false);
+      assert.deepEqual(ids(v1), ['shout shouts']);
+      const c = v1.checks[0]!;
+      assert.equal(c.mode, 'targeted');
+      assert.equal(c.runs, 2, 'the newly failing test re-run once');
+      assert.deepEqual(ran(), ['text', 'text'], 'only the related test file, then its re-run');
+      assert.ok(c.stagedNote, 'the trace says what the targeted run covered');
+    });
+
+    it('a flake in the full suite is confirmed by re-running its test file only', async () => {
+      edit('src/math.js', 'a - b', 'a + b');
+      const v0 = await v.verify(undefined, { previous: null });
+      assert.equal(v0.green, true, v0.checks[0]!.output);
+      ran();
+
+      writeFileSync(file('.fail-next'), '');
+      edit('src/math.js', 'a * b', 'b * a');
+      const v1 = await v.verify(undefined, { previous: v0, changed: ['src/math.js'] });
+      assert.equal(v1.green, true, v1.checks[0]!.output);
+      assert.deepEqual(v1.flaky.map((f) => f.id), ['sometimes fails']);
+      assert.equal(v1.failures.length, 0);
+      const order = ran();
+      assert.equal(order[0], 'math', order.join(','));
+      assert.deepEqual(order.slice(1, 4).sort(), ['flaky', 'math', 'text'], order.join(','));
+      assert.deepEqual(order.slice(4), ['flaky'], `the flaky file re-run alone: ${order.join(',')}`);
+    });
+
+    it('a first green without a staged run confirms the fixed test by re-running its file alone', async () => {
+      const v0 = await v.verify(undefined, { previous: null });
+      ran();
+      edit('src/math.js', 'a - b', 'a + b');
+      // No `changed`: every check runs in full, as a verification outside a step does.
+      const v1 = await v.verify(undefined, { previous: v0 });
+      assert.equal(v1.green, true, v1.checks[0]!.output);
+      const order = ran();
+      assert.deepEqual(order.slice(0, 3).sort(), ['flaky', 'math', 'text'], order.join(','));
+      assert.deepEqual(order.slice(3), ['math'], `then the fixed test's file alone: ${order.join(',')}`);
+      assert.equal(v1.checks[0]!.runs, 2);
+    });
+
+    it('with staging off every step runs the whole suite (and confirms by re-running it whole)', async () => {
+      const off = new Verifier({ root: s.project, checks: [{ name: 'test', command: 'npm test --silent' }], parallel: false, outputLimitKb: 256, flakyReruns: 1, storageDir: s.storage });
+      const v0 = await off.verify(undefined, { previous: null });
+      ran();
+      edit('src/math.js', 'a - b', 'a + b');
+      const v1 = await off.verify(undefined, { previous: v0, changed: ['src/math.js'] });
+      assert.equal(v1.green, true);
+      assert.equal(v1.checks[0]!.mode, 'full');
+      assert.deepEqual(ran().sort(), ['flaky', 'flaky', 'math', 'math', 'text', 'text']);
+    });
+  });
+}
