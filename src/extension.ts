@@ -28,7 +28,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const controllers = new RunControllers((folder, name) => {
     const limits = { maxSteps: defaults.maxSteps, tokenCeiling: defaults.tokenCeiling, timeLimitSeconds: defaults.timeLimitSeconds };
     const engine = storageRoot ? lazyFolderEngine(folder, folderStorageDir(storageRoot, folder), { keys, logger }) : undefined;
-    const c = new RunController(folder, name, limits, lastRuns.load(folder), { engine });
+    const c = new RunController(folder, name, limits, lastRuns.load(folder), { engine, logger });
     c.onEvent((e) => logger.info(`[${name}] ${describeEvent(e)}`));
     return c;
   });

@@ -2,6 +2,8 @@
 import type { CheckSpec, ParserId } from './types';
 
 export type OnStop = 'keep-best' | 'keep-last' | 'revert';
+/** Which failures the extension puts in the Problems panel: those VS Code does not already show, or all. */
+export type DiagnosticsMode = 'deduplicated' | 'all';
 export type EditFormat = 'auto' | 'diff' | 'search-replace';
 export type ProviderId = 'vscode-lm' | 'openai-compatible' | 'anthropic' | 'replay';
 
@@ -37,6 +39,8 @@ export interface Settings {
   confidenceBudget: ConfidenceBudgetSettings;
   contextTokenBudget: number;
   model: ModelSettings;
+  /** The extension's Problems panel only; the engine and the CLI do not read it. */
+  diagnostics: DiagnosticsMode;
 }
 
 export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
@@ -73,6 +77,7 @@ export function defaultSettings(): Settings {
     confidenceBudget: { enabled: false, stepCost: 0.08, noveltyGain: 0.12 },
     contextTokenBudget: 24000,
     model: { provider: 'vscode-lm', id: '', baseUrl: '' },
+    diagnostics: 'deduplicated',
   };
 }
 
@@ -149,6 +154,7 @@ function validateScalars({ raw, s, bad, has }: Validation): void {
   bool('allowVerifierEdits');
   oneOf<OnStop>('onStop', ['keep-best', 'keep-last', 'revert']);
   oneOf<EditFormat>('editFormat', ['auto', 'diff', 'search-replace']);
+  oneOf<DiagnosticsMode>('diagnostics', ['deduplicated', 'all']);
 }
 
 function validateProtectedPaths({ raw, s, bad, has }: Validation): void {

@@ -3,6 +3,7 @@
 // tooltip or an expandable section. Pure and free of Node and `vscode` imports: the panel's webview
 // bundle, the notifications and the status bar all say the same thing, and the unit tests read it.
 import type { Outcome, StopReason } from '../core/policy/reasons';
+import type { HeldState } from '../core/trace/events';
 import type { Failure } from '../core/types';
 import { explainError } from './fixActions';
 
@@ -11,9 +12,20 @@ export interface StopFacts {
   stopReason: StopReason;
   outcome: Outcome | null;
   detail: string | null;
-  steps: readonly { index: number }[];
+  steps: readonly StepFacts[];
   remainingFailures: readonly Failure[];
   limits: { maxSteps: number; tokenCeiling: number; timeLimitSeconds: number };
+  /** What the workspace holds after the stop (the report's); absent in states saved before. */
+  held?: HeldState | null;
+  initialFailureCount?: number | null;
+}
+
+/** What a step row contributes to the sentences: a RunState's StepView and a report's StepRecord both have these. */
+export interface StepFacts {
+  index: number;
+  applied?: boolean;
+  failureCount?: number;
+  rolledBack?: 'previous' | 'best' | null;
 }
 
 export interface StopExplanation {
@@ -21,6 +33,13 @@ export interface StopExplanation {
   sentence: string;
   /** The engine's own words (hashes, thresholds), for a tooltip or an expandable detail. */
   technical: string;
+  /** What the workspace holds after a non-green stop ("Kept step 1 (best: 1 failure left); step 2 undone."); null when nothing needs saying. */
+  held: string | null;
+}
+
+/** The sentence and what the workspace holds, as one message (notifications). */
+export function stopMessage(e: StopExplanation): string {
+  return e.held ? `${e.sentence} ${e.held}` : e.sentence;
 }
 
 /** The line of an assertion message that shows the values: `20 !== 180`, `expected 3 to equal 4`. */
@@ -51,6 +70,34 @@ export function failuresLeft(failures: readonly Failure[]): string {
   if (failures.length === 0) return 'no failures left';
   const more = failures.length > 1 ? `, and ${failures.length - 1} more` : '';
   return `${plural(failures.length, 'failure')} left (${failureHeadline(failures[0]!)}${more})`;
+}
+
+/** "step 2", "steps 2 and 3", "steps 2, 4 and 5", "5 later steps". */
+function stepList(indexes: readonly number[]): string {
+  if (indexes.length === 1) return `step ${indexes[0]}`;
+  if (indexes.length > 4) return `${indexes.length} later steps`;
+  return `steps ${indexes.slice(0, -1).join(', ')} and ${indexes[indexes.length - 1]}`;
+}
+
+/**
+ * What the workspace holds after a non-green stop, in a sentence: which step's files were kept and
+ * which steps' edits were undone. Null for a green run, a run that changed nothing, and a stop
+ * whose restore met a conflict (its sentence names the files instead).
+ */
+export function explainHeld(f: StopFacts): string | null {
+  const held = f.held;
+  if (!held || f.stopReason === 'green') return null;
+  const applied = f.steps.filter((x) => x.applied && !x.rolledBack);
+  if (applied.length === 0) return null;
+  if (held.target === 'initial' || held.step === 0) {
+    const why = held.target === 'initial' && f.outcome === 'punt' ? 'Nothing improved, so every step was undone' : 'Every step was undone';
+    return `${why}: your files are as they were before the run.`;
+  }
+  const count = f.steps.find((x) => x.index === held.step)?.failureCount;
+  const left = count === undefined ? '' : `${count === 0 ? 'no' : count} failure${count === 1 ? '' : 's'} left`;
+  const undone = applied.filter((x) => x.index > held.step).map((x) => x.index);
+  if (undone.length === 0) return `Kept step ${held.step}${left ? ` (${left})` : ''}.`;
+  return `Kept step ${held.step} (${held.target === 'best' ? 'best: ' : ''}${left || 'fewest failures'}); ${stepList(undone)} undone.`;
 }
 
 function lastStep(f: StopFacts): number {
@@ -99,6 +146,9 @@ export function explainStop(f: StopFacts): StopExplanation {
   const technical = `${f.stopReason}${outcome}${detail ? `: ${detail}` : ''}`;
   const left = failuresLeft(f.remainingFailures);
   const step = lastStep(f);
+  // A continuation resumes from what the workspace holds, which is not always the last step.
+  const from = f.held && f.held.step < step ? f.held.step : undefined;
+  const resume = (more: string): string => (from === undefined ? `Continue gives it more ${more}.` : `Continue resumes from step ${from} with more ${more}.`);
   const sentence = ((): string => {
     switch (f.stopReason) {
       case 'green':
@@ -110,9 +160,9 @@ export function explainStop(f: StopFacts): StopExplanation {
         return `Stopped: no progress — ${what} came back ${plural(times, 'time')}.`;
       }
       case 'step-cap':
-        return `Stopped: all ${plural(f.limits.maxSteps, 'step')} used; ${left}. Continue gives it more steps.`;
+        return `Stopped: all ${plural(f.limits.maxSteps, 'step')} used; ${left}. ${resume('steps')}`;
       case 'token-ceiling':
-        return `Stopped: the token budget (${f.limits.tokenCeiling.toLocaleString('en-US')}) is spent; ${left}. Continue gives it more tokens.`;
+        return `Stopped: the token budget (${f.limits.tokenCeiling.toLocaleString('en-US')}) is spent; ${left}. ${resume('tokens')}`;
       case 'time-limit':
         return `Stopped: the time limit (${minutes(f.limits.timeLimitSeconds)}) ran out; ${left}.`;
       case 'cancelled':
@@ -133,7 +183,7 @@ export function explainStop(f: StopFacts): StopExplanation {
         return errorSentence(detail);
     }
   })();
-  return { sentence, technical };
+  return { sentence, technical, held: explainHeld(f) };
 }
 
 /**

@@ -118,3 +118,12 @@ export function meterView(s: RunState | undefined, now: number = Date.now()): Me
 export function escapeMarkdown(s: string): string {
   return s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
 }
+
+/** The run id as a person reads it: when it started, on the local clock ("run of 12:07:52"); the whole id goes in the tooltip. */
+export function shortRunId(id: string): string {
+  const m = /^(\d{4}-\d\d-\d\d)T(\d\d)-(\d\d)-(\d\d)-(\d{3})Z/.exec(id);
+  const at = m ? new Date(`${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z`) : undefined;
+  if (!at || Number.isNaN(at.getTime())) return `run ${id.length > 14 ? `${id.slice(0, 13)}…` : id}`;
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `run of ${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
+}

@@ -11,6 +11,7 @@ import type { FromWebview, ToWebview } from './protocol';
 import { isFromWebview, isPersistedPanelState, PANEL_ACTION_COMMANDS, PANEL_VIEW_TYPE } from './protocol';
 import { notAppliedWhy } from './explain';
 import { SnapshotDocuments, snapshotUri } from './snapshotDocs';
+import { keepReviewed, openReviewDiff, undoReviewed } from './reviewUi';
 
 /** Posts at most this often while a run streams events; the last state always goes out. */
 const POST_INTERVAL_MS = 100;
@@ -105,12 +106,25 @@ export class PanelHost implements vscode.Disposable {
         case 'openDiff':
           await this.openStepDiff(msg.step, msg.folder);
           return;
+        case 'review':
+          await this.review(msg);
+          return;
       }
     } catch (e) {
       const text = e instanceof Error ? e.message : String(e);
       this.logger.error(`panel: ${msg.type} failed: ${text}`);
       void vscode.window.showErrorMessage(`Fix Until Green: ${text}`);
     }
+  }
+
+  /** A review button: a file's diff, Keep or Undo (one file, or every pending one when `path` is null). */
+  private async review(msg: Extract<FromWebview, { type: 'review' }>): Promise<void> {
+    const c = msg.folder ? this.controllers.find(msg.folder) : this.controllers.active;
+    if (!c) throw new Error('the run on screen is not open in this window');
+    const file = msg.path ?? undefined;
+    if (msg.action === 'diff') return openReviewDiff(c, file);
+    if (msg.action === 'keep') return keepReviewed(c, file);
+    return undoReviewed(c, this.logger, file);
   }
 
   /** Opens the diff of one step: VS Code's diff editor for one file, the multi-file view for more. */

@@ -4,8 +4,9 @@
 // No `vscode` import: the webview bundle and the unit tests use it too.
 import type { FileSummary } from '../core/edit/apply';
 import type { Outcome, StopReason } from '../core/policy/reasons';
-import type { CheckSummary, CriticVerdict, RunReport, StepRecord, TimedEvent } from '../core/trace/events';
+import type { CheckSummary, CriticVerdict, HeldState, RunReport, StepRecord, TimedEvent } from '../core/trace/events';
 import type { Failure } from '../core/types';
+import type { ReviewState } from './reviewState';
 
 export type RunStatus = 'idle' | 'running' | 'stopped';
 
@@ -74,6 +75,10 @@ export interface RunState {
   pendingRestore: number | null;
   /** The edit event's errors in the step in progress, attached to its row when it ends. */
   pendingEditErrors?: string[];
+  /** What the workspace holds after the stop (the report's); absent in states saved before. */
+  held?: HeldState | null;
+  /** The run-wide review of a finished run's changed files; null while running or when nothing changed. */
+  review?: ReviewState | null;
 }
 
 /** Failures kept in the state: enough for the Problems panel, small enough to persist. */
@@ -107,6 +112,8 @@ export function idleState(folder: string, folderName: string, limits: Limits): R
     pendingCritics: [],
     pendingRestore: null,
     pendingEditErrors: [],
+    held: null,
+    review: null,
   };
 }
 
@@ -160,6 +167,7 @@ function applyReport(s: RunState, r: RunReport): RunState {
     initialFailureCount: r.initialFailureCount,
     remainingFailures: r.remainingFailures.slice(0, MAX_KEPT_FAILURES),
     pendingCritics: [],
+    held: r.held ?? null,
   };
 }
 
@@ -231,6 +239,13 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
   }
 }
 
+/** Where a continuation starts: from the state the stop kept, which is not always the last step's. */
+export function continuingPhase(s: RunState): string {
+  const h = s.held;
+  const from = h && h.step < s.step ? ` from step ${h.step} (${h.target === 'initial' ? 'the original files' : 'the best step'}), where the files are` : '';
+  return `step ${s.step}: continuing${from}`;
+}
+
 /** The state as a continuation starts: running again, with the extended limits. */
 export function continuing(s: RunState, limits: Limits, now: number): RunState {
   return {
@@ -241,7 +256,8 @@ export function continuing(s: RunState, limits: Limits, now: number): RunState {
     outcome: null,
     detail: null,
     reverted: null,
-    phase: `step ${s.step}: continuing`,
+    review: null,
+    phase: continuingPhase(s),
     // The engine measures a continued run's time from its first start, and so does the meter.
     startedAt: s.startedAt > 0 ? s.startedAt : now - s.elapsedMs,
   };

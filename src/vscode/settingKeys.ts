@@ -21,6 +21,7 @@ export const SETTING_KEYS = [
   'model.provider',
   'model.id',
   'model.baseUrl',
+  'diagnostics',
 ] as const;
 
 export type SettingKey = (typeof SETTING_KEYS)[number];

@@ -319,7 +319,7 @@ export class Run {
 
   private async finish(stop: Decision): Promise<RunReport> {
     this.clock.pause();
-    const { decision, judged, resumeNote } = await this.restorer.atStop(this.history, this.opts.settings.onStop, stop, this.history.outcome(stop.reason === 'green'), this.conflicted);
+    const { decision, judged, resumeNote, held } = await this.restorer.atStop(this.history, this.opts.settings.onStop, stop, this.history.outcome(stop.reason === 'green'), this.conflicted);
     if (decision !== stop) this.logger.error(decision.detail);
     // Only a continuation reads this: it resumes from what the workspace now holds.
     this.resumeNote = resumeNote;
@@ -339,6 +339,7 @@ export class Run {
       postMortems: this.postMortems.entries,
       tracePath: this.tracePath,
       limits: this.allowance.limits(),
+      held,
     });
     await this.checkpoint?.markFinished().catch((e: unknown) => this.logger.error(`could not mark the run finished in its storage: ${(e as Error).message}`));
     this.lock?.release();

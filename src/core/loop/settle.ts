@@ -100,6 +100,7 @@ export interface ReportFacts {
   postMortems: readonly { step: number; text: string }[];
   tracePath: string;
   limits: RunReport['limits'];
+  held?: RunReport['held'];
 }
 
 export function runReport(f: ReportFacts): RunReport {
@@ -123,5 +124,6 @@ export function runReport(f: ReportFacts): RunReport {
     ...(alsoFired ? { alsoFired } : {}),
     tracePath: f.tracePath,
     limits: f.limits,
+    ...(f.held ? { held: f.held } : {}),
   };
 }

@@ -41,6 +41,16 @@ export interface StepRecord {
   snapshotDir: string | null;
 }
 
+/**
+ * What the workspace holds after a stop: the state of step `step`, chosen as `onStop` and the
+ * outcome say (`initial`: the original files; `best`: the step with the fewest failures; `current`:
+ * what the last step left).
+ */
+export interface HeldState {
+  step: number;
+  target: 'initial' | 'best' | 'current';
+}
+
 export interface RunReport {
   runId: string;
   stopReason: StopReason;
@@ -61,6 +71,8 @@ export interface RunReport {
   alsoFired?: StopReason[];
   tracePath: string;
   limits: { maxSteps: number; tokenCeiling: number; timeLimitSeconds: number };
+  /** What the workspace holds after the stop; absent before any check ran and when a restore met a conflict. */
+  held?: HeldState;
 }
 
 export type RunEvent =
