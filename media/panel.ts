@@ -67,9 +67,17 @@ function reasonIcon(r: string | null): string {
   return 'warning';
 }
 
+function checkedSentence(c: NonNullable<RunState['checked']>): string {
+  const at = new Date(c.at);
+  const when = `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
+  return c.green ? `Checks run at ${when}: every check passes.` : `Checks run at ${when}: ${c.failureCount} failure${c.failureCount === 1 ? '' : 's'} (listed below and in Problems).`;
+}
+
 function header(st: RunState): VNode {
   const badges: Child[] = [];
   const why = st.status === 'stopped' && st.stopReason ? explainStop({ ...st, stopReason: st.stopReason }) : null;
+  // A check pass after the stop is newer than the stop: it leads, and the stop becomes the last run's.
+  const checked = st.status !== 'running' ? (st.checked ?? null) : null;
   if (st.status === 'running') {
     badges.push(h('span', { class: 'badge running', 'data-testid': 'run-status' }, icon('sync~spin'), ' running'));
   } else if (st.status === 'stopped' && st.stopReason) {
@@ -83,10 +91,14 @@ function header(st: RunState): VNode {
   return h(
     'header',
     {},
-    why ? h('p', { class: `sentence ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-sentence' }, icon(reasonIcon(st.stopReason)), ' ', why.sentence) : null,
+    checked
+      ? h('p', { class: `sentence ${checked.green ? 'ok' : 'warn'}`, 'data-testid': 'checks-sentence' }, icon(checked.green ? 'pass' : 'warning'), ' ', checkedSentence(checked))
+      : why
+        ? h('p', { class: `sentence ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-sentence' }, icon(reasonIcon(st.stopReason)), ' ', why.sentence)
+        : null,
     // What the workspace holds after a non-green stop, right under the sentence (a revert since says otherwise).
-    why?.held && !st.reverted ? h('p', { class: 'held', 'data-testid': 'held' }, icon('files'), ' ', why.held) : null,
-    h('div', { class: 'badges' }, ...badges),
+    why?.held && !st.reverted && !checked ? h('p', { class: 'held', 'data-testid': 'held' }, icon('files'), ' ', why.held) : null,
+    h('div', { class: 'badges' }, checked && why ? h('span', { class: 'last-run' }, 'Last run:') : null, ...badges),
     h(
       'div',
       { class: 'meta' },
@@ -103,7 +115,8 @@ function header(st: RunState): VNode {
 
 function button(action: PanelAction, label: string, codicon: string, enabled: boolean, title: string): VNode {
   const onClick = (): void => send({ type: 'action', action, folder: state?.folder ?? null });
-  return h('button', { key: action, type: 'button', 'data-action': action, title, disabled: !enabled || busy !== null, onClick }, icon(busy === action ? 'loading~spin' : codicon), ` ${label}`);
+  // A narrow panel shows the icons only (the label is hidden by CSS; the button keeps its name for screen readers).
+  return h('button', { key: action, type: 'button', 'data-action': action, title, 'aria-label': label, disabled: !enabled || busy !== null, onClick }, icon(busy === action ? 'loading~spin' : codicon), h('span', { class: 'label' }, ` ${label}`));
 }
 
 function actions(st: RunState): VNode {
@@ -201,6 +214,21 @@ function budgets(st: RunState): VNode {
   );
 }
 
+/** The height in chart units of a bar for 0 failures (and the least any bar has). */
+const ZERO_BAR = 6;
+
+function legend(st: RunState): VNode {
+  const pts = st.failuresPerStep;
+  const item = (cls: string, text: string): VNode => h('li', { key: cls }, h('span', { class: `swatch ${cls}`, 'aria-hidden': 'true' }), text);
+  return h(
+    'ul',
+    { class: 'legend', 'data-testid': 'chart-legend' },
+    item('bar', 'failures after the step (step 0: before the run)'),
+    st.bestStep !== null && pts.some((p) => p.step === st.bestStep && p.count > 0) ? item('best', 'best step') : null,
+    pts.some((p) => p.count === 0) ? item('green', 'no failures') : null,
+  );
+}
+
 function chart(st: RunState): VNode | null {
   const pts = st.failuresPerStep;
   if (pts.length === 0) return null;
@@ -213,7 +241,8 @@ function chart(st: RunState): VNode | null {
   const y = (v: number): number => pad.t + (H - pad.t - pad.b) * (1 - v / max);
   const bars = pts.map((p, i) => {
     const cx = pad.l + slot * i + slot / 2;
-    const top = p.count === 0 ? y(0) - 2 : y(p.count);
+    // A step with no failures gets a short green bar of its own: a 0 must be seen, not a sliver.
+    const top = p.count === 0 ? y(0) - ZERO_BAR : Math.min(y(p.count), y(0) - ZERO_BAR);
     return [
       s(
         'rect',
@@ -231,7 +260,7 @@ function chart(st: RunState): VNode | null {
     s('text', { x: pad.l - 4, y: y(0), 'text-anchor': 'end', class: 'tick' }, '0'),
     bars.flat(),
   );
-  return h('section', { class: 'chart-box', 'aria-label': 'Failures per step' }, h('h2', {}, 'Failures per step'), svg);
+  return h('section', { class: 'chart-box', 'aria-label': 'Failures per step' }, h('h2', {}, 'Failures per step'), svg, legend(st));
 }
 
 function checkChips(step: StepView): VNode {

@@ -19,7 +19,7 @@ import { buildReview } from './review';
 import { decide, pendingFiles } from './reviewState';
 import { bestContents, loadCheckpoint } from './runFiles';
 import type { Limits, RunState } from './runState';
-import { canContinue, canRevert, continuing, idleState, reduceRunState } from './runState';
+import { canContinue, canRevert, continuing, idleState, reduceRunState, withParsers } from './runState';
 
 /** The part of the engine's `Run` the controller uses. */
 export interface RunLike {
@@ -355,7 +355,9 @@ export class RunController {
       const problems = verifier.preflight();
       if (problems.length > 0) throw new Error(problems.join('; '));
       const result = await verifier.verify(signal);
-      this.setRemainingFailures(result.failures);
+      // The check pass is the newest fact: it leads the panel over the last run's stop.
+      const checked = { at: this.now(), green: result.green, failureCount: result.failures.length };
+      this.set({ ...this.current, remainingFailures: result.failures, checkParsers: withParsers(this.current.checkParsers, result.checks), checked });
       return result;
     });
   }

@@ -5,7 +5,7 @@
 import type { FileSummary } from '../core/edit/apply';
 import type { Outcome, StopReason } from '../core/policy/reasons';
 import type { CheckSummary, CriticVerdict, HeldState, RunReport, StepRecord, TimedEvent } from '../core/trace/events';
-import type { Failure } from '../core/types';
+import type { Failure, ParserId } from '../core/types';
 import type { ReviewState } from './reviewState';
 
 export type RunStatus = 'idle' | 'running' | 'stopped';
@@ -79,6 +79,17 @@ export interface RunState {
   held?: HeldState | null;
   /** The run-wide review of a finished run's changed files; null while running or when nothing changed. */
   review?: ReviewState | null;
+  /** The parser of each check by name (the Problems panel leaves TypeScript's own errors to VS Code). */
+  checkParsers?: Record<string, ParserId>;
+  /** A check-only pass (Run Checks) after the run: newer than the run's stop, so it leads the panel. */
+  checked?: { at: number; green: boolean; failureCount: number } | null;
+}
+
+/** The parsers the checks of a verify event (or a check pass) used, added to what is known. */
+export function withParsers(known: RunState['checkParsers'], checks: readonly { name: string; parser?: ParserId }[]): Record<string, ParserId> {
+  const out = { ...(known ?? {}) };
+  for (const c of checks) if (c.parser) out[c.name] = c.parser;
+  return out;
 }
 
 /** Failures kept in the state: enough for the Problems panel, small enough to persist. */
@@ -201,6 +212,7 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
         failuresPerStep: setCount(s.failuresPerStep, e.step, e.failureCount),
         remainingFailures: e.failures.slice(0, MAX_KEPT_FAILURES),
         initialFailureCount: e.step === 0 && e.reason === 'initial' ? e.failureCount : s.initialFailureCount,
+        checkParsers: withParsers(s.checkParsers, e.checks),
         phase: `step ${e.step}: ${phase}`,
       };
     }
@@ -257,9 +269,11 @@ export function continuing(s: RunState, limits: Limits, now: number): RunState {
     detail: null,
     reverted: null,
     review: null,
+    checked: null,
     phase: continuingPhase(s),
-    // The engine measures a continued run's time from its first start, and so does the meter.
-    startedAt: s.startedAt > 0 ? s.startedAt : now - s.elapsedMs,
+    // The engine's clock does not count the pause between the stop and Continue, and neither does
+    // the live figure: it goes on from the stop's elapsed time, never back.
+    startedAt: now - s.elapsedMs,
   };
 }
 

@@ -211,10 +211,12 @@ export class VsCode {
     const end = Date.now() + ms;
     for (;;) {
       await this.openPalette('>' + title);
-      const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+      // The row whose label is exactly the title: "Fix Until Green" is also the prefix of every other command's row.
+      const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+      const row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exact }) }).first();
       try {
         await row.waitFor({ timeout: 3000 });
-        await this.page.keyboard.press('Enter');
+        await row.click();
         return;
       } catch (e) {
         if (Date.now() > end) throw e;

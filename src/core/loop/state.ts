@@ -37,7 +37,7 @@ export function summary(o: Observed): StateSummary {
 }
 
 export function summarizeChecks(v: VerifyResult): CheckSummary[] {
-  return v.checks.map((c) => ({ name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut }));
+  return v.checks.map((c) => ({ name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut, ...(c.parser ? { parser: c.parser } : {}) }));
 }
 
 /** The `verify` trace event of a state the checks observed. */

@@ -4,7 +4,7 @@ import type { CriticVerdict } from '../policy/critics';
 import type { Decision, Evidence, Outcome, StopReason } from '../policy/reasons';
 import type { ModelStatus } from '../policy/selfReport';
 import type { FileSummary } from '../edit/apply';
-import type { Failure, Usage } from '../types';
+import type { Failure, ParserId, Usage } from '../types';
 
 export interface CheckSummary {
   name: string;
@@ -12,6 +12,8 @@ export interface CheckSummary {
   durationMs: number;
   failureCount: number;
   timedOut: boolean;
+  /** The parser that read the check's output (the extension leaves TypeScript's own errors to VS Code). */
+  parser?: ParserId;
 }
 
 /** One model step as the report, the CLI's JSON and the panel show it. */
