@@ -1,5 +1,5 @@
-// What the status-bar budget meter shows, as a pure function of the run state (unit-tested
-// without VS Code; `budgetMeter.ts` puts it on the status bar item).
+// What the status-bar budget meter, the panel's header and its tab show, as pure functions of the
+// run state (unit-tested without VS Code; `budgetMeter.ts` puts the meter on the status bar item).
 import type { StopReason } from '../core/policy/reasons';
 import type { RunState } from './runState';
 import { elapsedAt } from './runState';
@@ -126,4 +126,13 @@ export function shortRunId(id: string): string {
   if (!at || Number.isNaN(at.getTime())) return `run ${id.length > 14 ? `${id.slice(0, 13)}…` : id}`;
   const two = (n: number): string => String(n).padStart(2, '0');
   return `run of ${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
+}
+
+/** The panel tab's icon file (in media/) for a state. */
+export function panelIcon(state: RunState | null): string {
+  if (!state || state.status === 'idle') return 'icon.png';
+  if (state.status === 'running') return 'status-running.svg';
+  if (state.stopReason === 'green') return 'status-green.svg';
+  if (state.stopReason === 'error' || state.stopReason === 'preflight-failed') return 'status-error.svg';
+  return 'status-stopped.svg';
 }

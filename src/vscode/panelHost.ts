@@ -10,6 +10,8 @@ import type { RunControllers } from './controller';
 import type { FromWebview, ToWebview } from './protocol';
 import { isFromWebview, isPersistedPanelState, PANEL_ACTION_COMMANDS, PANEL_VIEW_TYPE } from './protocol';
 import { notAppliedWhy } from './explain';
+import type { RunState } from './runState';
+import { panelIcon } from './meterView';
 import { SnapshotDocuments, snapshotUri } from './snapshotDocs';
 import { keepReviewed, openReviewDiff, undoReviewed } from './reviewUi';
 
@@ -22,6 +24,7 @@ export class PanelHost implements vscode.Disposable {
   private panelDisposables: vscode.Disposable[] = [];
   private pending: NodeJS.Timeout | undefined;
   private lastPost = 0;
+  private icon: string | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -68,7 +71,8 @@ export class PanelHost implements vscode.Disposable {
   private adopt(panel: vscode.WebviewPanel): void {
     this.panel = panel;
     panel.webview.options = this.options();
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.png');
+    this.icon = undefined;
+    this.setIcon(this.controllers.active?.state ?? null);
     panel.webview.html = this.html(panel.webview);
     this.panelDisposables = [
       panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
@@ -122,7 +126,8 @@ export class PanelHost implements vscode.Disposable {
     const c = msg.folder ? this.controllers.find(msg.folder) : this.controllers.active;
     if (!c) throw new Error('the run on screen is not open in this window');
     const file = msg.path ?? undefined;
-    if (msg.action === 'diff') return openReviewDiff(c, file);
+    // The diff opens beside the panel, never over it: Keep and Undo stay in view.
+    if (msg.action === 'diff') return openReviewDiff(c, file, this.panel?.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One);
     if (msg.action === 'keep') return keepReviewed(c, file);
     return undoReviewed(c, this.logger, file);
   }
@@ -169,7 +174,18 @@ export class PanelHost implements vscode.Disposable {
 
   private post(): void {
     this.lastPost = Date.now();
-    void this.send({ type: 'state', state: this.controllers.active?.state ?? null, now: Date.now() });
+    const state = this.controllers.active?.state ?? null;
+    this.setIcon(state);
+    void this.send({ type: 'state', state, now: Date.now() });
+  }
+
+  /** The tab's icon tells the state at a glance: running, green, stopped short of green, or an error. */
+  private setIcon(state: RunState | null): void {
+    if (!this.panel) return;
+    const name = panelIcon(state);
+    if (name === this.icon) return;
+    this.icon = name;
+    this.panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', name);
   }
 
   private async send(m: ToWebview): Promise<void> {

@@ -15,15 +15,19 @@ function sides(c: RunController, review: ReviewState, f: ReviewFile): { original
   return { original, now };
 }
 
-/** One file's diff (original ↔ now), or every pending file of the review in VS Code's multi-file diff. */
-export async function openReviewDiff(c: RunController, file?: string): Promise<void> {
+/**
+ * One file's diff (original ↔ now), or every pending file of the review in VS Code's multi-file
+ * diff. `column`: where the one-file diff opens (the panel asks for a column beside itself, so its
+ * Keep and Undo stay in view next to the diff).
+ */
+export async function openReviewDiff(c: RunController, file?: string, column?: vscode.ViewColumn): Promise<void> {
   const review = c.state.review;
   if (!review) throw new Error(`the last run in ${c.folderName} left no changed files to review`);
   if (file !== undefined) {
     const f = review.files.find((x) => x.path === file);
     if (!f) throw new Error(`${file} is not a file the run changed`);
     const { original, now } = sides(c, review, f);
-    await vscode.commands.executeCommand('vscode.diff', original, now, `${f.path} (original ↔ now)`, { preview: true });
+    await vscode.commands.executeCommand('vscode.diff', original, now, `${f.path} (original ↔ now)`, { preview: true, ...(column !== undefined ? { viewColumn: column } : {}) });
     return;
   }
   const files = review.files.filter((x) => x.decision === 'pending');
@@ -49,6 +53,8 @@ export function keepReviewed(c: RunController, file?: string): void {
 export async function undoReviewed(c: RunController, logger: Logger, file?: string): Promise<void> {
   const report = await c.undoFiles(file === undefined ? undefined : [file]);
   logger.info(`review in ${c.folderName}: undid ${report.actions.map((a) => a.path).join(', ') || 'nothing'}; ${report.conflicts.length} left alone`);
+  // The remaining failures described the files before the undo: the checks say what they are now.
+  if (report.actions.length > 0) void vscode.commands.executeCommand('fixUntilGreen.runChecks', c.folder);
   if (report.conflicts.length === 0) return;
   for (const x of report.conflicts) logger.warn(x.reason);
   const names = report.conflicts.map((x) => x.path).join(', ');
