@@ -6,19 +6,11 @@ import * as vscode from 'vscode';
 import type { DiagnosticsMode } from '../core/settings';
 import type { Failure } from '../core/types';
 import type { RunController, RunControllers } from './controller';
-import { failureHeadline } from './explain';
-import { problemsToShow } from './problemsFilter';
+import { diagnosticMessage, problemsToShow } from './problemsFilter';
 import { readSettings, watchSettings } from './settings';
 
 export const DIAGNOSTIC_SOURCE = 'fix-until-green';
 const ESLINT_EXTENSION = 'dbaeumer.vscode-eslint';
-
-/** A failure as a Problems entry: the headline (the test's name and its values, `20 !== 180`) leads, the whole message follows. */
-export function diagnosticMessage(f: Failure): string {
-  const headline = `${f.check}: ${failureHeadline(f)}`;
-  const rest = f.message.trim();
-  return rest && !headline.endsWith(rest) ? `${headline}\n${rest}` : headline;
-}
 
 export class FailureDiagnostics implements vscode.Disposable {
   private readonly collection = vscode.languages.createDiagnosticCollection(DIAGNOSTIC_SOURCE);

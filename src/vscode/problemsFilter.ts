@@ -5,6 +5,7 @@
 // setting (`all`) lists everything. No `vscode` import: unit-tested.
 import type { DiagnosticsMode } from '../core/settings';
 import type { Failure, ParserId } from '../core/types';
+import { failureHeadline } from './explain';
 
 /** What VS Code shows by itself in this window. */
 export interface ShownElsewhere {
@@ -27,4 +28,11 @@ export function shownByVsCode(f: Failure, parser: ParserId | undefined, shown: S
 export function problemsToShow(failures: readonly Failure[], parsers: Readonly<Record<string, ParserId>>, mode: DiagnosticsMode, shown: ShownElsewhere): Failure[] {
   if (mode === 'all') return [...failures];
   return failures.filter((f) => !shownByVsCode(f, parsers[f.check], shown));
+}
+
+/** A failure as a Problems entry: the headline (the test's name and its values, `20 !== 180`) leads, the whole message follows. */
+export function diagnosticMessage(f: Failure): string {
+  const headline = `${f.check}: ${failureHeadline(f)}`;
+  const rest = f.message.trim();
+  return rest && !headline.endsWith(rest) ? `${headline}\n${rest}` : headline;
 }

@@ -58,6 +58,24 @@ describe('Fix Until Green in VS Code: after a stop, what the workspace holds and
     await model?.close();
   });
 
+  it('before any run the palette offers no command that needs one, and reads "Fix Until Green" once', async () => {
+    await until('the commands registered', async () => {
+      const rows = await vs.paletteRows('>Fix Until Green');
+      await vs.page.keyboard.press('Escape');
+      return rows.some((r) => /Run Checks/.test(r)) ? rows : undefined;
+    }, 90000, 1000).then((rows) => {
+      log('palette before a run:', rows);
+      assert.ok(rows.some((r) => /^Fix Until Green(\n|$)/.test(r)), 'the main command reads "Fix Until Green"');
+      assert.ok(!rows.some((r) => /Fix Until Green: Fix Until Green/.test(r)), 'not "Fix Until Green: Fix Until Green"');
+      for (const hidden of ['Revert Run', 'Revert to Best Step', 'Export Trace', 'Review Changes', 'Continue With More Budget', 'Stop']) {
+        assert.ok(!rows.some((r) => r.includes(`Fix Until Green: ${hidden}`)), `${hidden} is hidden until a run exists`);
+      }
+    });
+    await vs.paletteRows('>Fix Until Green');
+    await vs.screenshot('review-palette-before-run');
+    await vs.page.keyboard.press('Escape');
+  });
+
   it('says which step the files hold and which was undone, with Review Changes and Continue buttons', async () => {
     await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);

@@ -250,6 +250,9 @@ describe('the controller owns the folder\'s files', () => {
     const r = await c.run(settings(2), '');
     assert.equal(r.stopReason, 'step-cap');
     assert.equal(calc(), original, 'a punt put the original back');
+    assert.deepEqual(r.held, { step: 0, target: 'initial' }, 'the report says what the workspace holds');
+    assert.deepEqual(c.state.held, r.held);
+    assert.equal(c.state.review, null, 'nothing left changed: nothing to review');
     const { step } = await c.revertToBest();
     assert.equal(step, r.bestStep);
     assert.equal(c.state.reverted, 'best');
@@ -258,6 +261,7 @@ describe('the controller owns the folder\'s files', () => {
     const v = await c.verify(settings(2));
     assert.equal(v.green, false);
     assert.deepEqual(c.state.remainingFailures, v.failures);
+    assert.deepEqual(c.state.checked && { green: c.state.checked.green, failureCount: c.state.checked.failureCount }, { green: false, failureCount: v.failures.length }, 'the check pass leads the panel');
     assert.match(c.state.remainingFailures[0]!.message, new RegExp(`mul returns ${step === 0 ? 'a \\+ b' : `a \\* b \\+ ${step}`}$`));
   });
 

@@ -1,6 +1,6 @@
 // The status-bar meter's text, tooltip and warning threshold, as pure functions of the run state.
 import assert from 'node:assert/strict';
-import { escapeMarkdown, formatDuration, formatTokens, meterView, reasonIcon, WARN_FRACTION } from '../../../src/vscode/meterView';
+import { escapeMarkdown, formatDuration, formatTokens, meterView, panelIcon, reasonIcon, shortRunId, WARN_FRACTION } from '../../../src/vscode/meterView';
 import type { RunState } from '../../../src/vscode/runState';
 import { idleState } from '../../../src/vscode/runState';
 
@@ -88,5 +88,26 @@ describe('status-bar meter', () => {
     assert.equal(escapeMarkdown('[click](http://x) *bold* `code` <b>'), '\\[click\\]\\(http://x\\) \\*bold\\* \\`code\\` \\<b\\>');
     const v = meterView({ ...running(1, 10), phase: '[evil](command:workbench.action.quit)' });
     assert.doesNotMatch(v.tooltip, /\[evil\]\(command/);
+  });
+});
+
+describe('panel header and tab', () => {
+  it('shows the run id as its start time on the local clock, the whole id kept for the tooltip', () => {
+    const id = '2026-11-23T12-07-52-123Z-ab12cd34';
+    const at = new Date('2026-11-23T12:07:52.123Z');
+    const two = (n: number): string => String(n).padStart(2, '0');
+    assert.equal(shortRunId(id), `run of ${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`);
+    assert.equal(shortRunId('custom-run-id-that-is-long'), 'run custom-run-id…');
+    assert.equal(shortRunId('r1'), 'run r1');
+  });
+
+  it("gives the tab an icon for the state: never a green check on a failure", () => {
+    const idle = idleState('/w', 'w', { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 });
+    assert.equal(panelIcon(null), 'icon.png');
+    assert.equal(panelIcon(idle), 'icon.png');
+    assert.equal(panelIcon({ ...idle, status: 'running' }), 'status-running.svg');
+    assert.equal(panelIcon({ ...idle, status: 'stopped', stopReason: 'green' }), 'status-green.svg');
+    assert.equal(panelIcon({ ...idle, status: 'stopped', stopReason: 'stalled' }), 'status-stopped.svg');
+    assert.equal(panelIcon({ ...idle, status: 'stopped', stopReason: 'preflight-failed' }), 'status-error.svg');
   });
 });
