@@ -14,6 +14,7 @@ import { PanelHost } from './vscode/panelHost';
 import { offerRecovery } from './vscode/recovery';
 import { lazyFolderEngine } from './vscode/shellEngine';
 import { describeEvent } from './vscode/runLog';
+import { FailureTests } from './vscode/testResults';
 import { ApiKeys } from './vscode/secrets';
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -41,6 +42,7 @@ export function activate(context: vscode.ExtensionContext): void {
     lastRuns.follow(controllers),
     new BudgetMeter(controllers),
     new FailureDiagnostics(controllers),
+    new FailureTests(controllers),
     new ContextKeys(controllers),
     panel,
     ...commands.register(),

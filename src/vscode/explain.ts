@@ -61,6 +61,30 @@ export function failureHeadline(f: Failure): string {
   return short ? `${name}: ${short}` : name;
 }
 
+/**
+ * What a failed assertion expected and what it got, from the runners' own words: Node's assert
+ * (`190 !== 180`, or `+ actual - expected` lines), chai (`expected 190 to equal 180`), Jest/Vitest
+ * (`Expected: 180` / `Received: 190`). Undefined when the message does not say.
+ */
+export function expectedActual(message: string): { expected: string; actual: string } | undefined {
+  const lines = message.split('\n').map((l) => l.trimEnd());
+  const trimmed = lines.map((l) => l.trim());
+  const jestExpected = trimmed.find((l) => /^Expected:\s/.test(l));
+  const jestReceived = trimmed.find((l) => /^Received:\s/.test(l));
+  if (jestExpected && jestReceived) return { expected: jestExpected.replace(/^Expected:\s+/, ''), actual: jestReceived.replace(/^Received:\s+/, '') };
+  const chai = trimmed.map((l) => /^(?:AssertionError: )?expected (.+?) to (?:deeply |strictly )?(?:equal|be|eql) (.+)$/.exec(l)).find((m) => m);
+  if (chai) return { actual: chai[1]!, expected: chai[2]! };
+  const node = trimmed.map((l) => /^(.{1,200}?) !== (.{1,200})$/.exec(l)).find((m) => m && !/^AssertionError/.test(m[0]));
+  if (node) return { actual: node[1]!, expected: node[2]! };
+  const at = trimmed.indexOf('+ actual - expected');
+  if (at >= 0) {
+    const body = lines.slice(at + 1).filter((l) => /^\s*[-+ ] /.test(l) || /^\s*[-+]$/.test(l));
+    const side = (sign: '+' | '-'): string => body.filter((l) => !l.trim().startsWith(sign === '+' ? '-' : '+')).map((l) => l.trim().replace(/^[-+ ] ?/, '')).join('\n');
+    if (body.length > 0) return { actual: side('+'), expected: side('-') };
+  }
+  return undefined;
+}
+
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
