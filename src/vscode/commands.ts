@@ -210,7 +210,10 @@ export class Commands {
     void vscode.window.showWarningMessage(`Fix Until Green${this.where(ctl)}: ${stopMessage(explainStop({ ...r, held: ctl.state.held ?? null }))}`, ...buttons).then((p) => {
       if (p === show) this.deps.showPanel();
       if (p === review) void vscode.commands.executeCommand('fixUntilGreen.review', ctl.folder);
-      if (p === 'Continue') void vscode.commands.executeCommand('fixUntilGreen.continue', ctl.folder);
+      // VS Code cannot close a notification: a stop's toast may still be on screen when the panel's
+      // Continue already resumed the run. Its button then only shows that run.
+      if (p === 'Continue' && ctl.running) this.deps.showPanel();
+      else if (p === 'Continue') void vscode.commands.executeCommand('fixUntilGreen.continue', ctl.folder);
     });
   }
 

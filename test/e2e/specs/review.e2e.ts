@@ -100,6 +100,24 @@ describe('Fix Until Green in VS Code: after a stop, what the workspace holds and
     assert.match(headline, /190 !== 180/);
   });
 
+  it("the failing test is in VS Code's Testing view, marked failed", async () => {
+    await vs.runCommand('Testing: Focus on Test Explorer View');
+    const tree = vs.page.locator('.test-explorer');
+    await tree.waitFor({ timeout: 30000 });
+    const root = tree.locator('.monaco-list-row', { hasText: /^review/ }).first();
+    await root.waitFor({ timeout: 30000 });
+    const row = tree.locator('.monaco-list-row', { hasText: 'applyDiscount takes a percentage off' }).first();
+    if (!(await row.isVisible())) {
+      await root.click();
+      await vs.page.keyboard.press('ArrowRight');
+    }
+    await row.waitFor({ timeout: 30000 });
+    assert.ok((await row.locator('.codicon-testing-failed-icon').count()) > 0, 'the test is marked failed');
+    await vs.screenshot('review-testing-view');
+    // Back to the Explorer; the panel stays where it was.
+    await vs.runCommand('View: Show Explorer');
+  });
+
   it('lists the changed files with Keep and Undo; a file opens its diff (original ↔ now)', async () => {
     await panel().locator('[data-testid="review"]').waitFor({ timeout: 30000 });
     const rows = await panel().locator('[data-testid="review-file"]').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-path')}:${e.getAttribute('data-decision')}`));
