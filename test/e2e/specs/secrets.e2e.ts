@@ -57,7 +57,7 @@ describe('Fix Until Green in VS Code: an API key through Set API Key', function 
     await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     await until('the error stop', async () => ((await stopReason()) === 'error' ? true : undefined), 180000, 300);
-    const detail = await vs.panel().locator('[data-testid="detail"]').innerText();
+    const detail = await vs.panel().locator('[data-testid="detail"]').textContent().then((t) => t ?? '');
     log('detail:', detail);
     assert.match(detail, /Set API Key/);
     assert.equal(model.requests.filter((r) => r.outcome === 'status 401').length, 1, 'one refused call, no retry of a 401');

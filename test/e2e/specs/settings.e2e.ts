@@ -90,7 +90,7 @@ describe('Fix Until Green in VS Code: settings', function () {
     await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     await until('a new run to stop', async () => ((await vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined)) === 'error' ? true : undefined), 240000, 300);
-    const detail = await vs.panel().locator('[data-testid="detail"]').innerText();
+    const detail = await vs.panel().locator('[data-testid="detail"]').textContent().then((t) => t ?? '');
     log('detail:', detail);
     assert.match(detail, /src\/cart\.ts has unsaved changes in an editor/);
     assert.ok(readFileSync(cart).equals(onDisk), 'the file on disk is as it was');
