@@ -89,11 +89,16 @@ function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** The failure a sentence names: the first that shows its values (`20 !== 180`), else the first. */
+function telling(failures: readonly Failure[]): Failure {
+  return failures.find((f) => valuesLine(f.message) !== undefined) ?? failures[0]!;
+}
+
 /** "1 failure left (applyDiscount: 20 !== 180)", "3 failures left (…, and 2 more)", "no failures left". */
 export function failuresLeft(failures: readonly Failure[]): string {
   if (failures.length === 0) return 'no failures left';
   const more = failures.length > 1 ? `, and ${failures.length - 1} more` : '';
-  return `${plural(failures.length, 'failure')} left (${failureHeadline(failures[0]!)}${more})`;
+  return `${plural(failures.length, 'failure')} left (${failureHeadline(telling(failures))}${more})`;
 }
 
 /** "step 2", "steps 2 and 3", "steps 2, 4 and 5", "5 later steps". */
@@ -180,7 +185,7 @@ export function explainStop(f: StopFacts): StopExplanation {
       case 'stalled': {
         const times = Number(/seen (\d+) times/.exec(detail)?.[1] ?? 0) || f.steps.length;
         const rf = f.remainingFailures;
-        const what = rf.length === 0 ? 'the same failures' : rf.length === 1 ? `the same failure (${failureHeadline(rf[0]!)})` : `the same ${rf.length} failures (${failureHeadline(rf[0]!)}, and ${rf.length - 1} more)`;
+        const what = rf.length === 0 ? 'the same failures' : rf.length === 1 ? `the same failure (${failureHeadline(rf[0]!)})` : `the same ${rf.length} failures (${failureHeadline(telling(rf))}, and ${rf.length - 1} more)`;
         return `Stopped: no progress — ${what} came back ${plural(times, 'time')}.`;
       }
       case 'step-cap':

@@ -152,3 +152,11 @@ describe('expected and actual of a failed assertion', () => {
     assert.equal(expectedActual('Error: boom'), undefined);
   });
 });
+
+describe('the failure a sentence names', () => {
+  it('is the first that shows its values, not a type error listed before it', () => {
+    const e = explainStop({ ...facts('stalled', 'failure identity 8b9e206b62e8 seen 3 times (steps 1, 2, 3); stallThreshold is 3', [TYPE, DISCOUNT]) });
+    assert.match(e.sentence, /the same 2 failures \(applyDiscount: 20 !== 180, and 1 more\)/);
+    assert.match(failuresLeft([TYPE, DISCOUNT]), /^2 failures left \(applyDiscount: 20 !== 180, and 1 more\)$/);
+  });
+});
