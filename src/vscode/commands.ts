@@ -14,6 +14,7 @@ import { COMMAND_IDS } from './commandIds';
 import type { FixAction, Problem } from './fixActions';
 import { actionLabel, explainError } from './fixActions';
 import { explainStop, stopMessage } from './explain';
+import { progressMessage } from './meterView';
 import { pendingFiles } from './reviewState';
 import { openReviewDiff } from './reviewUi';
 import { chooseFolder } from './folders';
@@ -168,7 +169,7 @@ export class Commands {
         const cancel = token.onCancellationRequested(() => ctl.stop());
         let last = '';
         const sub = ctl.onDidChange((s) => {
-          const msg = s.status === 'running' ? `step ${s.step}/${s.limits.maxSteps}: ${s.phase.replace(/^step \d+: /, '')}` : s.stopReason ? stopMessage(explainStop({ ...s, stopReason: s.stopReason })) : 'stopped';
+          const msg = progressMessage(s);
           if (msg !== last) progress.report({ message: msg });
           last = msg;
         });

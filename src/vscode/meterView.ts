@@ -3,7 +3,7 @@
 import type { StopReason } from '../core/policy/reasons';
 import type { RunState } from './runState';
 import { elapsedAt } from './runState';
-import { explainStop } from './explain';
+import { explainStop, stopMessage } from './explain';
 
 export interface MeterView {
   text: string;
@@ -135,4 +135,13 @@ export function panelIcon(state: RunState | null): string {
   if (state.stopReason === 'green') return 'status-green.svg';
   if (state.stopReason === 'error' || state.stopReason === 'preflight-failed') return 'status-error.svg';
   return 'status-stopped.svg';
+}
+
+/**
+ * The progress notification's message, from the same state as the panel and the meter: the step
+ * figure is the state's step (the panel's Steps bar), the phase without its own step prefix.
+ */
+export function progressMessage(s: RunState): string {
+  if (s.status === 'running') return `step ${s.step}/${s.limits.maxSteps}: ${s.phase.replace(/^step \d+: /, '')}`;
+  return s.stopReason ? stopMessage(explainStop({ ...s, stopReason: s.stopReason })) : 'stopped';
 }

@@ -1,6 +1,6 @@
 // The status-bar meter's text, tooltip and warning threshold, as pure functions of the run state.
 import assert from 'node:assert/strict';
-import { escapeMarkdown, formatDuration, formatTokens, meterView, panelIcon, reasonIcon, shortRunId, WARN_FRACTION } from '../../../src/vscode/meterView';
+import { escapeMarkdown, formatDuration, formatTokens, meterView, panelIcon, progressMessage, reasonIcon, shortRunId, WARN_FRACTION } from '../../../src/vscode/meterView';
 import type { RunState } from '../../../src/vscode/runState';
 import { idleState } from '../../../src/vscode/runState';
 
@@ -109,5 +109,15 @@ describe('panel header and tab', () => {
     assert.equal(panelIcon({ ...idle, status: 'stopped', stopReason: 'green' }), 'status-green.svg');
     assert.equal(panelIcon({ ...idle, status: 'stopped', stopReason: 'stalled' }), 'status-stopped.svg');
     assert.equal(panelIcon({ ...idle, status: 'stopped', stopReason: 'preflight-failed' }), 'status-error.svg');
+  });
+});
+
+describe('progress notification', () => {
+  it('names the step the panel and the meter show, from the same state', () => {
+    const s = running(2, 1500, { phase: 'step 2: asking the model for step 2 (1,234 prompt tokens)' });
+    assert.equal(progressMessage(s), 'step 2/8: asking the model for step 2 (1,234 prompt tokens)');
+    assert.match(meterView(s, 1_000_000).text, /2\/8/);
+    const stopped: RunState = { ...s, status: 'stopped', stopReason: 'step-cap', outcome: 'partial', held: { step: 1, target: 'best' }, steps: [{ index: 1, applied: true, failureCount: 1 }, { index: 2, applied: true, failureCount: 1 }] as RunState['steps'] };
+    assert.match(progressMessage(stopped), /Continue resumes from step 1 with more steps\. Kept step 1 \(best: 1 failure left\); step 2 undone\.$/);
   });
 });
