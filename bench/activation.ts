@@ -8,11 +8,11 @@ import { createRequire } from 'node:module';
 type AnyFn = (...args: unknown[]) => unknown;
 
 export const VSCODE_API_NAMES = [
-  'window', 'workspace', 'commands', 'languages', 'lm', 'env', 'extensions', 'l10n', 'debug', 'tasks', 'authentication', 'chat',
+  'window', 'workspace', 'commands', 'languages', 'lm', 'env', 'extensions', 'l10n', 'debug', 'tasks', 'authentication', 'chat', 'tests',
   'Uri', 'EventEmitter', 'Disposable', 'StatusBarAlignment', 'ThemeColor', 'ThemeIcon', 'MarkdownString', 'ProgressLocation',
   'Range', 'Position', 'Selection', 'Diagnostic', 'DiagnosticSeverity', 'WorkspaceEdit', 'ViewColumn', 'CancellationTokenSource',
   'LanguageModelChatMessage', 'LanguageModelTextPart', 'LanguageModelError', 'ConfigurationTarget', 'RelativePattern', 'FileType',
-  'TextEdit', 'LogLevel', 'ExtensionMode', 'QuickPickItemKind', 'CancellationError', 'FileSystemError',
+  'TextEdit', 'LogLevel', 'ExtensionMode', 'QuickPickItemKind', 'CancellationError', 'FileSystemError', 'TestRunRequest', 'TestMessage', 'Location',
 ];
 
 /** A stub whose every property is another stub and every call is recorded and returns a stub. */

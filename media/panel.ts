@@ -9,8 +9,10 @@ import type { FromWebview, PanelAction, PersistedPanelState, ToWebview } from '.
 import { isPersistedPanelState, isToWebview } from '../src/vscode/protocol';
 import type { RunState, StepView } from '../src/vscode/runState';
 import { canContinue, canRevert, elapsedAt } from '../src/vscode/runState';
-import { formatDuration, formatTokens } from '../src/vscode/meterView';
-import { explainEscalation, explainStop, formatMoney, notAppliedWhy } from '../src/vscode/explain';
+import { formatDuration, formatTokens, shortRunId } from '../src/vscode/meterView';
+import { explainEscalation, explainStop, failureHeadline, formatMoney, notAppliedWhy } from '../src/vscode/explain';
+import type { ReviewFile } from '../src/vscode/reviewState';
+import { pendingFiles } from '../src/vscode/reviewState';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -65,9 +67,17 @@ function reasonIcon(r: string | null): string {
   return 'warning';
 }
 
+function checkedSentence(c: NonNullable<RunState['checked']>): string {
+  const at = new Date(c.at);
+  const when = `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`;
+  return c.green ? `Checks run at ${when}: every check passes.` : `Checks run at ${when}: ${c.failureCount} failure${c.failureCount === 1 ? '' : 's'} (listed below and in Problems).`;
+}
+
 function header(st: RunState): VNode {
   const badges: Child[] = [];
   const why = st.status === 'stopped' && st.stopReason ? explainStop({ ...st, stopReason: st.stopReason }) : null;
+  // A check pass after the stop is newer than the stop: it leads, and the stop becomes the last run's.
+  const checked = st.status !== 'running' ? (st.checked ?? null) : null;
   if (st.status === 'running') {
     badges.push(h('span', { class: 'badge running', 'data-testid': 'run-status' }, icon('sync~spin'), ' running'));
   } else if (st.status === 'stopped' && st.stopReason) {
@@ -81,9 +91,21 @@ function header(st: RunState): VNode {
   return h(
     'header',
     {},
-    why ? h('p', { class: `sentence ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-sentence' }, icon(reasonIcon(st.stopReason)), ' ', why.sentence) : null,
-    h('div', { class: 'badges' }, ...badges),
-    h('div', { class: 'meta' }, h('strong', { 'data-testid': 'folder' }, st.folderName), st.model ? ` · ${st.model}` : '', st.runId ? ` · run ${st.runId}` : ''),
+    checked
+      ? h('p', { class: `sentence ${checked.green ? 'ok' : 'warn'}`, 'data-testid': 'checks-sentence' }, icon(checked.green ? 'pass' : 'warning'), ' ', checkedSentence(checked))
+      : why
+        ? h('p', { class: `sentence ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-sentence' }, icon(reasonIcon(st.stopReason)), ' ', why.sentence)
+        : null,
+    // What the workspace holds after a non-green stop, right under the sentence (a revert since says otherwise).
+    why?.held && !st.reverted && !checked ? h('p', { class: 'held', 'data-testid': 'held' }, icon('files'), ' ', why.held) : null,
+    h('div', { class: 'badges' }, checked && why ? h('span', { class: 'last-run' }, 'Last run:') : null, ...badges),
+    h(
+      'div',
+      { class: 'meta' },
+      h('strong', { 'data-testid': 'folder' }, st.folderName),
+      st.model ? h('span', { class: 'model' }, ` · ${st.model}`) : null,
+      st.runId ? h('span', { class: 'run-id', 'data-testid': 'run-id', title: `run ${st.runId}` }, ` · ${shortRunId(st.runId)}`) : null,
+    ),
     st.status === 'running' && st.phase ? h('div', { class: 'phase', 'data-testid': 'phase' }, st.phase) : null,
     // The engine's own words (hashes, thresholds) for whoever wants them, folded away.
     st.detail ? h('details', { class: 'detail-box' }, h('summary', {}, 'Technical detail'), h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail)) : null,
@@ -93,7 +115,8 @@ function header(st: RunState): VNode {
 
 function button(action: PanelAction, label: string, codicon: string, enabled: boolean, title: string): VNode {
   const onClick = (): void => send({ type: 'action', action, folder: state?.folder ?? null });
-  return h('button', { key: action, type: 'button', 'data-action': action, title, disabled: !enabled || busy !== null, onClick }, icon(busy === action ? 'loading~spin' : codicon), ` ${label}`);
+  // A narrow panel shows the icons only (the label is hidden by CSS; the button keeps its name for screen readers).
+  return h('button', { key: action, type: 'button', 'data-action': action, title, 'aria-label': label, disabled: !enabled || busy !== null, onClick }, icon(busy === action ? 'loading~spin' : codicon), h('span', { class: 'label' }, ` ${label}`));
 }
 
 function actions(st: RunState): VNode {
@@ -106,6 +129,56 @@ function actions(st: RunState): VNode {
     button('revertRun', 'Revert run', 'discard', revertable && st.reverted !== 'run', 'Restore every file the run touched to its original bytes'),
     button('revertToBest', 'Revert to best', 'history', revertable && st.bestStep !== null, `Restore the state of the best step${st.bestStep !== null ? ` (step ${st.bestStep})` : ''}`),
     button('exportTrace', 'Export trace', 'export', st.tracePath !== null && st.status !== 'running', "Save the run's JSONL trace"),
+  );
+}
+
+function reviewButton(st: RunState, action: 'diff' | 'keep' | 'undo', path: string | null, label: string, codicon: string, title: string): VNode {
+  const onClick = (e: MouseEvent): void => {
+    e.stopPropagation();
+    send({ type: 'review', action, path, folder: st.folder });
+  };
+  const testid = `review-${action}${path === null ? '-all' : ''}`;
+  return h('button', { type: 'button', class: `review-${action}`, 'data-testid': testid, title, disabled: busy !== null, onClick }, icon(codicon), label ? ` ${label}` : '');
+}
+
+const KIND_LABEL: Record<ReviewFile['kind'], string> = { added: 'added', modified: 'changed', deleted: 'deleted' };
+
+function reviewRow(st: RunState, f: ReviewFile): VNode {
+  const pending = f.decision === 'pending';
+  return h(
+    'li',
+    { key: f.path, class: `review-file ${f.decision}`, 'data-testid': 'review-file', 'data-path': f.path, 'data-decision': f.decision },
+    h('button', { type: 'button', class: 'review-name link', title: `Open the diff of ${f.path} (original ↔ now)`, onClick: () => send({ type: 'review', action: 'diff', path: f.path, folder: st.folder }) }, icon(f.kind === 'added' ? 'diff-added' : f.kind === 'deleted' ? 'diff-removed' : 'diff-modified'), ` ${f.path}`),
+    h('span', { class: 'review-kind' }, KIND_LABEL[f.kind]),
+    pending
+      ? h('span', { class: 'review-buttons' }, reviewButton(st, 'keep', f.path, 'Keep', 'check', `Keep the run's change to ${f.path}`), reviewButton(st, 'undo', f.path, 'Undo', 'discard', `Put ${f.path} back as it was before the run (a file you changed since is left alone)`))
+      : h('span', { class: `review-decision ${f.decision}`, 'data-testid': 'review-decision' }, icon(f.decision === 'kept' ? 'check' : 'discard'), f.decision === 'kept' ? ' kept' : ' undone'),
+  );
+}
+
+/** The run-wide review (like Copilot agent mode's): each changed file with its diff, Keep and Undo, and both for all. */
+function review(st: RunState): VNode | null {
+  const r = st.status === 'stopped' ? st.review : null;
+  if (!r || r.files.length === 0) return null;
+  const pending = pendingFiles(r).length;
+  return h(
+    'section',
+    { class: 'review', 'data-testid': 'review', 'aria-label': 'Review the changes' },
+    h(
+      'div',
+      { class: 'review-head' },
+      h('h2', {}, pending > 0 ? `Review changes (${pending} of ${r.files.length} file${r.files.length === 1 ? '' : 's'} to decide)` : `Changes reviewed (${r.files.length} file${r.files.length === 1 ? '' : 's'})`),
+      pending > 0
+        ? h(
+            'span',
+            { class: 'review-buttons' },
+            reviewButton(st, 'diff', null, 'Open all', 'diff-multiple', 'Open every changed file in one diff view'),
+            reviewButton(st, 'keep', null, 'Keep all', 'check-all', "Keep every change the run made"),
+            reviewButton(st, 'undo', null, 'Undo all', 'discard', 'Put every changed file back as it was before the run (files you changed since are left alone)'),
+          )
+        : null,
+    ),
+    h('ul', {}, r.files.map((f) => reviewRow(st, f))),
   );
 }
 
@@ -162,6 +235,21 @@ function modelChip(st: RunState, step: StepView): VNode | null {
   );
 }
 
+/** The height in chart units of a bar for 0 failures (and the least any bar has). */
+const ZERO_BAR = 6;
+
+function legend(st: RunState): VNode {
+  const pts = st.failuresPerStep;
+  const item = (cls: string, text: string): VNode => h('li', { key: cls }, h('span', { class: `swatch ${cls}`, 'aria-hidden': 'true' }), text);
+  return h(
+    'ul',
+    { class: 'legend', 'data-testid': 'chart-legend' },
+    item('bar', 'failures after the step (step 0: before the run)'),
+    st.bestStep !== null && pts.some((p) => p.step === st.bestStep && p.count > 0) ? item('best', 'best step') : null,
+    pts.some((p) => p.count === 0) ? item('green', 'no failures') : null,
+  );
+}
+
 function chart(st: RunState): VNode | null {
   const pts = st.failuresPerStep;
   if (pts.length === 0) return null;
@@ -174,7 +262,8 @@ function chart(st: RunState): VNode | null {
   const y = (v: number): number => pad.t + (H - pad.t - pad.b) * (1 - v / max);
   const bars = pts.map((p, i) => {
     const cx = pad.l + slot * i + slot / 2;
-    const top = p.count === 0 ? y(0) - 2 : y(p.count);
+    // A step with no failures gets a short green bar of its own: a 0 must be seen, not a sliver.
+    const top = p.count === 0 ? y(0) - ZERO_BAR : Math.min(y(p.count), y(0) - ZERO_BAR);
     return [
       s(
         'rect',
@@ -192,7 +281,7 @@ function chart(st: RunState): VNode | null {
     s('text', { x: pad.l - 4, y: y(0), 'text-anchor': 'end', class: 'tick' }, '0'),
     bars.flat(),
   );
-  return h('section', { class: 'chart-box', 'aria-label': 'Failures per step' }, h('h2', {}, 'Failures per step'), svg);
+  return h('section', { class: 'chart-box', 'aria-label': 'Failures per step' }, h('h2', {}, 'Failures per step'), svg, legend(st));
 }
 
 function checkChips(step: StepView): VNode {
@@ -292,7 +381,8 @@ function timeline(st: RunState): VNode {
 
 function remaining(st: RunState): VNode | null {
   if (st.remainingFailures.length === 0) return null;
-  const items = st.remainingFailures.slice(0, 50).map((f, i) => h('li', { key: i }, h('span', { class: 'where' }, `${f.file ?? '(no file)'}${f.line ? `:${f.line}` : ''}`), ` ${f.check}: `, f.id ? h('code', {}, f.id) : null, ` ${f.message.split('\n')[0]}`));
+  // The headline shows the values (20 !== 180) and the assertion line, not "Expected values to be strictly equal:".
+  const items = st.remainingFailures.slice(0, 50).map((f, i) => h('li', { key: i, title: f.message }, h('span', { class: 'where' }, `${f.file ?? '(no file)'}${f.line ? `:${f.line}` : ''}`), ` ${f.check}: `, h('span', { 'data-testid': 'failure-headline' }, failureHeadline(f))));
   // `open` is set only when it changes (running → stopped opens it); what the user toggled in
   // between stays as they left it.
   return h(
@@ -306,7 +396,7 @@ function view(st: RunState | null): Child[] {
   if (!st) return [h('p', { class: 'empty' }, 'No run yet. Run ', h('strong', {}, 'Fix Until Green'), ' from the command palette.')];
   // Each section has a fixed slot (an absent chart or failure list holds its slot as null), so an
   // update patches each section's own elements.
-  return [header(st), actions(st), budgets(st), chart(st), timeline(st), remaining(st)];
+  return [header(st), actions(st), review(st), budgets(st), chart(st), timeline(st), remaining(st)];
 }
 
 /** Patches the panel to the current state; the clock ticks once a second while a run is in progress. */

@@ -1,6 +1,7 @@
 // `npm run package`: a .vsix of the extension with @vscode/vsce. vsce runs `vscode:prepublish`
-// (production bundles) first; .vscodeignore keeps only the bundles, media, README, LICENSE and
-// CHANGELOG. Usage: npm run package [-- --out FILE.vsix]
+// (production bundles) first; .vscodeignore keeps only the bundles, media (with the screenshots the
+// extension's README shows), README.vsix.md as the README, LICENSE and CHANGELOG.
+// Usage: npm run package [-- --out FILE.vsix]
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,8 +18,10 @@ const require = createRequire(import.meta.url);
 const vscePkg = require.resolve('@vscode/vsce/package.json');
 const vsce = path.join(path.dirname(vscePkg), JSON.parse(readFileSync(vscePkg, 'utf8')).bin.vsce);
 
-// The bundles carry every runtime dependency, so node_modules stays out of the package.
-const r = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--out', out], { cwd: repo, stdio: 'inherit' });
+// The bundles carry every runtime dependency, so node_modules stays out of the package. The
+// extension's page gets a README of its own (what a user does in VS Code, not how to build this
+// repository); its screenshots are in the package, so the links stay relative to it.
+const r = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--readme-path', 'README.vsix.md', '--no-rewrite-relative-links', '--out', out], { cwd: repo, stdio: 'inherit' });
 if (r.error) throw r.error;
 if (r.status !== 0) {
   console.error(`vsce package failed with exit code ${r.status}`);

@@ -18,6 +18,7 @@ import { PanelHost } from './vscode/panelHost';
 import { offerRecovery } from './vscode/recovery';
 import { lazyFolderEngine } from './vscode/shellEngine';
 import { describeEvent } from './vscode/runLog';
+import { FailureTests } from './vscode/testResults';
 import { ApiKeys } from './vscode/secrets';
 
 export function activate(context: vscode.ExtensionContext): void {
@@ -32,7 +33,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const controllers = new RunControllers((folder, name) => {
     const limits = { maxSteps: defaults.maxSteps, tokenCeiling: defaults.tokenCeiling, timeLimitSeconds: defaults.timeLimitSeconds };
     const engine = storageRoot ? lazyFolderEngine(folder, folderStorageDir(storageRoot, folder), { keys, logger }) : undefined;
-    const c = new RunController(folder, name, limits, lastRuns.load(folder), { engine });
+    const c = new RunController(folder, name, limits, lastRuns.load(folder), { engine, logger });
     c.onEvent((e) => logger.info(`[${name}] ${describeEvent(e)}`));
     return c;
   });
@@ -47,6 +48,7 @@ export function activate(context: vscode.ExtensionContext): void {
     lastRuns.follow(controllers),
     new BudgetMeter(controllers),
     new FailureDiagnostics(controllers),
+    new FailureTests(controllers),
     new ContextKeys(controllers),
     panel,
     ...commands.register(),

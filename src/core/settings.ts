@@ -2,6 +2,8 @@
 import type { CheckSpec, ParserId } from './types';
 
 export type OnStop = 'keep-best' | 'keep-last' | 'revert';
+/** Which failures the extension puts in the Problems panel: those VS Code does not already show, or all. */
+export type DiagnosticsMode = 'deduplicated' | 'all';
 export type EditFormat = 'auto' | 'diff' | 'search-replace';
 export type ProviderId = 'vscode-lm' | 'openai-compatible' | 'anthropic' | 'replay';
 
@@ -67,6 +69,8 @@ export interface Settings {
   escalateOn: EscalationReason[];
   /** Money a run may spend, in the unit `model.pricing` uses; 0 turns it off. */
   costCeiling: number;
+  /** The extension's Problems panel only; the engine and the CLI do not read it. */
+  diagnostics: DiagnosticsMode;
 }
 
 export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
@@ -106,6 +110,7 @@ export function defaultSettings(): Settings {
     model: { provider: 'vscode-lm', id: '', baseUrl: '', escalation: [], pricing: {} },
     escalateOn: ['stalled', 'low-confidence', 'unreachable'],
     costCeiling: 0,
+    diagnostics: 'deduplicated',
   };
 }
 
@@ -184,6 +189,7 @@ function validateScalars({ raw, s, bad, has }: Validation): void {
   bool('allowVerifierEdits');
   oneOf<OnStop>('onStop', ['keep-best', 'keep-last', 'revert']);
   oneOf<EditFormat>('editFormat', ['auto', 'diff', 'search-replace']);
+  oneOf<DiagnosticsMode>('diagnostics', ['deduplicated', 'all']);
 }
 
 function validateProtectedPaths({ raw, s, bad, has }: Validation): void {

@@ -9,6 +9,7 @@ export const COMMAND_IDS = [
   'fixUntilGreen.runChecks',
   'fixUntilGreen.setApiKey',
   'fixUntilGreen.exportTrace',
+  'fixUntilGreen.review',
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];

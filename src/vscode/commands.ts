@@ -13,7 +13,10 @@ import type { CommandId } from './commandIds';
 import { COMMAND_IDS } from './commandIds';
 import type { FixAction, Problem } from './fixActions';
 import { actionLabel, explainError } from './fixActions';
-import { explainStop } from './explain';
+import { explainStop, stopMessage } from './explain';
+import { progressMessage } from './meterView';
+import { pendingFiles } from './reviewState';
+import { openReviewDiff } from './reviewUi';
 import { chooseFolder } from './folders';
 import { canContinue, canRevert } from './runState';
 import type { ApiKeys } from './secrets';
@@ -49,6 +52,7 @@ export class Commands {
     'fixUntilGreen.runChecks': (f) => this.runChecks(f),
     'fixUntilGreen.setApiKey': () => this.setApiKey(),
     'fixUntilGreen.exportTrace': (f) => this.exportTrace(f),
+    'fixUntilGreen.review': (f) => this.review(f),
   };
 
   constructor(private readonly deps: CommandDeps) {}
@@ -165,7 +169,7 @@ export class Commands {
         const cancel = token.onCancellationRequested(() => ctl.stop());
         let last = '';
         const sub = ctl.onDidChange((s) => {
-          const msg = s.status === 'running' ? `step ${s.step}/${s.limits.maxSteps}: ${s.phase.replace(/^step \d+: /, '')}` : s.stopReason ? explainStop({ ...s, stopReason: s.stopReason }).sentence : 'stopped';
+          const msg = progressMessage(s);
           if (msg !== last) progress.report({ message: msg });
           last = msg;
         });
@@ -199,11 +203,18 @@ export class Commands {
       });
       return;
     }
-    const buttons = canContinue(ctl.state) ? [show, 'Continue'] : [show];
+    // What the workspace holds comes with the sentence, and the next moves as buttons: look at the
+    // changes (keep or undo each file), give the run more budget, or open the panel.
+    const review = 'Review Changes';
+    const buttons = [...(pendingFiles(ctl.state.review).length > 0 ? [review] : []), ...(canContinue(ctl.state) ? ['Continue'] : []), show];
     // The sentence a newcomer reads; the engine's detail (hashes, thresholds) is in the log and the panel.
-    void vscode.window.showWarningMessage(`Fix Until Green${this.where(ctl)}: ${explainStop(r).sentence}`, ...buttons).then((p) => {
+    void vscode.window.showWarningMessage(`Fix Until Green${this.where(ctl)}: ${stopMessage(explainStop({ ...r, held: ctl.state.held ?? null }))}`, ...buttons).then((p) => {
       if (p === show) this.deps.showPanel();
-      if (p === 'Continue') void vscode.commands.executeCommand('fixUntilGreen.continue', ctl.folder);
+      if (p === review) void vscode.commands.executeCommand('fixUntilGreen.review', ctl.folder);
+      // VS Code cannot close a notification: a stop's toast may still be on screen when the panel's
+      // Continue already resumed the run. Its button then only shows that run.
+      if (p === 'Continue' && ctl.running) this.deps.showPanel();
+      else if (p === 'Continue') void vscode.commands.executeCommand('fixUntilGreen.continue', ctl.folder);
     });
   }
 
@@ -353,6 +364,15 @@ export class Commands {
     const folder = active ? vscode.Uri.file(active.folder) : vscode.workspace.workspaceFolders?.[0]?.uri;
     const read = folder ? readSettings(folder) : undefined;
     await this.deps.keys.promptAndStore(read?.ok ? read.settings.model.provider : undefined);
+  }
+
+  /** The run-wide review: the panel lists the changed files with Keep and Undo; the multi-file diff shows them. */
+  async review(folder?: string): Promise<void> {
+    const c = await this.pickController('Review Changes', (x) => !x.running && pendingFiles(x.state.review).length > 0, folder, 'the last run left no changes to review.');
+    if (!c) return;
+    this.deps.controllers.setActive(c.folder);
+    this.deps.showPanel();
+    await openReviewDiff(c);
   }
 
   async exportTrace(folder?: string): Promise<void> {

@@ -1,6 +1,9 @@
-// Context keys that show Stop and Continue only while relevant (see `menus.commandPalette`).
+// Context keys that show commands only while relevant (see `menus.commandPalette` and `enablement`):
+// Stop while a run is in progress, Continue after a stop that can continue, the revert and export
+// commands once a run exists, Review Changes while a run's changes wait for a decision.
 import * as vscode from 'vscode';
 import type { RunControllers } from './controller';
+import { pendingFiles } from './reviewState';
 
 export class ContextKeys implements vscode.Disposable {
   private readonly sub: { dispose(): void };
@@ -13,12 +16,17 @@ export class ContextKeys implements vscode.Disposable {
 
   private update(): void {
     const running = this.controllers.running().length > 0;
-    const canContinue = this.controllers.all().some((c) => c.canContinue);
-    const key = `${running}:${canContinue}`;
+    const all = this.controllers.all();
+    const canContinue = all.some((c) => c.canContinue);
+    const hasRun = all.some((c) => c.state.runId !== null && c.state.status !== 'idle');
+    const hasReview = all.some((c) => pendingFiles(c.state.review).length > 0);
+    const key = `${running}:${canContinue}:${hasRun}:${hasReview}`;
     if (key === this.last) return;
     this.last = key;
     void vscode.commands.executeCommand('setContext', 'fixUntilGreen.running', running);
     void vscode.commands.executeCommand('setContext', 'fixUntilGreen.canContinue', canContinue);
+    void vscode.commands.executeCommand('setContext', 'fixUntilGreen.hasRun', hasRun);
+    void vscode.commands.executeCommand('setContext', 'fixUntilGreen.hasReview', hasReview);
   }
 
   dispose(): void {

@@ -14,9 +14,13 @@ import type { RunReport, TimedEvent } from '../core/trace/events';
 import type { VerifyResult } from '../core/types';
 import type { Problem } from './fixActions';
 import { checksProblem } from './fixActions';
+import type { Logger } from '../core/types';
+import type { ReviewState } from './reviewState';
+import { buildReview } from './review';
+import { decide, pendingFiles } from './reviewState';
 import { bestContents, loadCheckpoint } from './runFiles';
 import type { Limits, RunState } from './runState';
-import { canContinue, canRevert, continuing, idleState, reduceRunState } from './runState';
+import { canContinue, canRevert, continuing, idleState, reduceRunState, withParsers } from './runState';
 
 /** The part of the engine's `Run` the controller uses. */
 export interface RunLike {
@@ -72,6 +76,8 @@ export interface FolderEngine {
 export interface ControllerOptions {
   now?: () => number;
   engine?: FolderEngine;
+  /** Where a review that cannot be built is reported (the run itself is unaffected). */
+  logger?: Logger;
 }
 
 export class RunInProgressError extends Error {
@@ -171,9 +177,7 @@ export class RunController {
       this.current = { ...this.current, runDir: run.runDir, tracePath: run.tracePath, reverted: null };
       return await this.settle(run.start());
     } finally {
-      this.busy = false;
-      this.abort = undefined;
-      this.set({ ...this.current });
+      await this.stopped();
     }
   }
 
@@ -195,10 +199,67 @@ export class RunController {
       return await this.settle(run.continue(extra));
     } finally {
       abort.signal.removeEventListener('abort', onAbort);
-      this.busy = false;
-      this.abort = undefined;
-      this.set({ ...this.current });
+      await this.stopped();
     }
+  }
+
+  /** A run or continuation ended: the review lists what it left changed, then every surface hears of the stop. */
+  private async stopped(): Promise<void> {
+    this.current = { ...this.current, review: await this.reviewOf(this.current) };
+    this.busy = false;
+    this.abort = undefined;
+    this.set({ ...this.current });
+  }
+
+  /** The review of the finished run's changed files, keeping the decisions already made; null when there is none. */
+  private async reviewOf(st: RunState, previous: ReviewState | null = st.review ?? null): Promise<ReviewState | null> {
+    if (!this.options.engine || !canRevert(st) || st.runDir === null) return null;
+    try {
+      const review = await buildReview(st.runDir, await loadCheckpoint(st.runDir), this.engine.workspace('Fix Until Green: review'), previous);
+      return review.files.length > 0 ? review : null;
+    } catch (e) {
+      this.options.logger?.error(`the review of run ${st.runId ?? '?'} could not be built: ${e instanceof Error ? e.message : String(e)}`);
+      return null;
+    }
+  }
+
+  /** Reads the review again (after a revert, or when the files changed outside the run). */
+  async refreshReview(): Promise<void> {
+    if (this.busy) return;
+    const review = await this.reviewOf(this.current);
+    this.set({ ...this.current, review });
+  }
+
+  /** Keeps `paths` of the review (all pending files when omitted): nothing is written. */
+  keepFiles(paths?: readonly string[]): void {
+    const review = this.current.review;
+    if (!review) throw new Error(`no review in ${this.folderName}: the last run left no changed files`);
+    this.set({ ...this.current, review: decide(review, paths ?? pendingFiles(review), 'kept') });
+  }
+
+  /**
+   * Puts `paths` of the review (all pending files when omitted) back to their original bytes. A file
+   * changed since the run wrote it is left as the user has it and reported as a conflict, never
+   * overwritten; it stays pending in the review.
+   */
+  undoFiles(paths?: readonly string[]): Promise<RestoreReport> {
+    return this.exclusive('an undo', async () => {
+      const st = this.finishedRun();
+      const review = st.review;
+      if (!review) throw new Error(`no review in ${this.folderName}: the last run left no changed files`);
+      const which = paths ?? pendingFiles(review);
+      const unknown = which.filter((p) => !review.files.some((f) => f.path === p));
+      if (unknown.length > 0) throw new Error(`not a file the run changed: ${unknown.join(', ')}`);
+      const cp = await loadCheckpoint(st.runDir);
+      const target = new Map<string, Uint8Array | null>();
+      for (const p of which) target.set(p, (await cp.original(p)) ?? null);
+      const label = which.length === 1 ? `Fix Until Green: undo ${which[0]}` : `Fix Until Green: undo ${which.length} files`;
+      const report = await restoreState(target, { workspace: this.engine.workspace(label), checkpoint: cp, only: which });
+      const done = [...report.actions.map((a) => a.path), ...report.unchanged];
+      const decided = decide(review, done, 'undone');
+      this.set({ ...this.current, review: await this.reviewOf({ ...this.current, review: decided }, decided) });
+      return report;
+    });
   }
 
   /** The engine reports every stop through run-end; a rejection is a fault the state must still show. */
@@ -277,6 +338,8 @@ export class RunController {
       const st = this.finishedRun();
       const report = await revertRun({ workspace: this.engine.workspace('Fix Until Green: revert run'), checkpoint: await loadCheckpoint(st.runDir) });
       this.markReverted('run');
+      const review = this.current.review;
+      if (review) this.set({ ...this.current, review: decide(review, [...report.actions.map((a) => a.path), ...report.unchanged], 'undone') });
       return report;
     });
   }
@@ -289,6 +352,8 @@ export class RunController {
       const target = await bestContents(st.runDir, st.steps, step);
       const report = await restoreState(target, { workspace: this.engine.workspace(`Fix Until Green: revert to step ${step}`), checkpoint: await loadCheckpoint(st.runDir) });
       this.markReverted('best');
+      // The files now hold another state: the review starts over from it.
+      this.set({ ...this.current, review: await this.reviewOf(this.current, null) });
       return { report, step };
     });
   }
@@ -300,7 +365,9 @@ export class RunController {
       const problems = verifier.preflight();
       if (problems.length > 0) throw new Error(problems.join('; '));
       const result = await verifier.verify(signal);
-      this.setRemainingFailures(result.failures);
+      // The check pass is the newest fact: it leads the panel over the last run's stop.
+      const checked = { at: this.now(), green: result.green, failureCount: result.failures.length };
+      this.set({ ...this.current, remainingFailures: result.failures, checkParsers: withParsers(this.current.checkParsers, result.checks), checked });
       return result;
     });
   }

@@ -1,26 +1,61 @@
-// Remaining failures in the Problems panel under the source `fix-until-green`.
+// Remaining failures in the Problems panel under the source `fix-until-green`: only those VS Code
+// does not already show (problemsFilter.ts; `fixUntilGreen.diagnostics: all` lists every one). A
+// file changed on disk outside a run loses its entries: they described the file as it was.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { DiagnosticsMode } from '../core/settings';
 import type { Failure } from '../core/types';
-import type { RunControllers } from './controller';
+import type { RunController, RunControllers } from './controller';
+import { diagnosticMessage, problemsToShow } from './problemsFilter';
+import { readSettings, watchSettings } from './settings';
 
 export const DIAGNOSTIC_SOURCE = 'fix-until-green';
+const ESLINT_EXTENSION = 'dbaeumer.vscode-eslint';
 
 export class FailureDiagnostics implements vscode.Disposable {
   private readonly collection = vscode.languages.createDiagnosticCollection(DIAGNOSTIC_SOURCE);
   /** The files each folder last reported, so a folder's update leaves the others alone. */
   private readonly byFolder = new Map<string, vscode.Uri[]>();
   private readonly shown = new Map<string, readonly Failure[]>();
-  private readonly sub: { dispose(): void };
+  private readonly subs: vscode.Disposable[] = [];
 
   /** Follows every folder's run: live failures while running, the remaining ones after, none when green or reverted. */
-  constructor(controllers: RunControllers) {
-    this.sub = controllers.onDidChange((c) => {
+  constructor(private readonly controllers: RunControllers) {
+    const sub = controllers.onDidChange((c) => {
       const failures = c.state.remainingFailures;
       if (this.shown.get(c.folder) === failures) return;
       this.shown.set(c.folder, failures);
-      this.set(c.folder, failures);
+      this.publish(c);
     });
+    this.subs.push({ dispose: () => sub.dispose() });
+    // The setting, and which extensions show lint findings themselves, decide what is listed.
+    this.subs.push(watchSettings(() => this.publishAll()), vscode.extensions.onDidChange(() => this.publishAll()));
+    // An edit saved or made outside VS Code: the entries describe the file as it was, so they go.
+    const watcher = vscode.workspace.createFileSystemWatcher('**/*', true, false, false);
+    this.subs.push(watcher, watcher.onDidChange((u) => this.forget(u)), watcher.onDidDelete((u) => this.forget(u)));
+  }
+
+  private mode(folder: string): DiagnosticsMode {
+    const read = readSettings(vscode.Uri.file(folder));
+    return read.ok ? read.settings.diagnostics : 'deduplicated';
+  }
+
+  private publishAll(): void {
+    for (const c of this.controllers.all()) this.publish(c);
+  }
+
+  private publish(c: RunController): void {
+    const shown = { eslintExtension: vscode.extensions.getExtension(ESLINT_EXTENSION) !== undefined };
+    this.set(c.folder, problemsToShow(c.state.remainingFailures, c.state.checkParsers ?? {}, this.mode(c.folder), shown));
+  }
+
+  private forget(uri: vscode.Uri): void {
+    const folder = [...this.byFolder.keys()].find((f) => this.byFolder.get(f)!.some((u) => u.toString() === uri.toString()));
+    if (folder === undefined) return;
+    // A run's own writes are followed by its own checks: their result replaces the entries.
+    if (this.controllers.find(folder)?.running) return;
+    this.collection.delete(uri);
+    this.byFolder.set(folder, this.byFolder.get(folder)!.filter((u) => u.toString() !== uri.toString()));
   }
 
   /** Replaces the folder's diagnostics with `failures` (those without a file stay in the panel only). */
@@ -34,7 +69,7 @@ export class FailureDiagnostics implements vscode.Disposable {
       const col = Math.max(0, (f.column ?? 1) - 1);
       // Without an end position, underline to the end of the line: the check names only a point.
       const range = new vscode.Range(line, col, line, f.column !== undefined ? col + 1 : Number.MAX_SAFE_INTEGER);
-      const d = new vscode.Diagnostic(range, `${f.check}: ${f.message}`, vscode.DiagnosticSeverity.Error);
+      const d = new vscode.Diagnostic(range, diagnosticMessage(f), vscode.DiagnosticSeverity.Error);
       d.source = DIAGNOSTIC_SOURCE;
       if (f.id) d.code = f.id;
       const key = uri.toString();
@@ -52,7 +87,7 @@ export class FailureDiagnostics implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.sub.dispose();
+    for (const d of this.subs) d.dispose();
     this.collection.dispose();
   }
 }

@@ -3,6 +3,7 @@
 // tooltip or an expandable section. Pure and free of Node and `vscode` imports: the panel's webview
 // bundle, the notifications and the status bar all say the same thing, and the unit tests read it.
 import type { Outcome, StopReason } from '../core/policy/reasons';
+import type { HeldState } from '../core/trace/events';
 import type { Failure } from '../core/types';
 import { explainError } from './fixActions';
 
@@ -11,11 +12,14 @@ export interface StopFacts {
   stopReason: StopReason;
   outcome: Outcome | null;
   detail: string | null;
-  steps: readonly { index: number }[];
+  steps: readonly StepFacts[];
   remainingFailures: readonly Failure[];
   limits: { maxSteps: number; tokenCeiling: number; timeLimitSeconds: number; costCeiling?: number };
   /** The models the run escalated to, in order (absent in states saved before escalation existed). */
   escalations?: readonly EscalationFacts[];
+  /** What the workspace holds after the stop (the report's); absent in states saved before. */
+  held?: HeldState | null;
+  initialFailureCount?: number | null;
 }
 
 /** What an escalation sentence is built from: the `escalated` event has these. */
@@ -56,11 +60,26 @@ export function formatMoney(n: number): string {
   return n >= 1 ? n.toFixed(2) : String(Number(n.toPrecision(3)));
 }
 
+/** What a step row contributes to the sentences: a RunState's StepView and a report's StepRecord both have these. */
+export interface StepFacts {
+  index: number;
+  applied?: boolean;
+  failureCount?: number;
+  rolledBack?: 'previous' | 'best' | null;
+}
+
 export interface StopExplanation {
   /** One sentence that leads: "Stopped: no progress — …". */
   sentence: string;
   /** The engine's own words (hashes, thresholds), for a tooltip or an expandable detail. */
   technical: string;
+  /** What the workspace holds after a non-green stop ("Kept step 1 (best: 1 failure left); step 2 undone."); null when nothing needs saying. */
+  held: string | null;
+}
+
+/** The sentence and what the workspace holds, as one message (notifications). */
+export function stopMessage(e: StopExplanation): string {
+  return e.held ? `${e.sentence} ${e.held}` : e.sentence;
 }
 
 /** The line of an assertion message that shows the values: `20 !== 180`, `expected 3 to equal 4`. */
@@ -82,15 +101,72 @@ export function failureHeadline(f: Failure): string {
   return short ? `${name}: ${short}` : name;
 }
 
+/**
+ * What a failed assertion expected and what it got, from the runners' own words: Node's assert
+ * (`190 !== 180`, or `+ actual - expected` lines), chai (`expected 190 to equal 180`), Jest/Vitest
+ * (`Expected: 180` / `Received: 190`). Undefined when the message does not say.
+ */
+export function expectedActual(message: string): { expected: string; actual: string } | undefined {
+  const lines = message.split('\n').map((l) => l.trimEnd());
+  const trimmed = lines.map((l) => l.trim());
+  const jestExpected = trimmed.find((l) => /^Expected:\s/.test(l));
+  const jestReceived = trimmed.find((l) => /^Received:\s/.test(l));
+  if (jestExpected && jestReceived) return { expected: jestExpected.replace(/^Expected:\s+/, ''), actual: jestReceived.replace(/^Received:\s+/, '') };
+  const chai = trimmed.map((l) => /^(?:AssertionError: )?expected (.+?) to (?:deeply |strictly )?(?:equal|be|eql) (.+)$/.exec(l)).find((m) => m);
+  if (chai) return { actual: chai[1]!, expected: chai[2]! };
+  const node = trimmed.map((l) => /^(.{1,200}?) !== (.{1,200})$/.exec(l)).find((m) => m && !/^AssertionError/.test(m[0]));
+  if (node) return { actual: node[1]!, expected: node[2]! };
+  const at = trimmed.indexOf('+ actual - expected');
+  if (at >= 0) {
+    const body = lines.slice(at + 1).filter((l) => /^\s*[-+ ] /.test(l) || /^\s*[-+]$/.test(l));
+    const side = (sign: '+' | '-'): string => body.filter((l) => !l.trim().startsWith(sign === '+' ? '-' : '+')).map((l) => l.trim().replace(/^[-+ ] ?/, '')).join('\n');
+    if (body.length > 0) return { actual: side('+'), expected: side('-') };
+  }
+  return undefined;
+}
+
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The failure a sentence names: the first that shows its values (`20 !== 180`), else the first. */
+function telling(failures: readonly Failure[]): Failure {
+  return failures.find((f) => valuesLine(f.message) !== undefined) ?? failures[0]!;
 }
 
 /** "1 failure left (applyDiscount: 20 !== 180)", "3 failures left (…, and 2 more)", "no failures left". */
 export function failuresLeft(failures: readonly Failure[]): string {
   if (failures.length === 0) return 'no failures left';
   const more = failures.length > 1 ? `, and ${failures.length - 1} more` : '';
-  return `${plural(failures.length, 'failure')} left (${failureHeadline(failures[0]!)}${more})`;
+  return `${plural(failures.length, 'failure')} left (${failureHeadline(telling(failures))}${more})`;
+}
+
+/** "step 2", "steps 2 and 3", "steps 2, 4 and 5", "5 later steps". */
+function stepList(indexes: readonly number[]): string {
+  if (indexes.length === 1) return `step ${indexes[0]}`;
+  if (indexes.length > 4) return `${indexes.length} later steps`;
+  return `steps ${indexes.slice(0, -1).join(', ')} and ${indexes[indexes.length - 1]}`;
+}
+
+/**
+ * What the workspace holds after a non-green stop, in a sentence: which step's files were kept and
+ * which steps' edits were undone. Null for a green run, a run that changed nothing, and a stop
+ * whose restore met a conflict (its sentence names the files instead).
+ */
+export function explainHeld(f: StopFacts): string | null {
+  const held = f.held;
+  if (!held || f.stopReason === 'green') return null;
+  const applied = f.steps.filter((x) => x.applied && !x.rolledBack);
+  if (applied.length === 0) return null;
+  if (held.target === 'initial' || held.step === 0) {
+    const why = held.target === 'initial' && f.outcome === 'punt' ? 'Nothing improved, so every step was undone' : 'Every step was undone';
+    return `${why}: your files are as they were before the run.`;
+  }
+  const count = f.steps.find((x) => x.index === held.step)?.failureCount;
+  const left = count === undefined ? '' : `${count === 0 ? 'no' : count} failure${count === 1 ? '' : 's'} left`;
+  const undone = applied.filter((x) => x.index > held.step).map((x) => x.index);
+  if (undone.length === 0) return `Kept step ${held.step}${left ? ` (${left})` : ''}.`;
+  return `Kept step ${held.step} (${held.target === 'best' ? 'best: ' : ''}${left || 'fewest failures'}); ${stepList(undone)} undone.`;
 }
 
 function lastStep(f: StopFacts): number {
@@ -139,6 +215,9 @@ export function explainStop(f: StopFacts): StopExplanation {
   const technical = `${f.stopReason}${outcome}${detail ? `: ${detail}` : ''}`;
   const left = failuresLeft(f.remainingFailures);
   const step = lastStep(f);
+  // A continuation resumes from what the workspace holds, which is not always the last step.
+  const from = f.held && f.held.step < step ? f.held.step : undefined;
+  const resume = (more: string): string => (from === undefined ? `Continue gives it more ${more}.` : `Continue resumes from step ${from} with more ${more}.`);
   const sentence = ((): string => {
     switch (f.stopReason) {
       case 'green':
@@ -146,13 +225,13 @@ export function explainStop(f: StopFacts): StopExplanation {
       case 'stalled': {
         const times = Number(/seen (\d+) times/.exec(detail)?.[1] ?? 0) || f.steps.length;
         const rf = f.remainingFailures;
-        const what = rf.length === 0 ? 'the same failures' : rf.length === 1 ? `the same failure (${failureHeadline(rf[0]!)})` : `the same ${rf.length} failures (${failureHeadline(rf[0]!)}, and ${rf.length - 1} more)`;
+        const what = rf.length === 0 ? 'the same failures' : rf.length === 1 ? `the same failure (${failureHeadline(rf[0]!)})` : `the same ${rf.length} failures (${failureHeadline(telling(rf))}, and ${rf.length - 1} more)`;
         return `Stopped: no progress — ${what} came back ${plural(times, 'time')}.`;
       }
       case 'step-cap':
-        return `Stopped: all ${plural(f.limits.maxSteps, 'step')} used; ${left}. Continue gives it more steps.`;
+        return `Stopped: all ${plural(f.limits.maxSteps, 'step')} used; ${left}. ${resume('steps')}`;
       case 'token-ceiling':
-        return `Stopped: the token budget (${f.limits.tokenCeiling.toLocaleString('en-US')}) is spent; ${left}. Continue gives it more tokens.`;
+        return `Stopped: the token budget (${f.limits.tokenCeiling.toLocaleString('en-US')}) is spent; ${left}. ${resume('tokens')}`;
       case 'cost-ceiling':
         return `Stopped: the next model call could have cost more than what is left of the cost ceiling${f.limits.costCeiling ? ` (${formatMoney(f.limits.costCeiling)})` : ''}, so it was not made; ${left}.`;
       case 'time-limit':
@@ -175,7 +254,7 @@ export function explainStop(f: StopFacts): StopExplanation {
         return errorSentence(detail);
     }
   })();
-  return { sentence: sentence + ladderNote(f), technical };
+  return { sentence: sentence + ladderNote(f), technical, held: explainHeld(f) };
 }
 
 /**

@@ -1,9 +1,9 @@
-// What the status-bar budget meter shows, as a pure function of the run state (unit-tested
-// without VS Code; `budgetMeter.ts` puts it on the status bar item).
+// What the status-bar budget meter, the panel's header and its tab show, as pure functions of the
+// run state (unit-tested without VS Code; `budgetMeter.ts` puts the meter on the status bar item).
 import type { StopReason } from '../core/policy/reasons';
 import type { RunState } from './runState';
 import { elapsedAt } from './runState';
-import { explainStop, formatMoney } from './explain';
+import { explainStop, formatMoney, stopMessage } from './explain';
 
 export interface MeterView {
   text: string;
@@ -143,4 +143,31 @@ export function meterView(s: RunState | undefined, now: number = Date.now()): Me
 /** Model and check output reach the tooltip; it must not become markup or links. */
 export function escapeMarkdown(s: string): string {
   return s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
+}
+
+/** The run id as a person reads it: when it started, on the local clock ("run of 12:07:52"); the whole id goes in the tooltip. */
+export function shortRunId(id: string): string {
+  const m = /^(\d{4}-\d\d-\d\d)T(\d\d)-(\d\d)-(\d\d)-(\d{3})Z/.exec(id);
+  const at = m ? new Date(`${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z`) : undefined;
+  if (!at || Number.isNaN(at.getTime())) return `run ${id.length > 14 ? `${id.slice(0, 13)}…` : id}`;
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `run of ${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
+}
+
+/** The panel tab's icon file (in media/) for a state. */
+export function panelIcon(state: RunState | null): string {
+  if (!state || state.status === 'idle') return 'icon.png';
+  if (state.status === 'running') return 'status-running.svg';
+  if (state.stopReason === 'green') return 'status-green.svg';
+  if (state.stopReason === 'error' || state.stopReason === 'preflight-failed') return 'status-error.svg';
+  return 'status-stopped.svg';
+}
+
+/**
+ * The progress notification's message, from the same state as the panel and the meter: the step
+ * figure is the state's step (the panel's Steps bar), the phase without its own step prefix.
+ */
+export function progressMessage(s: RunState): string {
+  if (s.status === 'running') return `step ${s.step}/${s.limits.maxSteps}: ${s.phase.replace(/^step \d+: /, '')}`;
+  return s.stopReason ? stopMessage(explainStop({ ...s, stopReason: s.stopReason })) : 'stopped';
 }

@@ -10,7 +10,10 @@ import type { RunControllers } from './controller';
 import type { FromWebview, ToWebview } from './protocol';
 import { isFromWebview, isPersistedPanelState, PANEL_ACTION_COMMANDS, PANEL_VIEW_TYPE } from './protocol';
 import { notAppliedWhy } from './explain';
+import type { RunState } from './runState';
+import { panelIcon } from './meterView';
 import { SnapshotDocuments, snapshotUri } from './snapshotDocs';
+import { keepReviewed, openReviewDiff, undoReviewed } from './reviewUi';
 
 /** Posts at most this often while a run streams events; the last state always goes out. */
 const POST_INTERVAL_MS = 100;
@@ -21,6 +24,7 @@ export class PanelHost implements vscode.Disposable {
   private panelDisposables: vscode.Disposable[] = [];
   private pending: NodeJS.Timeout | undefined;
   private lastPost = 0;
+  private icon: string | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -67,7 +71,8 @@ export class PanelHost implements vscode.Disposable {
   private adopt(panel: vscode.WebviewPanel): void {
     this.panel = panel;
     panel.webview.options = this.options();
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.png');
+    this.icon = undefined;
+    this.setIcon(this.controllers.active?.state ?? null);
     panel.webview.html = this.html(panel.webview);
     this.panelDisposables = [
       panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
@@ -105,12 +110,26 @@ export class PanelHost implements vscode.Disposable {
         case 'openDiff':
           await this.openStepDiff(msg.step, msg.folder);
           return;
+        case 'review':
+          await this.review(msg);
+          return;
       }
     } catch (e) {
       const text = e instanceof Error ? e.message : String(e);
       this.logger.error(`panel: ${msg.type} failed: ${text}`);
       void vscode.window.showErrorMessage(`Fix Until Green: ${text}`);
     }
+  }
+
+  /** A review button: a file's diff, Keep or Undo (one file, or every pending one when `path` is null). */
+  private async review(msg: Extract<FromWebview, { type: 'review' }>): Promise<void> {
+    const c = msg.folder ? this.controllers.find(msg.folder) : this.controllers.active;
+    if (!c) throw new Error('the run on screen is not open in this window');
+    const file = msg.path ?? undefined;
+    // The diff opens beside the panel, never over it: Keep and Undo stay in view.
+    if (msg.action === 'diff') return openReviewDiff(c, file, this.panel?.viewColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Two : vscode.ViewColumn.One);
+    if (msg.action === 'keep') return keepReviewed(c, file);
+    return undoReviewed(c, this.logger, file);
   }
 
   /** Opens the diff of one step: VS Code's diff editor for one file, the multi-file view for more. */
@@ -155,7 +174,18 @@ export class PanelHost implements vscode.Disposable {
 
   private post(): void {
     this.lastPost = Date.now();
-    void this.send({ type: 'state', state: this.controllers.active?.state ?? null, now: Date.now() });
+    const state = this.controllers.active?.state ?? null;
+    this.setIcon(state);
+    void this.send({ type: 'state', state, now: Date.now() });
+  }
+
+  /** The tab's icon tells the state at a glance: running, green, stopped short of green, or an error. */
+  private setIcon(state: RunState | null): void {
+    if (!this.panel) return;
+    const name = panelIcon(state);
+    if (name === this.icon) return;
+    this.icon = name;
+    this.panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', name);
   }
 
   private async send(m: ToWebview): Promise<void> {

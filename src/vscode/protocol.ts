@@ -19,6 +19,10 @@ export const PANEL_ACTION_COMMANDS = {
   exportTrace: 'fixUntilGreen.exportTrace',
 } as const satisfies Record<PanelAction, CommandId>;
 
+/** What the review's buttons ask of a changed file (or of every pending file when `path` is null). */
+export const REVIEW_ACTIONS = ['diff', 'keep', 'undo'] as const;
+export type ReviewAction = (typeof REVIEW_ACTIONS)[number];
+
 /** Host → webview. */
 export type ToWebview =
   | { type: 'state'; state: RunState | null; now: number }
@@ -28,7 +32,8 @@ export type ToWebview =
 export type FromWebview =
   | { type: 'ready' }
   | { type: 'action'; action: PanelAction; folder: string | null }
-  | { type: 'openDiff'; step: number; folder: string | null };
+  | { type: 'openDiff'; step: number; folder: string | null }
+  | { type: 'review'; action: ReviewAction; path: string | null; folder: string | null };
 
 /** What the webview keeps with `setState` so a reload or a restart shows the last run at once. */
 export interface PersistedPanelState {
@@ -57,6 +62,8 @@ export function isFromWebview(x: unknown): x is FromWebview {
       return isPanelAction(x.action) && isFolder(x.folder);
     case 'openDiff':
       return typeof x.step === 'number' && Number.isInteger(x.step) && x.step >= 1 && isFolder(x.folder);
+    case 'review':
+      return typeof x.action === 'string' && (REVIEW_ACTIONS as readonly string[]).includes(x.action) && (x.path === null || (typeof x.path === 'string' && x.path !== '')) && isFolder(x.folder);
     default:
       return false;
   }

@@ -4,10 +4,11 @@
 // No `vscode` import: the webview bundle and the unit tests use it too.
 import type { FileSummary } from '../core/edit/apply';
 import type { Outcome, StopReason } from '../core/policy/reasons';
-import type { CheckSummary, CriticVerdict, RunReport, StepRecord, TimedEvent } from '../core/trace/events';
+import type { CheckSummary, CriticVerdict, HeldState, RunReport, StepRecord, TimedEvent } from '../core/trace/events';
 import type { EscalationFacts } from './explain';
 import { explainEscalation } from './explain';
-import type { Failure } from '../core/types';
+import type { Failure, ParserId } from '../core/types';
+import type { ReviewState } from './reviewState';
 
 export type RunStatus = 'idle' | 'running' | 'stopped';
 
@@ -88,6 +89,21 @@ export interface RunState {
   unpriced?: string[];
   /** Each time the run went on with the next model of `model.escalation`. */
   escalations?: EscalationFacts[];
+  /** What the workspace holds after the stop (the report's); absent in states saved before. */
+  held?: HeldState | null;
+  /** The run-wide review of a finished run's changed files; null while running or when nothing changed. */
+  review?: ReviewState | null;
+  /** The parser of each check by name (the Problems panel leaves TypeScript's own errors to VS Code). */
+  checkParsers?: Record<string, ParserId>;
+  /** A check-only pass (Run Checks) after the run: newer than the run's stop, so it leads the panel. */
+  checked?: { at: number; green: boolean; failureCount: number } | null;
+}
+
+/** The parsers the checks of a verify event (or a check pass) used, added to what is known. */
+export function withParsers(known: RunState['checkParsers'], checks: readonly { name: string; parser?: ParserId }[]): Record<string, ParserId> {
+  const out = { ...(known ?? {}) };
+  for (const c of checks) if (c.parser) out[c.name] = c.parser;
+  return out;
 }
 
 /** Failures kept in the state: enough for the Problems panel, small enough to persist. */
@@ -124,6 +140,8 @@ export function idleState(folder: string, folderName: string, limits: Limits): R
     costUsed: null,
     unpriced: [],
     escalations: [],
+    held: null,
+    review: null,
   };
 }
 
@@ -181,6 +199,7 @@ function applyReport(s: RunState, r: RunReport): RunState {
     pendingCritics: [],
     costUsed: r.costUsed !== undefined ? r.costUsed : (s.costUsed ?? null),
     escalations: r.escalations ? r.escalations.map(escalationFacts) : (s.escalations ?? []),
+    held: r.held ?? null,
   };
 }
 
@@ -219,6 +238,7 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
         failuresPerStep: setCount(s.failuresPerStep, e.step, e.failureCount),
         remainingFailures: e.failures.slice(0, MAX_KEPT_FAILURES),
         initialFailureCount: e.step === 0 && e.reason === 'initial' ? e.failureCount : s.initialFailureCount,
+        checkParsers: withParsers(s.checkParsers, e.checks),
         phase: `step ${e.step}: ${phase}`,
       };
     }
@@ -269,6 +289,13 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
   }
 }
 
+/** Where a continuation starts: from the state the stop kept, which is not always the last step's. */
+export function continuingPhase(s: RunState): string {
+  const h = s.held;
+  const from = h && h.step < s.step ? ` from step ${h.step} (${h.target === 'initial' ? 'the original files' : 'the best step'}), where the files are` : '';
+  return `step ${s.step}: continuing${from}`;
+}
+
 /** The state as a continuation starts: running again, with the extended limits. */
 export function continuing(s: RunState, limits: Limits, now: number): RunState {
   return {
@@ -279,9 +306,12 @@ export function continuing(s: RunState, limits: Limits, now: number): RunState {
     outcome: null,
     detail: null,
     reverted: null,
-    phase: `step ${s.step}: continuing`,
-    // The engine measures a continued run's time from its first start, and so does the meter.
-    startedAt: s.startedAt > 0 ? s.startedAt : now - s.elapsedMs,
+    review: null,
+    checked: null,
+    phase: continuingPhase(s),
+    // The engine's clock does not count the pause between the stop and Continue, and neither does
+    // the live figure: it goes on from the stop's elapsed time, never back.
+    startedAt: now - s.elapsedMs,
   };
 }
 

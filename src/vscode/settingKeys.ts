@@ -26,6 +26,7 @@ export const SETTING_KEYS = [
   'model.pricing',
   'escalateOn',
   'costCeiling',
+  'diagnostics',
 ] as const;
 
 export type SettingKey = (typeof SETTING_KEYS)[number];

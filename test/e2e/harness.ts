@@ -104,6 +104,8 @@ export interface LaunchOptions {
   userSettings?: Record<string, unknown>;
   env?: Record<string, string>;
   withLmExtension?: boolean;
+  /** The browser window's size (default 1440×900). */
+  viewport?: { width: number; height: number };
 }
 
 export class VsCode {
@@ -193,7 +195,7 @@ export class VsCode {
       env: { ...process.env, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME, XDG_CACHE_HOME: env.XDG_CACHE_HOME, TMPDIR: env.TMPDIR },
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-    const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+    const page = await (await browser.newContext({ viewport: o.viewport ?? { width: 1440, height: 900 } })).newPage();
     page.on('pageerror', (e) => log('pageerror', e.message.slice(0, 200)));
     const vs = new VsCode(o.name, page, browser, server, root, o.workspace, serverLog);
     // A folder, or a multi-root workspace file.
@@ -211,10 +213,12 @@ export class VsCode {
     const end = Date.now() + ms;
     for (;;) {
       await this.openPalette('>' + title);
-      const row = this.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+      // The row whose label is exactly the title: "Fix Until Green" is also the prefix of every other command's row.
+      const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+      const row = this.page.locator('.quick-input-list .monaco-list-row').filter({ has: this.page.locator('.label-name', { hasText: exact }) }).first();
       try {
         await row.waitFor({ timeout: 3000 });
-        await this.page.keyboard.press('Enter');
+        await row.click();
         return;
       } catch (e) {
         if (Date.now() > end) throw e;

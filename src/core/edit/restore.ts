@@ -20,6 +20,8 @@ export interface RestoreOptions {
   workspace: Workspace;
   checkpoint: Checkpoint;
   tracker?: FileTracker;
+  /** Only these paths are brought to the target (a review's per-file undo); the run's other files are left as they are. */
+  only?: readonly string[];
 }
 
 /**
@@ -83,7 +85,7 @@ export async function restoreState(target: ReadonlyMap<string, Uint8Array | null
     const originalAt = cp.has(rel) ? cp.originalAt(rel) : null;
     report.conflicts.push({ path: rel, reason, originalAt, runVersionAt: cp.has(rel) ? await cp.keepRunVersion(rel) : null });
   };
-  const paths = [...new Set([...cp.touched, ...target.keys()])];
+  const paths = opts.only ? [...new Set(opts.only)] : [...new Set([...cp.touched, ...target.keys()])];
   for (const rel of paths) {
     if (!cp.has(rel) && !opts.tracker?.knows(rel)) {
       // Never written by the run and never looked at: not the run's to change.

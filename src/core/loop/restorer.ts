@@ -11,12 +11,15 @@ import type { Decision } from '../policy/reasons';
 import type { OnStop } from '../settings';
 import type { RunHistory } from './history';
 import type { Observed, RestoreOutcome } from './state';
+import type { HeldState } from '../trace/events';
 
 export interface AtStop {
   decision: Decision;
   judged: OutcomeDecision;
   /** For a continuation: where the workspace now stands, when the stop moved it. */
   resumeNote?: string;
+  /** What the workspace holds after the stop; absent when a restore met a conflict (the decision says which files). */
+  held?: HeldState;
 }
 
 export class Restorer {
@@ -42,19 +45,21 @@ export class Restorer {
    * target is the current state: the restore is attempted (and reports the conflict) all the same.
    */
   async atStop(h: RunHistory, onStop: OnStop, stop: Decision, judged: OutcomeDecision, unsure = false): Promise<AtStop> {
-    if (!this.checkpoint() || !h.started) return { decision: stop, judged };
+    if (!h.started) return { decision: stop, judged };
+    if (!this.checkpoint()) return { decision: stop, judged, held: { step: h.current.step, target: 'current' } };
     const where = restoreTarget(judged.outcome, onStop);
     const target = where === 'initial' ? h.initial : where === 'best' ? h.best : h.current;
-    if (target === h.current && !unsure) return { decision: stop, judged };
+    const held: HeldState = { step: target.step, target: where };
+    if (target === h.current && !unsure) return { decision: stop, judged, held };
     const restored = await this.restore(target).catch((e: unknown): RestoreOutcome => ({
       changed: 0,
       conflict: { reason: 'error', detail: `could not restore the workspace after the run: ${e instanceof Error ? e.message : String(e)}` },
     }));
     if (!restored.conflict) {
       h.moveTo(target);
-      if (restored.changed === 0) return { decision: stop, judged };
+      if (restored.changed === 0) return { decision: stop, judged, held };
       const what = where === 'initial' ? 'the original files' : 'the best state';
-      return { decision: stop, judged, resumeNote: `The run paused and the workspace was restored to the state of step ${target.step} (${what}); continue from there.` };
+      return { decision: stop, judged, held, resumeNote: `The run paused and the workspace was restored to the state of step ${target.step} (${what}); continue from there.` };
     }
     // Never claim a restore that did not happen: the stop becomes an error naming the files.
     const decision: Decision = stop.reason === 'error' ? stop : { ...restored.conflict, detail: `${stop.reason}: ${stop.detail}; then ${restored.conflict.detail}`, alsoFired: [stop.reason] };

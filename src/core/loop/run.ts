@@ -372,7 +372,7 @@ export class Run {
     this.clock.pause();
     // Nothing kept warm outlives the run's stop (a continuation starts it again).
     await this.opts.verifier.release?.().catch((e: unknown) => this.logger.error(`could not stop the warm checks: ${(e as Error).message}`));
-    const { decision, judged, resumeNote } = await this.restorer.atStop(this.history, this.opts.settings.onStop, stop, this.history.outcome(stop.reason === 'green'), this.conflicted);
+    const { decision, judged, resumeNote, held } = await this.restorer.atStop(this.history, this.opts.settings.onStop, stop, this.history.outcome(stop.reason === 'green'), this.conflicted);
     if (decision !== stop) this.logger.error(decision.detail);
     // Only a continuation reads this: it resumes from what the workspace now holds.
     this.resumeNote = resumeNote;
@@ -394,6 +394,7 @@ export class Run {
       limits: this.allowance.limits(),
       costUsed: this.money(null).costUsed,
       escalations: this.escalations,
+      held,
     });
     await this.checkpoint?.markFinished().catch((e: unknown) => this.logger.error(`could not mark the run finished in its storage: ${(e as Error).message}`));
     this.lock?.release();

@@ -104,6 +104,7 @@ export interface ReportFacts {
   limits: RunReport['limits'];
   costUsed: number | null;
   escalations: RunReport['escalations'];
+  held?: RunReport['held'];
 }
 
 export function runReport(f: ReportFacts): RunReport {
@@ -129,5 +130,6 @@ export function runReport(f: ReportFacts): RunReport {
     limits: f.limits,
     costUsed: f.costUsed,
     escalations: [...(f.escalations ?? [])],
+    ...(f.held ? { held: f.held } : {}),
   };
 }

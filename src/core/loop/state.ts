@@ -40,7 +40,7 @@ export function summarizeChecks(v: VerifyResult): CheckSummary[] {
   return v.checks.map((c) => {
     const carried = c.failures.filter((f) => f.carried).length;
     const staged = { ...(c.mode ? { mode: c.mode } : {}), ...(carried > 0 ? { carried } : {}), ...(c.stagedNote !== undefined ? { note: c.stagedNote } : {}) };
-    return { name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut, ...staged };
+    return { name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut, ...(c.parser ? { parser: c.parser } : {}), ...staged };
   });
 }
 

@@ -4,7 +4,7 @@ import type { CriticVerdict } from '../policy/critics';
 import type { Decision, Evidence, Outcome, StopReason } from '../policy/reasons';
 import type { ModelStatus } from '../policy/selfReport';
 import type { FileSummary } from '../edit/apply';
-import type { CheckMode, Failure, Usage } from '../types';
+import type { CheckMode, Failure, ParserId, Usage } from '../types';
 
 export interface CheckSummary {
   name: string;
@@ -18,6 +18,8 @@ export interface CheckSummary {
   carried?: number;
   /** What a staged run covered, or why the check ran in full (e.g. the warm type checker's fallback). */
   note?: string;
+  /** The parser that read the check's output (the extension leaves TypeScript's own errors to VS Code). */
+  parser?: ParserId;
 }
 
 /** One model step as the report, the CLI's JSON and the panel show it. */
@@ -68,6 +70,16 @@ export interface Escalation {
   rungs: number;
 }
 
+/**
+ * What the workspace holds after a stop: the state of step `step`, chosen as `onStop` and the
+ * outcome say (`initial`: the original files; `best`: the step with the fewest failures; `current`:
+ * what the last step left).
+ */
+export interface HeldState {
+  step: number;
+  target: 'initial' | 'best' | 'current';
+}
+
 export interface RunReport {
   runId: string;
   stopReason: StopReason;
@@ -92,6 +104,8 @@ export interface RunReport {
   costUsed?: number | null;
   /** Each time the run went on with the next model of the ladder, in order. */
   escalations?: Escalation[];
+  /** What the workspace holds after the stop; absent before any check ran and when a restore met a conflict. */
+  held?: HeldState;
 }
 
 export type RunEvent =

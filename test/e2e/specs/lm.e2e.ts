@@ -23,7 +23,7 @@ describe('Fix Until Green in VS Code: the vscode-lm provider', function () {
   after(async () => vs?.close());
 
   it('goes green with a chat model registered through the Language Model API', async () => {
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     const reason = await until('a stop reason', async () => {
       // VS Code may ask once whether this extension may use another extension's models: allow, as a user would.

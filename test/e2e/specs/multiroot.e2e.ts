@@ -39,7 +39,7 @@ describe('Fix Until Green in VS Code: a multi-root workspace', function () {
   const stopReason = (): Promise<string | undefined> => vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined);
 
   it('with no editor open, asks which folder, and runs only in the one picked', async () => {
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     // The folder pick: its question is the input's placeholder.
     await vs.page.locator('.quick-input-widget input[placeholder="Which workspace folder?"]').waitFor({ timeout: 30000 });
     await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'beta' }).waitFor({ timeout: 30000 });
@@ -62,7 +62,7 @@ describe('Fix Until Green in VS Code: a multi-root workspace', function () {
   it("with an editor open, runs in that editor's folder without asking", async () => {
     // Quick Open takes an absolute path: alpha's cart.ts, not beta's.
     await vs.openFile(path.join(folders.alpha.dir, CART));
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     await until('green in alpha', async () => (calls('alpha') >= 2 && readFileSync(path.join(folders.alpha.dir, CART), 'utf8').includes('(total * percent) / 100') ? true : undefined), 240000, 300);
     await until("the panel shows alpha's green run", async () => ((await vs.panel().locator('[data-testid="folder"]').innerText({ timeout: 500 }).catch(() => '')) === 'alpha' && (await stopReason()) === 'green' ? true : undefined), 60000, 300);

@@ -62,7 +62,7 @@ describe('Fix Until Green in VS Code: the panel keeps focus and open sections wh
   });
 
   it('a focused step row and an opened "Remaining failures" survive the updates of a running run', async () => {
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     const panel = vs.panel();
     await panel.locator('[data-testid="run-status"]').waitFor({ timeout: 90000 });

@@ -34,7 +34,7 @@ describe('Fix Until Green in VS Code: recovery of an interrupted run', function 
 
   it('offers Revert after a reload mid-run, and Revert restores the original bytes', async () => {
     const original = readFileSync(path.join(ws, CART));
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     await vs.panel().locator('[data-testid="step-row"]').first().waitFor({ timeout: 240000 });
     // Step 1 is done; step 2's call is now held by the server (it logs a request once answered).

@@ -35,7 +35,7 @@ describe('Fix Until Green in VS Code: a green run through an OpenAI-compatible e
   it('runs from the command palette, shows the budget while running, and stops green', async () => {
     await vs.openFile(CART);
     assert.match(await vs.editorText(), /return total - percent;/);
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     const seen = new Set<string>();
     const progress = new Set<string>();

@@ -54,7 +54,7 @@ describe('Fix Until Green in VS Code: an API key through Set API Key', function 
   const stopReason = (): Promise<string | undefined> => vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined);
 
   it('without a key, the run stops with error and says to run Set API Key', async () => {
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     await until('the error stop', async () => ((await stopReason()) === 'error' ? true : undefined), 180000, 300);
     // What the user reads: the stop's sentence, and the technical detail folded under it.
@@ -68,7 +68,7 @@ describe('Fix Until Green in VS Code: an API key through Set API Key', function 
   it('Set API Key takes the key in a password box; the next run sends it and goes green', async () => {
     await setKey('openai-compatible', KEY, { firstOffered: true });
 
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     await until('green', async () => ((await stopReason()) === 'green' ? true : undefined), 240000, 300);
     assert.match(readFileSync(path.join(ws, CART), 'utf8'), /return total - \(total \* percent\) \/ 100;/);
@@ -103,7 +103,7 @@ describe('Fix Until Green in VS Code: an API key through Set API Key', function 
     const settings = JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
     writeFileSync(settingsFile, JSON.stringify({ ...settings, 'fixUntilGreen.model.provider': 'anthropic', 'fixUntilGreen.model.id': 'claude-fake', 'fixUntilGreen.model.baseUrl': anthropic.url }, null, 2));
     await setKey('anthropic', ANTHROPIC_KEY);
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     await until('green through anthropic', async () => (anthropic.requests.filter((r) => r.outcome === 'reply').length >= 2 && (await stopReason()) === 'green' ? true : undefined), 240000, 300);
     assert.match(readFileSync(path.join(ws, CART), 'utf8'), /return total - \(total \* percent\) \/ 100;/);

@@ -54,7 +54,7 @@ describe('Fix Until Green in VS Code: settings', function () {
     // Stop and Continue are offered only while they mean something.
     assert.ok(!(await vs.paletteRows('>Fix Until Green: Continue')).some((t) => t.includes('Continue With More Budget')), 'no Continue before a run');
     await vs.page.keyboard.press('Escape');
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     const reason = await until('a stop reason', () => vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined), 240000, 300);
     assert.equal(reason, 'step-cap');
@@ -87,7 +87,7 @@ describe('Fix Until Green in VS Code: settings', function () {
     const text = onDisk.toString('utf8');
     model.push({ content: `STATUS: in_progress\nCONFIDENCE: 0.8\nPOSTMORTEM: subtract the percentage of the total.\n\n\`\`\`diff\n--- a/src/cart.ts\n+++ b/src/cart.ts\n@@ -12,3 +12,3 @@\n export function applyDiscount(total: number, percent: number): number {\n-  return total - percent;\n+  return total - (total * percent) / 100;\n }\n\`\`\`\n` });
     assert.match(text, /return total - percent;/);
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     await until('a new run to stop', async () => ((await vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined)) === 'error' ? true : undefined), 240000, 300);
     // What the user reads: the stop's sentence, and the technical detail folded under it.
@@ -110,7 +110,7 @@ describe('Fix Until Green in VS Code: settings', function () {
     // VS Code picks the file change up on its own (the extension logs what it sees); the run reads
     // settings when it starts.
     await until('the extension to see maxSteps -1', () => (/settings of settings: .*fixUntilGreen\.maxSteps must be an integer from 1 to 100; got -1/.test(vs.extensionLog()) ? true : undefined), 30000);
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     const note = await vs.waitForNotification(/fixUntilGreen\.maxSteps/, 60000);
     const text = await note.innerText();
     log('notification:', text.split('\n')[0]);

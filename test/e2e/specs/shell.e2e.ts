@@ -44,7 +44,7 @@ describe('Fix Until Green in VS Code: the shell activates without the engine; Ru
   });
 
   it('Run loads the engine and goes green', async () => {
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     const asked = Date.now();
     await vs.answerInput('', /Optional instruction/);
     await until('the stop reason in the panel', async () => {

@@ -60,7 +60,7 @@ describe('Fix Until Green in VS Code: a newcomer knows what happened and what to
   });
 
   it('with no chat model, says so before the instruction box and offers Choose Model… and Open Settings', async () => {
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     const note = await vs.waitForNotification(/No chat model is available in VS Code/, 60000);
     assert.ok(await button(note, 'Choose Model…').isVisible(), 'a Choose Model… button');
     assert.ok(await button(note, 'Open Settings').isVisible(), 'an Open Settings button');
@@ -81,7 +81,7 @@ describe('Fix Until Green in VS Code: a newcomer knows what happened and what to
   it('a 401 stops with an error whose Set API Key button opens the key prompt', async () => {
     setSettings({ 'fixUntilGreen.model.provider': 'openai-compatible', 'fixUntilGreen.model.id': 'fake-coder', 'fixUntilGreen.model.baseUrl': keyed.url });
     await new Promise((r) => setTimeout(r, 3000));
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     const note = await vs.waitForNotification(/refused the API key/, 180000);
     const text = (await note.innerText()).replace(/\s+/g, ' ');
@@ -100,7 +100,7 @@ describe('Fix Until Green in VS Code: a newcomer knows what happened and what to
   it('a stall leads with a sentence naming the failure; a not-applied edit says why; the status item is named', async () => {
     setSettings({ 'fixUntilGreen.model.baseUrl': stuck.url });
     await new Promise((r) => setTimeout(r, 3000));
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     await until('the stalled stop', async () => ((await stopReason()) === 'stalled' ? true : undefined), 240000, 300);
     const sentence = await vs.panel().locator('[data-testid="stop-sentence"]').innerText();

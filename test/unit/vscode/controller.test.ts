@@ -171,6 +171,35 @@ describe('the controller owns the folder\'s files', () => {
   }
   const settings = (maxSteps: number): Settings => ({ ...defaultSettings(), maxSteps });
 
+  it('reviews the changed files: Undo puts one back, a file the user changed is left alone and named, Keep keeps', async () => {
+    const fixed = edit('a * b');
+    const extra = 'src/extra.ts';
+    const created = ['--- /dev/null', `+++ b/${extra}`, '@@ -0,0 +1 @@', '+export const EXTRA = 1;', ''].join('\n');
+    const e = engine([{ text: reply([diffOf(CALC, original, fixed), created]), usage: { input: 1000, output: 100 } }]);
+    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: e });
+    assert.equal((await c.run(settings(3), '')).stopReason, 'green');
+    const files = (): string[] => c.state.review?.files.map((f) => `${f.path}:${f.kind}:${f.decision}`) ?? [];
+    assert.deepEqual(files(), [`${CALC}:modified:pending`, `${extra}:added:pending`]);
+    // The original is beside the run for the diff's left side.
+    assert.equal(readFileSync(path.join(c.state.review!.dir, 'before', ...CALC.split('/')), 'utf8'), original);
+
+    writeFileSync(path.join(s.project, extra), 'export const EXTRA = 2; // mine\n');
+    const conflict = await c.undoFiles([extra]);
+    assert.deepEqual(conflict.conflicts.map((x) => x.path), [extra]);
+    assert.match(conflict.conflicts[0]!.reason, /changed outside the run; left as the user has it/);
+    assert.equal(readFileSync(path.join(s.project, extra), 'utf8'), 'export const EXTRA = 2; // mine\n', "the user's edit is intact");
+    assert.deepEqual(files(), [`${CALC}:modified:pending`, `${extra}:added:pending`]);
+
+    const undone = await c.undoFiles([CALC]);
+    assert.deepEqual(undone.actions.map((x) => `${x.action} ${x.path}`), [`restored ${CALC}`]);
+    assert.equal(calc(), original);
+    assert.deepEqual(files(), [`${CALC}:modified:undone`, `${extra}:added:pending`], 'an undone file stays listed, as undone');
+
+    c.keepFiles();
+    assert.deepEqual(files(), [`${CALC}:modified:undone`, `${extra}:added:kept`]);
+    await assert.rejects(c.undoFiles(['src/nope.ts']), /not a file the run changed: src\/nope\.ts/);
+  });
+
   it('preflight names what stops a run (the model, then the checks) before anything starts', async () => {
     const ok = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([]) });
     assert.deepEqual(await ok.preflight(settings(3)), []);
@@ -210,7 +239,8 @@ describe('the controller owns the folder\'s files', () => {
     assert.deepEqual(restored.actions.map((x) => `${x.action} ${x.path}`), [`restored ${CALC}`]);
     assert.equal(calc(), original);
     assert.equal(c.state.reverted, 'run');
-    assert.deepEqual(e.labels, ['Fix Until Green: revert run'], 'the revert wrote through the engine\'s workspace');
+    assert.deepEqual(e.labels, ['Fix Until Green: review', 'Fix Until Green: revert run'], 'the review read and the revert wrote through the engine\'s workspace');
+    assert.deepEqual(c.state.review?.files.map((f) => `${f.path}:${f.decision}`), [`${CALC}:undone`], 'Revert run undoes the reviewed files');
   });
 
   it('reverts to the best step and runs a check pass that sets the remaining failures', async () => {
@@ -220,6 +250,9 @@ describe('the controller owns the folder\'s files', () => {
     const r = await c.run(settings(2), '');
     assert.equal(r.stopReason, 'step-cap');
     assert.equal(calc(), original, 'a punt put the original back');
+    assert.deepEqual(r.held, { step: 0, target: 'initial' }, 'the report says what the workspace holds');
+    assert.deepEqual(c.state.held, r.held);
+    assert.equal(c.state.review, null, 'nothing left changed: nothing to review');
     const { step } = await c.revertToBest();
     assert.equal(step, r.bestStep);
     assert.equal(c.state.reverted, 'best');
@@ -228,6 +261,7 @@ describe('the controller owns the folder\'s files', () => {
     const v = await c.verify(settings(2));
     assert.equal(v.green, false);
     assert.deepEqual(c.state.remainingFailures, v.failures);
+    assert.deepEqual(c.state.checked && { green: c.state.checked.green, failureCount: c.state.checked.failureCount }, { green: false, failureCount: v.failures.length }, 'the check pass leads the panel');
     assert.match(c.state.remainingFailures[0]!.message, new RegExp(`mul returns ${step === 0 ? 'a \\+ b' : `a \\* b \\+ ${step}`}$`));
   });
 

@@ -5,7 +5,7 @@ import { STOP_REASONS } from '../../../src/core/policy/reasons';
 import type { StopReason } from '../../../src/core/policy/reasons';
 import type { Failure } from '../../../src/core/types';
 import type { StopFacts } from '../../../src/vscode/explain';
-import { explainEscalation, explainStop, failureHeadline, failuresLeft, notAppliedWhy } from '../../../src/vscode/explain';
+import { expectedActual, explainEscalation, explainHeld, explainStop, failureHeadline, failuresLeft, notAppliedWhy, stopMessage } from '../../../src/vscode/explain';
 
 const DISCOUNT: Failure = {
   check: 'test',
@@ -110,5 +110,67 @@ describe('why an edit was not applied', () => {
     assert.equal(explainEscalation(escalations[0]!), 'Escalated to anthropic:strong after step 2: openai-compatible:cheap made no progress (stalled).');
     assert.equal(explainEscalation({ ...escalations[0]!, reason: 'unreachable' }), 'Escalated to anthropic:strong after step 2: openai-compatible:cheap said it cannot fix this (unreachable).');
     assert.equal(explainStop({ ...STOPS.green.facts, escalations: [] }).sentence, 'Green: every check passes after step 2.');
+  });
+});
+
+describe('what the workspace holds after a stop', () => {
+  const steps = [
+    { index: 1, applied: true, failureCount: 1 },
+    { index: 2, applied: true, failureCount: 1 },
+  ];
+  const stop = (over: Partial<StopFacts>): StopFacts => ({ ...facts('step-cap', '2 of 2 steps done and the checks are not green', [DISCOUNT], 2), outcome: 'partial', steps, ...over });
+
+  it('keep-best: names the step kept, its failures, the steps undone, and where Continue resumes', () => {
+    const e = explainStop(stop({ held: { step: 1, target: 'best' }, limits: { ...LIMITS, maxSteps: 2 } }));
+    assert.equal(e.held, 'Kept step 1 (best: 1 failure left); step 2 undone.');
+    assert.match(e.sentence, /Continue resumes from step 1 with more steps\.$/);
+    assert.equal(stopMessage(e), `${e.sentence} ${e.held}`);
+  });
+
+  it('lists several undone steps, and skips steps a critic rolled back or that were not applied', () => {
+    const many = [{ index: 1, applied: true, failureCount: 0 }, { index: 2, applied: true, failureCount: 2 }, { index: 3, applied: false, failureCount: 2 }, { index: 4, applied: true, failureCount: 2, rolledBack: 'previous' as const }, { index: 5, applied: true, failureCount: 3 }];
+    assert.equal(explainHeld(stop({ steps: many, held: { step: 1, target: 'best' } })), 'Kept step 1 (best: no failures left); steps 2 and 5 undone.');
+  });
+
+  it('keep-last and the last step best: says which step is kept; Continue goes on from the last', () => {
+    const e = explainStop(stop({ held: { step: 2, target: 'current' } }));
+    assert.equal(e.held, 'Kept step 2 (1 failure left).');
+    assert.match(e.sentence, /Continue gives it more steps\.$/);
+  });
+
+  it('a punt or onStop revert: the files are as they were before the run', () => {
+    assert.equal(explainHeld(stop({ outcome: 'punt', held: { step: 0, target: 'initial' } })), 'Nothing improved, so every step was undone: your files are as they were before the run.');
+    assert.equal(explainHeld(stop({ outcome: 'partial', held: { step: 0, target: 'initial' } })), 'Every step was undone: your files are as they were before the run.');
+  });
+
+  it('says nothing for a green run, a run that changed nothing, or a state saved before', () => {
+    assert.equal(explainHeld(stop({ stopReason: 'green', held: { step: 2, target: 'current' } })), null);
+    assert.equal(explainHeld(stop({ steps: [{ index: 1, applied: false, failureCount: 1 }], held: { step: 0, target: 'best' } })), null);
+    assert.equal(explainHeld(stop({ held: undefined })), null);
+  });
+});
+
+describe('expected and actual of a failed assertion', () => {
+  it("reads Node's assert, chai and Jest", () => {
+    assert.deepEqual(expectedActual(DISCOUNT.message), { actual: '20', expected: '180' });
+    assert.deepEqual(expectedActual('AssertionError: expected 190 to equal 180'), { actual: '190', expected: '180' });
+    assert.deepEqual(expectedActual('expect(received).toBe(expected) // Object.is equality\n\nExpected: 180\nReceived: 190'), { actual: '190', expected: '180' });
+    assert.deepEqual(
+      expectedActual('AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:\n+ actual - expected\n\n  {\n+   a: 1\n-   a: 2\n  }'),
+      { actual: '{\n  a: 1\n}', expected: '{\n  a: 2\n}' },
+    );
+  });
+
+  it('says nothing when the message has no values', () => {
+    assert.equal(expectedActual("Type 'string' is not assignable to type 'number'."), undefined);
+    assert.equal(expectedActual('Error: boom'), undefined);
+  });
+});
+
+describe('the failure a sentence names', () => {
+  it('is the first that shows its values, not a type error listed before it', () => {
+    const e = explainStop({ ...facts('stalled', 'failure identity 8b9e206b62e8 seen 3 times (steps 1, 2, 3); stallThreshold is 3', [TYPE, DISCOUNT]) });
+    assert.match(e.sentence, /the same 2 failures \(applyDiscount: 20 !== 180, and 1 more\)/);
+    assert.match(failuresLeft([TYPE, DISCOUNT]), /^2 failures left \(applyDiscount: 20 !== 180, and 1 more\)$/);
   });
 });

@@ -28,18 +28,31 @@ function coreDefault(key: string): unknown {
 }
 
 describe('extension manifest', () => {
-  it('contributes exactly the commands of DESIGN §7, under the category "Fix Until Green"', () => {
+  it('contributes exactly the commands of DESIGN §7 (and Review Changes), under the category "Fix Until Green"', () => {
     const ids = (pkg.contributes.commands as { command: string; category: string; title: string }[]).map((c) => c.command);
     assert.deepEqual(ids, [...COMMAND_IDS]);
-    assert.deepEqual(ids.sort(), ['fixUntilGreen.continue', 'fixUntilGreen.exportTrace', 'fixUntilGreen.revertRun', 'fixUntilGreen.revertToBest', 'fixUntilGreen.run', 'fixUntilGreen.runChecks', 'fixUntilGreen.setApiKey', 'fixUntilGreen.showPanel', 'fixUntilGreen.stop']);
-    for (const c of pkg.contributes.commands) assert.equal(c.category, 'Fix Until Green', c.command);
-    assert.equal(pkg.contributes.commands.find((c: { command: string }) => c.command === 'fixUntilGreen.run').title, 'Fix Until Green');
+    assert.deepEqual(ids.sort(), ['fixUntilGreen.continue', 'fixUntilGreen.exportTrace', 'fixUntilGreen.revertRun', 'fixUntilGreen.revertToBest', 'fixUntilGreen.review', 'fixUntilGreen.run', 'fixUntilGreen.runChecks', 'fixUntilGreen.setApiKey', 'fixUntilGreen.showPanel', 'fixUntilGreen.stop']);
+    // The main command reads "Fix Until Green" once in the palette: it has no category of its own.
+    const run = pkg.contributes.commands.find((c: { command: string }) => c.command === 'fixUntilGreen.run');
+    assert.equal(run.title, 'Fix Until Green');
+    assert.equal(run.category, undefined);
+    for (const c of pkg.contributes.commands) if (c !== run) assert.equal(c.category, 'Fix Until Green', c.command);
   });
 
   it('shows Stop and Continue only while relevant', () => {
     const when = Object.fromEntries((pkg.contributes.menus.commandPalette as { command: string; when: string }[]).map((m) => [m.command, m.when]));
     assert.equal(when['fixUntilGreen.stop'], 'fixUntilGreen.running');
     assert.equal(when['fixUntilGreen.continue'], 'fixUntilGreen.canContinue && !fixUntilGreen.running');
+    // Commands that need a run are hidden until one exists (context keys set by contextKeys.ts).
+    for (const id of ['revertRun', 'revertToBest', 'exportTrace']) assert.equal(when[`fixUntilGreen.${id}`], 'fixUntilGreen.hasRun', id);
+    assert.equal(when['fixUntilGreen.review'], 'fixUntilGreen.hasReview');
+  });
+
+  it('puts the model settings first in the Settings UI', () => {
+    const order = (p: Prop): number => (p as unknown as { order: number }).order;
+    const byOrder = Object.entries(props).sort((a, b) => order(a[1]) - order(b[1])).map(([k]) => k);
+    assert.deepEqual(byOrder.slice(0, 3), ['fixUntilGreen.model.provider', 'fixUntilGreen.model.id', 'fixUntilGreen.model.baseUrl']);
+    assert.equal(new Set(Object.values(props).map(order)).size, Object.keys(props).length, 'every setting has its own order');
   });
 
   it('declares every setting the extension reads, and no other', () => {

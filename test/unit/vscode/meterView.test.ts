@@ -1,6 +1,6 @@
 // The status-bar meter's text, tooltip and warning threshold, as pure functions of the run state.
 import assert from 'node:assert/strict';
-import { escapeMarkdown, formatDuration, formatTokens, meterView, reasonIcon, WARN_FRACTION } from '../../../src/vscode/meterView';
+import { escapeMarkdown, formatDuration, formatTokens, meterView, panelIcon, progressMessage, reasonIcon, shortRunId, WARN_FRACTION } from '../../../src/vscode/meterView';
 import type { RunState } from '../../../src/vscode/runState';
 import { idleState } from '../../../src/vscode/runState';
 
@@ -111,5 +111,36 @@ describe('status-bar meter', () => {
     assert.match(mixed.text, /cost 0\.2$/);
     assert.match(mixed.tooltip, /no per-token price, so their calls cost no money here and are not in the cost\./);
     assert.match(mixed.tooltip, /`openai-compatible:local`: no price in `fixUntilGreen\.model\.pricing`, so their calls are not in the cost\./);
+  });
+});
+
+describe('panel header and tab', () => {
+  it('shows the run id as its start time on the local clock, the whole id kept for the tooltip', () => {
+    const id = '2026-11-23T12-07-52-123Z-ab12cd34';
+    const at = new Date('2026-11-23T12:07:52.123Z');
+    const two = (n: number): string => String(n).padStart(2, '0');
+    assert.equal(shortRunId(id), `run of ${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`);
+    assert.equal(shortRunId('custom-run-id-that-is-long'), 'run custom-run-id…');
+    assert.equal(shortRunId('r1'), 'run r1');
+  });
+
+  it("gives the tab an icon for the state: never a green check on a failure", () => {
+    const idle = idleState('/w', 'w', { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 });
+    assert.equal(panelIcon(null), 'icon.png');
+    assert.equal(panelIcon(idle), 'icon.png');
+    assert.equal(panelIcon({ ...idle, status: 'running' }), 'status-running.svg');
+    assert.equal(panelIcon({ ...idle, status: 'stopped', stopReason: 'green' }), 'status-green.svg');
+    assert.equal(panelIcon({ ...idle, status: 'stopped', stopReason: 'stalled' }), 'status-stopped.svg');
+    assert.equal(panelIcon({ ...idle, status: 'stopped', stopReason: 'preflight-failed' }), 'status-error.svg');
+  });
+});
+
+describe('progress notification', () => {
+  it('names the step the panel and the meter show, from the same state', () => {
+    const s = running(2, 1500, { phase: 'step 2: asking the model for step 2 (1,234 prompt tokens)' });
+    assert.equal(progressMessage(s), 'step 2/8: asking the model for step 2 (1,234 prompt tokens)');
+    assert.match(meterView(s, 1_000_000).text, /2\/8/);
+    const stopped: RunState = { ...s, status: 'stopped', stopReason: 'step-cap', outcome: 'partial', held: { step: 1, target: 'best' }, steps: [{ index: 1, applied: true, failureCount: 1 }, { index: 2, applied: true, failureCount: 1 }] as RunState['steps'] };
+    assert.match(progressMessage(stopped), /Continue resumes from step 1 with more steps\. Kept step 1 \(best: 1 failure left\); step 2 undone\.$/);
   });
 });

@@ -2,7 +2,7 @@
 // README, LICENSE and CHANGELOG (and the manifest files vsce adds).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { REPO } from '../../support/fixtures';
@@ -41,7 +41,7 @@ describe('the .vsix package', function () {
     // the repo's own dist/ (which other test files run, in parallel) is never rewritten under them.
     const copy = mkdtempSync(path.join(os.tmpdir(), 'fug-vsix-src-'));
     try {
-      for (const f of ['package.json', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'src', 'media', 'scripts']) {
+      for (const f of ['package.json', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'README.md', 'README.vsix.md', 'LICENSE', 'CHANGELOG.md', 'src', 'media', 'scripts']) {
         cpSync(path.join(REPO, f), path.join(copy, f), { recursive: true });
       }
       // The build copies codicons from node_modules by a relative path.
@@ -68,9 +68,18 @@ describe('the .vsix package', function () {
         'extension/dist/tokenizer.js',
         'extension/media/icon.png',
         'extension/media/panel.css',
+        ...readdirSync(path.join(REPO, 'media', 'screenshots')).filter((f) => f.endsWith('.png')).map((f) => `extension/media/screenshots/${f}`),
+        'extension/media/status-error.svg',
+        'extension/media/status-green.svg',
+        'extension/media/status-running.svg',
+        'extension/media/status-stopped.svg',
         'extension/package.json',
         'extension/readme.md',
-      ]);
+      ].sort());
+      // The extension's page starts with what the user does in VS Code, not with this repository's build.
+      const readme = readFileSync(path.join(copy, 'README.vsix.md'), 'utf8');
+      assert.match(readme, /^# Fix Until Green\n/);
+      assert.doesNotMatch(readme, /npm install|npm run/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
       rmSync(copy, { recursive: true, force: true });

@@ -14,6 +14,12 @@ describe('panel message protocol', () => {
       assert.ok(isFromWebview({ type: 'action', action, folder: null }), action);
     }
     assert.ok(isFromWebview({ type: 'openDiff', step: 2, folder: '/w/app' }));
+    for (const action of ['diff', 'keep', 'undo']) {
+      assert.ok(isFromWebview({ type: 'review', action, path: 'src/a.ts', folder: '/w/app' }), action);
+      assert.ok(isFromWebview({ type: 'review', action, path: null, folder: null }), `${action} all`);
+    }
+    assert.ok(!isFromWebview({ type: 'review', action: 'delete', path: 'src/a.ts', folder: null }), 'an unknown review action');
+    assert.ok(!isFromWebview({ type: 'review', action: 'undo', path: '', folder: null }), 'an empty path');
   });
 
   it('maps every button to the registered command of its name (the panel runs commands, one path)', () => {

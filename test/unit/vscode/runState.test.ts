@@ -88,7 +88,10 @@ describe('run state', () => {
     assert.equal(c.status, 'running');
     assert.equal(c.limits.maxSteps, 6);
     assert.equal(c.stopReason, null);
-    assert.equal(c.startedAt, T0, "a continued run's clock still starts at its first start");
+    // The engine's clock does not count the pause before Continue: the live figure goes on from the stop's.
+    assert.equal(c.startedAt, T0 + 10_000 - s.elapsedMs, "a continued run's clock goes on from the stop's elapsed time");
+    assert.equal(elapsedAt(c, T0 + 10_000), s.elapsedMs, 'the time shown does not jump at Continue');
+    assert.ok(elapsedAt(c, T0 + 12_000) > s.elapsedMs);
     assert.ok(!canContinue({ ...s, stopReason: 'stalled' }));
     assert.ok(!canRevert({ ...s, steps: [] }));
   });
