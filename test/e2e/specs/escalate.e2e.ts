@@ -53,7 +53,7 @@ describe('Fix Until Green in VS Code: a stalled cheap model escalates to a stron
   });
 
   it('goes on with the second model after the first stalls, shows each step\'s model, and the money spent', async () => {
-    await vs.runCommand('Fix Until Green: Fix Until Green');
+    await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     const seen = new Set<string>();
     const reason = await until('a stop reason', async () => {
