@@ -712,7 +712,7 @@ async function extensionFigures(): Promise<void> {
 
   // The .vsix, packaged by vsce from a copy of the sources (the repo's dist/ is left alone).
   const copy = scratch('vsix');
-  for (const f of ['package.json', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'src', 'media', 'scripts']) cpSync(path.join(REPO, f), path.join(copy, f), { recursive: true });
+  for (const f of ['package.json', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'README.md', 'README.vsix.md', 'LICENSE', 'CHANGELOG.md', 'src', 'media', 'scripts']) cpSync(path.join(REPO, f), path.join(copy, f), { recursive: true });
   const vsix = path.join(copy, 'out.vsix');
   const p = spawnSync(process.execPath, [path.join(copy, 'scripts', 'package.mjs'), '--out', vsix], { cwd: copy, encoding: 'utf8' });
   if (p.status !== 0) throw new Error(`vsce package failed: ${p.stderr}`);

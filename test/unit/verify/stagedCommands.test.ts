@@ -8,7 +8,7 @@ import type { Failure } from '../../../src/core/types';
 import type { Attempt } from '../../../src/core/verify/staged/attempt';
 import { confirmTargeted } from '../../../src/core/verify/staged/attempt';
 import type { LintCommand, TestCommand } from '../../../src/core/verify/staged/commands';
-import { lintCommand, resolveArgv, testCommand } from '../../../src/core/verify/staged/commands';
+import { lintCommand, resolveArgv, testCommand, withoutLauncher } from '../../../src/core/verify/staged/commands';
 import { relatedTestFiles } from '../../../src/core/verify/staged/related';
 
 function tree(files: Record<string, string>): { dir: string; cleanup(): void } {
@@ -32,6 +32,29 @@ describe('staged checks: narrowing commands', () => {
     assert.match((resolveArgv('npm run via', t.dir) as { reason: string }).reason, /another script/);
     assert.match((resolveArgv('npm run nope', t.dir) as { reason: string }).reason, /no script "nope"/);
     assert.match((resolveArgv('jest && eslint .', t.dir) as { reason: string }).reason, /shell/);
+  });
+
+  it('calls a locally installed tool directly where the command launches it with npx or pnpm exec', () => {
+    const local = tree({
+      'package.json': JSON.stringify({ scripts: { test: 'npx --no-install jest --ci', lint: 'pnpm exec eslint src', other: 'npx cowsay hi' } }),
+      'node_modules/.bin/jest': '#!/usr/bin/env node\n',
+      'node_modules/.bin/eslint': '#!/usr/bin/env node\n',
+      'packages/app/package.json': JSON.stringify({ scripts: { test: 'npx jest' } }),
+    });
+    try {
+      assert.deepEqual(resolveArgv('npx jest', local.dir), { argv: ['jest'] }, 'the local bin, found first on the check\'s PATH');
+      assert.deepEqual(resolveArgv('npm test', local.dir), { argv: ['jest', '--ci'] }, 'inside a script too, npx\'s own flags dropped');
+      assert.deepEqual(resolveArgv('npm run lint', local.dir), { argv: ['eslint', 'src'] });
+      assert.deepEqual(resolveArgv('npm test', path.join(local.dir, 'packages', 'app')), { argv: ['jest'] }, 'a bin of a parent folder, as npx finds it');
+      assert.deepEqual(resolveArgv('npm run other', local.dir), { argv: ['npx', 'cowsay', 'hi'] }, 'not installed: npx may fetch it, so it stays');
+      assert.deepEqual(withoutLauncher(['npx', 'jest@29', '--ci'], local.dir), ['npx', 'jest@29', '--ci'], 'a pinned version is npx\'s to resolve');
+      assert.deepEqual(withoutLauncher(['npx', '-p', 'jest', 'jest'], local.dir), ['npx', '-p', 'jest', 'jest'], 'a --package is npx\'s too');
+      assert.deepEqual(withoutLauncher(['pnpm', 'exec', 'jest'], local.dir), ['jest']);
+      const jest = testCommand('npx jest', local.dir, 'jest') as TestCommand;
+      assert.deepEqual(jest.files(['test/a.test.js']), ['jest', '--runTestsByPath', 'test/a.test.js']);
+    } finally {
+      local.cleanup();
+    }
   });
 
   it('lints the changed files under the command\'s own targets, with its flags (and its cache)', () => {

@@ -3,7 +3,7 @@
 // ESLint on the changed files, jest --findRelatedTests, vitest related, node --test and mocha on the
 // test files. A command that cannot be narrowed exactly (a shell line, a chain, an output file, a
 // glob of its own) says why, and the check runs in full.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ParserId } from '../../types';
 import { splitCommand } from '../runner';
@@ -11,10 +11,34 @@ import { splitCommand } from '../runner';
 const LAUNCHERS = new Set(['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install', '--silent', '-s']);
 const SCRIPT_RUNNERS = new Set(['npm', 'yarn', 'pnpm']);
 
+/** npx's own flags that change nothing about which local bin it runs. */
+const NPX_FLAGS = new Set(['--no-install', '--no', '--yes', '-y', '--prefer-offline', '--offline', '--silent', '-s', '--quiet', '-q']);
+
+/**
+ * `npx tool …` or `pnpm exec tool …` where the tool is installed locally runs that local bin, the
+ * one the check's PATH finds first (node_modules/.bin of the folder and its parents, as the
+ * launcher looks): the narrowed runs call it directly and skip the launcher's own start (npm's
+ * CLI, ~0.5 s a run). A tool that is not installed, a `pkg@version` or a `--package` keeps the
+ * launcher, which may fetch it.
+ */
+export function withoutLauncher(argv: readonly string[], cwd: string): string[] {
+  let i = argv[0] === 'npx' ? 1 : argv[0] === 'pnpm' && argv[1] === 'exec' ? 2 : 0;
+  if (i === 0) return [...argv];
+  if (argv[0] === 'npx') while (i < argv.length && NPX_FLAGS.has(argv[i]!)) i++;
+  const tool = argv[i];
+  if (tool === undefined || !/^\w[\w.-]*$/.test(tool)) return [...argv];
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const bin = path.join(dir, 'node_modules', '.bin', tool);
+    if (existsSync(bin) || existsSync(`${bin}.cmd`)) return argv.slice(i);
+    if (path.dirname(dir) === dir) return [...argv];
+  }
+}
+
 /** The argv a command runs, an npm/yarn/pnpm script followed to the line it runs; or why not. */
 export function resolveArgv(command: string, cwd: string): { argv: string[] } | { reason: string } {
-  const argv = splitCommand(command);
-  if (!argv) return { reason: 'the command needs a shell' };
+  const split = splitCommand(command);
+  if (!split) return { reason: 'the command needs a shell' };
+  const argv = withoutLauncher(split, cwd);
   if (!SCRIPT_RUNNERS.has(argv[0]!)) return { argv };
   const rest = argv.slice(1).filter((a) => a !== '--silent' && a !== '-s');
   const sep = rest.indexOf('--');
@@ -32,8 +56,9 @@ export function resolveArgv(command: string, cwd: string): { argv: string[] } | 
   if (typeof body !== 'string') return { reason: `no script "${name}" in package.json` };
   const inner = splitCommand(body);
   if (!inner) return { reason: `the script "${name}" needs a shell (${body})` };
-  if (SCRIPT_RUNNERS.has(inner[0]!)) return { reason: `the script "${name}" runs another script` };
-  return { argv: [...inner, ...passed] };
+  const direct = withoutLauncher(inner, cwd);
+  if (SCRIPT_RUNNERS.has(direct[0]!)) return { reason: `the script "${name}" runs another script` };
+  return { argv: [...direct, ...passed] };
 }
 
 /** Where the tool starts in an argv (after npx and the like), or -1. */
