@@ -11,6 +11,7 @@ import { readSettings, watchSettings } from './settings';
 
 export const DIAGNOSTIC_SOURCE = 'fix-until-green';
 const ESLINT_EXTENSION = 'dbaeumer.vscode-eslint';
+const BIOME_EXTENSION = 'biomejs.biome';
 
 export class FailureDiagnostics implements vscode.Disposable {
   private readonly collection = vscode.languages.createDiagnosticCollection(DIAGNOSTIC_SOURCE);
@@ -45,7 +46,7 @@ export class FailureDiagnostics implements vscode.Disposable {
   }
 
   private publish(c: RunController): void {
-    const shown = { eslintExtension: vscode.extensions.getExtension(ESLINT_EXTENSION) !== undefined };
+    const shown = { eslintExtension: vscode.extensions.getExtension(ESLINT_EXTENSION) !== undefined, biomeExtension: vscode.extensions.getExtension(BIOME_EXTENSION) !== undefined };
     this.set(c.folder, problemsToShow(c.state.remainingFailures, c.state.checkParsers ?? {}, this.mode(c.folder), shown));
   }
 

@@ -1,6 +1,6 @@
 // Which failures go to the Problems panel. VS Code already shows a type error through its built-in
-// TypeScript (`ts(2322)` on the same line) and a lint finding through the ESLint extension when it is
-// installed: listing them again under our source doubles every entry. Test failures and tools
+// TypeScript (`ts(2322)` on the same line) and a lint finding through the ESLint or Biome extension when
+// it is installed: listing them again under our source doubles every entry. Test failures and tools
 // without an extension of their own are what only we can show. The `fixUntilGreen.diagnostics`
 // setting (`all`) lists everything. No `vscode` import: unit-tested.
 import type { DiagnosticsMode } from '../core/settings';
@@ -11,6 +11,8 @@ import { failureHeadline } from './explain';
 export interface ShownElsewhere {
   /** The ESLint extension (dbaeumer.vscode-eslint) is installed. */
   eslintExtension: boolean;
+  /** Biome's extension (biomejs.biome) is installed. */
+  biomeExtension?: boolean;
 }
 
 /** Files VS Code's built-in TypeScript checks. */
@@ -21,6 +23,7 @@ export function shownByVsCode(f: Failure, parser: ParserId | undefined, shown: S
   if (!f.file) return false;
   if (parser === 'tsc') return TS_FILE.test(f.file);
   if (parser === 'eslint') return shown.eslintExtension;
+  if (parser === 'biome') return shown.biomeExtension === true;
   return false;
 }
 

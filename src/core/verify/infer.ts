@@ -12,6 +12,7 @@ export function inferParser(command: string): ParserId {
   if (/(^|[\s/])(tap|tape)(\s|$)/.test(command)) return 'tap';
   if (/(^|[\s/])tsc(\s|$)/.test(command) || /\bvue-tsc\b/.test(command)) return 'tsc';
   if (/\beslint\b/.test(command)) return 'eslint';
+  if (/(^|[\s/])biome\s/.test(command) && /--reporter[= ]github\b/.test(command)) return 'biome';
   return 'generic';
 }
 

@@ -25,7 +25,7 @@ const SHELL_ONLY = /[|<>`$(){}]|&(?!&)/;
 const UNPARSED: Readonly<Record<string, string>> = {
   ava: 'ava',
   uvu: 'uvu',
-  biome: 'Biome',
+  biome: "Biome's default reporter (a script that is one `biome lint`, `check` or `ci` call runs with `--reporter=github` instead)",
   oxlint: 'oxlint',
   xo: 'xo',
   standard: 'standard',
@@ -80,6 +80,28 @@ export function avaTapCommand(body: string): string | undefined {
   const unwrapped = unwrapCommand(body);
   if (!/^(?:\S*\/)?ava(?:\s|$)/.test(unwrapped) || /(?:^|\s)(?:--tap|-t|--watch|-w)(?:\s|$)/.test(unwrapped)) return undefined;
   return `${body.trim()} --tap`;
+}
+
+/**
+ * A single-command Biome lint (`biome lint`, `check` or `ci`), run directly with
+ * `--reporter=github` in place of its reporter (one line per diagnostic, with file, line and rule),
+ * and without `--write`/`--fix` (a check must not write): undefined otherwise.
+ */
+export function biomeGithubCommand(body: string): string | undefined {
+  if (SHELL_ONLY.test(body) || splitChain(body).length !== 1) return undefined;
+  if (!/^(?:\S*\/)?biome\s+(?:lint|check|ci)(?:\s|$)/.test(unwrapCommand(body))) return undefined;
+  const out: string[] = [];
+  const t = body.trim().split(/\s+/);
+  for (let i = 0; i < t.length; i++) {
+    const a = t[i]!;
+    if (/^--(?:write|fix|apply|apply-unsafe|unsafe|watch)(?:=|$)/.test(a) || a.startsWith('--reporter=')) continue;
+    if (a === '--reporter') {
+      i++;
+      continue;
+    }
+    out.push(a);
+  }
+  return [...out, '--reporter=github'].join(' ');
 }
 
 const MOCHARC = ['.mocharc.js', '.mocharc.cjs', '.mocharc.mjs', '.mocharc.yaml', '.mocharc.yml', '.mocharc.jsonc', '.mocharc.json'];
@@ -189,6 +211,10 @@ export function planScript(scripts: Record<string, string>, name: string, dir: s
   const tsc = hooked ? undefined : tscDirectCommand(body);
   if (tsc !== undefined) {
     return { command: tsc, parser: 'tsc', reason: 'tsc, run directly as the script runs it (so a plain check can be incremental)', notes, steps };
+  }
+  const biome = hooked ? undefined : biomeGithubCommand(body);
+  if (biome !== undefined) {
+    return { command: biome, parser: 'biome', reason: 'Biome, its reporter replaced by `--reporter=github` (one line per diagnostic, read by the biome parser; `--write` left out: a check does not write)', notes, steps };
   }
   const ava = hooked ? undefined : avaTapCommand(body);
   if (ava !== undefined) {

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CheckSpec, Failure } from '../../../src/core/types';
 import { discoverChecks, explainChecks, resolveChecks } from '../../../src/core/verify/discover';
-import { avaTapCommand, eslintJsonCommand, tscDirectCommand } from '../../../src/core/verify/scriptPlan';
+import { avaTapCommand, biomeGithubCommand, eslintJsonCommand, tscDirectCommand } from '../../../src/core/verify/scriptPlan';
 import { expandScript, inferParser, parserForCommand, parserForScript, resolveScript, unwrapCommand } from '../../../src/core/verify/infer';
 import { Verifier, findExecutable } from '../../../src/core/verify/verifier';
 import { dependentsOf, workspaceAt } from '../../../src/core/verify/workspaces';
@@ -148,7 +148,7 @@ describe('check discovery', function () {
 
   it('linters other than ESLint run through their script, read by every parser that recognises the output (generic)', () => {
     write('eslint.config.mjs', 'export default [];');
-    write('package.json', JSON.stringify({ scripts: { lint: 'biome check ./src', 'lint:ox': 'oxlint' } }));
+    write('package.json', JSON.stringify({ scripts: { lint: 'biome check ./src && biome format ./src', 'lint:ox': 'oxlint' } }));
     const d = discoverChecks(dir);
     assert.deepEqual(d.checks, [{ name: 'lint', command: 'npm run lint --silent', parser: 'generic' }]);
     assert.match(d.origins.lint!.reason, /every parser that recognises it/);
@@ -294,11 +294,26 @@ describe('check discovery', function () {
     assert.equal(discoverChecks(dir).origins.test!.parser, 'mocha', 'the flag wins over the config');
   });
 
-  it('Biome, oxlint, xo and uvu are run through their script and said to be read by the generic parser', () => {
-    write('package.json', JSON.stringify({ scripts: { lint: 'biome check ./src', test: 'uvu tests' } }));
+  it('a Biome script that is one lint call runs with its GitHub reporter, read by the biome parser; never --write', () => {
+    assert.equal(biomeGithubCommand('biome check ./src'), 'biome check ./src --reporter=github');
+    assert.equal(biomeGithubCommand('biome lint --write --reporter=summary src'), 'biome lint src --reporter=github');
+    assert.equal(biomeGithubCommand('npx @biomejs/biome ci --reporter json .'), 'npx @biomejs/biome ci . --reporter=github', 'through npx, by its package name');
+    assert.equal(biomeGithubCommand('biome ci --reporter json .'), 'biome ci . --reporter=github');
+    assert.equal(biomeGithubCommand('biome format .'), undefined, 'a formatter reports no lint diagnostics');
+    assert.equal(biomeGithubCommand('biome lint . && tsc'), undefined);
+    write('package.json', JSON.stringify({ scripts: { lint: 'biome check --write ./src' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks, [{ name: 'lint', command: 'biome check ./src --reporter=github', parser: 'biome' }]);
+    assert.match(d.origins.lint!.reason, /^Biome, its reporter replaced by `--reporter=github`/);
+    assert.equal(inferParser('biome lint --reporter=github src'), 'biome');
+    assert.equal(inferParser('biome lint src'), 'generic', 'its default reporter has no parser');
+  });
+
+  it('Biome in a chain, oxlint, xo and uvu are run through their script and said to be read by the generic parser', () => {
+    write('package.json', JSON.stringify({ scripts: { lint: 'biome check ./src && biome format ./src', test: 'uvu tests' } }));
     const d = discoverChecks(dir);
     assert.deepEqual(d.checks.map((c) => [c.name, c.command, c.parser]), [['lint', 'npm run lint --silent', 'generic'], ['test', 'npm test --silent', 'generic']]);
-    assert.match(d.origins.lint!.reason, /^Biome has no parser of its own here: the generic parser reads its output/);
+    assert.match(d.origins.lint!.reason, /^Biome's default reporter \(a script that is one `biome lint`, `check` or `ci` call runs with `--reporter=github` instead\) has no parser of its own here: the generic parser reads its output/);
     assert.match(d.origins.test!.reason, /^uvu has no parser of its own here/);
     write('package.json', JSON.stringify({ scripts: { 'lint:ox': 'oxlint src', 'lint:xo': 'xo' } }));
     assert.deepEqual(Object.values(discoverChecks(dir).origins).map((o) => o.reason.split(' ')[0]), ['oxlint', 'xo']);

@@ -132,6 +132,24 @@ describe('parser rules', () => {
     assert.deepEqual(rows(tooMany), [['src/a.js', 3, 'prefer-const']]);
   });
 
+  it('biome: its GitHub reporter lines, escapes undone, warnings only when Biome failed without an error', () => {
+    const out = [
+      '::warning title=lint/correctness/noUnusedVariables,file=/work/proj/src/a.js,line=1,endLine=1,col=17,endColumn=22::This function total is unused.',
+      '::error title=lint/suspicious/noDebugger,file=/work/proj/src/a.js,line=4,endLine=4,col=3,endColumn=12::This is an unexpected use of the debugger statement.',
+      '::error title=parse,file=/work/proj/src/b%2Cc.js,line=2,endLine=2,col=1,endColumn=2::Expected a statement%0Abut found 100%25 of nothing',
+      'lint ━━━━━━━━━━━━━━━━━━━━',
+      '  × Some errors were emitted while running checks.',
+    ].join('\n');
+    const f = parseOutput('biome', out, ctx(1));
+    assert.deepEqual(rows(f), [['src/a.js', 4, 'lint/suspicious/noDebugger'], ['src/b,c.js', 2, 'parse']]);
+    assert.equal(f[1]!.message, 'Expected a statement\nbut found 100% of nothing');
+    assert.equal(f[0]!.column, 3);
+    const warnOnly = out.split('\n')[0]!;
+    assert.deepEqual(parseOutput('biome', warnOnly, ctx(0)), [], 'a warning does not fail a check that passed');
+    assert.deepEqual(rows(parseOutput('biome', warnOnly, ctx(1))), [['src/a.js', 1, 'lint/correctness/noUnusedVariables']], '--error-on-warnings');
+    assert.deepEqual(rows(parseOutput('generic', out, ctx(1))).length, 2, 'recognised in a chain\'s output');
+  });
+
   it('eslint: the JSON report is read from stdout even with other lines around it', () => {
     const json = JSON.stringify([{ filePath: '/work/proj/src/a.js', messages: [{ ruleId: 'eqeqeq', severity: 2, message: "Expected '==='.", line: 4, column: 9 }] }]);
     const f = parseOutput('eslint', `(node:123) Warning: something\n${json}\n`, ctx(1, { stdout: `${json}\n` }));

@@ -1,5 +1,5 @@
 // Issue 13's acceptance: small real projects in the shapes real users have (scripts, chains,
-// monorepos, project references, TypeScript configs, mocha configs, ava, uvu, tests of the build
+// monorepos, project references, TypeScript configs, mocha configs, ava, uvu, Biome, tests of the build
 // output), each run with the real tools: discovery picks the project's own scripts and the right
 // parser, every location the raw output gives is kept, and two runs of the same state give one hash.
 import assert from 'node:assert/strict';
@@ -80,6 +80,19 @@ const shapes: Shape[] = [
       ['test', 'test/slug.test.js', 4, 'spaces become dashes'],
     ],
     reasons: { test: /ava, run with `--tap`/ },
+  },
+  {
+    title: 'Biome instead of ESLint: its lint script run with --reporter=github, each diagnostic at its file, line and rule',
+    fixture: 'biome',
+    checks: [
+      { name: 'lint', command: 'biome lint ./src --reporter=github', parser: 'biome' },
+      { name: 'test', command: 'npm test --silent', parser: 'node-test' },
+    ],
+    failures: [
+      ['lint', 'src/cart.js', 16, 'lint/suspicious/noDoubleEquals'],
+      ['lint', 'src/cart.js', 8, 'lint/suspicious/noDebugger'],
+    ],
+    reasons: { lint: /^Biome, its reporter replaced by `--reporter=github`/ },
   },
   {
     title: 'uvu: no parser of its own, and discovery says the generic parser reads it',

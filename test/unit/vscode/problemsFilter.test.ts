@@ -16,6 +16,8 @@ describe('problems filter', () => {
     assert.equal(shownByVsCode(VUE, 'tsc', { eslintExtension: false }), false, 'a file type the built-in TypeScript does not check');
     assert.equal(shownByVsCode(LINT, 'eslint', { eslintExtension: true }), true);
     assert.equal(shownByVsCode(LINT, 'eslint', { eslintExtension: false }), false);
+    assert.equal(shownByVsCode(LINT, 'biome', { eslintExtension: true, biomeExtension: true }), true, 'Biome\'s extension shows its own findings');
+    assert.equal(shownByVsCode(LINT, 'biome', { eslintExtension: true }), false);
     assert.equal(shownByVsCode(TEST, 'node-test', { eslintExtension: true }), false);
     assert.equal(shownByVsCode({ ...TYPE, file: undefined }, 'tsc', { eslintExtension: false }), false, 'a failure without a file is not in Problems anyway');
   });
