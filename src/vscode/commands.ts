@@ -14,7 +14,8 @@ import { COMMAND_IDS } from './commandIds';
 import type { FixAction, Problem } from './fixActions';
 import { actionLabel, explainError } from './fixActions';
 import { explainStop, stopMessage } from './explain';
-import { progressMessage } from './meterView';
+import { chooseModel } from './chooseModel';
+import { withRunProgress } from './runProgress';
 import { pendingFiles } from './reviewState';
 import { openReviewDiff } from './reviewUi';
 import { chooseFolder } from './folders';
@@ -163,24 +164,7 @@ export class Commands {
 
   /** Runs `work` under a cancellable progress notification that shows the step and the phase. */
   private async withProgress(ctl: RunController, work: () => Promise<RunReport>): Promise<RunReport | undefined> {
-    const report = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Fix Until Green (${ctl.folderName})`, cancellable: true },
-      async (progress, token) => {
-        const cancel = token.onCancellationRequested(() => ctl.stop());
-        let last = '';
-        const sub = ctl.onDidChange((s) => {
-          const msg = progressMessage(s);
-          if (msg !== last) progress.report({ message: msg });
-          last = msg;
-        });
-        try {
-          return await work();
-        } finally {
-          sub.dispose();
-          cancel.dispose();
-        }
-      },
-    );
+    const report = await withRunProgress(ctl, work);
     this.announce(ctl, report);
     return report;
   }
@@ -237,37 +221,13 @@ export class Commands {
         await this.setApiKey();
         return;
       case 'chooseModel':
-        await this.chooseModel(ctl);
+        await chooseModel(ctl.folder);
         return;
       case 'openSetting':
         // `@id:` shows that one setting, not every setting whose text mentions it.
         await vscode.commands.executeCommand('workbench.action.openSettings', `@id:${a.setting}`);
         return;
     }
-  }
-
-  /** The chat models VS Code has, and the other providers; the choice is written to the workspace settings. */
-  private async chooseModel(ctl: RunController): Promise<void> {
-    type Item = vscode.QuickPickItem & { provider: string; id?: string };
-    const models = await vscode.lm.selectChatModels();
-    const items: Item[] = [
-      ...models.map((m): Item => ({ label: m.name, description: `${m.vendor} · ${m.id}`, detail: "Through VS Code's Language Model API", provider: 'vscode-lm', id: m.id })),
-      { label: 'OpenAI-compatible server…', description: 'openai-compatible', detail: 'OpenAI, Ollama, LM Studio, vLLM: then set the model id and base URL', provider: 'openai-compatible' },
-      { label: 'Anthropic…', description: 'anthropic', detail: 'Claude models with an API key: then set the model id', provider: 'anthropic' },
-    ];
-    const picked = await vscode.window.showQuickPick(items, {
-      title: 'Fix Until Green: Choose Model',
-      placeHolder: models.length === 0 ? 'No chat model is installed in VS Code: choose a provider' : 'Which model should propose the edits?',
-    });
-    if (!picked) return;
-    const cfg = vscode.workspace.getConfiguration('fixUntilGreen', vscode.Uri.file(ctl.folder));
-    await cfg.update('model.provider', picked.provider, vscode.ConfigurationTarget.Workspace);
-    if (picked.id !== undefined) {
-      await cfg.update('model.id', picked.id, vscode.ConfigurationTarget.Workspace);
-      void vscode.window.showInformationMessage(`Fix Until Green: the runs in this workspace use ${picked.label}.`);
-      return;
-    }
-    await vscode.commands.executeCommand('workbench.action.openSettings', 'fixUntilGreen.model');
   }
 
   async stop(folder?: string): Promise<void> {

@@ -70,6 +70,11 @@ export class RunAllowance {
     return cost;
   }
 
+  /** A call's cost and the run's money so far, for its event; the total is null while no model has a price. */
+  money(cost: number | null): { cost: number | null; costUsed: number | null } {
+    return { cost, costUsed: this.priced ? this.costUsed : null };
+  }
+
   gate(cancelled: boolean, elapsedMs: number, timeLimitMs: number, promptTokens: number): GateState {
     return {
       cancelled,

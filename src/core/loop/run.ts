@@ -10,7 +10,6 @@ import type { RunLock } from '../edit/runLock';
 import { FileTracker } from '../edit/tracker';
 import type { InputAllowance } from '../model/budget';
 import type { ModelProvider } from '../model/provider';
-import { ProviderFatalError } from '../model/provider';
 import { warmTokenizer } from '../tokens';
 import { BUDGET_FLOOR } from '../policy/budget';
 import { CriticFault } from '../policy/critics';
@@ -21,7 +20,7 @@ import { gateDecision, stepDecision } from '../policy/policy';
 import type { Decision } from '../policy/reasons';
 import { CONTINUABLE } from '../policy/reasons';
 import { PostMortems } from '../policy/selfReport';
-import type { Escalation, RunEvent, RunReport, StepRecord } from '../trace/events';
+import type { RunEvent, RunReport, StepRecord } from '../trace/events';
 import type { StepFacts } from './settle';
 import { runReport, stepLeaves, stepRecord, stepState } from './settle';
 import type { Logger, VerifyResult } from '../types';
@@ -30,14 +29,15 @@ import { raceAbort } from './abort';
 import { RunAllowance } from './allowance';
 import { RunClock } from './clock';
 import { holdFolder } from './folderLock';
+import { ModelLadder } from './ladder';
 import { editTurn } from './editTurn';
 import { EventSink } from './eventSink';
 import { RunHistory } from './history';
-import type { ModelTurn } from './modelTurn';
-import { modelCallEvent, modelTurn } from './modelTurn';
+import type { ModelCallDeps } from './modelCall';
+import { callModel } from './modelCall';
 import { editNotes, nextFeedback, reconcileSelfReport } from './notes';
-import type { ContinueGrant, LadderRung, RunOptions } from './options';
-import { grantAddsWhatRanOut, normalizeGrant } from './options';
+import type { ContinueGrant, RunOptions } from './options';
+import { continuationGrant, grantAddsWhatRanOut, normalizeGrant } from './options';
 import type { Prompt } from './prompter';
 import { Prompter } from './prompter';
 import type { ResultTurn } from './resultTurn';
@@ -83,10 +83,8 @@ export class Run {
   private conflicted = false;
   /** This folder's run lock, held from preflight to the stop (and again while a continuation works). */
   private lock: RunLock | undefined;
-  /** The run's model, then `model.escalation`'s; `rung` is the one the next call goes to. */
-  private readonly ladder: LadderRung[];
-  private rung = 0;
-  private readonly escalations: Escalation[] = [];
+  /** The run's model, then `model.escalation`'s. */
+  private readonly ladder: ModelLadder;
 
   constructor(private readonly opts: RunOptions) {
     this.logger = opts.logger ?? silentLogger;
@@ -96,8 +94,8 @@ export class Run {
     this.tracePath = path.join(this.runDir, 'trace.jsonl');
     this.tracker = new FileTracker(opts.workspace);
     this.events = new EventSink(this.tracePath, this.now, opts.onEvent);
-    this.ladder = [{ provider: opts.provider, price: opts.price ?? null }, ...(opts.escalation ?? [])];
-    this.allowance = new RunAllowance(opts.settings, this.ladder.map((r) => r.price));
+    this.ladder = new ModelLadder([{ provider: opts.provider, price: opts.price ?? null }, ...(opts.escalation ?? [])]);
+    this.allowance = new RunAllowance(opts.settings, this.ladder.rungs.map((r) => r.price));
     this.clock = new RunClock(this.now, opts.settings.timeLimitSeconds * 1000);
     this.history = new RunHistory(opts.settings.confidenceBudget);
     const record = (): VerifierRecord | undefined => this.verifierRecord;
@@ -125,7 +123,21 @@ export class Run {
 
   /** The model the next call goes to. */
   private get provider(): ModelProvider {
-    return this.ladder[this.rung]!.provider;
+    return this.ladder.provider;
+  }
+
+  /** What a step's model call needs of the run (./modelCall). */
+  private get callDeps(): ModelCallDeps {
+    return {
+      provider: this.provider,
+      allowance: this.allowance,
+      signal: this.abort.signal,
+      now: this.now,
+      emit: (e) => this.emit(e),
+      interrupted: () => this.interrupted(),
+      observeUsage: (measured, input) => this.prompter.observeUsage(measured, input),
+      postMortem: (step, text) => this.postMortems.add(step, text),
+    };
   }
 
   private emit(e: RunEvent): void {
@@ -152,7 +164,7 @@ export class Run {
     const problems = [...(this.opts.preflightProblems ?? []), ...(await this.opts.verifier.preflight())];
     // Every model of the ladder must be usable before the run spends anything: a rung found broken
     // halfway would end the run where it should have escalated.
-    for (const { provider } of this.ladder) if (problems.length === 0 && provider.preflight) problems.push(...(await provider.preflight(this.abort.signal)));
+    for (const { provider } of this.ladder.rungs) if (problems.length === 0 && provider.preflight) problems.push(...(await provider.preflight(this.abort.signal)));
     if (problems.length > 0) return this.finish({ reason: 'preflight-failed', detail: problems.join('; '), evidence: { problems } });
     const busy = await this.takeLock();
     if (busy) return this.finish(busy);
@@ -178,17 +190,11 @@ export class Run {
    */
   async continue(extra: ContinueGrant): Promise<RunReport> {
     const last = this.report;
-    if (!last || !CONTINUABLE.includes(last.stopReason)) {
-      throw new Error(`only a run stopped by step-cap or token-ceiling can continue${last ? `; this one stopped with ${last.stopReason}` : ''}`);
-    }
-    const grant = normalizeGrant(extra);
-    if (!grantAddsWhatRanOut(last.stopReason, grant)) {
-      throw new Error(`a run stopped by ${last.stopReason} needs ${last.stopReason === 'step-cap' ? 'extraSteps' : 'extraTokens'} > 0 to continue`);
-    }
+    const grant = continuationGrant(last, extra);
     const busy = await this.takeLock();
     if (busy) throw new Error(busy.detail);
     this.clock.resume();
-    this.extend(grant, { type: 'decision', step: this.allowance.stepsDone, reason: last.stopReason, detail: '' }, 'continued by the user');
+    this.extend(grant, { type: 'decision', step: this.allowance.stepsDone, reason: last!.stopReason, detail: '' }, 'continued by the user');
     this.report = undefined;
     if (this.checkpoint) await this.checkpoint.reopen();
     if (this.opts.settings.stagedChecks) this.warmChecks();
@@ -239,8 +245,6 @@ export class Run {
     return { reason: 'error', detail: msg };
   }
 
-
-
   private async loop(): Promise<RunReport> {
     for (;;) {
       if (this.events.fault) return this.finish({ reason: 'error', detail: this.events.fault });
@@ -275,7 +279,7 @@ export class Run {
     const started = this.now();
     this.allowance.stepsDone = step;
     const previous = this.history.current;
-    const call = await this.modelTurn(step, prompt, measured);
+    const call = await callModel(this.callDeps, step, prompt, measured);
     const apply = { workspace: this.opts.workspace, policy: { root: this.opts.workspace.root, forbiddenDirs: [this.opts.storageDir] }, tracker: this.tracker, ...(this.checkpoint ? { checkpoint: this.checkpoint } : {}) };
     const edit = await editTurn({ editFormat: this.opts.settings.editFormat, apply, review: this.review('proposal', step, previous) }, step, call.text, call.replyError);
     if (edit.conflict) throw this.conflictStop(edit.conflict);
@@ -300,32 +304,6 @@ export class Run {
     return this.settle({ step, previous, call, edit, result, snapshotDir, durationMs: this.now() - started });
   }
 
-  private async modelTurn(step: number, prompt: Prompt, measured: InputAllowance): Promise<Extract<ModelTurn, { ok: true }> & { model: string; cost: number | null }> {
-    const maxOutputTokens = this.allowance.outputLimit(measured.allowance);
-    const request = { step, system: prompt.system, user: prompt.user, promptTokens: measured.allowance, maxOutputTokens };
-    const label = this.provider.label;
-    this.emit({ type: 'model-call-start', step, model: label, promptTokens: measured.allowance, maxOutputTokens });
-    const deps = { provider: this.provider, signal: this.abort.signal, now: this.now, emit: (e: RunEvent) => this.emit(e), interrupted: () => this.interrupted() !== undefined };
-    const call = await modelTurn(deps, request);
-    if (!call.ok) {
-      this.emit(modelCallEvent(label, request, call, this.allowance.tokensUsed, this.money(null)));
-      const stop = this.interrupted();
-      if (stop) throw new StopSignal(stop);
-      if (call.error instanceof ProviderFatalError) throw new StopSignal({ reason: 'error', detail: call.message.includes(label) ? call.message : `model ${label}: ${call.message}` });
-      throw call.error;
-    }
-    const cost = this.allowance.charge(call.usage);
-    if (call.usageReported) this.prompter.observeUsage(measured, call.usage.input);
-    this.emit(modelCallEvent(label, request, call, this.allowance.tokensUsed, this.money(cost)));
-    if (call.self.postMortem && !call.replyError) this.postMortems.add(step, call.self.postMortem);
-    return { ...call, model: label, cost };
-  }
-
-  /** A call's cost and the run's money so far, for its event; the total is null while no model has a price. */
-  private money(cost: number | null): { cost: number | null; costUsed: number | null } {
-    return { cost, costUsed: this.allowance.priced ? this.allowance.costUsed : null };
-  }
-
   /** The state a step leaves is what the stall count, the budget and the next prompt see. */
   private settle(f: StepFacts): Decision | undefined {
     const { final, rolledBack, criticStop, error } = stepLeaves(f);
@@ -340,9 +318,9 @@ export class Run {
     this.emit({ type: 'self-report', step: f.step, status, confidence, postMortem, problems, agreed: reconciled.agreed, note: reconciled.note, postMortems: this.postMortems.entries });
     const record = stepRecord(f, budget);
     this.steps.push(record);
-    this.emit({ type: 'step-end', step: f.step, record, tokensUsed: this.allowance.tokensUsed, elapsedMs: this.clock.elapsed(), costUsed: this.money(null).costUsed });
+    this.emit({ type: 'step-end', step: f.step, record, tokensUsed: this.allowance.tokensUsed, elapsedMs: this.clock.elapsed(), costUsed: this.allowance.money(null).costUsed });
     const stop = stepDecision(stepState(f, { cancelled: this.userCancelled, seen: this.history.stallSeen, settings: this.opts.settings, budget }));
-    if (stop && escalates(stop, this.opts.settings.escalateOn, this.ladder.length - 1 - this.rung)) {
+    if (stop && escalates(stop, this.opts.settings.escalateOn, this.ladder.left)) {
       this.escalate(f.step, stop);
       return undefined;
     }
@@ -355,17 +333,13 @@ export class Run {
    * run's steps, tokens, money and time go on counting toward the same limits.
    */
   private escalate(step: number, stop: Decision): void {
-    const from = this.provider.label;
-    this.rung++;
-    const to = this.provider.label;
-    const e: Escalation = { step, reason: stop.reason, detail: stop.detail, ...(stop.evidence ? { evidence: stop.evidence } : {}), from, to, rung: this.rung, rungs: this.ladder.length - 1 };
-    this.escalations.push(e);
+    const e = this.ladder.climb(step, stop);
     this.emit({ type: 'escalated', ...e });
-    this.logger.info(`run ${this.runId}: ${from} stopped with ${stop.reason} after step ${step}; escalating to ${to} (${this.rung} of ${e.rungs})`);
+    this.logger.info(`run ${this.runId}: ${e.from} stopped with ${stop.reason} after step ${step}; escalating to ${e.to} (${e.rung} of ${e.rungs})`);
     this.prompter.useProvider(this.provider);
-    this.allowance.price = this.ladder[this.rung]!.price;
+    this.allowance.price = this.ladder.price;
     this.history.handOver(step);
-    this.lastNotes = [...(this.lastNotes ?? []), handoverNote(from, stop)];
+    this.lastNotes = [...(this.lastNotes ?? []), handoverNote(e.from, stop)];
   }
 
   private async finish(stop: Decision): Promise<RunReport> {
@@ -392,8 +366,8 @@ export class Run {
       postMortems: this.postMortems.entries,
       tracePath: this.tracePath,
       limits: this.allowance.limits(),
-      costUsed: this.money(null).costUsed,
-      escalations: this.escalations,
+      costUsed: this.allowance.money(null).costUsed,
+      escalations: this.ladder.escalations,
       held,
     });
     await this.checkpoint?.markFinished().catch((e: unknown) => this.logger.error(`could not mark the run finished in its storage: ${(e as Error).message}`));
