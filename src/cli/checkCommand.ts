@@ -1,8 +1,8 @@
 // `fix-until-green check`: verify once, no model (DESIGN §8).
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CheckResult, CheckSpec, VerifyResult } from '../core/types';
+import { readWorkspaceText } from '../core/edit/readText';
 import { checkProblems, createCheckEngine } from '../core/engine';
 import type { CheckOrigin } from '../core/verify/discover';
 import { formatFailureReport } from '../core/verify/report';
@@ -38,17 +38,6 @@ export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: 
     discovered: extra.discovered,
     notes: extra.notes,
   };
-}
-
-function readWorkspaceText(cwd: string, rel: string): string | undefined {
-  try {
-    return readFileSync(path.join(cwd, rel), 'utf8');
-  } catch (e) {
-    // A failure may name a file that is gone or unreadable: the report then shows no source for it.
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') return undefined;
-    throw e;
-  }
 }
 
 /** A check's command, and the folder it runs in when that is not the workspace's (a monorepo's package). */

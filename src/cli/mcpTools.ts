@@ -3,8 +3,9 @@
 // flags (`--model`, `--check`, `--storage`...) are the settings a tool call cannot change; each call
 // reads the folder's `.vscode/settings.json` afresh, as `run` and `check` do. The identity-seen
 // counter lives as long as the server (one MCP session).
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
+import { readWorkspaceText } from '../core/edit/readText';
 import { FsWorkspace } from '../core/edit/workspace';
 import { findInterruptedRuns } from '../core/edit/restore';
 import { liveRunLock } from '../core/edit/runLock';
@@ -12,7 +13,7 @@ import { checkProblems, createCheckEngine, createRunEngine } from '../core/engin
 import type { FixInput, RunChecksInput } from '../core/gate/definitions';
 import { ToolInputError } from '../core/gate/definitions';
 import { SeenCounter } from '../core/gate/seen';
-import type { ChecksToolResult, FixToolResult, ReportSource } from '../core/gate/tools';
+import type { ChecksToolResult, FixToolResult } from '../core/gate/tools';
 import { checksToolResult, fixToolResult } from '../core/gate/tools';
 import { PARSER_IDS } from '../core/settings';
 import type { Settings } from '../core/settings';
@@ -63,18 +64,6 @@ export function readParseInput(raw: unknown): ParseInput {
   return out;
 }
 
-function readText(root: string): ReportSource['readText'] {
-  return (rel) => {
-    try {
-      return readFileSync(path.join(root, rel), 'utf8');
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') return undefined;
-      throw e;
-    }
-  };
-}
-
 export class McpTools {
   /** Identities seen in this server session, per folder. */
   readonly seen = new SeenCounter();
@@ -120,7 +109,7 @@ export class McpTools {
       if (unusable) throw new UsageError(unusable.message, 'preflight');
       const v = await engine.verifier.verify(signal);
       if (signal?.aborted) throw new UsageError('the check pass was cancelled');
-      return checksToolResult(v, this.seen, root, { root, readText: readText(root) });
+      return checksToolResult(v, this.seen, root, { root, readText: (rel) => readWorkspaceText(root, rel) });
     });
   }
 
@@ -154,7 +143,7 @@ export class McpTools {
         ...(onEvent ? { onEvent } : {}),
         ...(input.instruction ? { instruction: input.instruction } : {}),
       });
-      return fixToolResult(await run.start(), { root, readText: readText(root) });
+      return fixToolResult(await run.start(), { root, readText: (rel) => readWorkspaceText(root, rel) });
     });
   }
 

@@ -3,9 +3,9 @@
 // check pass and run through the folder's controller (so the locks, checkpoints, Problems panel,
 // status bar and panel are the same as for the palette's commands). Shell side: the engine bundle
 // loads at the first check pass or run, never at activation.
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { readWorkspaceText } from '../core/edit/readText';
 import { SeenCounter } from '../core/gate/seen';
 import type { ChecksToolResult } from '../core/gate/tools';
 import type { Settings } from '../core/settings';
@@ -33,17 +33,6 @@ export class GateRefusal extends Error {
 /** A refusal a caller reads as the answer: ours, or the controller's (the folder busy with a run or a revert). */
 export function isRefusal(e: unknown): e is Error {
   return e instanceof GateRefusal || e instanceof FolderBusyError || e instanceof RunInProgressError;
-}
-
-/** Reads a workspace file for the source lines of a report; a file that is gone shows no source. */
-export function readWorkspaceText(root: string, rel: string): string | undefined {
-  try {
-    return readFileSync(path.join(root, rel), 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') return undefined;
-    throw e;
-  }
 }
 
 export class GateHost {

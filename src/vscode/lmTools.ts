@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import type { FixInput, RunChecksInput } from '../core/gate/definitions';
 import { FIX_TOOL, readFixInput, readRunChecksInput, RUN_CHECKS_TOOL, ToolInputError } from '../core/gate/definitions';
 import type { GateHost } from './gateHost';
-import { GateRefusal, isRefusal, readWorkspaceText } from './gateHost';
+import { readWorkspaceText } from '../core/edit/readText';
+import { GateRefusal, isRefusal } from './gateHost';
 import { loadEngine } from './shellEngine';
 
 function text(s: string): vscode.LanguageModelToolResult {
