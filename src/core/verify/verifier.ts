@@ -185,7 +185,10 @@ export class Verifier {
   /** The full run of a check whose staged run passed: the one that can say green. */
   private async gate(spec: CheckSpec, staged: CheckResult, previous: VerifyResult, signal?: AbortSignal): Promise<CheckResult> {
     const r = await this.runCheck(spec, previous, signal, 'gate');
-    return { ...r, stagedNote: `the ${staged.mode} run passed in ${staged.durationMs} ms; run in full to decide green` };
+    // A test that flaked in the staged run (failed, then passed on a retry) stays reported as flaky.
+    const seen = new Set(r.flaky.map(looseKey));
+    const flaky = [...r.flaky, ...staged.flaky.filter((f) => !seen.has(looseKey(f)) && !r.failures.some((g) => looseKey(g) === looseKey(f)))];
+    return { ...r, flaky, stagedNote: `the ${staged.mode} run passed in ${staged.durationMs} ms; run in full to decide green` };
   }
 
   /** A check of a step with staged checks on: warm or targeted, else in full with the reason in its note. */

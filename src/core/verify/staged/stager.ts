@@ -12,6 +12,7 @@ import type { Attempt, Confirmed } from './attempt';
 import { checkResult, confirmTargeted, noRun } from './attempt';
 import type { LintCommand, TestCommand } from './commands';
 import { lintCommand, testCommand } from './commands';
+import { flakyFromRecords, JestRetry, retriedCount, retryDir } from './jestRetry';
 import { relatedTestFiles } from './related';
 import type { WarmTscPlan } from './warmTsc';
 import { WarmTsc, warmTscPlan } from './warmTsc';
@@ -45,6 +46,8 @@ export class Stager {
   private readonly tests = new Map<string, TestCommand | RunFull>();
   /** Per test check, the test files its last staged run ran, when that run passed (for the gate's confirmation). */
   private readonly passedStaged = new Map<string, Set<string>>();
+  /** Per Jest check, its in-run retries, or why its changed tests are re-run in a process of their own. */
+  private readonly retries = new Map<string, JestRetry | { reason: string }>();
 
   constructor(private readonly x: StagedExec) {}
 
@@ -195,12 +198,44 @@ export class Stager {
       argv = files.length > 0 ? await this.filesArgv(spec, cmd, files, signal) : undefined;
       note = `${files.length} test file(s): ${failing.length} failing, ${related.length} importing the ${edited.length} changed file(s)`;
     }
-    const first = argv ? await this.x.run(spec, parser, argv, signal) : noRun();
+    const retry = argv && parser === 'jest' ? this.retryFor(spec, cmd) : undefined;
+    const first = argv ? await this.x.run(spec, parser, retry instanceof JestRetry ? retry.argv(argv) : argv, signal) : noRun();
     if (!argv || first.r.cancelled || first.r.timedOut || first.r.spawnError !== undefined) return checkResult(spec, parser, single(first), 'targeted', { note });
+    const inRun = retry instanceof JestRetry ? this.retriedInRun(spec, first, retry) : undefined;
     // A test that passes now is confirmed by the full run's re-run before any green: here only new failures are.
-    const confirmed = (await this.confirm(spec, parser, first, before.failures, signal, 'targeted')) ?? single(first);
+    const confirmed = inRun?.confirmed ?? (await this.confirm(spec, parser, first, before.failures, signal, 'targeted')) ?? single(first);
+    if (inRun) note = `${note}; ${inRun.note}`;
+    else if (confirmed.attempts.length > 1) note = `${note}; the tests whose result changed re-run${retry && 'reason' in retry ? ` (not in the same run: ${retry.reason})` : ''}`;
     if (confirmed.shown.r.exitCode === 0 && confirmed.counted.length === 0) this.passedStaged.set(spec.name, new Set(ran));
-    return checkResult(spec, parser, confirmed, 'targeted', { note: confirmed.attempts.length > 1 ? `${note}; the tests whose result changed re-run` : note });
+    return checkResult(spec, parser, confirmed, 'targeted', { note });
+  }
+
+  private retryFor(spec: CheckSpec, cmd: TestCommand): JestRetry | { reason: string } {
+    let r = this.retries.get(spec.name);
+    if (!r) {
+      const storage = this.x.storageDir ?? path.join(this.x.cwd(spec), 'node_modules', '.cache', 'fix-until-green');
+      r = JestRetry.plan(this.x.cwd(spec), cmd.argv, retryDir(storage, spec.name), this.x.flakyReruns);
+      if ('reason' in r) this.x.logger.debug(`check ${spec.name}: no in-run retries (${r.reason})`);
+      this.retries.set(spec.name, r);
+    }
+    return r;
+  }
+
+  /**
+   * The targeted run's own retries as its flake confirmation: every failure it shows failed each
+   * time (it counts); a test that passed on a retry is flaky. Undefined when the run did not go
+   * through the retrying runner (then the changed tests are re-run in a process of their own).
+   */
+  private retriedInRun(spec: CheckSpec, first: Attempt, retry: JestRetry): { confirmed: Confirmed; note: string } | undefined {
+    const records = retry.records();
+    if (!records) {
+      this.x.logger.info(`check ${spec.name}: the targeted Jest run did not go through the retrying runner; the changed tests are re-run apart`);
+      return undefined;
+    }
+    const flaky = flakyFromRecords(records, { check: spec.name, root: this.x.root, cwd: this.x.cwd(spec), exitCode: first.r.exitCode });
+    const n = retriedCount(records);
+    const note = n === 0 ? 'nothing failed to retry' : `${n} failing test(s) retried in the same run (up to ${retry.retries}×): ${flaky.length} passed on a retry (flaky)`;
+    return { confirmed: { attempts: [first], counted: first.failures, flaky, shown: first }, note };
   }
 
   /** The argv running exactly these test files. mocha adds its config's spec to named files: it gets a copy of its options without one. */

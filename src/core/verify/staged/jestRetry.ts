@@ -1,0 +1,195 @@
+// Flake confirmation inside a targeted Jest run (DESIGN §4 Flakes): instead of a second Jest process
+// for the tests that newly fail (a Jest start, ~0.5 s, as long as the targeted run itself), the run
+// retries its failing tests in place, as `jest.retryTimes(flakyReruns)` would, and says which passed
+// on a retry. It goes through a `--testRunner` of ours that hands each test file to the project's own
+// jest-circus runner with the retry count set, and records the tests that ran more than once: a test
+// that passed on a retry is flaky (never a pass), one that failed every time counts, as a re-run in
+// a process of its own would say. Where this cannot be done exactly (the project sets a test runner
+// of its own, a jest-circus without `invocations`, a command that picks its runner), the changed
+// tests are re-run in a second process as before.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import type { Failure } from '../../types';
+import type { ParseContext } from '../parsers/common';
+import { jestJsonFailures } from '../parsers/jest';
+
+/** A test of one file that ran more than once in a run. */
+export interface RetriedTest {
+  ancestorTitles: string[];
+  title: string;
+  status: string;
+  invocations: number;
+  retryReasons: string[];
+  location: { line: number; column: number } | null;
+}
+
+/** What the runner recorded of one test file. */
+export interface RetryRecord {
+  testPath: string;
+  retried: RetriedTest[];
+}
+
+/** The oldest jest-circus whose results carry `invocations` and `retryReasons`. */
+const MIN_CIRCUS_MAJOR = 29;
+const CONFIG_FILES = ['jest.config.js', 'jest.config.ts', 'jest.config.mjs', 'jest.config.cjs', 'jest.config.cts', 'jest.config.mts', 'jest.config.json'];
+
+/** The project's own jest-circus runner, found the way its Jest finds it (hoisted or nested); or why not. */
+export function projectCircusRunner(cwd: string): { runner: string; version: string } | { reason: string } {
+  let jest: string;
+  try {
+    jest = realpathSync(createRequire(path.join(cwd, 'package.json')).resolve('jest/package.json'));
+  } catch {
+    return { reason: 'the project has no jest package of its own' };
+  }
+  // jest → jest-cli / @jest/core → jest-config → jest-circus, each resolved from the one before.
+  const chains = [[], ['jest-cli'], ['@jest/core'], ['jest-cli', 'jest-config'], ['@jest/core', 'jest-config'], ['jest-cli', '@jest/core', 'jest-config']];
+  for (const chain of chains) {
+    try {
+      let from = jest;
+      for (const p of chain) from = realpathSync(createRequire(from).resolve(`${p}/package.json`));
+      const req = createRequire(from);
+      const pkg = req.resolve('jest-circus/package.json');
+      const version = String((JSON.parse(readFileSync(pkg, 'utf8')) as { version?: unknown }).version ?? '');
+      if (!(Number.parseInt(version, 10) >= MIN_CIRCUS_MAJOR)) return { reason: `jest-circus ${version} does not report retries (${MIN_CIRCUS_MAJOR} or later does)` };
+      return { runner: realpathSync(req.resolve('jest-circus/runner')), version };
+    } catch {
+      // not along this chain
+    }
+  }
+  return { reason: 'the project\'s jest-circus could not be found' };
+}
+
+/** Whether the project's Jest configuration (or the command's) names a test runner of its own. */
+export function setsOwnTestRunner(cwd: string, argv: readonly string[]): boolean {
+  if (argv.some((a) => a === '--testRunner' || a.startsWith('--testRunner=') || a === '--projects' || a.startsWith('--projects='))) return true;
+  const c = argv.findIndex((a) => a === '-c' || a === '--config');
+  const named = c >= 0 ? argv[c + 1] : argv.find((a) => a.startsWith('--config='))?.slice('--config='.length);
+  const files = named !== undefined ? [named] : [...CONFIG_FILES, 'package.json'];
+  return files.some((f) => {
+    const file = path.resolve(cwd, f);
+    if (!existsSync(file)) return false;
+    const text = readFileSync(file, 'utf8');
+    if (path.basename(file) !== 'package.json') return /\btestRunner\b|\bprojects\b/.test(text);
+    try {
+      const jest = (JSON.parse(text) as { jest?: unknown }).jest;
+      return jest !== undefined && /"(testRunner|projects)"/.test(JSON.stringify(jest));
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * In-run retries for one test check: the argv that runs with them, and, after the run, what its
+ * retries said. `dir` is the check's own folder in the run's storage.
+ */
+export class JestRetry {
+  private readonly results: string;
+  private readonly runnerFile: string;
+
+  private constructor(dir: string, circus: string, readonly retries: number) {
+    this.results = path.join(dir, 'results');
+    this.runnerFile = path.join(dir, 'retry-runner.cjs');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(this.runnerFile, runnerSource(circus, this.results, retries));
+  }
+
+  /** Retries for this check, or why the changed tests are re-run in a process of their own. */
+  static plan(cwd: string, argv: readonly string[], dir: string, retries: number): JestRetry | { reason: string } {
+    if (retries <= 0) return { reason: 'flakyReruns is 0' };
+    if (setsOwnTestRunner(cwd, argv)) return { reason: 'the Jest configuration names its own test runner or projects' };
+    const circus = projectCircusRunner(cwd);
+    if ('reason' in circus) return circus;
+    return new JestRetry(dir, circus.runner, retries);
+  }
+
+  /** The argv with the retrying runner; the records of an earlier run are cleared. */
+  argv(base: readonly string[]): string[] {
+    rmSync(this.results, { recursive: true, force: true });
+    mkdirSync(this.results, { recursive: true });
+    return [...base, '--testRunner', this.runnerFile];
+  }
+
+  /** What the last run's test files recorded; undefined when none ran through the runner. */
+  records(): RetryRecord[] | undefined {
+    let names: string[];
+    try {
+      names = readdirSync(this.results).filter((n) => n.endsWith('.json'));
+    } catch {
+      return undefined;
+    }
+    if (names.length === 0) return undefined;
+    const out: RetryRecord[] = [];
+    for (const n of names) {
+      try {
+        out.push(JSON.parse(readFileSync(path.join(this.results, n), 'utf8')) as RetryRecord);
+      } catch {
+        return undefined; // a record cut short proves nothing
+      }
+    }
+    return out;
+  }
+}
+
+/**
+ * The tests that failed and then passed on a retry, as failures of their first invocation (what the
+ * Jest parser makes of the same test's failure, so their identity is the one a failing run gives).
+ */
+export function flakyFromRecords(records: readonly RetryRecord[], ctx: ParseContext): Failure[] {
+  const testResults = records.map((r) => ({
+    name: r.testPath,
+    assertionResults: r.retried
+      .filter((t) => t.status === 'passed' && t.invocations > 1)
+      .map((t) => ({ ancestorTitles: t.ancestorTitles, title: t.title, status: 'failed', failureMessages: t.retryReasons.length > 0 ? [t.retryReasons[0]!] : ['failed, then passed on a retry'], location: t.location })),
+  }));
+  return jestJsonFailures({ testResults }, ctx, ' › ');
+}
+
+/** How many tests of the records ran more than once. */
+export function retriedCount(records: readonly RetryRecord[]): number {
+  return records.reduce((n, r) => n + r.retried.length, 0);
+}
+
+function runnerSource(circus: string, results: string, retries: number): string {
+  return `'use strict';
+// Written by Fix Until Green for a targeted run: the project's jest-circus runner, with failing tests
+// retried in place (as jest.retryTimes(${retries})) and the tests that ran more than once recorded.
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+const circus = require(${JSON.stringify(circus)});
+const run = typeof circus === 'function' ? circus : circus.default;
+const RESULTS = ${JSON.stringify(results)};
+const RETRY_TIMES = Symbol.for('RETRY_TIMES');
+const LOG_ERRORS_BEFORE_RETRY = Symbol.for('LOG_ERRORS_BEFORE_RETRY');
+// Truthy, so jest-circus keeps each retried test's earlier errors; ours, so they are taken out of
+// the result again and the reporters print what they print without retries.
+const KEEP_REASONS = 'fix-until-green';
+module.exports = async function fixUntilGreenRetryRunner(globalConfig, config, environment, runtime, testPath, sendMessageToJest) {
+  const g = environment.global;
+  if (g[RETRY_TIMES] === undefined) {
+    g[RETRY_TIMES] = ${retries};
+    if (!g[LOG_ERRORS_BEFORE_RETRY]) g[LOG_ERRORS_BEFORE_RETRY] = KEEP_REASONS;
+  }
+  const result = await run(globalConfig, config, environment, runtime, testPath, sendMessageToJest);
+  const retried = (result.testResults || []).filter((t) => t.invocations > 1).map((t) => ({
+    ancestorTitles: t.ancestorTitles || [], title: t.title, status: t.status, invocations: t.invocations,
+    retryReasons: t.retryReasons || [], location: t.location || null,
+  }));
+  if (g[LOG_ERRORS_BEFORE_RETRY] === KEEP_REASONS) {
+    result.testResults = (result.testResults || []).map((t) => ({ ...t, retryReasons: [], retryMessages: undefined }));
+  }
+  const file = path.join(RESULTS, crypto.createHash('sha256').update(testPath).digest('hex').slice(0, 24) + '.json');
+  fs.writeFileSync(file + '.tmp', JSON.stringify({ testPath, retried }));
+  fs.renameSync(file + '.tmp', file);
+  return result;
+};
+`;
+}
+
+/** The check's folder for its retry runner under a storage directory. */
+export function retryDir(storageDir: string, check: string): string {
+  return path.join(storageDir, 'staged', `jest-retry-${createHash('sha256').update(check).digest('hex').slice(0, 12)}`);
+}

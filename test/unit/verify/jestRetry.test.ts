@@ -1,0 +1,134 @@
+// In-run flake confirmation for Jest: when it may be used (the project's own jest-circus, new enough,
+// and no test runner of the project's own), where the project's runner is found (hoisted or nested
+// as pnpm lays it out), and what the retrying runner's records say.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { flakyFromRecords, JestRetry, projectCircusRunner, retriedCount, setsOwnTestRunner } from '../../../src/core/verify/staged/jestRetry';
+
+function tree(files: Record<string, string>): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-jest-retry-'));
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), text);
+  }
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const pkg = (name: string, version: string, extra: Record<string, unknown> = {}): string => JSON.stringify({ name, version, main: 'index.js', ...extra });
+const circus = (version: string): Record<string, string> => ({
+  'package.json': pkg('jest-circus', version, { exports: { '.': './index.js', './package.json': './package.json', './runner': './build/runner.js' } }),
+  'index.js': '',
+  'build/runner.js': 'module.exports = async () => ({ testResults: [] });',
+});
+const under = (prefix: string, files: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(files).map(([k, v]) => [`${prefix}/${k}`, v]));
+
+describe('Jest in-run retries', () => {
+  it('finds a hoisted jest-circus next to jest', () => {
+    const t = tree({ 'package.json': pkg('app', '1.0.0'), 'node_modules/jest/package.json': pkg('jest', '30.0.0'), 'node_modules/jest/index.js': '', ...under('node_modules/jest-circus', circus('30.1.0')) });
+    try {
+      const r = projectCircusRunner(t.dir);
+      assert.ok('runner' in r, JSON.stringify(r));
+      assert.equal(r.version, '30.1.0');
+      assert.equal(path.relative(t.dir, r.runner), path.join('node_modules', 'jest-circus', 'build', 'runner.js'));
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('follows jest → jest-cli → jest-config to a nested jest-circus (a pnpm-like layout)', () => {
+    const t = tree({
+      'package.json': pkg('app', '1.0.0'),
+      'node_modules/jest/package.json': pkg('jest', '29.7.0'),
+      'node_modules/jest/index.js': '',
+      'node_modules/jest/node_modules/jest-cli/package.json': pkg('jest-cli', '29.7.0'),
+      'node_modules/jest/node_modules/jest-cli/index.js': '',
+      'node_modules/jest/node_modules/jest-cli/node_modules/jest-config/package.json': pkg('jest-config', '29.7.0'),
+      'node_modules/jest/node_modules/jest-cli/node_modules/jest-config/index.js': '',
+      ...under('node_modules/jest/node_modules/jest-cli/node_modules/jest-config/node_modules/jest-circus', circus('29.7.0')),
+    });
+    try {
+      const r = projectCircusRunner(t.dir);
+      assert.ok('runner' in r, JSON.stringify(r));
+      assert.equal(r.version, '29.7.0');
+      assert.match(r.runner, /jest-config[\\/]node_modules[\\/]jest-circus[\\/]build[\\/]runner\.js$/);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('refuses a jest-circus too old to report retries, and a project without jest', () => {
+    const old = tree({ 'package.json': pkg('app', '1.0.0'), 'node_modules/jest/package.json': pkg('jest', '27.5.1'), 'node_modules/jest/index.js': '', ...under('node_modules/jest-circus', circus('27.5.1')) });
+    const none = tree({ 'package.json': pkg('app', '1.0.0') });
+    try {
+      assert.deepEqual(projectCircusRunner(old.dir), { reason: 'jest-circus 27.5.1 does not report retries (29 or later does)' });
+      assert.deepEqual(projectCircusRunner(none.dir), { reason: 'the project has no jest package of its own' });
+      assert.deepEqual(JestRetry.plan(none.dir, ['jest'], path.join(none.dir, 'st'), 1), { reason: 'the project has no jest package of its own' });
+    } finally {
+      old.cleanup();
+      none.cleanup();
+    }
+  });
+
+  it('sees a test runner or projects of the project\'s own, in package.json, a config file, the named config or the command', () => {
+    const t = tree({
+      'plain/package.json': JSON.stringify({ jest: { testEnvironment: 'node' } }),
+      'pkg/package.json': JSON.stringify({ jest: { testRunner: 'jest-jasmine2' } }),
+      'multi/package.json': JSON.stringify({ jest: { projects: ['a', 'b'] } }),
+      'file/package.json': '{}',
+      'file/jest.config.ts': "export default { testRunner: 'jest-jasmine2' };",
+      'named/package.json': '{}',
+      'named/jest.config.js': "module.exports = { testRunner: 'x' };",
+      'named/ci.jest.js': 'module.exports = { verbose: true };',
+    });
+    try {
+      assert.equal(setsOwnTestRunner(path.join(t.dir, 'plain'), ['jest']), false);
+      assert.equal(setsOwnTestRunner(path.join(t.dir, 'pkg'), ['jest']), true);
+      assert.equal(setsOwnTestRunner(path.join(t.dir, 'multi'), ['jest']), true);
+      assert.equal(setsOwnTestRunner(path.join(t.dir, 'file'), ['jest', '--ci']), true);
+      assert.equal(setsOwnTestRunner(path.join(t.dir, 'named'), ['jest', '-c', 'ci.jest.js']), false, 'only the config the command names is read');
+      assert.equal(setsOwnTestRunner(path.join(t.dir, 'named'), ['jest', '--config=jest.config.js']), true);
+      assert.equal(setsOwnTestRunner(path.join(t.dir, 'plain'), ['jest', '--testRunner=jest-jasmine2']), true);
+      assert.equal(setsOwnTestRunner(path.join(t.dir, 'plain'), ['jest', '--projects', 'a']), true);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('is off with flakyReruns 0, and with no records it says nothing (the changed tests are then re-run apart)', () => {
+    const t = tree({ 'package.json': pkg('app', '1.0.0'), 'node_modules/jest/package.json': pkg('jest', '30.0.0'), 'node_modules/jest/index.js': '', ...under('node_modules/jest-circus', circus('30.0.0')) });
+    try {
+      assert.deepEqual(JestRetry.plan(t.dir, ['jest'], path.join(t.dir, 'st'), 0), { reason: 'flakyReruns is 0' });
+      const r = JestRetry.plan(t.dir, ['jest', '--ci'], path.join(t.dir, 'st'), 2);
+      assert.ok(r instanceof JestRetry);
+      assert.deepEqual(r.argv(['jest', '--ci']), ['jest', '--ci', '--testRunner', path.join(t.dir, 'st', 'retry-runner.cjs')]);
+      assert.equal(r.records(), undefined);
+      writeFileSync(path.join(t.dir, 'st', 'results', 'a.json'), '{"testPath":');
+      assert.equal(r.records(), undefined, 'a record cut short proves nothing');
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('makes a test that passed on a retry a flaky failure with the id and place the Jest parser gives its failure', () => {
+    const root = '/w';
+    const records = [
+      {
+        testPath: '/w/test/a.test.js',
+        retried: [
+          { ancestorTitles: ['math'], title: 'adds', status: 'passed', invocations: 2, retryReasons: ['Error: expect(received).toBe(expected)\n\nExpected: 3\nReceived: 4\n    at Object.<anonymous> (/w/test/a.test.js:7:19)'], location: null },
+          { ancestorTitles: [], title: 'always fails', status: 'failed', invocations: 2, retryReasons: ['Error: no'], location: null },
+        ],
+      },
+      { testPath: '/w/test/b.test.js', retried: [] },
+    ];
+    const flaky = flakyFromRecords(records, { check: 'test', root, cwd: root, exitCode: 1 });
+    assert.equal(flaky.length, 1, 'a test that failed every time is no flake: it counts, from the output');
+    assert.equal(flaky[0]!.id, 'math › adds');
+    assert.equal(flaky[0]!.file, 'test/a.test.js');
+    assert.equal(flaky[0]!.line, 7);
+    assert.match(flaky[0]!.message, /Expected: 3/);
+    assert.equal(retriedCount(records), 2);
+  });
+});
