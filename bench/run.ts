@@ -370,7 +370,7 @@ async function stagedPass(name: string): Promise<StagedRep> {
     const [, todayFinal] = await timed(() => all.today.verify(undefined, { previous: t1 }));
     if (!a2.green) throw new Error(`step 2 is not green: ${a2.failures.map((f) => f.id).join('; ')}`);
     const modes = a1.checks.map((c) => `${c.name} ${c.mode}`).join(', ');
-    const reruns = `step 1 test runs ${a1.checks[2]!.runs}, gate ${a2.checks[2]!.runs}`;
+    const reruns = `step 1 test processes ${a1.checks[2]!.runs} (${a1.checks[2]!.stagedNote?.split('; ').at(-1) ?? ''}), gate ${a2.checks[2]!.runs}`;
     return { nonFinal, finalGate, nonFinalNoReruns, finalGateNoReruns, todayNonFinal, todayFinal, fullCold, modes, reruns };
   } finally {
     await Promise.all(Object.values(all).map((v) => v.release()));
@@ -401,7 +401,7 @@ async function stagedVerify(): Promise<void> {
   figures.push({
     id: 'staged-flake-confirmation',
     name: 'Flake confirmation, targeted (flakyReruns 1 vs 0 on the same trees)',
-    value: `adds ${fmt(flakeStep, ' %', 1)} to the non-final step (its newly failing test's file re-run) and ${fmt(flakeGate, ' %', 1)} to the final gate (the fixed tests passed in the staged and the full run: no re-run); ${reps[0]!.reruns}`,
+    value: `adds ${fmt(flakeStep, ' %', 1)} to the non-final step (its newly failing test retried in the same Jest run) and ${fmt(flakeGate, ' %', 1)} to the final gate (the fixed tests passed in the staged and the full run: no re-run); ${reps[0]!.reruns}`,
     target: '≤ 10 % of a step\'s verify wall',
     meets: flakeStep.median <= 10 && flakeGate.median <= 10,
     data: { addedPercentNonFinal: flakeStep, addedPercentGate: flakeGate, nonFinalMs: ms((r) => r.nonFinal), nonFinalNoRerunsMs: ms((r) => r.nonFinalNoReruns), finalGateMs: ms((r) => r.finalGate), finalGateNoRerunsMs: ms((r) => r.finalGateNoReruns) },
@@ -815,11 +815,20 @@ async function main(): Promise<void> {
     const file = path.join(REPO, 'bench', 'RESULTS.md');
     let md = readFileSync(file, 'utf8');
     for (const f of figures) {
+      // A figure that failed keeps its last recorded row: the failure is printed above, not recorded.
+      if (f.value.startsWith('FAILED: ')) continue;
       const row = table().split('\n').find((r) => r.startsWith(`| ${f.name} |`))!;
       const lines = md.split('\n');
       const at = lines.findIndex((l) => l.startsWith(`| ${f.name} |`));
-      if (at >= 0) lines[at] = row;
-      else lines.splice(lines.length - [...lines].reverse().findIndex((l) => l.startsWith('|')), 0, row);
+      if (at >= 0) {
+        lines[at] = row;
+      } else {
+        // A new figure goes at the end of the figures' table, not of whatever table comes last.
+        const head = lines.findIndex((l) => l.startsWith('| figure |'));
+        let end = head + 1;
+        while (end < lines.length && lines[end]!.startsWith('|')) end++;
+        lines.splice(end, 0, row);
+      }
       md = lines.join('\n');
     }
     const note = `Re-recorded ${new Date().toISOString()} by \`npm run bench -- --only=${ONLY.join(',')} --record\` on: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GiB, ${m.platform}, Node ${m.node}; load average at the end ${m.loadavg}: ${figures.map((f) => f.name).join('; ')}.`;
