@@ -63,6 +63,11 @@ export class RunHistory {
     return this.bestState!;
   }
 
+  /** The states a run's report compares: none before step 0 was verified. */
+  get reported(): { initial: Observed | undefined; final: Observed | undefined; bestStep: number } {
+    return this.started ? { initial: this.initial, final: this.current, bestStep: this.best.step } : { initial: undefined, final: undefined, bestStep: 0 };
+  }
+
   begin(o: Observed): void {
     this.initialState = this.currentState = this.bestState = o;
     this.note(o.step, o.verify.failureHash);

@@ -26,6 +26,18 @@ export class ModelLadder {
     return this.rungs.length - 1 - this.rung;
   }
 
+  /**
+   * Every model's own preflight, in order, up to the first with problems: each must be usable before
+   * the run spends anything (a rung found broken halfway would end the run where it should escalate).
+   */
+  async preflight(signal: AbortSignal): Promise<string[]> {
+    for (const { provider } of this.rungs) {
+      const problems = provider.preflight ? await provider.preflight(signal) : [];
+      if (problems.length > 0) return problems;
+    }
+    return [];
+  }
+
   /** Hands the run to the next model after `stop` at `step`: the escalation, recorded. */
   climb(step: number, stop: Decision): Escalation {
     const from = this.provider.label;

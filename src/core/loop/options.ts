@@ -3,9 +3,8 @@ import type { Workspace } from '../edit/workspace';
 import type { ModelProvider } from '../model/provider';
 import type { Critic } from '../policy/critics';
 import type { Decision } from '../policy/reasons';
-import { CONTINUABLE } from '../policy/reasons';
 import type { ModelPrice, Settings } from '../settings';
-import type { RunReport, TimedEvent } from '../trace/events';
+import type { TimedEvent } from '../trace/events';
 import type { Logger, VerifyResult } from '../types';
 
 export interface VerifierPort {
@@ -75,26 +74,4 @@ export interface RunOptions {
   frontEnd?: string;
   /** The file open in the editor (VS Code), workspace-relative: shown to the model when the budget allows. */
   activeFile?: string;
-}
-
-/** A grant as whole, non-negative numbers. */
-export function normalizeGrant(g: ContinueGrant | undefined): Required<ContinueGrant> {
-  return { extraSteps: Math.max(0, Math.floor(g?.extraSteps ?? 0)), extraTokens: Math.max(0, Math.floor(g?.extraTokens ?? 0)) };
-}
-
-/** Whether a grant adds what ran out: one that does not would only fire the same stop again. */
-export function grantAddsWhatRanOut(reason: Decision['reason'], g: Required<ContinueGrant>): boolean {
-  return reason === 'step-cap' ? g.extraSteps > 0 : reason === 'token-ceiling' ? g.extraTokens > 0 : false;
-}
-
-/** The grant a run that stopped with `last` continues with; throws, saying why, when it cannot continue. */
-export function continuationGrant(last: RunReport | undefined, extra: ContinueGrant): Required<ContinueGrant> {
-  if (!last || !CONTINUABLE.includes(last.stopReason)) {
-    throw new Error(`only a run stopped by step-cap or token-ceiling can continue${last ? `; this one stopped with ${last.stopReason}` : ''}`);
-  }
-  const grant = normalizeGrant(extra);
-  if (!grantAddsWhatRanOut(last.stopReason, grant)) {
-    throw new Error(`a run stopped by ${last.stopReason} needs ${last.stopReason === 'step-cap' ? 'extraSteps' : 'extraTokens'} > 0 to continue`);
-  }
-  return grant;
 }

@@ -9,16 +9,13 @@ import { Checkpoint } from '../edit/checkpoint';
 import type { RunLock } from '../edit/runLock';
 import { FileTracker } from '../edit/tracker';
 import type { InputAllowance } from '../model/budget';
-import type { ModelProvider } from '../model/provider';
 import { warmTokenizer } from '../tokens';
 import { BUDGET_FLOOR } from '../policy/budget';
-import { CriticFault } from '../policy/critics';
 import { escalates, handoverNote } from '../policy/escalation';
 import type { VerifierRecord } from '../policy/integrity';
 import { recordVerifier } from '../policy/integrity';
 import { gateDecision, stepDecision } from '../policy/policy';
 import type { Decision } from '../policy/reasons';
-import { CONTINUABLE } from '../policy/reasons';
 import { PostMortems } from '../policy/selfReport';
 import type { RunEvent, RunReport, StepRecord } from '../trace/events';
 import type { StepFacts } from './settle';
@@ -37,7 +34,7 @@ import type { ModelCallDeps } from './modelCall';
 import { callModel } from './modelCall';
 import { editNotes, nextFeedback, reconcileSelfReport } from './notes';
 import type { ContinueGrant, RunOptions } from './options';
-import { continuationGrant, grantAddsWhatRanOut, normalizeGrant } from './options';
+import { continuationGrant, extend, hookGrant } from './continuation';
 import type { Prompt } from './prompter';
 import { Prompter } from './prompter';
 import type { ResultTurn } from './resultTurn';
@@ -46,7 +43,7 @@ import { Restorer } from './restorer';
 import type { Review } from './review';
 import { createReview } from './review';
 import type { Observed } from './state';
-import { runStartEvent, saveSnapshot, StopSignal, verifyEvent } from './state';
+import { decisionFor, runStartEvent, saveSnapshot, StopSignal, verifyEvent } from './state';
 
 export type { ContinuationHook, ContinuationState, ContinueGrant, LadderRung, RunOptions, VerifierPort } from './options';
 
@@ -121,15 +118,10 @@ export class Run {
     return this.report;
   }
 
-  /** The model the next call goes to. */
-  private get provider(): ModelProvider {
-    return this.ladder.provider;
-  }
-
   /** What a step's model call needs of the run (./modelCall). */
   private get callDeps(): ModelCallDeps {
     return {
-      provider: this.provider,
+      provider: this.ladder.provider,
       allowance: this.allowance,
       signal: this.abort.signal,
       now: this.now,
@@ -162,9 +154,7 @@ export class Run {
     this.clock.start();
     this.emit(runStartEvent(this.runId, this.opts, this.allowance.limits()));
     const problems = [...(this.opts.preflightProblems ?? []), ...(await this.opts.verifier.preflight())];
-    // Every model of the ladder must be usable before the run spends anything: a rung found broken
-    // halfway would end the run where it should have escalated.
-    for (const { provider } of this.ladder.rungs) if (problems.length === 0 && provider.preflight) problems.push(...(await provider.preflight(this.abort.signal)));
+    if (problems.length === 0) problems.push(...(await this.ladder.preflight(this.abort.signal)));
     if (problems.length > 0) return this.finish({ reason: 'preflight-failed', detail: problems.join('; '), evidence: { problems } });
     const busy = await this.takeLock();
     if (busy) return this.finish(busy);
@@ -194,7 +184,7 @@ export class Run {
     const busy = await this.takeLock();
     if (busy) throw new Error(busy.detail);
     this.clock.resume();
-    this.extend(grant, { type: 'decision', step: this.allowance.stepsDone, reason: last!.stopReason, detail: '' }, 'continued by the user');
+    this.emit(extend(this.allowance, grant, { type: 'decision', step: this.allowance.stepsDone, reason: last!.stopReason, detail: '' }, 'continued by the user'));
     this.report = undefined;
     if (this.checkpoint) await this.checkpoint.reopen();
     if (this.opts.settings.stagedChecks) this.warmChecks();
@@ -218,31 +208,13 @@ export class Run {
     try {
       return await work();
     } catch (e) {
-      return this.finish(this.decisionFor(e));
+      return this.finish(decisionFor(e, () => this.interrupted(), (msg) => this.logger.error(`run ${this.runId}: ${msg}`)));
     }
-  }
-
-  /** Adds a grant's budget and records the stop it overrides. */
-  private extend(grant: Required<ContinueGrant>, stop: Extract<RunEvent, { type: 'decision' }>, why: string): void {
-    this.allowance.grant(grant);
-    const added = `+${grant.extraSteps} step(s), +${grant.extraTokens} token(s)`;
-    const detail = stop.detail === '' ? `${why}: ${added}; now ${this.allowance.maxSteps} steps and ${this.allowance.tokenCeiling} tokens` : `${stop.detail}; ${why}: ${added}`;
-    this.emit({ ...stop, detail, overridden: true, grant });
   }
 
   private conflictStop(d: Decision): StopSignal {
     this.conflicted = true;
     return new StopSignal(d);
-  }
-
-  private decisionFor(e: unknown): Decision {
-    if (e instanceof StopSignal) return e.decision;
-    if (e instanceof CriticFault) return { reason: 'error', detail: e.message, evidence: { critic: e.critic } };
-    const stop = this.interrupted();
-    if (stop) return stop;
-    const msg = e instanceof Error ? e.message : String(e);
-    this.logger.error(`run ${this.runId}: ${msg}`);
-    return { reason: 'error', detail: msg };
   }
 
   private async loop(): Promise<RunReport> {
@@ -265,13 +237,9 @@ export class Run {
 
   /** Asks the continuation hook about a continuable stop; a useful grant extends the run. */
   private async overridden(stop: Decision): Promise<boolean> {
-    const hook = this.opts.continuation;
-    if (!hook || !CONTINUABLE.includes(stop.reason)) return false;
-    const grant = normalizeGrant(await hook(stop, this.allowance.continuation(this.clock.elapsed())));
-    if (!grantAddsWhatRanOut(stop.reason, grant)) return false;
-    const event = { type: 'decision' as const, step: this.allowance.stepsDone, reason: stop.reason, detail: stop.detail, ...(stop.evidence ? { evidence: stop.evidence } : {}) };
-    this.extend(grant, event, 'overridden by the continuation hook');
-    return true;
+    const grant = await hookGrant(this.opts.continuation, stop, this.allowance, this.clock.elapsed());
+    if (grant) this.emit(extend(this.allowance, grant, { type: 'decision', step: this.allowance.stepsDone, reason: stop.reason, detail: stop.detail, ...(stop.evidence ? { evidence: stop.evidence } : {}) }, 'overridden by the continuation hook'));
+    return grant !== undefined;
   }
 
   /** Model turn → edit turn → result turn; then the step is settled and decided. */
@@ -336,7 +304,7 @@ export class Run {
     const e = this.ladder.climb(step, stop);
     this.emit({ type: 'escalated', ...e });
     this.logger.info(`run ${this.runId}: ${e.from} stopped with ${stop.reason} after step ${step}; escalating to ${e.to} (${e.rung} of ${e.rungs})`);
-    this.prompter.useProvider(this.provider);
+    this.prompter.useProvider(this.ladder.provider);
     this.allowance.price = this.ladder.price;
     this.history.handOver(step);
     this.lastNotes = [...(this.lastNotes ?? []), handoverNote(e.from, stop)];
@@ -352,7 +320,6 @@ export class Run {
     this.resumeNote = resumeNote;
     const { reason, detail, evidence, alsoFired } = decision;
     this.emit({ type: 'decision', step: this.allowance.stepsDone, reason, detail, ...(evidence ? { evidence } : {}), ...(alsoFired ? { alsoFired } : {}) });
-    const h = this.history;
     const report = runReport({
       runId: this.runId,
       decision,
@@ -360,9 +327,7 @@ export class Run {
       steps: this.steps,
       tokensUsed: this.allowance.tokensUsed,
       elapsedMs: this.clock.elapsed(),
-      initial: h.started ? h.initial : undefined,
-      final: h.started ? h.current : undefined,
-      bestStep: h.started ? h.best.step : 0,
+      ...this.history.reported,
       postMortems: this.postMortems.entries,
       tracePath: this.tracePath,
       limits: this.allowance.limits(),

@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ApplyResult } from '../edit/apply';
+import { CriticFault } from '../policy/critics';
 import type { StateSummary } from '../policy/outcome';
 import type { Decision } from '../policy/reasons';
 import type { CheckSummary, RunEvent, RunReport } from '../trace/events';
@@ -24,6 +25,17 @@ export class StopSignal extends Error {
   constructor(readonly decision: Decision) {
     super(decision.detail);
   }
+}
+
+/** The stop a fault inside a run comes to: its own decision, a critic's fault, the cancel or time limit it met, else an error. */
+export function decisionFor(e: unknown, interrupted: () => Decision | undefined, logError: (msg: string) => void): Decision {
+  if (e instanceof StopSignal) return e.decision;
+  if (e instanceof CriticFault) return { reason: 'error', detail: e.message, evidence: { critic: e.critic } };
+  const stop = interrupted();
+  if (stop) return stop;
+  const msg = e instanceof Error ? e.message : String(e);
+  logError(msg);
+  return { reason: 'error', detail: msg };
 }
 
 /** What a restore did; `conflict` when some file could not be brought back (the user's bytes kept). */
