@@ -134,6 +134,19 @@ for (const runner of RUNNERS) {
         assert.deepEqual(order.slice(1).sort(), ['flaky', 'math', 'text'], `then the full suite, and no re-run process: ${order.join(',')}`);
       });
 
+      it('a test that keeps failing is not retried (nor its describe block): a new failure beside it is re-run in a second process', async () => {
+        const v0 = await v.verify(undefined, { previous: null });
+        assert.deepEqual(ids(v0), ['add adds']);
+        ran();
+        edit('src/math.js', 'a * b', 'a * b + 1');
+        const v1 = await v.verify(undefined, { previous: v0, changed: ['src/math.js'] });
+        assert.deepEqual(ids(v1), ['add adds', 'mul multiplies']);
+        const c = v1.checks[0]!;
+        assert.equal(c.runs, 2);
+        assert.deepEqual(ran(), ['math', 'math'], 'the targeted run, then the re-run of the new failure\'s file');
+        assert.match(c.stagedNote ?? '', /no test retried in the run; the tests whose result changed re-run \(those the run did not retry\)/);
+      });
+
       it('a project that names its own test runner gets its changed tests re-run in a second process, and the note says why', async () => {
         const pkg = JSON.parse(readFileSync(file('package.json'), 'utf8')) as { jest: Record<string, unknown> };
         pkg.jest.testRunner = 'jest-circus/runner';

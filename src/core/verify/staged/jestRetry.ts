@@ -89,11 +89,11 @@ export class JestRetry {
   private readonly results: string;
   private readonly runnerFile: string;
 
-  private constructor(dir: string, circus: string, readonly retries: number) {
+  private constructor(private readonly dir: string, circus: string, readonly retries: number) {
     this.results = path.join(dir, 'results');
     this.runnerFile = path.join(dir, 'retry-runner.cjs');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(this.runnerFile, runnerSource(circus, this.results, retries));
+    writeFileSync(this.runnerFile, runnerSource(circus, dir, retries));
   }
 
   /** Retries for this check, or why the changed tests are re-run in a process of their own. */
@@ -105,10 +105,16 @@ export class JestRetry {
     return new JestRetry(dir, circus.runner, retries);
   }
 
-  /** The argv with the retrying runner; the records of an earlier run are cleared. */
-  argv(base: readonly string[]): string[] {
+  /**
+   * The argv with the retrying runner; the records of an earlier run are cleared. `known`: the tests
+   * that already failed before (absolute test file, Jest's title path joined by ` › `): a describe
+   * block holding one is not retried, as a test that keeps failing needs no confirming and its retry
+   * would cost its whole time again (a timeout, say).
+   */
+  argv(base: readonly string[], known: readonly { file: string; id: string }[] = []): string[] {
     rmSync(this.results, { recursive: true, force: true });
     mkdirSync(this.results, { recursive: true });
+    writeFileSync(path.join(this.dir, 'known.json'), JSON.stringify(known));
     return [...base, '--testRunner', this.runnerFile];
   }
 
@@ -147,31 +153,64 @@ export function flakyFromRecords(records: readonly RetryRecord[], ctx: ParseCont
   return jestJsonFailures({ testResults }, ctx, ' › ');
 }
 
+/** Every test the run retried, as the Jest parser names its failure (to tell which failures were confirmed in the run). */
+export function retriedFailures(records: readonly RetryRecord[], ctx: ParseContext): Failure[] {
+  const testResults = records.map((r) => ({ name: r.testPath, assertionResults: r.retried.map((t) => ({ ancestorTitles: t.ancestorTitles, title: t.title, status: 'failed', failureMessages: ['retried'], location: t.location })) }));
+  return jestJsonFailures({ testResults }, ctx, ' › ');
+}
+
 /** How many tests of the records ran more than once. */
 export function retriedCount(records: readonly RetryRecord[]): number {
   return records.reduce((n, r) => n + r.retried.length, 0);
 }
 
-function runnerSource(circus: string, results: string, retries: number): string {
+function runnerSource(circus: string, dir: string, retries: number): string {
   return `'use strict';
 // Written by Fix Until Green for a targeted run: the project's jest-circus runner, with failing tests
 // retried in place (as jest.retryTimes(${retries})) and the tests that ran more than once recorded.
+// A describe block that holds a test known to fail already is not retried.
 const fs = require('node:fs');
 const path = require('node:path');
 const crypto = require('node:crypto');
 const circus = require(${JSON.stringify(circus)});
 const run = typeof circus === 'function' ? circus : circus.default;
-const RESULTS = ${JSON.stringify(results)};
+const DIR = ${JSON.stringify(dir)};
+const RESULTS = path.join(DIR, 'results');
+const KNOWN = new Map();
+for (const k of JSON.parse(fs.readFileSync(path.join(DIR, 'known.json'), 'utf8'))) {
+  if (!KNOWN.has(k.file)) KNOWN.set(k.file, new Set());
+  KNOWN.get(k.file).add(k.id);
+}
 const RETRY_TIMES = Symbol.for('RETRY_TIMES');
 const LOG_ERRORS_BEFORE_RETRY = Symbol.for('LOG_ERRORS_BEFORE_RETRY');
 // Truthy, so jest-circus keeps each retried test's earlier errors; ours, so they are taken out of
 // the result again and the reporters print what they print without retries.
 const KEEP_REASONS = 'fix-until-green';
+const RETRIES = ${retries};
+
+function idOf(test) {
+  const names = [test.name];
+  for (let b = test.parent; b && b.parent; b = b.parent) names.unshift(b.name);
+  return names.join(' \u203a ');
+}
+
 module.exports = async function fixUntilGreenRetryRunner(globalConfig, config, environment, runtime, testPath, sendMessageToJest) {
   const g = environment.global;
+  // The test file's own jest.retryTimes wins: retries are only managed while the count is ours.
+  let ours;
   if (g[RETRY_TIMES] === undefined) {
-    g[RETRY_TIMES] = ${retries};
+    ours = g[RETRY_TIMES] = RETRIES;
     if (!g[LOG_ERRORS_BEFORE_RETRY]) g[LOG_ERRORS_BEFORE_RETRY] = KEEP_REASONS;
+    const known = KNOWN.get(testPath);
+    const own = environment.handleTestEvent;
+    environment.handleTestEvent = function (event, state) {
+      // jest-circus reads the count when a describe block starts running, after this event.
+      if (event.name === 'run_describe_start' && g[RETRY_TIMES] === ours) {
+        const kept = known !== undefined && event.describeBlock.children.some((c) => c.type === 'test' && known.has(idOf(c)));
+        ours = g[RETRY_TIMES] = kept ? 0 : RETRIES;
+      }
+      return own ? own.call(this, event, state) : undefined;
+    };
   }
   const result = await run(globalConfig, config, environment, runtime, testPath, sendMessageToJest);
   const retried = (result.testResults || []).filter((t) => t.invocations > 1).map((t) => ({

@@ -12,7 +12,7 @@ import type { Attempt, Confirmed } from './attempt';
 import { checkResult, confirmTargeted, noRun } from './attempt';
 import type { LintCommand, TestCommand } from './commands';
 import { lintCommand, testCommand } from './commands';
-import { flakyFromRecords, JestRetry, retriedCount, retryDir } from './jestRetry';
+import { flakyFromRecords, JestRetry, retriedCount, retriedFailures, retryDir } from './jestRetry';
 import { relatedTestFiles } from './related';
 import type { WarmTscPlan } from './warmTsc';
 import { WarmTsc, warmTscPlan } from './warmTsc';
@@ -199,13 +199,16 @@ export class Stager {
       note = `${files.length} test file(s): ${failing.length} failing, ${related.length} importing the ${edited.length} changed file(s)`;
     }
     const retry = argv && parser === 'jest' ? this.retryFor(spec, cmd) : undefined;
-    const first = argv ? await this.x.run(spec, parser, retry instanceof JestRetry ? retry.argv(argv) : argv, signal) : noRun();
+    const known = before.failures.map((f) => ({ file: path.resolve(this.x.root, f.file!), id: f.id ?? '' }));
+    const first = argv ? await this.x.run(spec, parser, retry instanceof JestRetry ? retry.argv(argv, known) : argv, signal) : noRun();
     if (!argv || first.r.cancelled || first.r.timedOut || first.r.spawnError !== undefined) return checkResult(spec, parser, single(first), 'targeted', { note });
     const inRun = retry instanceof JestRetry ? this.retriedInRun(spec, first, retry) : undefined;
-    // A test that passes now is confirmed by the full run's re-run before any green: here only new failures are.
-    const confirmed = inRun?.confirmed ?? (await this.confirm(spec, parser, first, before.failures, signal, 'targeted')) ?? single(first);
+    // A test that passes now is confirmed by the full run's re-run before any green: here only new
+    // failures are, those the run retried itself counting as confirmed (they failed every time).
+    const rerun = await this.confirm(spec, parser, first, [...before.failures, ...(inRun?.retried ?? [])], signal, 'targeted');
+    const confirmed = rerun ? { ...rerun, flaky: [...(inRun?.confirmed.flaky ?? []), ...rerun.flaky] } : (inRun?.confirmed ?? single(first));
     if (inRun) note = `${note}; ${inRun.note}`;
-    else if (confirmed.attempts.length > 1) note = `${note}; the tests whose result changed re-run${retry && 'reason' in retry ? ` (not in the same run: ${retry.reason})` : ''}`;
+    if (confirmed.attempts.length > 1) note = `${note}; the tests whose result changed re-run${retry && 'reason' in retry ? ` (not in the same run: ${retry.reason})` : inRun ? ' (those the run did not retry)' : ''}`;
     if (confirmed.shown.r.exitCode === 0 && confirmed.counted.length === 0) this.passedStaged.set(spec.name, new Set(ran));
     return checkResult(spec, parser, confirmed, 'targeted', { note });
   }
@@ -226,16 +229,17 @@ export class Stager {
    * time (it counts); a test that passed on a retry is flaky. Undefined when the run did not go
    * through the retrying runner (then the changed tests are re-run in a process of their own).
    */
-  private retriedInRun(spec: CheckSpec, first: Attempt, retry: JestRetry): { confirmed: Confirmed; note: string } | undefined {
+  private retriedInRun(spec: CheckSpec, first: Attempt, retry: JestRetry): { confirmed: Confirmed; retried: Failure[]; note: string } | undefined {
     const records = retry.records();
     if (!records) {
       this.x.logger.info(`check ${spec.name}: the targeted Jest run did not go through the retrying runner; the changed tests are re-run apart`);
       return undefined;
     }
-    const flaky = flakyFromRecords(records, { check: spec.name, root: this.x.root, cwd: this.x.cwd(spec), exitCode: first.r.exitCode });
+    const ctx = { check: spec.name, root: this.x.root, cwd: this.x.cwd(spec), exitCode: first.r.exitCode };
+    const flaky = flakyFromRecords(records, ctx);
     const n = retriedCount(records);
-    const note = n === 0 ? 'nothing failed to retry' : `${n} failing test(s) retried in the same run (up to ${retry.retries}×): ${flaky.length} passed on a retry (flaky)`;
-    return { confirmed: { attempts: [first], counted: first.failures, flaky, shown: first }, note };
+    const note = n === 0 ? 'no test retried in the run' : `${n} failing test(s) retried in the same run (up to ${retry.retries}×): ${flaky.length} passed on a retry (flaky)`;
+    return { confirmed: { attempts: [first], counted: first.failures, flaky, shown: first }, retried: retriedFailures(records, ctx), note };
   }
 
   /** The argv running exactly these test files. mocha adds its config's spec to named files: it gets a copy of its options without one. */
