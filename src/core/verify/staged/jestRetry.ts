@@ -1,19 +1,16 @@
-// Flake confirmation inside a targeted Jest run (DESIGN §4 Flakes): instead of a second Jest process
-// for the tests that newly fail (a Jest start, ~0.5 s, as long as the targeted run itself), the run
-// retries its failing tests in place, as `jest.retryTimes(flakyReruns)` would, and says which passed
-// on a retry. It goes through a `--testRunner` of ours that hands each test file to the project's own
-// jest-circus runner with the retry count set, and records the tests that ran more than once: a test
-// that passed on a retry is flaky (never a pass), one that failed every time counts, as a re-run in
-// a process of its own would say. Where this cannot be done exactly (the project sets a test runner
-// of its own, a jest-circus without `invocations`, a command that picks its runner), the changed
-// tests are re-run in a second process as before.
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+// Jest's in-run retries (./inRunRetry): a `--testRunner` of ours hands each test file to the
+// project's own jest-circus runner with the retry count set, as `jest.retryTimes(flakyReruns)` would,
+// and records the tests that ran more than once. The output is what Jest prints without retries.
+// Not where the project sets a test runner or projects of its own, or its jest-circus is older than
+// 29 (no `invocations`).
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { Failure } from '../../types';
 import type { ParseContext } from '../parsers/common';
 import { jestJsonFailures } from '../parsers/jest';
+import type { RetryOutcome } from './inRunRetry';
+import { InRunRetry } from './inRunRetry';
 
 /** A test of one file that ran more than once in a run. */
 export interface RetriedTest {
@@ -81,18 +78,13 @@ export function setsOwnTestRunner(cwd: string, argv: readonly string[]): boolean
   });
 }
 
-/**
- * In-run retries for one test check: the argv that runs with them, and, after the run, what its
- * retries said. `dir` is the check's own folder in the run's storage.
- */
-export class JestRetry {
-  private readonly results: string;
+/** In-run retries for one Jest check. `dir` is the check's own folder in the run's storage. */
+export class JestRetry extends InRunRetry {
   private readonly runnerFile: string;
 
-  private constructor(private readonly dir: string, circus: string, readonly retries: number) {
-    this.results = path.join(dir, 'results');
+  private constructor(dir: string, circus: string, retries: number) {
+    super(dir, retries);
     this.runnerFile = path.join(dir, 'retry-runner.cjs');
-    mkdirSync(dir, { recursive: true });
     writeFileSync(this.runnerFile, runnerSource(circus, dir, retries));
   }
 
@@ -105,37 +97,13 @@ export class JestRetry {
     return new JestRetry(dir, circus.runner, retries);
   }
 
-  /**
-   * The argv with the retrying runner; the records of an earlier run are cleared. `known`: the tests
-   * that already failed before (absolute test file, Jest's title path joined by ` › `): a describe
-   * block holding one is not retried, as a test that keeps failing needs no confirming and its retry
-   * would cost its whole time again (a timeout, say).
-   */
-  argv(base: readonly string[], known: readonly { file: string; id: string }[] = []): string[] {
-    rmSync(this.results, { recursive: true, force: true });
-    mkdirSync(this.results, { recursive: true });
-    writeFileSync(path.join(this.dir, 'known.json'), JSON.stringify(known));
+  protected withRetries(base: readonly string[]): string[] {
     return [...base, '--testRunner', this.runnerFile];
   }
 
-  /** What the last run's test files recorded; undefined when none ran through the runner. */
-  records(): RetryRecord[] | undefined {
-    let names: string[];
-    try {
-      names = readdirSync(this.results).filter((n) => n.endsWith('.json'));
-    } catch {
-      return undefined;
-    }
-    if (names.length === 0) return undefined;
-    const out: RetryRecord[] = [];
-    for (const n of names) {
-      try {
-        out.push(JSON.parse(readFileSync(path.join(this.results, n), 'utf8')) as RetryRecord);
-      } catch {
-        return undefined; // a record cut short proves nothing
-      }
-    }
-    return out;
+  protected read(records: readonly unknown[], ctx: ParseContext): RetryOutcome {
+    const rs = records as RetryRecord[];
+    return { retried: retriedFailures(rs, ctx), flaky: flakyFromRecords(rs, ctx) };
   }
 }
 
@@ -159,11 +127,6 @@ export function retriedFailures(records: readonly RetryRecord[], ctx: ParseConte
   return jestJsonFailures({ testResults }, ctx, ' › ');
 }
 
-/** How many tests of the records ran more than once. */
-export function retriedCount(records: readonly RetryRecord[]): number {
-  return records.reduce((n, r) => n + r.retried.length, 0);
-}
-
 function runnerSource(circus: string, dir: string, retries: number): string {
   return `'use strict';
 // Written by Fix Until Green for a targeted run: the project's jest-circus runner, with failing tests
@@ -171,11 +134,11 @@ function runnerSource(circus: string, dir: string, retries: number): string {
 // A describe block that holds a test known to fail already is not retried.
 const fs = require('node:fs');
 const path = require('node:path');
-const crypto = require('node:crypto');
 const circus = require(${JSON.stringify(circus)});
 const run = typeof circus === 'function' ? circus : circus.default;
 const DIR = ${JSON.stringify(dir)};
 const RESULTS = path.join(DIR, 'results');
+const RECORDS = path.join(RESULTS, process.pid + '.jsonl');
 const KNOWN = new Map();
 for (const k of JSON.parse(fs.readFileSync(path.join(DIR, 'known.json'), 'utf8'))) {
   if (!KNOWN.has(k.file)) KNOWN.set(k.file, new Set());
@@ -220,15 +183,8 @@ module.exports = async function fixUntilGreenRetryRunner(globalConfig, config, e
   if (g[LOG_ERRORS_BEFORE_RETRY] === KEEP_REASONS) {
     result.testResults = (result.testResults || []).map((t) => ({ ...t, retryReasons: [], retryMessages: undefined }));
   }
-  const file = path.join(RESULTS, crypto.createHash('sha256').update(testPath).digest('hex').slice(0, 24) + '.json');
-  fs.writeFileSync(file + '.tmp', JSON.stringify({ testPath, retried }));
-  fs.renameSync(file + '.tmp', file);
+  fs.appendFileSync(RECORDS, JSON.stringify({ testPath, retried }) + '\\n');
   return result;
 };
 `;
-}
-
-/** The check's folder for its retry runner under a storage directory. */
-export function retryDir(storageDir: string, check: string): string {
-  return path.join(storageDir, 'staged', `jest-retry-${createHash('sha256').update(check).digest('hex').slice(0, 12)}`);
 }

@@ -12,7 +12,10 @@ import type { Attempt, Confirmed } from './attempt';
 import { checkResult, confirmTargeted, noRun } from './attempt';
 import type { LintCommand, TestCommand } from './commands';
 import { lintCommand, testCommand } from './commands';
-import { flakyFromRecords, JestRetry, retriedCount, retriedFailures, retryDir } from './jestRetry';
+import type { InRunRetry } from './inRunRetry';
+import { retryDir } from './inRunRetry';
+import { JestRetry } from './jestRetry';
+import { MochaRetry } from './mochaRetry';
 import { relatedTestFiles } from './related';
 import type { WarmTscPlan } from './warmTsc';
 import { WarmTsc, warmTscPlan } from './warmTsc';
@@ -46,8 +49,8 @@ export class Stager {
   private readonly tests = new Map<string, TestCommand | RunFull>();
   /** Per test check, the test files its last staged run ran, when that run passed (for the gate's confirmation). */
   private readonly passedStaged = new Map<string, Set<string>>();
-  /** Per Jest check, its in-run retries, or why its changed tests are re-run in a process of their own. */
-  private readonly retries = new Map<string, JestRetry | { reason: string }>();
+  /** Per Jest or mocha check, its in-run retries, or why its changed tests are re-run in a process of their own. */
+  private readonly retries = new Map<string, InRunRetry | { reason: string }>();
 
   constructor(private readonly x: StagedExec) {}
 
@@ -198,11 +201,11 @@ export class Stager {
       argv = files.length > 0 ? await this.filesArgv(spec, cmd, files, signal) : undefined;
       note = `${files.length} test file(s): ${failing.length} failing, ${related.length} importing the ${edited.length} changed file(s)`;
     }
-    const retry = argv && parser === 'jest' ? this.retryFor(spec, cmd) : undefined;
+    const retry = argv ? this.retryFor(spec, cmd) : undefined;
     const known = before.failures.map((f) => ({ file: path.resolve(this.x.root, f.file!), id: f.id ?? '' }));
-    const first = argv ? await this.x.run(spec, parser, retry instanceof JestRetry ? retry.argv(argv, known) : argv, signal) : noRun();
+    const first = argv ? await this.x.run(spec, parser, retry && !('reason' in retry) ? retry.argv(argv, known) : argv, signal) : noRun();
     if (!argv || first.r.cancelled || first.r.timedOut || first.r.spawnError !== undefined) return checkResult(spec, parser, single(first), 'targeted', { note });
-    const inRun = retry instanceof JestRetry ? this.retriedInRun(spec, first, retry) : undefined;
+    const inRun = retry && !('reason' in retry) ? this.retriedInRun(spec, first, retry) : undefined;
     // A test that passes now is confirmed by the full run's re-run before any green: here only new
     // failures are, those the run retried itself counting as confirmed (they failed every time).
     const rerun = await this.confirm(spec, parser, first, [...before.failures, ...(inRun?.retried ?? [])], signal, 'targeted');
@@ -213,11 +216,13 @@ export class Stager {
     return checkResult(spec, parser, confirmed, 'targeted', { note });
   }
 
-  private retryFor(spec: CheckSpec, cmd: TestCommand): JestRetry | { reason: string } {
+  /** Jest and mocha retry failing tests inside the targeted run (./inRunRetry); undefined for the others. */
+  private retryFor(spec: CheckSpec, cmd: TestCommand): InRunRetry | { reason: string } | undefined {
+    if (cmd.runner !== 'jest' && cmd.runner !== 'mocha') return undefined;
     let r = this.retries.get(spec.name);
     if (!r) {
-      const storage = this.x.storageDir ?? path.join(this.x.cwd(spec), 'node_modules', '.cache', 'fix-until-green');
-      r = JestRetry.plan(this.x.cwd(spec), cmd.argv, retryDir(storage, spec.name), this.x.flakyReruns);
+      const dir = retryDir(this.x.storageDir ?? path.join(this.x.cwd(spec), 'node_modules', '.cache', 'fix-until-green'), cmd.runner, spec.name);
+      r = cmd.runner === 'jest' ? JestRetry.plan(this.x.cwd(spec), cmd.argv, dir, this.x.flakyReruns) : MochaRetry.plan(dir, this.x.flakyReruns);
       if ('reason' in r) this.x.logger.debug(`check ${spec.name}: no in-run retries (${r.reason})`);
       this.retries.set(spec.name, r);
     }
@@ -225,21 +230,19 @@ export class Stager {
   }
 
   /**
-   * The targeted run's own retries as its flake confirmation: every failure it shows failed each
-   * time (it counts); a test that passed on a retry is flaky. Undefined when the run did not go
-   * through the retrying runner (then the changed tests are re-run in a process of their own).
+   * The targeted run's own retries as its flake confirmation: a failure it retried failed each time
+   * (it counts); a test that passed on a retry is flaky. Undefined when the run did not go through
+   * our file (then the changed tests are re-run in a process of their own).
    */
-  private retriedInRun(spec: CheckSpec, first: Attempt, retry: JestRetry): { confirmed: Confirmed; retried: Failure[]; note: string } | undefined {
-    const records = retry.records();
-    if (!records) {
-      this.x.logger.info(`check ${spec.name}: the targeted Jest run did not go through the retrying runner; the changed tests are re-run apart`);
+  private retriedInRun(spec: CheckSpec, first: Attempt, retry: InRunRetry): { confirmed: Confirmed; retried: Failure[]; note: string } | undefined {
+    const o = retry.outcome({ check: spec.name, root: this.x.root, cwd: this.x.cwd(spec), exitCode: first.r.exitCode });
+    if (!o) {
+      this.x.logger.info(`check ${spec.name}: the targeted run did not go through the retries' file; the changed tests are re-run apart`);
       return undefined;
     }
-    const ctx = { check: spec.name, root: this.x.root, cwd: this.x.cwd(spec), exitCode: first.r.exitCode };
-    const flaky = flakyFromRecords(records, ctx);
-    const n = retriedCount(records);
-    const note = n === 0 ? 'no test retried in the run' : `${n} failing test(s) retried in the same run (up to ${retry.retries}×): ${flaky.length} passed on a retry (flaky)`;
-    return { confirmed: { attempts: [first], counted: first.failures, flaky, shown: first }, retried: retriedFailures(records, ctx), note };
+    const n = o.retried.length;
+    const note = n === 0 ? 'no test retried in the run' : `${n} failing test(s) retried in the same run (up to ${retry.retries}×): ${o.flaky.length} passed on a retry (flaky)`;
+    return { confirmed: { attempts: [first], counted: first.failures, flaky: o.flaky, shown: first }, retried: o.retried, note };
   }
 
   /** The argv running exactly these test files. mocha adds its config's spec to named files: it gets a copy of its options without one. */

@@ -1,11 +1,13 @@
-// In-run flake confirmation for Jest: when it may be used (the project's own jest-circus, new enough,
-// and no test runner of the project's own), where the project's runner is found (hoisted or nested
-// as pnpm lays it out), and what the retrying runner's records say.
+// In-run flake confirmation for Jest and mocha: when Jest's may be used (the project's own
+// jest-circus, new enough, and no test runner of the project's own), where the project's runner is
+// found (hoisted or nested as pnpm lays it out), mocha's own retry count kept, and what the records
+// of a run's retries say. The real runs are in stagedTests.test.ts.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { flakyFromRecords, JestRetry, projectCircusRunner, retriedCount, setsOwnTestRunner } from '../../../src/core/verify/staged/jestRetry';
+import { flakyFromRecords, JestRetry, projectCircusRunner, retriedFailures, setsOwnTestRunner } from '../../../src/core/verify/staged/jestRetry';
+import { MochaRetry } from '../../../src/core/verify/staged/mochaRetry';
 
 function tree(files: Record<string, string>): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-jest-retry-'));
@@ -24,7 +26,7 @@ const circus = (version: string): Record<string, string> => ({
 });
 const under = (prefix: string, files: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(files).map(([k, v]) => [`${prefix}/${k}`, v]));
 
-describe('Jest in-run retries', () => {
+describe('in-run retries', () => {
   it('finds a hoisted jest-circus next to jest', () => {
     const t = tree({ 'package.json': pkg('app', '1.0.0'), 'node_modules/jest/package.json': pkg('jest', '30.0.0'), 'node_modules/jest/index.js': '', ...under('node_modules/jest-circus', circus('30.1.0')) });
     try {
@@ -102,10 +104,15 @@ describe('Jest in-run retries', () => {
       assert.deepEqual(JestRetry.plan(t.dir, ['jest'], path.join(t.dir, 'st'), 0), { reason: 'flakyReruns is 0' });
       const r = JestRetry.plan(t.dir, ['jest', '--ci'], path.join(t.dir, 'st'), 2);
       assert.ok(r instanceof JestRetry);
-      assert.deepEqual(r.argv(['jest', '--ci']), ['jest', '--ci', '--testRunner', path.join(t.dir, 'st', 'retry-runner.cjs')]);
-      assert.equal(r.records(), undefined);
-      writeFileSync(path.join(t.dir, 'st', 'results', 'a.json'), '{"testPath":');
-      assert.equal(r.records(), undefined, 'a record cut short proves nothing');
+      assert.deepEqual(r.argv(['jest', '--ci'], []), ['jest', '--ci', '--testRunner', path.join(t.dir, 'st', 'retry-runner.cjs')]);
+      const ctx = { check: 'test', root: t.dir, cwd: t.dir, exitCode: 1 };
+      assert.equal(r.outcome(ctx), undefined);
+      writeFileSync(path.join(t.dir, 'st', 'results', '1.jsonl'), '{"testPath":"/a.test.js","retried":[]}\n');
+      assert.deepEqual(r.outcome(ctx), { retried: [], flaky: [] });
+      writeFileSync(path.join(t.dir, 'st', 'results', '2.jsonl'), '{"testPath":');
+      assert.equal(r.outcome(ctx), undefined, 'a record cut short proves nothing');
+      r.argv(['jest'], []);
+      assert.equal(r.outcome(ctx), undefined, 'a new run clears the records of the last');
     } finally {
       t.cleanup();
     }
@@ -129,6 +136,27 @@ describe('Jest in-run retries', () => {
     assert.equal(flaky[0]!.file, 'test/a.test.js');
     assert.equal(flaky[0]!.line, 7);
     assert.match(flaky[0]!.message, /Expected: 3/);
-    assert.equal(retriedCount(records), 2);
+    assert.deepEqual(retriedFailures(records, { check: 'test', root, cwd: root, exitCode: 1 }).map((f) => f.id), ['math › adds', 'always fails']);
+  });
+
+  it('mocha: --retries and the hook plugin added, the project\'s own retry count kept', () => {
+    const t = tree({ 'own.json': JSON.stringify({ retries: 3, spec: [] }), 'none.json': JSON.stringify({ timeout: 100 }) });
+    try {
+      assert.deepEqual(MochaRetry.plan(path.join(t.dir, 'st'), 0), { reason: 'flakyReruns is 0' });
+      const r = MochaRetry.plan(path.join(t.dir, 'st'), 2);
+      assert.ok(r instanceof MochaRetry);
+      const hook = path.join(t.dir, 'st', 'retry-hooks.cjs');
+      assert.deepEqual(r.argv(['mocha', '--config', path.join(t.dir, 'none.json'), 'test/a.js'], []), ['mocha', '--config', path.join(t.dir, 'none.json'), 'test/a.js', '--require', hook, '--retries', '2']);
+      assert.deepEqual(r.argv(['mocha', '--config', path.join(t.dir, 'own.json'), 'test/a.js'], []), ['mocha', '--config', path.join(t.dir, 'own.json'), 'test/a.js', '--require', hook]);
+      assert.deepEqual(r.argv(['mocha', '--retries=1', 'test/a.js'], []), ['mocha', '--retries=1', 'test/a.js', '--require', hook]);
+      const ctx = { check: 'test', root: t.dir, cwd: t.dir, exitCode: 1 };
+      writeFileSync(path.join(t.dir, 'st', 'results', '7.jsonl'), [{ ran: true }, { file: path.join(t.dir, 'test/a.js'), title: 's flaky', state: 'passed', retry: 1 }, { file: path.join(t.dir, 'test/a.js'), title: 's bad', state: 'failed', retry: 2 }].map((o) => JSON.stringify(o)).join('\n') + '\n');
+      const o = r.outcome(ctx)!;
+      assert.deepEqual(o.retried.map((f) => [f.file, f.id]), [['test/a.js', 's flaky'], ['test/a.js', 's bad']]);
+      assert.deepEqual(o.flaky.map((f) => [f.file, f.id]), [['test/a.js', 's flaky']]);
+      assert.match(o.flaky[0]!.message, /passed on retry 1/);
+    } finally {
+      t.cleanup();
+    }
   });
 });

@@ -1,0 +1,86 @@
+// Flake confirmation inside a targeted test run (DESIGN §4 Flakes): instead of a second process for
+// the tests that newly fail (a runner start, often as long as the targeted run itself), the run
+// retries its failing tests in place and says which passed on a retry. A test that passed on a retry
+// is flaky (never a pass); one that failed every time counts, as a re-run in a process of its own
+// would say. What the runner retried is read back from records that a small file of ours (a Jest
+// test runner, a mocha root hook plugin) writes while the run goes; where the run did not go through
+// it, nothing is concluded and the changed tests are re-run apart, as before.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import type { Failure } from '../../types';
+import type { ParseContext } from '../parsers/common';
+
+/** A test known to fail before the run: its absolute file and its id as the runner's parser gives it. */
+export interface KnownFailure {
+  file: string;
+  id: string;
+}
+
+/** What a run's retries said, as failures the runner's parser would give the same tests. */
+export interface RetryOutcome {
+  /** Every test the run retried (those still failing are among the run's failures: they count). */
+  retried: Failure[];
+  /** The tests that failed and then passed on a retry. */
+  flaky: Failure[];
+}
+
+export abstract class InRunRetry {
+  protected readonly results: string;
+
+  protected constructor(
+    protected readonly dir: string,
+    readonly retries: number,
+  ) {
+    this.results = path.join(dir, 'results');
+    mkdirSync(dir, { recursive: true });
+  }
+
+  /**
+   * The argv that runs with retries; the records of an earlier run are cleared. `known`: the tests
+   * that failed before, which are not retried: a test that keeps failing needs no confirming, and
+   * its retry would cost its whole time again (a timeout, say).
+   */
+  argv(base: readonly string[], known: readonly KnownFailure[]): string[] {
+    rmSync(this.results, { recursive: true, force: true });
+    mkdirSync(this.results, { recursive: true });
+    writeFileSync(path.join(this.dir, 'known.json'), JSON.stringify(known));
+    return this.withRetries(base);
+  }
+
+  /** What the last run's retries said; undefined when it did not go through our file. */
+  outcome(ctx: ParseContext): RetryOutcome | undefined {
+    const lines = this.recordLines();
+    return lines ? this.read(lines, ctx) : undefined;
+  }
+
+  protected abstract withRetries(base: readonly string[]): string[];
+  protected abstract read(records: readonly unknown[], ctx: ParseContext): RetryOutcome | undefined;
+
+  /** Every record line the run wrote (JSON lines under `results/`); undefined when none, or one cut short. */
+  private recordLines(): unknown[] | undefined {
+    let names: string[];
+    try {
+      names = readdirSync(this.results).filter((n) => n.endsWith('.jsonl'));
+    } catch {
+      return undefined;
+    }
+    const out: unknown[] = [];
+    for (const n of names) {
+      for (const line of readFileSync(path.join(this.results, n), 'utf8').split('\n')) {
+        if (line.trim() === '') continue;
+        try {
+          out.push(JSON.parse(line));
+        } catch {
+          return undefined; // a record cut short proves nothing
+        }
+      }
+    }
+    return out.length > 0 ? out : undefined;
+  }
+}
+
+/** The check's folder for its in-run retries under a storage directory. */
+export function retryDir(storageDir: string, runner: string, check: string): string {
+  return path.join(storageDir, 'staged', `${runner}-retry-${createHash('sha256').update(check).digest('hex').slice(0, 12)}`);
+}

@@ -1,0 +1,88 @@
+// mocha's in-run retries (./inRunRetry): `--retries` and a root hook plugin of ours (`--require`,
+// which adds to the project's own requires) that records each test that passed or failed after a
+// retry, and keeps a test that already failed before from being retried. The output is what the
+// reporter prints without retries.
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Failure } from '../../types';
+import type { ParseContext } from '../parsers/common';
+import { failure, workspacePath } from '../parsers/common';
+import type { RetryOutcome } from './inRunRetry';
+import { InRunRetry } from './inRunRetry';
+
+interface Retried {
+  file?: string;
+  title?: string;
+  state?: string;
+  retry?: number;
+}
+
+export class MochaRetry extends InRunRetry {
+  private readonly hookFile: string;
+
+  private constructor(dir: string, retries: number) {
+    super(dir, retries);
+    this.hookFile = path.join(dir, 'retry-hooks.cjs');
+    writeFileSync(this.hookFile, hookSource(dir));
+  }
+
+  static plan(dir: string, retries: number): MochaRetry | { reason: string } {
+    return retries > 0 ? new MochaRetry(dir, retries) : { reason: 'flakyReruns is 0' };
+  }
+
+  /** The project's own retry count, where it sets one, stands: its retries are read back all the same. */
+  protected withRetries(base: readonly string[]): string[] {
+    return [...base, '--require', this.hookFile, ...(setsRetries(base) ? [] : ['--retries', String(this.retries)])];
+  }
+
+  protected read(records: readonly unknown[], ctx: ParseContext): RetryOutcome {
+    const tests = (records as Retried[]).filter((r): r is Required<Retried> => typeof r.title === 'string' && typeof r.file === 'string' && (r.retry ?? 0) > 0);
+    const asFailure = (t: Required<Retried>, message: string): Failure => {
+      const file = workspacePath(t.file, ctx);
+      return failure({ check: ctx.check, ...(file !== undefined ? { file } : {}), id: t.title, message });
+    };
+    return {
+      retried: tests.map((t) => asFailure(t, 'retried')),
+      flaky: tests.filter((t) => t.state === 'passed').map((t) => asFailure(t, `failed, then passed on retry ${t.retry} in the same mocha run`)),
+    };
+  }
+}
+
+/** Whether the mocha argv (or the options file it names) sets a retry count. */
+function setsRetries(argv: readonly string[]): boolean {
+  if (argv.some((a) => a === '--retries' || a.startsWith('--retries='))) return true;
+  const c = argv.indexOf('--config');
+  const config = c >= 0 ? argv[c + 1] : undefined;
+  if (config === undefined || !config.endsWith('.json')) return false;
+  try {
+    return (JSON.parse(readFileSync(config, 'utf8')) as { retries?: unknown }).retries !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+function hookSource(dir: string): string {
+  return `'use strict';
+// Written by Fix Until Green for a targeted run: records each test that passed or failed after a
+// retry, and keeps a test that failed before the run from being retried.
+const fs = require('node:fs');
+const path = require('node:path');
+const DIR = ${JSON.stringify(dir)};
+const RECORDS = path.join(DIR, 'results', process.pid + '.jsonl');
+const KNOWN = new Set(JSON.parse(fs.readFileSync(path.join(DIR, 'known.json'), 'utf8')).map((k) => k.file + '\\0' + k.id));
+const write = (o) => fs.appendFileSync(RECORDS, JSON.stringify(o) + '\\n');
+exports.mochaHooks = {
+  beforeAll() {
+    write({ ran: true });
+  },
+  beforeEach() {
+    const t = this.currentTest;
+    if (t && t.currentRetry() === 0 && KNOWN.has(t.file + '\\0' + t.fullTitle())) t.retries(0);
+  },
+  afterEach() {
+    const t = this.currentTest;
+    if (t && t.currentRetry() > 0 && (t.state === 'passed' || t.state === 'failed')) write({ file: t.file, title: t.fullTitle(), state: t.state, retry: t.currentRetry() });
+  },
+};
+`;
+}
