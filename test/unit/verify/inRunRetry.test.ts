@@ -3,7 +3,7 @@
 // found (hoisted or nested as pnpm lays it out), mocha's own retry count kept, and what the records
 // of a run's retries say. The real runs are in stagedTests.test.ts.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { flakyFromRecords, JestRetry, projectCircusRunner, retriedFailures, setsOwnTestRunner } from '../../../src/core/verify/staged/jestRetry';
@@ -113,6 +113,12 @@ describe('in-run retries', () => {
       assert.equal(r.outcome(ctx), undefined, 'a record cut short proves nothing');
       r.argv(['jest'], []);
       assert.equal(r.outcome(ctx), undefined, 'a new run clears the records of the last');
+      const known = [
+        { file: '/w/a.test.js', id: 'slow › waits', message: 'thrown: "Exceeded timeout of 5000 ms for a test.' },
+        { file: '/w/a.test.js', id: 'adds', message: 'expect(received).toBe(expected)' },
+      ];
+      r.argv(['jest'], known);
+      assert.deepEqual(JSON.parse(readFileSync(path.join(t.dir, 'st', 'known.json'), 'utf8')), [{ file: '/w/a.test.js', id: 'slow › waits' }], 'Jest keeps only a timed-out test (and its describe block) from retries');
     } finally {
       t.cleanup();
     }
@@ -155,6 +161,8 @@ describe('in-run retries', () => {
       assert.deepEqual(o.retried.map((f) => [f.file, f.id]), [['test/a.js', 's flaky'], ['test/a.js', 's bad']]);
       assert.deepEqual(o.flaky.map((f) => [f.file, f.id]), [['test/a.js', 's flaky']]);
       assert.match(o.flaky[0]!.message, /passed on retry 1/);
+      r.argv(['mocha'], [{ file: '/w/a.js', id: 's bad', message: 'always' }]);
+      assert.deepEqual(JSON.parse(readFileSync(path.join(t.dir, 'st', 'known.json'), 'utf8')), [{ file: '/w/a.js', id: 's bad' }], 'mocha keeps every known failure from retries (it decides per test)');
     } finally {
       t.cleanup();
     }

@@ -134,7 +134,7 @@ for (const runner of RUNNERS) {
         assert.deepEqual(order.slice(1).sort(), ['flaky', 'math', 'text'], `then the full suite, and no re-run process: ${order.join(',')}`);
       });
 
-      it('a test that keeps failing is not retried: a new failure beside it is still confirmed', async () => {
+      it('a new failure beside a test that keeps failing is confirmed in the same run', async () => {
         const v0 = await v.verify(undefined, { previous: null });
         assert.deepEqual(ids(v0), ['add adds']);
         ran();
@@ -142,21 +142,54 @@ for (const runner of RUNNERS) {
         const v1 = await v.verify(undefined, { previous: v0, changed: ['src/math.js'] });
         assert.deepEqual(ids(v1), ['add adds', 'mul multiplies']);
         const c = v1.checks[0]!;
+        assert.equal(c.runs, 1);
+        assert.deepEqual(ran(), ['math'], 'the new failure confirmed in the same run');
         if (runner === 'jest') {
-          // jest-circus sets retries per describe block: the new failure shares the known one's, so it is re-run apart.
-          assert.equal(c.runs, 2);
-          assert.deepEqual(ran(), ['math', 'math'], 'the targeted run, then the re-run of the new failure\'s file');
-          assert.match(c.stagedNote ?? '', /no test retried in the run; the tests whose result changed re-run \(those the run did not retry\)/);
+          // jest-circus sets retries per describe block: a known failure that is no timeout is retried along.
+          assert.match(c.stagedNote ?? '', /2 failing test\(s\) retried in the same run \(up to 1×\): 0 passed on a retry/);
         } else {
-          // mocha sets them per test: only the new failure is retried, in the same run.
-          assert.equal(c.runs, 1);
-          assert.deepEqual(ran(), ['math']);
+          // mocha sets them per test: only the new failure is retried.
           assert.match(c.stagedNote ?? '', /1 failing test\(s\) retried in the same run \(up to 1×\): 0 passed on a retry/);
         }
       });
     }
 
     if (runner === 'jest') {
+      it('a test that failed by its timeout is not retried, nor its describe block: a new failure there is re-run in a second process', async () => {
+        writeFileSync(
+          file('test/slow.test.js'),
+          `const { existsSync } = require('node:fs');
+const path = require('node:path');
+const { ran } = require('../support/ran');
+const { shout } = require('../src/text');
+
+ran('slow');
+describe('slow', () => {
+  test('waits', async () => {
+    if (existsSync(path.join(__dirname, '..', '.hang'))) await new Promise((r) => setTimeout(r, 1500));
+  }, 300);
+  test('sibling', () => {
+    expect(shout('a')).toBe('A!');
+  });
+});
+`,
+        );
+        writeFileSync(file('.hang'), '');
+        const v0 = await v.verify(undefined, { previous: null });
+        assert.deepEqual(ids(v0), ['add adds', 'slow › waits']);
+        assert.match(v0.failures.find((f) => f.id === 'slow › waits')!.message, /Exceeded timeout of 300 ms/);
+        ran();
+        edit('src/text.js', "+ '!'", "+ '?'");
+        const v1 = await v.verify(undefined, { previous: v0, changed: ['src/text.js'] });
+        assert.deepEqual(ids(v1), ['add adds', 'shout shouts', 'slow › sibling', 'slow › waits']);
+        const c = v1.checks[0]!;
+        assert.equal(c.runs, 2);
+        const order = ran();
+        assert.deepEqual([...order.slice(0, 3)].sort(), ['math', 'slow', 'text'], order.join(','));
+        assert.deepEqual(order.slice(3), ['slow'], `only the timed-out test's file re-run, for its new neighbour: ${order.join(',')}`);
+        assert.match(c.stagedNote ?? '', /2 failing test\(s\) retried in the same run \(up to 1×\): 0 passed on a retry \(flaky\); the tests whose result changed re-run \(those the run did not retry\)/);
+      });
+
       it('a project that names its own test runner gets its changed tests re-run in a second process, and the note says why', async () => {
         const pkg = JSON.parse(readFileSync(file('package.json'), 'utf8')) as { jest: Record<string, unknown> };
         pkg.jest.testRunner = 'jest-circus/runner';

@@ -11,10 +11,11 @@ import * as path from 'node:path';
 import type { Failure } from '../../types';
 import type { ParseContext } from '../parsers/common';
 
-/** A test known to fail before the run: its absolute file and its id as the runner's parser gives it. */
+/** A test known to fail before the run: its absolute file, its id as the runner's parser gives it, its message. */
 export interface KnownFailure {
   file: string;
   id: string;
+  message: string;
 }
 
 /** What a run's retries said, as failures the runner's parser would give the same tests. */
@@ -38,14 +39,19 @@ export abstract class InRunRetry {
 
   /**
    * The argv that runs with retries; the records of an earlier run are cleared. `known`: the tests
-   * that failed before, which are not retried: a test that keeps failing needs no confirming, and
-   * its retry would cost its whole time again (a timeout, say).
+   * that failed before. A test that keeps failing needs no confirming, and its retry would cost its
+   * whole time again (a timeout, say): those `kept` are not retried.
    */
   argv(base: readonly string[], known: readonly KnownFailure[]): string[] {
     rmSync(this.results, { recursive: true, force: true });
     mkdirSync(this.results, { recursive: true });
-    writeFileSync(path.join(this.dir, 'known.json'), JSON.stringify(known));
+    writeFileSync(path.join(this.dir, 'known.json'), JSON.stringify(this.kept(known).map(({ file, id }) => ({ file, id }))));
     return this.withRetries(base);
+  }
+
+  /** Which known failures the runner keeps from being retried (default: all). */
+  protected kept(known: readonly KnownFailure[]): readonly KnownFailure[] {
+    return known;
   }
 
   /** What the last run's retries said; undefined when it did not go through our file. */

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { Failure } from '../../types';
 import type { ParseContext } from '../parsers/common';
 import { jestJsonFailures } from '../parsers/jest';
-import type { RetryOutcome } from './inRunRetry';
+import type { KnownFailure, RetryOutcome } from './inRunRetry';
 import { InRunRetry } from './inRunRetry';
 
 /** A test of one file that ran more than once in a run. */
@@ -28,6 +28,8 @@ export interface RetryRecord {
   retried: RetriedTest[];
 }
 
+/** Jest's message for a test stopped by its timeout. */
+const TIMED_OUT = /Exceeded timeout of \d+ ?ms/;
 /** The oldest jest-circus whose results carry `invocations` and `retryReasons`. */
 const MIN_CIRCUS_MAJOR = 29;
 const CONFIG_FILES = ['jest.config.js', 'jest.config.ts', 'jest.config.mjs', 'jest.config.cjs', 'jest.config.cts', 'jest.config.mts', 'jest.config.json'];
@@ -101,6 +103,17 @@ export class JestRetry extends InRunRetry {
     return [...base, '--testRunner', this.runnerFile];
   }
 
+  /**
+   * jest-circus sets retries per describe block, not per test: keeping every known failure from a
+   * retry would keep its siblings too, and a test newly broken beside a failing one (the commonest
+   * step) would need a second Jest start. So only a known failure that ran into its timeout keeps
+   * its block from retries (its retry would cost the whole timeout again); the others are retried,
+   * at the cost of their own run time.
+   */
+  protected override kept(known: readonly KnownFailure[]): readonly KnownFailure[] {
+    return known.filter((k) => TIMED_OUT.test(k.message));
+  }
+
   protected read(records: readonly unknown[], ctx: ParseContext): RetryOutcome {
     const rs = records as RetryRecord[];
     return { retried: retriedFailures(rs, ctx), flaky: flakyFromRecords(rs, ctx) };
@@ -131,7 +144,7 @@ function runnerSource(circus: string, dir: string, retries: number): string {
   return `'use strict';
 // Written by Fix Until Green for a targeted run: the project's jest-circus runner, with failing tests
 // retried in place (as jest.retryTimes(${retries})) and the tests that ran more than once recorded.
-// A describe block that holds a test known to fail already is not retried.
+// A describe block that holds a known failure that ran into its timeout is not retried.
 const fs = require('node:fs');
 const path = require('node:path');
 const circus = require(${JSON.stringify(circus)});

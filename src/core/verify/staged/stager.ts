@@ -202,7 +202,7 @@ export class Stager {
       note = `${files.length} test file(s): ${failing.length} failing, ${related.length} importing the ${edited.length} changed file(s)`;
     }
     const retry = argv ? this.retryFor(spec, cmd) : undefined;
-    const known = before.failures.map((f) => ({ file: path.resolve(this.x.root, f.file!), id: f.id ?? '' }));
+    const known = before.failures.map((f) => ({ file: path.resolve(this.x.root, f.file!), id: f.id ?? '', message: f.message }));
     const first = argv ? await this.x.run(spec, parser, retry && !('reason' in retry) ? retry.argv(argv, known) : argv, signal) : noRun();
     if (!argv || first.r.cancelled || first.r.timedOut || first.r.spawnError !== undefined) return checkResult(spec, parser, single(first), 'targeted', { note });
     const inRun = retry && !('reason' in retry) ? this.retriedInRun(spec, first, retry) : undefined;
