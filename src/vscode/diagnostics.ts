@@ -12,6 +12,7 @@ import { readSettings, watchSettings } from './settings';
 export const DIAGNOSTIC_SOURCE = 'fix-until-green';
 const ESLINT_EXTENSION = 'dbaeumer.vscode-eslint';
 const BIOME_EXTENSION = 'biomejs.biome';
+const OXC_EXTENSION = 'oxc.oxc-vscode';
 
 export class FailureDiagnostics implements vscode.Disposable {
   private readonly collection = vscode.languages.createDiagnosticCollection(DIAGNOSTIC_SOURCE);
@@ -46,7 +47,7 @@ export class FailureDiagnostics implements vscode.Disposable {
   }
 
   private publish(c: RunController): void {
-    const shown = { eslintExtension: vscode.extensions.getExtension(ESLINT_EXTENSION) !== undefined, biomeExtension: vscode.extensions.getExtension(BIOME_EXTENSION) !== undefined };
+    const shown = { eslintExtension: vscode.extensions.getExtension(ESLINT_EXTENSION) !== undefined, biomeExtension: vscode.extensions.getExtension(BIOME_EXTENSION) !== undefined, oxcExtension: vscode.extensions.getExtension(OXC_EXTENSION) !== undefined };
     this.set(c.folder, problemsToShow(c.state.remainingFailures, c.state.checkParsers ?? {}, this.mode(c.folder), shown));
   }
 

@@ -1,5 +1,5 @@
 // Which failures go to the Problems panel. VS Code already shows a type error through its built-in
-// TypeScript (`ts(2322)` on the same line) and a lint finding through the ESLint or Biome extension when
+// TypeScript (`ts(2322)` on the same line) and a lint finding through the ESLint, Biome or oxc extension when
 // it is installed: listing them again under our source doubles every entry. Test failures and tools
 // without an extension of their own are what only we can show. The `fixUntilGreen.diagnostics`
 // setting (`all`) lists everything. No `vscode` import: unit-tested.
@@ -13,6 +13,8 @@ export interface ShownElsewhere {
   eslintExtension: boolean;
   /** Biome's extension (biomejs.biome) is installed. */
   biomeExtension?: boolean;
+  /** The oxc extension (oxc.oxc-vscode), which runs oxlint, is installed. */
+  oxcExtension?: boolean;
 }
 
 /** Files VS Code's built-in TypeScript checks. */
@@ -24,6 +26,7 @@ export function shownByVsCode(f: Failure, parser: ParserId | undefined, shown: S
   if (parser === 'tsc') return TS_FILE.test(f.file);
   if (parser === 'eslint') return shown.eslintExtension;
   if (parser === 'biome') return shown.biomeExtension === true;
+  if (parser === 'oxlint') return shown.oxcExtension === true;
   return false;
 }
 

@@ -13,6 +13,7 @@ export function inferParser(command: string): ParserId {
   if (/(^|[\s/])tsc(\s|$)/.test(command) || /\bvue-tsc\b/.test(command)) return 'tsc';
   if (/\beslint\b/.test(command)) return 'eslint';
   if (/(^|[\s/])biome\s/.test(command) && /--reporter[= ]github\b/.test(command)) return 'biome';
+  if (/(^|[\s/])oxlint(\s|$)/.test(command) && /(?:--format[= ]|(?:^|\s)-f[= ]?)github\b/.test(command)) return 'oxlint';
   return 'generic';
 }
 

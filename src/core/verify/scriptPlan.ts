@@ -26,7 +26,7 @@ const UNPARSED: Readonly<Record<string, string>> = {
   ava: 'ava',
   uvu: 'uvu',
   biome: "Biome's default reporter (a script that is one `biome lint`, `check` or `ci` call runs with `--reporter=github` instead)",
-  oxlint: 'oxlint',
+  oxlint: "oxlint's default format (a script that is one oxlint call runs with `--format=github` instead)",
   xo: 'xo',
   standard: 'standard',
   tsd: 'tsd',
@@ -102,6 +102,28 @@ export function biomeGithubCommand(body: string): string | undefined {
     out.push(a);
   }
   return [...out, '--reporter=github'].join(' ');
+}
+
+/**
+ * A single-command oxlint script, run directly with `--format=github` in place of its format (one
+ * line per diagnostic, with file, line, column and rule), and without `--fix` and its kin (a check
+ * must not write): undefined otherwise.
+ */
+export function oxlintGithubCommand(body: string): string | undefined {
+  if (SHELL_ONLY.test(body) || splitChain(body).length !== 1) return undefined;
+  if (!/^(?:\S*\/)?oxlint(?:\s|$)/.test(unwrapCommand(body))) return undefined;
+  const out: string[] = [];
+  const t = body.trim().split(/\s+/);
+  for (let i = 0; i < t.length; i++) {
+    const a = t[i]!;
+    if (/^--(?:fix|fix-suggestions|fix-dangerously|watch|init|print-config|rules|silent)(?:=|$)/.test(a) || /^(?:--format|-f)=/.test(a)) continue;
+    if (a === '--format' || a === '-f') {
+      i++;
+      continue;
+    }
+    out.push(a);
+  }
+  return [...out, '--format=github'].join(' ');
 }
 
 const MOCHARC = ['.mocharc.js', '.mocharc.cjs', '.mocharc.mjs', '.mocharc.yaml', '.mocharc.yml', '.mocharc.jsonc', '.mocharc.json'];
@@ -215,6 +237,10 @@ export function planScript(scripts: Record<string, string>, name: string, dir: s
   const biome = hooked ? undefined : biomeGithubCommand(body);
   if (biome !== undefined) {
     return { command: biome, parser: 'biome', reason: 'Biome, its reporter replaced by `--reporter=github` (one line per diagnostic, read by the biome parser; `--write` left out: a check does not write)', notes, steps };
+  }
+  const oxlint = hooked ? undefined : oxlintGithubCommand(body);
+  if (oxlint !== undefined) {
+    return { command: oxlint, parser: 'oxlint', reason: 'oxlint, its format replaced by `--format=github` (one line per diagnostic, read by the oxlint parser; `--fix` left out: a check does not write)', notes, steps };
   }
   const ava = hooked ? undefined : avaTapCommand(body);
   if (ava !== undefined) {

@@ -60,7 +60,7 @@ export const DEFAULT_CHECK_TIMEOUT_SECONDS = 300;
 /** stdout kept apart for a machine-readable report (a big ESLint JSON with sources, say). */
 const MACHINE_STDOUT_LIMIT_BYTES = 16 * 1024 * 1024;
 /** Static analysis gives the same answer twice: re-running it to look for flakes only costs time. */
-const DETERMINISTIC: ReadonlySet<ParserId> = new Set(['tsc', 'eslint', 'biome']);
+const DETERMINISTIC: ReadonlySet<ParserId> = new Set(['tsc', 'eslint', 'biome', 'oxlint']);
 
 /** Whether the command asks its tool for a JSON report, which is then read from stdout alone. */
 export function wantsMachineOutput(command: string): boolean {

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CheckSpec, Failure } from '../../../src/core/types';
 import { discoverChecks, explainChecks, resolveChecks } from '../../../src/core/verify/discover';
-import { avaTapCommand, biomeGithubCommand, eslintJsonCommand, tscDirectCommand } from '../../../src/core/verify/scriptPlan';
+import { avaTapCommand, biomeGithubCommand, eslintJsonCommand, oxlintGithubCommand, tscDirectCommand } from '../../../src/core/verify/scriptPlan';
 import { expandScript, inferParser, parserForCommand, parserForScript, resolveScript, unwrapCommand } from '../../../src/core/verify/infer';
 import { Verifier, findExecutable } from '../../../src/core/verify/verifier';
 import { dependentsOf, workspaceAt } from '../../../src/core/verify/workspaces';
@@ -309,14 +309,33 @@ describe('check discovery', function () {
     assert.equal(inferParser('biome lint src'), 'generic', 'its default reporter has no parser');
   });
 
-  it('Biome in a chain, oxlint, xo and uvu are run through their script and said to be read by the generic parser', () => {
+  it('an oxlint script that is one call runs with its GitHub format, read by the oxlint parser; never --fix', () => {
+    assert.equal(oxlintGithubCommand('oxlint src'), 'oxlint src --format=github');
+    assert.equal(oxlintGithubCommand('oxlint'), 'oxlint --format=github');
+    assert.equal(oxlintGithubCommand('oxlint --fix --format stylish -D correctness src'), 'oxlint -D correctness src --format=github');
+    assert.equal(oxlintGithubCommand('oxlint -f=json --fix-suggestions --deny-warnings .'), 'oxlint --deny-warnings . --format=github');
+    assert.equal(oxlintGithubCommand('npx oxlint --type-aware'), 'npx oxlint --type-aware --format=github', 'through npx');
+    assert.equal(oxlintGithubCommand('oxlint && eslint .'), undefined);
+    assert.equal(oxlintGithubCommand('oxlint | tee lint.log'), undefined);
+    write('package.json', JSON.stringify({ scripts: { lint: 'oxlint --fix src' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks, [{ name: 'lint', command: 'oxlint src --format=github', parser: 'oxlint' }]);
+    assert.match(d.origins.lint!.reason, /^oxlint, its format replaced by `--format=github`/);
+    assert.equal(inferParser('oxlint --format=github src'), 'oxlint');
+    assert.equal(inferParser('npx oxlint -f github'), 'oxlint');
+    assert.equal(inferParser('oxlint src'), 'generic', 'its default format has no parser');
+  });
+
+  it('Biome or oxlint in a chain, xo and uvu are run through their script and said to be read by the generic parser', () => {
     write('package.json', JSON.stringify({ scripts: { lint: 'biome check ./src && biome format ./src', test: 'uvu tests' } }));
     const d = discoverChecks(dir);
     assert.deepEqual(d.checks.map((c) => [c.name, c.command, c.parser]), [['lint', 'npm run lint --silent', 'generic'], ['test', 'npm test --silent', 'generic']]);
     assert.match(d.origins.lint!.reason, /^Biome's default reporter \(a script that is one `biome lint`, `check` or `ci` call runs with `--reporter=github` instead\) has no parser of its own here: the generic parser reads its output/);
     assert.match(d.origins.test!.reason, /^uvu has no parser of its own here/);
-    write('package.json', JSON.stringify({ scripts: { 'lint:ox': 'oxlint src', 'lint:xo': 'xo' } }));
-    assert.deepEqual(Object.values(discoverChecks(dir).origins).map((o) => o.reason.split(' ')[0]), ['oxlint', 'xo']);
+    write('package.json', JSON.stringify({ scripts: { 'lint:ox': 'oxlint src && oxlint test', 'lint:xo': 'xo' } }));
+    const reasons = Object.values(discoverChecks(dir).origins).map((o) => o.reason);
+    assert.match(reasons[0]!, /^oxlint's default format \(a script that is one oxlint call runs with `--format=github` instead\) has no parser of its own here/);
+    assert.match(reasons[1]!, /^xo has no parser of its own here/);
   });
 
   it('scripts that call a package manager which is not installed say so', () => {

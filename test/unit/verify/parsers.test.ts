@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ParserId } from '../../../src/core/types';
 import { failureIdentity } from '../../../src/core/verify/identity';
-import { parseOutput } from '../../../src/core/verify/parsers/index';
+import { parseOutput, recognisedParsers } from '../../../src/core/verify/parsers/index';
 import { REPO } from '../../support/fixtures';
 import { EXPECTED, MESSAGES, VITEST_JSON, rows, sorted } from './expected';
 
@@ -147,6 +147,26 @@ describe('parser rules', () => {
     const warnOnly = out.split('\n')[0]!;
     assert.deepEqual(parseOutput('biome', warnOnly, ctx(0)), [], 'a warning does not fail a check that passed');
     assert.deepEqual(rows(parseOutput('biome', warnOnly, ctx(1))), [['src/a.js', 1, 'lint/correctness/noUnusedVariables']], '--error-on-warnings');
+    assert.deepEqual(rows(parseOutput('generic', out, ctx(1))).length, 2, 'recognised in a chain\'s output');
+  });
+
+  it('oxlint: its GitHub format, the place at the head of the message dropped, warnings only when oxlint failed without an error', () => {
+    const out = [
+      '::warning file=src/a.js,line=1,endLine=1,col=7,endColumn=13,title=eslint(no-unused-vars)::src/a.js:1:7: Variable \'unused\' is declared but never used.',
+      '::error file=src/a.js,line=2,endLine=2,col=1,endColumn=10,title=eslint(no-debugger)::src/a.js:2:1: `debugger` statement is not allowed',
+      '::error file=src/b.ts,line=9,endLine=9,col=19,endColumn=21,title=eslint(eqeqeq)::src/b.ts:9:19: Expected === and instead saw ==',
+      '',
+      'Found 1 warning and 2 errors.',
+      'Finished in 35ms on 2 files with 98 rules using 2 threads.',
+    ].join('\n');
+    const f = parseOutput('oxlint', out, ctx(1));
+    assert.deepEqual(rows(f), [['src/a.js', 2, 'eslint(no-debugger)'], ['src/b.ts', 9, 'eslint(eqeqeq)']]);
+    assert.equal(f[0]!.message, '`debugger` statement is not allowed');
+    assert.equal(f[1]!.column, 19);
+    const warnOnly = out.split('\n')[0]!;
+    assert.deepEqual(parseOutput('oxlint', warnOnly, ctx(0)), [], 'a warning does not fail a check that passed');
+    assert.deepEqual(rows(parseOutput('oxlint', warnOnly, ctx(1))), [['src/a.js', 1, 'eslint(no-unused-vars)']], '--deny-warnings or --max-warnings');
+    assert.deepEqual(recognisedParsers(out), ['oxlint'], 'told from Biome\'s lines by the order of their properties');
     assert.deepEqual(rows(parseOutput('generic', out, ctx(1))).length, 2, 'recognised in a chain\'s output');
   });
 

@@ -95,6 +95,19 @@ const shapes: Shape[] = [
     reasons: { lint: /^Biome, its reporter replaced by `--reporter=github`/ },
   },
   {
+    title: 'oxlint instead of ESLint: its lint script run with --format=github, each diagnostic at its file, line and rule',
+    fixture: 'oxlint',
+    checks: [
+      { name: 'lint', command: 'oxlint src --format=github', parser: 'oxlint' },
+      { name: 'test', command: 'npm test --silent', parser: 'node-test' },
+    ],
+    failures: [
+      ['lint', 'src/cart.js', 16, 'eslint(eqeqeq)'],
+      ['lint', 'src/cart.js', 8, 'eslint(no-debugger)'],
+    ],
+    reasons: { lint: /^oxlint, its format replaced by `--format=github`/ },
+  },
+  {
     title: 'uvu: no parser of its own, and discovery says the generic parser reads it',
     fixture: 'uvu',
     checks: [{ name: 'test', command: 'npm test --silent', parser: 'generic' }],

@@ -17,6 +17,8 @@ describe('problems filter', () => {
     assert.equal(shownByVsCode(LINT, 'eslint', { eslintExtension: true }), true);
     assert.equal(shownByVsCode(LINT, 'eslint', { eslintExtension: false }), false);
     assert.equal(shownByVsCode(LINT, 'biome', { eslintExtension: true, biomeExtension: true }), true, 'Biome\'s extension shows its own findings');
+    assert.equal(shownByVsCode(LINT, 'oxlint', { eslintExtension: true }), false, 'oxlint without the oxc extension: only we show it');
+    assert.equal(shownByVsCode(LINT, 'oxlint', { eslintExtension: false, oxcExtension: true }), true, 'the oxc extension shows oxlint\'s findings');
     assert.equal(shownByVsCode(LINT, 'biome', { eslintExtension: true }), false);
     assert.equal(shownByVsCode(TEST, 'node-test', { eslintExtension: true }), false);
     assert.equal(shownByVsCode({ ...TYPE, file: undefined }, 'tsc', { eslintExtension: false }), false, 'a failure without a file is not in Problems anyway');

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import stripAnsi from 'strip-ansi';
 import type { Failure, ParserId } from '../../types';
 import type { ParseContext } from './common';
-import { parseBiome } from './biome';
+import { parseBiome, parseOxlint } from './annotations';
 import { parseEslint } from './eslint';
 import { parseGeneric } from './generic';
 import { parseJest } from './jest';
@@ -21,6 +21,7 @@ const parsers: Record<ParserId, Parser> = {
   tsc: parseTsc,
   eslint: parseEslint,
   biome: parseBiome,
+  oxlint: parseOxlint,
   mocha: parseMocha,
   jest: parseJest,
   vitest: parseVitest,
@@ -38,6 +39,7 @@ const RECOGNISERS: readonly [ParserId, (text: string) => boolean][] = [
   ['tsc', (t) => /^\S.*\(\d+,\d+\): error TS\d+:|^\S.*:\d+:\d+ - error TS\d+:/m.test(t)],
   ['eslint', (t) => /^\s*\[\s*\{\s*"filePath"/.test(t) || (/^\s+\d+:\d+\s+(?:error|warning)\s+\S/m.test(t) && /✖ \d+ problems?/.test(t))],
   ['biome', (t) => /^::(?:error|warning) title=[^,]*,file=[^,]+,line=\d+/m.test(t)],
+  ['oxlint', (t) => /^::(?:error|warning) file=[^,]+,line=\d+,endLine=\d+,col=\d+,endColumn=\d+,title=/m.test(t)],
   ['jest', (t) => /^Test Suites:\s/m.test(t) && /^Tests:\s/m.test(t)],
   ['vitest', (t) => /^\s*Test Files\s+\d+ (?:failed|passed)/m.test(t)],
   ['mocha', (t) => /^\s*\d+ failing\s*$/m.test(t) && /^\s*\d+ passing\b/m.test(t)],

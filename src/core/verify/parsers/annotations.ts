@@ -1,6 +1,7 @@
-// Biome (`biome lint|check|ci`), run with `--reporter=github`: one workflow-command line per
-// diagnostic, `::error title=RULE,file=PATH,line=L,endLine=…,col=C,endColumn=…::MESSAGE`, with
-// GitHub's escapes (`%0A` a newline, `%25` a percent sign; `%3A`/`%2C` in the properties).
+// GitHub workflow-command annotations, one line per diagnostic:
+// `::error title=RULE,file=PATH,line=L,endLine=…,col=C,endColumn=…::MESSAGE`, with GitHub's escapes
+// (`%0A` a newline, `%25` a percent sign; `%3A`/`%2C` in the properties). Biome prints them with
+// `--reporter=github`, oxlint with `--format=github` (its message led by `path:line:col: `).
 import type { Failure } from '../../types';
 import type { ParseContext } from './common';
 import { failure, splitLines, workspacePath } from './common';
@@ -35,23 +36,35 @@ function annotations(output: string): Annotation[] {
 }
 
 /**
- * Errors are failures; warnings only when Biome failed with no error (`--error-on-warnings`), the
- * one way they fail a check. A diagnostic's rule (`lint/suspicious/noDebugger`, `parse`, `format`)
- * is its id.
+ * Errors are failures; warnings only when the tool failed with no error (Biome's
+ * `--error-on-warnings`, oxlint's `--deny-warnings` or `--max-warnings`), the one way they fail a
+ * check. A diagnostic's rule (`lint/suspicious/noDebugger`, `eslint(no-debugger)`) is its id.
  */
-export function parseBiome(output: string, ctx: ParseContext): Failure[] {
+function annotationFailures(output: string, ctx: ParseContext, tool: string): Failure[] {
   const all = annotations(output).filter((a) => a.level !== 'notice');
   const errors = all.filter((a) => a.level === 'error');
   const counted = errors.length > 0 || ctx.exitCode === 0 ? errors : all;
   return counted.map((a) => {
     const printed = a.props.file;
+    // oxlint repeats the place at the head of the message: `src/a.js:2:1: `.
+    const message = printed !== undefined && a.message.startsWith(`${printed}:`) ? a.message.replace(/^[^\n]*?:\d+:\d+:\s*/, '') : a.message;
     return failure({
       check: ctx.check,
       ...(printed !== undefined ? { file: workspacePath(printed, ctx) ?? printed.replace(/\\/g, '/') } : {}),
       ...(a.props.line !== undefined ? { line: Number(a.props.line) } : {}),
       ...(a.props.col !== undefined ? { column: Number(a.props.col) } : {}),
-      id: a.props.title ?? 'biome',
-      message: a.message,
+      id: a.props.title ?? tool,
+      message,
     });
   });
+}
+
+/** Biome (`biome lint|check|ci`), run with `--reporter=github`. */
+export function parseBiome(output: string, ctx: ParseContext): Failure[] {
+  return annotationFailures(output, ctx, 'biome');
+}
+
+/** oxlint, run with `--format=github`. */
+export function parseOxlint(output: string, ctx: ParseContext): Failure[] {
+  return annotationFailures(output, ctx, 'oxlint');
 }
