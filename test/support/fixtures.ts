@@ -1,6 +1,6 @@
 // Real fixture projects copied to a scratch dir, with the repo's pinned tools reachable.
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, lstatSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -19,6 +19,16 @@ export function copyFixture(rel: string): Scratch {
   cpSync(path.join(REPO, 'test', 'fixtures', rel), project, { recursive: true });
   symlinkSync(path.join(REPO, 'node_modules'), path.join(project, 'node_modules'), 'dir');
   return { dir, project, storage: path.join(dir, 'storage'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A scratch tree of these files (path → text) in the system's temp folder. */
+export function tempTree(files: Record<string, string>, prefix = 'fug-tree-'): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), text);
+  }
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** SHA-256 over every file's path and bytes (node_modules excluded): equal means byte-identical trees. */

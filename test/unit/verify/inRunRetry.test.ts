@@ -3,20 +3,13 @@
 // found (hoisted or nested as pnpm lays it out), mocha's own retry count kept, and what the records
 // of a run's retries say. The real runs are in stagedTests.test.ts.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { flakyFromRecords, JestRetry, projectCircusRunner, retriedFailures, setsOwnTestRunner } from '../../../src/core/verify/staged/jestRetry';
 import { MochaRetry } from '../../../src/core/verify/staged/mochaRetry';
+import { tempTree } from '../../support/fixtures';
 
-function tree(files: Record<string, string>): { dir: string; cleanup(): void } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-jest-retry-'));
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    writeFileSync(path.join(dir, rel), text);
-  }
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
+const tree = (files: Record<string, string>): { dir: string; cleanup(): void } => tempTree(files, 'fug-jest-retry-');
 
 const pkg = (name: string, version: string, extra: Record<string, unknown> = {}): string => JSON.stringify({ name, version, main: 'index.js', ...extra });
 const circus = (version: string): Record<string, string> => ({

@@ -1,8 +1,6 @@
 // How staged checks narrow a command (through npm scripts, keeping the tool's flags), which test
 // files relate to a change by their imports, and what a targeted flake re-run concludes.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Failure } from '../../../src/core/types';
 import type { Attempt } from '../../../src/core/verify/staged/attempt';
@@ -10,15 +8,9 @@ import { confirmTargeted } from '../../../src/core/verify/staged/attempt';
 import type { LintCommand, TestCommand } from '../../../src/core/verify/staged/commands';
 import { lintCommand, resolveArgv, testCommand, withoutLauncher } from '../../../src/core/verify/staged/commands';
 import { relatedTestFiles } from '../../../src/core/verify/staged/related';
+import { tempTree } from '../../support/fixtures';
 
-function tree(files: Record<string, string>): { dir: string; cleanup(): void } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-staged-'));
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    writeFileSync(path.join(dir, rel), text);
-  }
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
+const tree = (files: Record<string, string>): { dir: string; cleanup(): void } => tempTree(files, 'fug-staged-');
 
 describe('staged checks: narrowing commands', () => {
   const t = tree({ 'package.json': JSON.stringify({ scripts: { test: 'jest --ci', lint: 'eslint --cache src', chain: 'tsc && jest', via: 'npm run test', spec: 'mocha "test/**/*.js"', nt: 'node --test --test-reporter spec test/' } }) });
