@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { flakyFromRecords, JestRetry, projectCircusRunner, retriedFailures, setsOwnTestRunner } from '../../../src/core/verify/staged/jestRetry';
 import { MochaRetry } from '../../../src/core/verify/staged/mochaRetry';
+import { VitestRetry } from '../../../src/core/verify/staged/vitestRetry';
 import { tempTree } from '../../support/fixtures';
 
 const tree = (files: Record<string, string>): { dir: string; cleanup(): void } => tempTree(files, 'fug-jest-retry-');
@@ -136,6 +137,32 @@ describe('in-run retries', () => {
     assert.equal(flaky[0]!.line, 7);
     assert.match(flaky[0]!.message, /Expected: 3/);
     assert.deepEqual(retriedFailures(records, { check: 'test', root, cwd: root, exitCode: 1 }).map((f) => f.id), ['math › adds', 'always fails']);
+  });
+
+  it('Vitest: --retry and our reporter beside the default one, or beside the command\'s own; none with a known timeout, an old Vitest, or reporters in the config', () => {
+    const t = tree({
+      'package.json': pkg('app', '1.0.0'),
+      'node_modules/vitest/package.json': pkg('vitest', '3.2.0'),
+      'node_modules/vitest/index.js': '',
+      'old/package.json': pkg('old', '1.0.0'),
+      'old/node_modules/vitest/package.json': pkg('vitest', '2.1.9'),
+      'old/node_modules/vitest/index.js': '',
+      'own/package.json': pkg('own', '1.0.0'),
+      'own/vite.config.ts': "export default { test: { reporters: ['dot'] } };",
+    });
+    try {
+      const r = VitestRetry.plan(t.dir, ['vitest', 'run'], path.join(t.dir, 'st'), 1);
+      assert.ok(r instanceof VitestRetry);
+      const reporter = `--reporter=${path.join(t.dir, 'st', 'retry-reporter.mjs')}`;
+      assert.deepEqual(r.argv(['vitest', 'related', '--run', 'src/a.js'], []), ['vitest', 'related', '--run', 'src/a.js', '--reporter=default', reporter, '--retry=1']);
+      assert.deepEqual(r.argv(['vitest', 'run', '--reporter=verbose', '--retry=2'], []), ['vitest', 'run', '--reporter=verbose', '--retry=2', reporter], 'the command\'s reporter and retry count stand');
+      assert.deepEqual(r.argv(['vitest', 'run'], [{ file: '/w/a.test.js', id: 'waits', message: 'Error: Test timed out in 5000ms.' }]), ['vitest', 'run'], 'a known timeout: no retries this run');
+      assert.deepEqual(VitestRetry.plan(path.join(t.dir, 'old'), ['vitest'], path.join(t.dir, 'st2'), 1), { reason: 'Vitest 2.1.9 has no per-test reporter hook (3 or later has)' });
+      assert.deepEqual(VitestRetry.plan(path.join(t.dir, 'own'), ['vitest'], path.join(t.dir, 'st3'), 1), { reason: 'the Vitest config names its own reporters' });
+      assert.ok(VitestRetry.plan(path.join(t.dir, 'own'), ['vitest', '--reporter=dot'], path.join(t.dir, 'st3'), 1) instanceof VitestRetry, 'a reporter the command names is kept beside ours');
+    } finally {
+      t.cleanup();
+    }
   });
 
   it('mocha: --retries and the hook plugin added, the project\'s own retry count kept', () => {

@@ -72,8 +72,8 @@ for (const runner of RUNNERS) {
       assert.deepEqual(ids(v1), ['shout shouts']);
       const c = v1.checks[0]!;
       assert.equal(c.mode, 'targeted');
-      if (runner === 'jest' || runner === 'mocha') {
-        // Jest and mocha retry the failing test in the same run (no second start): it failed every time, so it counts.
+      if (runner !== 'node-test') {
+        // Jest, Vitest and mocha retry the failing test in the same run (no second start): it failed every time, so it counts.
         assert.equal(c.runs, 1, 'one process');
         assert.deepEqual(ran(), ['text'], 'only the related test file, loaded once');
         assert.match(c.stagedNote ?? '', /1 failing test\(s\) retried in the same run \(up to 1×\): 0 passed on a retry/);
@@ -115,7 +115,7 @@ for (const runner of RUNNERS) {
       assert.equal(v1.checks[0]!.runs, 2);
     });
 
-    if (runner === 'jest' || runner === 'mocha') {
+    if (runner !== 'node-test') {
       it('a test that flakes in the targeted run passes on its retry in the same run: flaky, not a failure, and still flaky once green', async () => {
         edit('src/math.js', 'a - b', 'a + b');
         const v0 = await v.verify(undefined, { previous: null });
@@ -128,7 +128,7 @@ for (const runner of RUNNERS) {
         assert.equal(v1.green, true, v1.checks[0]!.output);
         assert.deepEqual(v1.failures, []);
         assert.deepEqual(v1.flaky.map((f) => [f.id, f.file]), [['sometimes fails', 'test/flaky.test.js']], 'the flake of the targeted run is reported after the full run');
-        assert.match(v1.flaky[0]!.message, runner === 'jest' ? /toBe|Expected/ : /passed on retry 1/);
+        assert.match(v1.flaky[0]!.message, runner === 'mocha' ? /passed on retry 1/ : /toBe|expected/);
         const order = ran();
         assert.equal(order[0], 'flaky', `the targeted run loads the changed test file once: ${order.join(',')}`);
         assert.deepEqual(order.slice(1).sort(), ['flaky', 'math', 'text'], `then the full suite, and no re-run process: ${order.join(',')}`);
@@ -144,13 +144,62 @@ for (const runner of RUNNERS) {
         const c = v1.checks[0]!;
         assert.equal(c.runs, 1);
         assert.deepEqual(ran(), ['math'], 'the new failure confirmed in the same run');
-        if (runner === 'jest') {
-          // jest-circus sets retries per describe block: a known failure that is no timeout is retried along.
+        if (runner !== 'mocha') {
+          // jest-circus sets retries per describe block, Vitest per run: a known failure that is no timeout is retried along.
           assert.match(c.stagedNote ?? '', /2 failing test\(s\) retried in the same run \(up to 1×\): 0 passed on a retry/);
         } else {
           // mocha sets them per test: only the new failure is retried.
           assert.match(c.stagedNote ?? '', /1 failing test\(s\) retried in the same run \(up to 1×\): 0 passed on a retry/);
         }
+      });
+    }
+
+    if (runner === 'vitest') {
+      it('a run whose known failures include a timeout is not retried in place: its new failures are re-run in a second process', async () => {
+        writeFileSync(
+          file('test/slow.test.js'),
+          `import { existsSync } from 'node:fs';
+import { expect, test } from 'vitest';
+import { ran } from '../support/ran.js';
+import { shout } from '../src/text.js';
+
+ran('slow');
+test('waits', async () => {
+  if (existsSync(new URL('../.hang', import.meta.url))) await new Promise((r) => setTimeout(r, 1500));
+}, 300);
+test('sibling', () => {
+  expect(shout('a')).toBe('A!');
+});
+`,
+        );
+        writeFileSync(file('.hang'), '');
+        const v0 = await v.verify(undefined, { previous: null });
+        assert.deepEqual(ids(v0), ['add adds', 'waits']);
+        assert.match(v0.failures.find((f) => f.id === 'waits')!.message, /Test timed out in 300ms/);
+        ran();
+        edit('src/text.js', "+ '!'", "+ '?'");
+        const v1 = await v.verify(undefined, { previous: v0, changed: ['src/text.js'] });
+        assert.deepEqual(ids(v1), ['add adds', 'shout shouts', 'sibling', 'waits']);
+        const c = v1.checks[0]!;
+        assert.equal(c.runs, 2);
+        const order = ran();
+        assert.deepEqual([...order.slice(0, 3)].sort(), ['math', 'slow', 'text'], order.join(','));
+        assert.deepEqual([...order.slice(3)].sort(), ['slow', 'text'], `the new failures' files re-run: ${order.join(',')}`);
+        assert.doesNotMatch(c.stagedNote ?? '', /retried in the same run/);
+      });
+
+      it('a project whose Vitest config names its own reporters gets its changed tests re-run in a second process, and the note says why', async () => {
+        writeFileSync(file('vitest.config.mjs'), "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.test.js'], cache: false, reporters: ['default'] } });\n");
+        edit('src/math.js', 'a - b', 'a + b');
+        const v0 = await v.verify(undefined, { previous: null });
+        assert.equal(v0.green, true, v0.checks[0]!.output);
+        ran();
+        edit('src/text.js', "+ '!'", "+ '?'");
+        const v1 = await v.verify(undefined, { previous: v0, changed: ['src/text.js'] });
+        assert.deepEqual(ids(v1), ['shout shouts']);
+        assert.equal(v1.checks[0]!.runs, 2);
+        assert.deepEqual(ran(), ['text', 'text']);
+        assert.match(v1.checks[0]!.stagedNote ?? '', /re-run \(not in the same run: the Vitest config names its own reporters\)/);
       });
     }
 

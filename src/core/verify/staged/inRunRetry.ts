@@ -45,8 +45,9 @@ export abstract class InRunRetry {
   argv(base: readonly string[], known: readonly KnownFailure[]): string[] {
     rmSync(this.results, { recursive: true, force: true });
     mkdirSync(this.results, { recursive: true });
-    writeFileSync(path.join(this.dir, 'known.json'), JSON.stringify(this.kept(known).map(({ file, id }) => ({ file, id }))));
-    return this.withRetries(base);
+    const kept = this.kept(known);
+    writeFileSync(path.join(this.dir, 'known.json'), JSON.stringify(kept.map(({ file, id }) => ({ file, id }))));
+    return this.withRetries(base, kept);
   }
 
   /** Which known failures the runner keeps from being retried (default: all). */
@@ -60,7 +61,8 @@ export abstract class InRunRetry {
     return lines ? this.read(lines, ctx) : undefined;
   }
 
-  protected abstract withRetries(base: readonly string[]): string[];
+  /** The argv with retries; `base` unchanged where this run cannot retry (it is then confirmed apart). */
+  protected abstract withRetries(base: readonly string[], kept: readonly KnownFailure[]): string[];
   protected abstract read(records: readonly unknown[], ctx: ParseContext): RetryOutcome | undefined;
 
   /** Every record line the run wrote (JSON lines under `results/`); undefined when none, or one cut short. */

@@ -16,6 +16,7 @@ import type { InRunRetry } from './inRunRetry';
 import { retryDir } from './inRunRetry';
 import { JestRetry } from './jestRetry';
 import { MochaRetry } from './mochaRetry';
+import { VitestRetry } from './vitestRetry';
 import { relatedTestFiles } from './related';
 import type { WarmTscPlan } from './warmTsc';
 import { WarmTsc, warmTscPlan } from './warmTsc';
@@ -49,7 +50,7 @@ export class Stager {
   private readonly tests = new Map<string, TestCommand | RunFull>();
   /** Per test check, the test files its last staged run ran, when that run passed (for the gate's confirmation). */
   private readonly passedStaged = new Map<string, Set<string>>();
-  /** Per Jest or mocha check, its in-run retries, or why its changed tests are re-run in a process of their own. */
+  /** Per Jest, Vitest or mocha check, its in-run retries, or why its changed tests are re-run in a process of their own. */
   private readonly retries = new Map<string, InRunRetry | { reason: string }>();
 
   constructor(private readonly x: StagedExec) {}
@@ -216,13 +217,14 @@ export class Stager {
     return checkResult(spec, parser, confirmed, 'targeted', { note });
   }
 
-  /** Jest and mocha retry failing tests inside the targeted run (./inRunRetry); undefined for the others. */
+  /** Jest, Vitest and mocha retry failing tests inside the targeted run (./inRunRetry); node:test has no retries. */
   private retryFor(spec: CheckSpec, cmd: TestCommand): InRunRetry | { reason: string } | undefined {
-    if (cmd.runner !== 'jest' && cmd.runner !== 'mocha') return undefined;
+    if (cmd.runner === 'node-test') return undefined;
     let r = this.retries.get(spec.name);
     if (!r) {
       const dir = retryDir(this.x.storageDir ?? path.join(this.x.cwd(spec), 'node_modules', '.cache', 'fix-until-green'), cmd.runner, spec.name);
-      r = cmd.runner === 'jest' ? JestRetry.plan(this.x.cwd(spec), cmd.argv, dir, this.x.flakyReruns) : MochaRetry.plan(dir, this.x.flakyReruns);
+      const cwd = this.x.cwd(spec);
+      r = cmd.runner === 'jest' ? JestRetry.plan(cwd, cmd.argv, dir, this.x.flakyReruns) : cmd.runner === 'vitest' ? VitestRetry.plan(cwd, cmd.argv, dir, this.x.flakyReruns) : MochaRetry.plan(dir, this.x.flakyReruns);
       if ('reason' in r) this.x.logger.debug(`check ${spec.name}: no in-run retries (${r.reason})`);
       this.retries.set(spec.name, r);
     }
@@ -237,7 +239,7 @@ export class Stager {
   private retriedInRun(spec: CheckSpec, first: Attempt, retry: InRunRetry): { confirmed: Confirmed; retried: Failure[]; note: string } | undefined {
     const o = retry.outcome({ check: spec.name, root: this.x.root, cwd: this.x.cwd(spec), exitCode: first.r.exitCode });
     if (!o) {
-      this.x.logger.info(`check ${spec.name}: the targeted run did not go through the retries' file; the changed tests are re-run apart`);
+      this.x.logger.info(`check ${spec.name}: no retries recorded in the targeted run; the changed tests are re-run apart`);
       return undefined;
     }
     const n = o.retried.length;
