@@ -12,14 +12,14 @@ import type { RunController, RunControllers } from './controller';
 import type { CommandId } from './commandIds';
 import { COMMAND_IDS } from './commandIds';
 import type { FixAction, Problem } from './fixActions';
-import { actionLabel, explainError } from './fixActions';
-import { explainStop, stopMessage } from './explain';
+import { actionLabel } from './fixActions';
 import { chooseModel } from './chooseModel';
 import { withRunProgress } from './runProgress';
+import { announceStop } from './stopNotice';
 import { pendingFiles } from './reviewState';
 import { openReviewDiff } from './reviewUi';
 import { chooseFolder } from './folders';
-import { canContinue, canRevert } from './runState';
+import { canRevert } from './runState';
 import type { ApiKeys } from './secrets';
 import { resolveInterrupted } from './recovery';
 import { readSettings, reportInvalidSettings } from './settings';
@@ -165,41 +165,8 @@ export class Commands {
   /** Runs `work` under a cancellable progress notification that shows the step and the phase. */
   private async withProgress(ctl: RunController, work: () => Promise<RunReport>): Promise<RunReport | undefined> {
     const report = await withRunProgress(ctl, work);
-    this.announce(ctl, report);
+    announceStop(ctl, report, { logger: this.deps.logger, showPanel: () => this.deps.showPanel(), offerFix: (p, extra) => this.offerFix(p, ctl, extra), where: this.where(ctl) });
     return report;
-  }
-
-  private announce(ctl: RunController, r: RunReport): void {
-    const steps = `${r.steps.length} step${r.steps.length === 1 ? '' : 's'}`;
-    const tokens = `${r.tokensUsed.toLocaleString('en-US')} tokens`;
-    this.deps.logger.info(`run ${r.runId} in ${ctl.folderName} stopped: ${r.stopReason} (${r.outcome}) after ${steps}, ${tokens}: ${r.detail}`);
-    const show = 'Show Panel';
-    if (r.stopReason === 'green') {
-      void vscode.window.showInformationMessage(`Fix Until Green: green in ${ctl.folderName} after ${steps} (${tokens}).`, show).then((p) => {
-        if (p === show) this.deps.showPanel();
-      });
-      return;
-    }
-    if (r.stopReason === 'error' || r.stopReason === 'preflight-failed') {
-      // A fault: the error icon, a short sentence, and the fix as a button.
-      void this.offerFix(explainError(r.detail), ctl, [show]).then((p) => {
-        if (p === show) this.deps.showPanel();
-      });
-      return;
-    }
-    // What the workspace holds comes with the sentence, and the next moves as buttons: look at the
-    // changes (keep or undo each file), give the run more budget, or open the panel.
-    const review = 'Review Changes';
-    const buttons = [...(pendingFiles(ctl.state.review).length > 0 ? [review] : []), ...(canContinue(ctl.state) ? ['Continue'] : []), show];
-    // The sentence a newcomer reads; the engine's detail (hashes, thresholds) is in the log and the panel.
-    void vscode.window.showWarningMessage(`Fix Until Green${this.where(ctl)}: ${stopMessage(explainStop({ ...r, held: ctl.state.held ?? null }))}`, ...buttons).then((p) => {
-      if (p === show) this.deps.showPanel();
-      if (p === review) void vscode.commands.executeCommand('fixUntilGreen.review', ctl.folder);
-      // VS Code cannot close a notification: a stop's toast may still be on screen when the panel's
-      // Continue already resumed the run. Its button then only shows that run.
-      if (p === 'Continue' && ctl.running) this.deps.showPanel();
-      else if (p === 'Continue') void vscode.commands.executeCommand('fixUntilGreen.continue', ctl.folder);
-    });
   }
 
   /** The folder, named only when the workspace has several. */

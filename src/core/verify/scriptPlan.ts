@@ -43,25 +43,24 @@ function toolOf(command: string): string {
  * without `--fix` (a check must not write): undefined when the script is a chain or needs a shell.
  */
 export function eslintJsonCommand(body: string): string | undefined {
-  if (SHELL_ONLY.test(body) || splitChain(body).length !== 1) return undefined;
-  const unwrapped = unwrapCommand(body);
-  if (!/^(?:\S*\/)?eslint(?:\s|$)/.test(unwrapped)) return undefined;
+  return oneCallRewritten(body, /^(?:\S*\/)?eslint(?:\s|$)/, /^--fix(?:-dry-run)?$|^--(?:fix-type|format|output-file)=/, ['--fix-type', '-f', '--format', '-o', '--output-file'], ['--format', 'json']);
+}
+
+/**
+ * A script that is one call of a tool (`tool` tested on its line, wrappers unwrapped) with flags
+ * dropped and `add` appended: `drop` matches a flag dropped alone, `dropWithValue` names one dropped
+ * with the value after it. Undefined for a chain, a shell line or another tool.
+ */
+function oneCallRewritten(body: string, tool: RegExp, drop: RegExp, dropWithValue: readonly string[], add: readonly string[]): string | undefined {
+  if (SHELL_ONLY.test(body) || splitChain(body).length !== 1 || !tool.test(unwrapCommand(body))) return undefined;
   const out: string[] = [];
   const t = body.trim().split(/\s+/);
   for (let i = 0; i < t.length; i++) {
     const a = t[i]!;
-    if (a === '--fix' || a === '--fix-dry-run' || a.startsWith('--fix-type')) {
-      if (a === '--fix-type') i++;
-      continue;
-    }
-    if (a === '-f' || a === '--format' || a === '-o' || a === '--output-file') {
-      i++;
-      continue;
-    }
-    if (a.startsWith('--format=') || a.startsWith('--output-file=')) continue;
-    out.push(a);
+    if (dropWithValue.includes(a)) i++;
+    else if (!drop.test(a)) out.push(a);
   }
-  return [...out, '--format', 'json'].join(' ');
+  return [...out, ...add].join(' ');
 }
 
 /**
@@ -88,20 +87,7 @@ export function avaTapCommand(body: string): string | undefined {
  * and without `--write`/`--fix` (a check must not write): undefined otherwise.
  */
 export function biomeGithubCommand(body: string): string | undefined {
-  if (SHELL_ONLY.test(body) || splitChain(body).length !== 1) return undefined;
-  if (!/^(?:\S*\/)?biome\s+(?:lint|check|ci)(?:\s|$)/.test(unwrapCommand(body))) return undefined;
-  const out: string[] = [];
-  const t = body.trim().split(/\s+/);
-  for (let i = 0; i < t.length; i++) {
-    const a = t[i]!;
-    if (/^--(?:write|fix|apply|apply-unsafe|unsafe|watch)(?:=|$)/.test(a) || a.startsWith('--reporter=')) continue;
-    if (a === '--reporter') {
-      i++;
-      continue;
-    }
-    out.push(a);
-  }
-  return [...out, '--reporter=github'].join(' ');
+  return oneCallRewritten(body, /^(?:\S*\/)?biome\s+(?:lint|check|ci)(?:\s|$)/, /^--(?:write|fix|apply|apply-unsafe|unsafe|watch)(?:=|$)|^--reporter=/, ['--reporter'], ['--reporter=github']);
 }
 
 /**
@@ -110,20 +96,7 @@ export function biomeGithubCommand(body: string): string | undefined {
  * must not write): undefined otherwise.
  */
 export function oxlintGithubCommand(body: string): string | undefined {
-  if (SHELL_ONLY.test(body) || splitChain(body).length !== 1) return undefined;
-  if (!/^(?:\S*\/)?oxlint(?:\s|$)/.test(unwrapCommand(body))) return undefined;
-  const out: string[] = [];
-  const t = body.trim().split(/\s+/);
-  for (let i = 0; i < t.length; i++) {
-    const a = t[i]!;
-    if (/^--(?:fix|fix-suggestions|fix-dangerously|watch|init|print-config|rules|silent)(?:=|$)/.test(a) || /^(?:--format|-f)=/.test(a)) continue;
-    if (a === '--format' || a === '-f') {
-      i++;
-      continue;
-    }
-    out.push(a);
-  }
-  return [...out, '--format=github'].join(' ');
+  return oneCallRewritten(body, /^(?:\S*\/)?oxlint(?:\s|$)/, /^--(?:fix|fix-suggestions|fix-dangerously|watch|init|print-config|rules|silent)(?:=|$)|^(?:--format|-f)=/, ['--format', '-f'], ['--format=github']);
 }
 
 const MOCHARC = ['.mocharc.js', '.mocharc.cjs', '.mocharc.mjs', '.mocharc.yaml', '.mocharc.yml', '.mocharc.jsonc', '.mocharc.json'];

@@ -176,7 +176,7 @@ describe('in-run retries', () => {
       assert.deepEqual(r.argv(['mocha', '--config', path.join(t.dir, 'own.json'), 'test/a.js'], []), ['mocha', '--config', path.join(t.dir, 'own.json'), 'test/a.js', '--require', hook]);
       assert.deepEqual(r.argv(['mocha', '--retries=1', 'test/a.js'], []), ['mocha', '--retries=1', 'test/a.js', '--require', hook]);
       const ctx = { check: 'test', root: t.dir, cwd: t.dir, exitCode: 1 };
-      writeFileSync(path.join(t.dir, 'st', 'results', '7.jsonl'), [{ ran: true }, { file: path.join(t.dir, 'test/a.js'), title: 's flaky', state: 'passed', retry: 1 }, { file: path.join(t.dir, 'test/a.js'), title: 's bad', state: 'failed', retry: 2 }].map((o) => JSON.stringify(o)).join('\n') + '\n');
+      writeFileSync(path.join(t.dir, 'st', 'results', '7.jsonl'), [{ ran: true }, { file: path.join(t.dir, 'test/a.js'), id: 's flaky', state: 'passed', retry: 1 }, { file: path.join(t.dir, 'test/a.js'), id: 's bad', state: 'failed', retry: 2 }].map((o) => JSON.stringify(o)).join('\n') + '\n');
       const o = r.outcome(ctx)!;
       assert.deepEqual(o.retried.map((f) => [f.file, f.id]), [['test/a.js', 's flaky'], ['test/a.js', 's bad']]);
       assert.deepEqual(o.flaky.map((f) => [f.file, f.id]), [['test/a.js', 's flaky']]);

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import type { Failure } from '../../types';
 import type { ParseContext } from '../parsers/common';
+import { failure, workspacePath } from '../parsers/common';
 
 /** A test known to fail before the run: its absolute file, its id as the runner's parser gives it, its message. */
 export interface KnownFailure {
@@ -86,6 +87,28 @@ export abstract class InRunRetry {
     }
     return out.length > 0 ? out : undefined;
   }
+}
+
+/** A record of a test that ran again (mocha's hook and Vitest's reporter write them): its absolute file, its id as the runner's parser gives it, its last state, its retries, its first error. */
+interface RetriedRecord {
+  file?: string;
+  id?: string;
+  state?: string;
+  retry?: number;
+  message?: string;
+}
+
+/** What records of the tests that ran again say; other lines (a run's `{ran: true}`) are passed over. */
+export function outcomeOfRetried(records: readonly unknown[], ctx: ParseContext, runner: string): RetryOutcome {
+  const tests = (records as RetriedRecord[]).filter((r): r is RetriedRecord & { file: string; id: string; retry: number } => typeof r.id === 'string' && typeof r.file === 'string' && (r.retry ?? 0) > 0);
+  const asFailure = (t: { file: string; id: string }, message: string): Failure => {
+    const file = workspacePath(t.file, ctx);
+    return failure({ check: ctx.check, ...(file !== undefined ? { file } : {}), id: t.id, message });
+  };
+  return {
+    retried: tests.map((t) => asFailure(t, 'retried')),
+    flaky: tests.filter((t) => t.state === 'passed').map((t) => asFailure(t, t.message !== undefined && t.message !== '' ? t.message : `failed, then passed on retry ${t.retry} in the same ${runner} run`)),
+  };
 }
 
 /** The check's folder for its in-run retries under a storage directory. */

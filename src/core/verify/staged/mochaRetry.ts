@@ -4,18 +4,9 @@
 // reporter prints without retries.
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Failure } from '../../types';
 import type { ParseContext } from '../parsers/common';
-import { failure, workspacePath } from '../parsers/common';
 import type { RetryOutcome } from './inRunRetry';
-import { InRunRetry } from './inRunRetry';
-
-interface Retried {
-  file?: string;
-  title?: string;
-  state?: string;
-  retry?: number;
-}
+import { InRunRetry, outcomeOfRetried } from './inRunRetry';
 
 export class MochaRetry extends InRunRetry {
   private readonly hookFile: string;
@@ -36,16 +27,9 @@ export class MochaRetry extends InRunRetry {
   }
 
   protected read(records: readonly unknown[], ctx: ParseContext): RetryOutcome {
-    const tests = (records as Retried[]).filter((r): r is Required<Retried> => typeof r.title === 'string' && typeof r.file === 'string' && (r.retry ?? 0) > 0);
-    const asFailure = (t: Required<Retried>, message: string): Failure => {
-      const file = workspacePath(t.file, ctx);
-      return failure({ check: ctx.check, ...(file !== undefined ? { file } : {}), id: t.title, message });
-    };
-    return {
-      retried: tests.map((t) => asFailure(t, 'retried')),
-      flaky: tests.filter((t) => t.state === 'passed').map((t) => asFailure(t, `failed, then passed on retry ${t.retry} in the same mocha run`)),
-    };
+    return outcomeOfRetried(records, ctx, 'mocha');
   }
+
 }
 
 /** Whether the mocha argv (or the options file it names) sets a retry count. */
@@ -81,7 +65,7 @@ exports.mochaHooks = {
   },
   afterEach() {
     const t = this.currentTest;
-    if (t && t.currentRetry() > 0 && (t.state === 'passed' || t.state === 'failed')) write({ file: t.file, title: t.fullTitle(), state: t.state, retry: t.currentRetry() });
+    if (t && t.currentRetry() > 0 && (t.state === 'passed' || t.state === 'failed')) write({ file: t.file, id: t.fullTitle(), state: t.state, retry: t.currentRetry() });
   },
 };
 `;

@@ -7,23 +7,13 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import type { Failure } from '../../types';
 import type { ParseContext } from '../parsers/common';
-import { failure, workspacePath } from '../parsers/common';
 import type { KnownFailure, RetryOutcome } from './inRunRetry';
-import { InRunRetry } from './inRunRetry';
+import { InRunRetry, outcomeOfRetried } from './inRunRetry';
 
 /** Vitest's message for a test stopped by its timeout. */
 const TIMED_OUT = /Test timed out in \d+ ?ms/;
 const CONFIGS = ['vitest.config', 'vite.config', 'vitest.workspace'].flatMap((b) => ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json'].map((e) => b + e));
-
-interface Retried {
-  file?: string;
-  id?: string;
-  state?: string;
-  retry?: number;
-  message?: string;
-}
 
 export class VitestRetry extends InRunRetry {
   private readonly reporterFile: string;
@@ -61,16 +51,9 @@ export class VitestRetry extends InRunRetry {
   }
 
   protected read(records: readonly unknown[], ctx: ParseContext): RetryOutcome {
-    const tests = (records as Retried[]).filter((r): r is Required<Retried> => typeof r.id === 'string' && typeof r.file === 'string' && (r.retry ?? 0) > 0);
-    const asFailure = (t: Required<Retried>, message: string): Failure => {
-      const file = workspacePath(t.file, ctx);
-      return failure({ check: ctx.check, ...(file !== undefined ? { file } : {}), id: t.id, message });
-    };
-    return {
-      retried: tests.map((t) => asFailure(t, 'retried')),
-      flaky: tests.filter((t) => t.state === 'passed').map((t) => asFailure(t, t.message !== '' ? t.message : `failed, then passed on retry ${t.retry} in the same Vitest run`)),
-    };
+    return outcomeOfRetried(records, ctx, 'Vitest');
   }
+
 }
 
 function reporterSource(dir: string): string {
