@@ -132,5 +132,9 @@ export function timedOutFailures(parser: ParserId, output: string, ctx: ParseCon
   const text = stripAnsi(output);
   const before = parser === 'generic' ? [] : parseOutput(parser, text, { ...ctx, exitCode: 0 });
   const hung = unfinishedTests(parser, text, ctx).map((f) => ({ ...f, message: `${message}; this test never finished` }));
-  return [...before, ...(hung.length > 0 ? hung : [{ check: ctx.check, id: 'timeout', message }])];
+  // node:test may report a file it saw die of our stop as failed ("test failed", at line 1) before it
+  // ends itself: that file failed by the test of it that never finished, which is reported already.
+  const stopped = new Set(hung.map((f) => f.file));
+  const own = before.filter((f) => !(f.file !== undefined && f.id === f.file && stopped.has(f.file)));
+  return [...own, ...(hung.length > 0 ? hung : [{ check: ctx.check, id: 'timeout', message }])];
 }
