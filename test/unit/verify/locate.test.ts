@@ -74,12 +74,14 @@ describe('locations the runner does not print', () => {
 
   it('a hung node:test file stopped a moment before node --test itself: the file\'s "test failed" is the stop, not a second failure', () => {
     // node --test saw its test file die of the SIGTERM and reported the file before it ended too.
-    const fs = parsed('node-test-hang-stopped-tap');
-    assert.deepEqual(fs, [{ check: 'test', file: 'test/hang.test.js', line: 4, column: 1, id: 'waits forever', message: 'test did not finish within its 4 s timeout and was stopped; this test never finished' }]);
-    // Without a test left unfinished in it, a file's own failure stands.
-    const ctx = { check: 'test', root: '/tmp/fug-capture/hang', cwd: '/tmp/fug-capture/hang', exitCode: 1, readText: (): string => '', listFiles: (): string[] => [] };
-    const raw = readFileSync(path.join(OUTPUTS, 'node-test-hang-stopped-tap.txt'), 'utf8');
-    assert.deepEqual(timedOutFailures('node-test', raw, ctx, 'stopped').map((f) => [f.id, f.message]), [['test/hang.test.js', 'test failed'], ['timeout', 'stopped']]);
+    for (const reporter of ['tap', 'spec']) {
+      const fs = parsed(`node-test-hang-stopped-${reporter}`);
+      assert.deepEqual(fs, [{ check: 'test', file: 'test/hang.test.js', line: 4, column: 1, id: 'waits forever', message: 'test did not finish within its 4 s timeout and was stopped; this test never finished' }], reporter);
+      // Without a test left unfinished in it, a file's own failure stands, named by its workspace path.
+      const ctx = { check: 'test', root: '/tmp/fug-capture/hang', cwd: '/tmp/fug-capture/hang', exitCode: 1, readText: (): string => '', listFiles: (): string[] => [] };
+      const raw = readFileSync(path.join(OUTPUTS, `node-test-hang-stopped-${reporter}.txt`), 'utf8');
+      assert.deepEqual(timedOutFailures('node-test', raw, ctx, 'stopped').map((f) => [f.id, f.message]), [['test/hang.test.js', 'test failed'], ['timeout', 'stopped']], reporter);
+    }
   });
 
   it('finds tests by title: nested suites, template and printf titles, the runner\'s separator', () => {

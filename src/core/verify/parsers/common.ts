@@ -54,6 +54,14 @@ function rootAliases(root: string): string[] {
 }
 
 /**
+ * A test's full title from its suites and its own: node:test names a test file that failed (to load,
+ * or stopped) by its absolute path, made workspace-relative here so its identity does not hold the root.
+ */
+export function testTitle(parts: readonly string[], ctx: Pick<ParseContext, 'root' | 'cwd'>): string {
+  return parts.map((t) => (/^(\/|file:|[a-z]:\\)/i.test(t) ? (workspacePath(t, ctx) ?? t) : t)).join(' > ');
+}
+
+/**
  * A path as a tool printed it (absolute, relative to the check's cwd, or a file:// URL) made
  * workspace-relative with forward slashes; undefined when it lies outside the workspace.
  */

@@ -1,7 +1,7 @@
 // node:test output: TAP (Node 20's default off a TTY) or the spec reporter (`--test-reporter=spec`).
 import type { Failure } from '../../types';
 import type { ParseContext } from './common';
-import { dedent, failure, formatFrames, indentOf, isStackLine, splitLines, tidyErrorHead, workspaceFrames, workspacePath } from './common';
+import { dedent, failure, formatFrames, indentOf, isStackLine, splitLines, testTitle, tidyErrorHead, workspaceFrames, workspacePath } from './common';
 import { parseTap } from './tap';
 
 const TAP_LINE = /^\s*(?:TAP version \d+|(?:not )?ok \d+\b)/m;
@@ -33,7 +33,7 @@ function unquote(s: string): string {
 }
 
 /** The spec reporter's run section: `▶ suite`, `✖ test (ms)` and each failure's indented error. */
-function readSpec(lines: readonly string[]): { failures: SpecFailure[]; summaryAt: number } {
+function readSpec(lines: readonly string[], ctx: ParseContext): { failures: SpecFailure[]; summaryAt: number } {
   const failures: SpecFailure[] = [];
   let stack: { indent: number; name: string }[] = [];
   let summaryAt = lines.length;
@@ -70,7 +70,7 @@ function readSpec(lines: readonly string[]): { failures: SpecFailure[]; summaryA
     const hasBody = body.some((l) => l.trim() !== '');
     // A suite's closing `✖` only repeats that a subtest failed, unless a hook of the suite threw.
     if (closesSuite && !hasBody) continue;
-    failures.push({ title: [...stack.map((s) => s.name), m[1]!].join(' > '), leaf: m[1]!, body });
+    failures.push({ title: testTitle([...stack.map((s) => s.name), m[1]!], ctx), leaf: m[1]!, body });
   }
   return { failures, summaryAt };
 }
@@ -90,7 +90,7 @@ function readSummary(lines: readonly string[], from: number): { leaf: string; fi
 
 export function parseNodeTestSpec(output: string, ctx: ParseContext): Failure[] {
   const lines = splitLines(output);
-  const { failures, summaryAt } = readSpec(lines);
+  const { failures, summaryAt } = readSpec(lines, ctx);
   const located = readSummary(lines, summaryAt);
   const out: Failure[] = [];
   for (const sf of failures) {

@@ -2,7 +2,7 @@
 import { load } from 'js-yaml';
 import type { Failure } from '../../types';
 import type { ParseContext } from './common';
-import { dedent, failure, formatFrames, indentOf, isStackLine, pickTestFrame, splitLines, tidyErrorHead, workspaceFrames, workspacePath } from './common';
+import { dedent, failure, formatFrames, indentOf, isStackLine, pickTestFrame, splitLines, testTitle, tidyErrorHead, workspaceFrames, workspacePath } from './common';
 
 const RESULT = /^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*)$/;
 const SUBTEST = /^# Subtest:\s*(.*)$/;
@@ -151,8 +151,7 @@ export function tapFailure(r: TapResult, ctx: ParseContext): Failure | undefined
   if (r.ok || r.directive !== undefined) return undefined;
   const y = r.yaml ?? {};
   if (y.failureType === 'subtestsFailed') return undefined;
-  // node:test names a test file that failed to load by its absolute path.
-  const title = [...r.parents, r.title].map((t) => (/^(\/|file:|[a-z]:\\)/i.test(t) ? (workspacePath(t, ctx) ?? t) : t)).join(' > ');
+  const title = testTitle([...r.parents, r.title], ctx);
   const name = str(y.name);
   const error = str(y.error) ?? (str(y.message) || undefined);
   // ava says which assertion failed (`assertion: t.is()`) and leaves `message` empty.
