@@ -186,8 +186,8 @@ export class Verifier {
   private async gate(spec: CheckSpec, staged: CheckResult, previous: VerifyResult, signal?: AbortSignal): Promise<CheckResult> {
     const r = await this.runCheck(spec, previous, signal, 'gate');
     // A test that flaked in the staged run (failed, then passed on a retry) stays reported as flaky.
-    const seen = new Set(r.flaky.map(looseKey));
-    const flaky = [...r.flaky, ...staged.flaky.filter((f) => !seen.has(looseKey(f)) && !r.failures.some((g) => looseKey(g) === looseKey(f)))];
+    const seen = new Set([...r.flaky, ...r.failures].map(looseKey));
+    const flaky = [...r.flaky, ...staged.flaky.filter((f) => !seen.has(looseKey(f)))];
     return { ...r, flaky, stagedNote: `the ${staged.mode} run passed in ${staged.durationMs} ms; run in full to decide green` };
   }
 

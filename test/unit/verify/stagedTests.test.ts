@@ -31,6 +31,14 @@ for (const runner of RUNNERS) {
       writeFileSync(file(rel), text.replace(from, to));
     };
     const ids = (r: VerifyResult): string[] => r.failures.map((f) => f.id ?? '').sort();
+    /** The project made green (its failing test fixed) and verified in full: the state a step starts from. */
+    const greenStart = async (): Promise<VerifyResult> => {
+      edit('src/math.js', 'a - b', 'a + b');
+      const v0 = await v.verify(undefined, { previous: null });
+      assert.equal(v0.green, true, v0.checks[0]!.output);
+      ran();
+      return v0;
+    };
 
     beforeEach(() => {
       s = copyFixture(`staged/${runner}`);
@@ -61,10 +69,7 @@ for (const runner of RUNNERS) {
     });
 
     it('a step that breaks a test stops at the targeted set: no full run, the failure confirmed by its file alone', async () => {
-      edit('src/math.js', 'a - b', 'a + b');
-      const v0 = await v.verify(undefined, { previous: null });
-      assert.equal(v0.green, true, v0.checks[0]!.output);
-      ran();
+      const v0 = await greenStart();
 
       edit('src/text.js', "+ '!'", "+ '?'");
       const v1 = await v.verify(undefined, { previous: v0, changed: ['src/text.js'] });
@@ -85,10 +90,7 @@ for (const runner of RUNNERS) {
     });
 
     it('a flake in the full suite is confirmed by re-running its test file only', async () => {
-      edit('src/math.js', 'a - b', 'a + b');
-      const v0 = await v.verify(undefined, { previous: null });
-      assert.equal(v0.green, true, v0.checks[0]!.output);
-      ran();
+      const v0 = await greenStart();
 
       writeFileSync(file('.fail-next'), '');
       edit('src/math.js', 'a * b', 'b * a');
@@ -117,10 +119,7 @@ for (const runner of RUNNERS) {
 
     if (runner !== 'node-test') {
       it('a test that flakes in the targeted run passes on its retry in the same run: flaky, not a failure, and still flaky once green', async () => {
-        edit('src/math.js', 'a - b', 'a + b');
-        const v0 = await v.verify(undefined, { previous: null });
-        assert.equal(v0.green, true, v0.checks[0]!.output);
-        ran();
+        const v0 = await greenStart();
 
         writeFileSync(file('.fail-next'), '');
         edit('test/flaky.test.js', 'sometimes fails', 'sometimes fails');
@@ -190,10 +189,7 @@ test('sibling', () => {
 
       it('a project whose Vitest config names its own reporters gets its changed tests re-run in a second process, and the note says why', async () => {
         writeFileSync(file('vitest.config.mjs'), "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.test.js'], cache: false, reporters: ['default'] } });\n");
-        edit('src/math.js', 'a - b', 'a + b');
-        const v0 = await v.verify(undefined, { previous: null });
-        assert.equal(v0.green, true, v0.checks[0]!.output);
-        ran();
+        const v0 = await greenStart();
         edit('src/text.js', "+ '!'", "+ '?'");
         const v1 = await v.verify(undefined, { previous: v0, changed: ['src/text.js'] });
         assert.deepEqual(ids(v1), ['shout shouts']);
@@ -243,10 +239,7 @@ describe('slow', () => {
         const pkg = JSON.parse(readFileSync(file('package.json'), 'utf8')) as { jest: Record<string, unknown> };
         pkg.jest.testRunner = 'jest-circus/runner';
         writeFileSync(file('package.json'), JSON.stringify(pkg, null, 2));
-        edit('src/math.js', 'a - b', 'a + b');
-        const v0 = await v.verify(undefined, { previous: null });
-        assert.equal(v0.green, true, v0.checks[0]!.output);
-        ran();
+        const v0 = await greenStart();
         edit('src/text.js', "+ '!'", "+ '?'");
         const v1 = await v.verify(undefined, { previous: v0, changed: ['src/text.js'] });
         assert.deepEqual(ids(v1), ['shout shouts']);

@@ -203,10 +203,11 @@ export class Stager {
       note = `${files.length} test file(s): ${failing.length} failing, ${related.length} importing the ${edited.length} changed file(s)`;
     }
     const retry = argv ? this.retryFor(spec, cmd) : undefined;
+    const inRunRetry = retry && !('reason' in retry) ? retry : undefined;
     const known = before.failures.map((f) => ({ file: path.resolve(this.x.root, f.file!), id: f.id ?? '', message: f.message }));
-    const first = argv ? await this.x.run(spec, parser, retry && !('reason' in retry) ? retry.argv(argv, known) : argv, signal) : noRun();
+    const first = argv ? await this.x.run(spec, parser, inRunRetry ? inRunRetry.argv(argv, known) : argv, signal) : noRun();
     if (!argv || first.r.cancelled || first.r.timedOut || first.r.spawnError !== undefined) return checkResult(spec, parser, single(first), 'targeted', { note });
-    const inRun = retry && !('reason' in retry) ? this.retriedInRun(spec, first, retry) : undefined;
+    const inRun = inRunRetry ? this.retriedInRun(spec, first, inRunRetry) : undefined;
     // A test that passes now is confirmed by the full run's re-run before any green: here only new
     // failures are, those the run retried itself counting as confirmed (they failed every time).
     const rerun = await this.confirm(spec, parser, first, [...before.failures, ...(inRun?.retried ?? [])], signal, 'targeted');
