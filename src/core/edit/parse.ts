@@ -17,6 +17,8 @@ export interface Hunk {
   header: string;
   /** 1-based start line on the old side as the header says; undefined when it gives none. Only a hint. */
   oldStart: number | undefined;
+  /** The old-side line count the header gives, when it gives one (`-12,0`: an insertion after line 12). Only a hint. */
+  oldCount?: number;
   lines: HunkLine[];
   /** `\ No newline at end of file` followed the last old-side / new-side line. */
   oldNoEol: boolean;
@@ -310,7 +312,14 @@ function readGitSection(r: ReplyLines, at: number, git: RegExpExecArray): { patc
 
 /** Reads the hunk whose `@@` line is at `at` into `p`; returns the line after its body. */
 function readHunk(r: ReplyLines, at: number, hm: RegExpExecArray, p: OpenPatch): number {
-  const hunk: Hunk = { header: r.lines[at]!, oldStart: hm[1] !== undefined ? Number(hm[1]) : undefined, lines: [], oldNoEol: false, newNoEol: false };
+  const hunk: Hunk = {
+    header: r.lines[at]!,
+    oldStart: hm[1] !== undefined ? Number(hm[1]) : undefined,
+    ...(hm[1] !== undefined ? { oldCount: hm[2] !== undefined ? Number(hm[2]) : 1 } : {}),
+    lines: [],
+    oldNoEol: false,
+    newNoEol: false,
+  };
   refuseShown(r, p, at);
   const end = readHunkBody(r, at + 1, hunk);
   p.hunks.push(hunk);
