@@ -10,6 +10,8 @@ import { resolveEditPath } from './paths';
 import type { Line, TextFile } from './text';
 import { decodeText, encodeText, splitText, withFinalNewline } from './text';
 import type { FileTracker } from './tracker';
+import type { WholeFileEdit } from './wholeFile';
+import { wholeFileRefusal } from './wholeFile';
 import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
 import { oneLine, WriteError } from './workspace';
@@ -365,6 +367,7 @@ class Planner {
 
   async edit(e: ProposedEdit): Promise<void> {
     if (e.kind === 'search-replace') return this.searchReplace({ ...e, search: e.search.map(withoutBom), replace: e.replace.map(withoutBom) }, e.replace[0]?.startsWith(BOM_CHAR) ?? false);
+    if (e.kind === 'whole-file') return this.wholeFile({ ...e, content: e.content.map(withoutBom) }, e.content[0]?.startsWith(BOM_CHAR) ?? false);
     const first = e.hunks[0]?.lines.find((l) => l.op === '+');
     return this.diff({ ...e, hunks: e.hunks.map((h) => ({ ...h, lines: h.lines.map((l) => ({ op: l.op, text: withoutBom(l.text) })) })) }, first?.text.startsWith(BOM_CHAR) ?? false);
   }
@@ -404,6 +407,23 @@ class Planner {
       return;
     }
     w.text = next;
+  }
+
+  private async wholeFile(e: WholeFileEdit, bom: boolean): Promise<void> {
+    const rel = this.resolve(e.newPath);
+    const w = await this.load(rel);
+    const why = wholeFileRefusal(rel, w.text, e);
+    if (why !== undefined) throw new EditError(why);
+    const base = w.text ?? splitText('', bom);
+    // Lines the file keeps keep their own endings; the fence's last line ends with a newline.
+    const lines: HunkLine[] = [];
+    for (const c of diffArrays(base.lines.map((l) => l.text), e.content)) {
+      const op = c.added ? '+' : c.removed ? '-' : ' ';
+      for (const t of c.value) lines.push({ op, text: t });
+    }
+    const hunk: Hunk = { header: 'whole file', oldStart: undefined, lines, oldNoEol: false, newNoEol: false };
+    const placed = placeHunk(base.lines, hunk, { start: 0, end: base.lines.length, map: base.lines.map((_, i) => i), level: 'exact', cost: 0 }, base.eol);
+    w.text = { ...base, finalNewline: true, lines: withFinalNewline(placed, true, base.eol) };
   }
 
   private newFileFromHunks(rel: string, hunks: Hunk[]): TextFile {

@@ -5,7 +5,10 @@
 import type { StructuredPatch, StructuredPatchHunk } from 'diff';
 import type { EditFormat } from '../settings';
 import type { ReplyLines } from './replyLines';
+import { cleanPathLine, fenceInfoPath } from './pathLines';
 import { DIFF_FENCES, FENCE, scanReply } from './replyLines';
+import type { WholeFileEdit } from './wholeFile';
+import { parseWholeFiles } from './wholeFile';
 
 export interface HunkLine {
   op: ' ' | '-' | '+';
@@ -50,7 +53,7 @@ export interface SearchReplaceEdit {
   replyLine: number;
 }
 
-export type ProposedEdit = FilePatch | SearchReplaceEdit;
+export type ProposedEdit = FilePatch | SearchReplaceEdit | WholeFileEdit;
 
 export interface ParsedReply {
   edits: ProposedEdit[];
@@ -64,45 +67,6 @@ const REPLACE = /^\s*>{5,9}\s*REPLACE\s*$/i;
 const HUNK = /^@@(?:\s*-(\d+)(?:,(\d+))?(?:\s+\+(\d+)(?:,(\d+))?)?)?(?:\s.*)?$/;
 const GIT_HEADER = /^diff --git (\S+) (\S+)\s*$/;
 const GIT_META = /^(index |new file mode|deleted file mode|old mode|new mode|similarity index|dissimilarity index|rename from |rename to |copy from |copy to |Binary files )/;
-
-/**
- * The path a fence's info string names: ```src/a.ts, ```ts src/a.ts, ```typescript:src/a.ts,
- * ```ts title="src/a.ts"; null for a bare language (```python, ```jsx, ```c++).
- */
-export function fenceInfoPath(info: string): string | null {
-  for (const raw of info.trim().split(/[\s:]+/)) {
-    const w = raw.replace(/^(?:title|file(?:name)?|path)=/i, '').replace(/^["'`]|["'`]$/g, '');
-    if (/^[\w@.~-][\w@.~/\\-]*$/.test(w) && (/[/\\]/.test(w) || /\.[A-Za-z0-9]+$/.test(w)) && !/^\.+$/.test(w)) return w;
-  }
-  return null;
-}
-
-/** `**src/a.ts**`, "### `src/a.ts`", `File: src/a.ts:` and the like, down to the path. */
-export function cleanPathLine(line: string): string | null {
-  // "Update `src/my file.ts`:" — a backticked path is taken whole, spaces and all.
-  const quoted = /`([^`]*[./][^`]*)`/.exec(line);
-  if (quoted && !/[<>|]/.test(quoted[1]!) && quoted[1]!.trim() !== '') return quoted[1]!.trim();
-  let s = line.trim();
-  s = s.replace(/^#+\s*/, '').replace(/^(?:\/\/|#|--|;)\s*/, '');
-  s = s.replace(/^(?:file(?:name)?|path)\s*:\s*/i, '');
-  const strip = (t: string): string =>
-    t
-      .replace(/^[*_`'"(]+/, '')
-      .replace(/[*_`'")]+$/, '')
-      .replace(/[:,;.]+$/, '')
-      .replace(/[*_`'")]+$/, '')
-      .trim();
-  s = strip(s);
-  if (s === '') return null;
-  if (/\s/.test(s)) {
-    // "Update src/a.ts:" — take the last word that looks like a path.
-    const words = s.split(/\s+/).map(strip).filter((w) => /[./]/.test(w) && !/^\.+$/.test(w));
-    if (words.length === 0) return null;
-    s = words[words.length - 1]!;
-  }
-  if (/[<>|]/.test(s) || !/[\w]/.test(s)) return null;
-  return s;
-}
 
 function parseSearchReplace(r: ReplyLines, edits: ProposedEdit[], errors: string[]): void {
   const { lines } = r;
@@ -459,6 +423,8 @@ export function parseReply(reply: string, format: EditFormat = 'auto', opts: Par
   parseDiffs(r, diffs, errors);
   if (format === 'diff' && sr.length > 0) return { edits: [], errors: [errorForFormat(format, 'search-replace'), ...errors] };
   if (format === 'search-replace' && diffs.length > 0) return { edits: [], errors: [errorForFormat(format, 'diff'), ...errors] };
+  // A reply with no other edit may give files whole, each fenced after its path.
+  if (sr.length === 0 && diffs.length === 0 && errors.length === 0) return parseWholeFiles(r);
   const edits = [...sr, ...diffs].sort((a, b) => a.replyLine - b.replyLine);
   return { edits, errors };
 }

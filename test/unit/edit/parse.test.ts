@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { cleanPathLine, fenceInfoPath, parseReply } from '../../../src/core/edit/parse';
+import { parseReply } from '../../../src/core/edit/parse';
+import { cleanPathLine, fenceInfoPath } from '../../../src/core/edit/pathLines';
 import type { FilePatch, SearchReplaceEdit } from '../../../src/core/edit/parse';
 
 describe('edit/parse', () => {
