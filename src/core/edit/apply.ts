@@ -3,7 +3,7 @@
 import { diffArrays } from 'diff';
 import type { Checkpoint } from './checkpoint';
 import type { Placement } from './match';
-import { isElision, locate } from './match';
+import { isElision, locate, similarRegion } from './match';
 import type { FilePatch, Hunk, HunkLine, ProposedEdit, SearchReplaceEdit } from './parse';
 import type { PathPolicy } from './paths';
 import { resolveEditPath } from './paths';
@@ -203,7 +203,19 @@ function placeHunk(lines: Line[], hunk: Hunk, p: Placement, eol: '\n' | '\r\n'):
   return out;
 }
 
-function describeFailure(rel: string, label: string, head: string, r: Exclude<ReturnType<typeof locate>, { ok: true }>): string {
+/** Most file lines a refusal quotes: enough to copy from, little enough for the feedback's share of the prompt. */
+const QUOTED_LINES = 12;
+
+/** File lines [start, end) as the model should copy them: numbered, at most QUOTED_LINES. */
+function quoteFile(file: readonly string[], start: number, end: number): string {
+  const to = Math.min(end, start + QUOTED_LINES, file.length);
+  const width = String(to).length;
+  const out = file.slice(start, to).map((t, k) => `    ${String(start + k + 1).padStart(width)} | ${t}`);
+  if (to < end) out.push(`    … (${end - to} more)`);
+  return out.join('\n');
+}
+
+function describeFailure(rel: string, label: string, head: string, r: Exclude<ReturnType<typeof locate>, { ok: true }>, file: readonly string[], old: readonly string[]): string {
   if (r.kind === 'ambiguous') {
     const at = r.starts.map((s) => s + 1);
     return `${rel}: ${label} matches ${at.length} places equally well (lines ${at.slice(0, 5).join(', ')}${at.length > 5 ? ', …' : ''}), so it was not applied rather than guessed. Include more unchanged lines around the change so it matches exactly one place. It starts:\n${head}`;
@@ -211,10 +223,22 @@ function describeFailure(rel: string, label: string, head: string, r: Exclude<Re
   if (r.kind === 'elision') {
     return `${rel}: ${label} abbreviates the current text with \`${r.line.trim()}\` (its old line ${r.index + 1}); quote every current line exactly, without "..." elisions. It starts:\n${head}`;
   }
-  const where = r.closest
-    ? `Closest region: lines ${r.closest.start + 1}-${r.closest.end} (${r.closest.matched} line(s) match); rejected because ${r.closest.why}.`
-    : 'No region of the file resembles it.';
-  return `${rel}: ${label} did not match the file's current content. It starts:\n${head}\n${where}`;
+  if (r.closest) {
+    const c = r.closest;
+    // The region and a line either side, as Aider's "did you mean": the model copies from it.
+    const from = Math.max(0, c.start - 1);
+    const to = Math.min(file.length, Math.max(c.end, c.start + old.length) + 1);
+    return (
+      `${rel}: ${label} did not match the file's current content. It starts:\n${head}\n` +
+      `Closest region: lines ${c.start + 1}-${c.end} (${c.matched} line(s) match); rejected because ${c.why}. ` +
+      `Did you mean these lines of ${rel}? Quote them exactly:\n${quoteFile(file, from, to)}`
+    );
+  }
+  const similar = similarRegion(file, old);
+  return similar
+    ? `${rel}: ${label} did not match the file's current content, and no region matches enough of it. It starts:\n${head}\n` +
+        `The most similar lines of ${rel} (${similar.start + 1}-${similar.end}); quote the lines to change exactly as the file has them:\n${quoteFile(file, similar.start, similar.end)}`
+    : `${rel}: ${label} did not match the file's current content, and no part of ${rel} resembles it: check that this is the file you mean. It starts:\n${head}`;
 }
 
 /**
@@ -286,7 +310,16 @@ function applyHunks(
       { hint, ...(fuzz !== undefined ? { fuzz } : {}) },
     );
     if (!r.ok) {
-      errors.push(describeFailure(rel, labelOf(k), head, r));
+      errors.push(
+        describeFailure(
+          rel,
+          labelOf(k),
+          head,
+          r,
+          lines.map((l) => l.text),
+          old.map((l) => l.text),
+        ),
+      );
       return;
     }
     const next = placeHunk(lines, h, r.placement, file.eol);
