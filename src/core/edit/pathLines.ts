@@ -50,8 +50,10 @@ const LEAD_WORDS = new Set(
  * list item, after `File:`, or after a few words such as "Here is the updated". Null for a sentence
  * that mentions a path ("In `src/a.ts`, `add` is wrong"), a command (`npm test`) or a language word.
  */
-export function strictPathLine(line: string): string | null {
-  if (FENCE_LINE.test(line)) return null;
+export function strictPathLine(raw: string): string | null {
+  if (FENCE_LINE.test(raw)) return null;
+  // `<summary>File: src/a.ts</summary>` over a fenced listing in a <details> block.
+  const line = raw.replace(/<\/?(?:summary|b|strong|code|em)>/gi, ' ');
   const path = cleanPathLine(line);
   if (path === null || !/[A-Za-z]/.test(path) || /:\/\//.test(path) || /^\d[\d.]*$/.test(path)) return null;
   if (!/[/\\]/.test(path) && !/\.[A-Za-z0-9]+$/.test(path)) return null;

@@ -34,6 +34,7 @@ describe('edit/wholeFile', () => {
       ['File: src/a.ts', 'src/a.ts'],
       ['Here is the updated `src/a.ts`:', 'src/a.ts'],
       ['README.md:', 'README.md'],
+      ['<summary>File: src/a.ts</summary>', 'src/a.ts'],
       ['In `src/a.ts`, `add` is wrong:', null],
       ['Run `npm test`:', null],
       ['Then run `node scripts/b.mjs`:', null],
