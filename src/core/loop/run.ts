@@ -249,7 +249,7 @@ export class Run {
     const previous = this.history.current;
     const call = await callModel(this.callDeps, step, prompt, measured);
     const apply = { workspace: this.opts.workspace, policy: { root: this.opts.workspace.root, forbiddenDirs: [this.opts.storageDir] }, tracker: this.tracker, ...(this.checkpoint ? { checkpoint: this.checkpoint } : {}) };
-    const edit = await editTurn({ editFormat: this.opts.settings.editFormat, apply, review: this.review('proposal', step, previous) }, step, call.text, call.replyError);
+    const edit = await editTurn({ editFormat: this.opts.settings.editFormat, apply, review: this.review('proposal', step, previous) }, step, call);
     if (edit.conflict) throw this.conflictStop(edit.conflict);
     this.emit({ type: 'edit', step, applied: edit.applied, files: edit.result?.files ?? [], errors: edit.error ? edit.error.split('\n') : [] });
     let result: ResultTurn | undefined;
