@@ -284,6 +284,7 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
       return applyReport(s, e.report);
     case 'self-report':
     case 'budget':
+    case 'hook':
       // Shown in the step row through the step's record; nothing else to fold.
       return s;
   }
