@@ -3,7 +3,7 @@
 // other setting and hook keeps its bytes (only the lines of our entries change), and installing
 // twice changes nothing. Our entries are recognised by their command (`… hook --host <host> …`).
 import * as path from 'node:path';
-import { applyEdits, modify, parse } from 'jsonc-parser';
+import { applyEdits, findNodeAtLocation, modify, parse, parseTree } from 'jsonc-parser';
 import type { FormattingOptions, ParseError } from 'jsonc-parser';
 import type { HookEvent, HookHost } from './hookHosts';
 import { HOOK_HOSTS } from './hookHosts';
@@ -122,6 +122,39 @@ function edit(text: string, p: (string | number)[], value: unknown, insert = fal
   return applyEdits(text, modify(text, p, value, { formattingOptions: formatting(text), ...(insert ? { isArrayInsertion: true } : {}) }));
 }
 
+/**
+ * Appends `value` to the array at `p`, touching no byte of its other elements (jsonc-parser's own
+ * insertion reformats the element before it): the new element goes after the last one, on its own
+ * lines, indented like it.
+ */
+function appendToArray(text: string, p: (string | number)[], value: unknown): string {
+  const node = findNodeAtLocation(parseTree(text)!, p);
+  const last = node?.children?.at(-1);
+  if (!node || !last) return edit(text, p, [value]);
+  const f = formatting(text);
+  const lineStart = text.lastIndexOf('\n', last.offset) + 1;
+  const indent = /^[ \t]*/.exec(text.slice(lineStart))![0];
+  const unit = f.insertSpaces ? ' '.repeat(f.tabSize ?? 2) : '\t';
+  const body = JSON.stringify(value, null, unit)
+    .split('\n')
+    .map((l, i) => (i === 0 ? l : indent + l))
+    .join(f.eol ?? '\n');
+  const end = last.offset + last.length;
+  return `${text.slice(0, end)},${f.eol ?? '\n'}${indent}${body}${text.slice(end)}`;
+}
+
+/** Removes element `i` of the array at `p` with the separator before it (or after it, for the first), touching no other byte. */
+function removeFromArray(text: string, p: (string | number)[], i: number): string {
+  const items = findNodeAtLocation(parseTree(text)!, p)?.children ?? [];
+  const el = items[i];
+  if (!el) return text;
+  const prev = items[i - 1];
+  const next = items[i + 1];
+  if (prev) return text.slice(0, prev.offset + prev.length) + text.slice(el.offset + el.length);
+  if (next) return text.slice(0, el.offset) + text.slice(next.offset);
+  return edit(text, [...p, i], undefined);
+}
+
 function removeOurs(file: string, text: string, host: HookHost): string {
   let out = text;
   const hooks = (read(file, out).hooks ?? {}) as Record<string, unknown>;
@@ -129,8 +162,8 @@ function removeOurs(file: string, text: string, host: HookHost): string {
     if (!Array.isArray(list)) continue;
     const ours = list.map((e, i) => (isOurEntry(e) ? i : -1)).filter((i) => i >= 0);
     if (ours.length === 0) continue;
-    for (const i of ours.reverse()) out = edit(out, ['hooks', event, i], undefined);
     if (ours.length === list.length) out = edit(out, ['hooks', event], undefined);
+    else for (const i of ours.reverse()) out = removeFromArray(out, ['hooks', event], i);
   }
   const after = read(file, out);
   if (after.hooks !== undefined && Object.keys(after.hooks as object).length === 0 && Object.keys(hooks).length > 0) out = edit(out, ['hooks'], undefined);
@@ -155,7 +188,7 @@ export function installHooksText(host: HookHost, file: string, text: string | nu
   for (const { hostEvent, event } of installedEvents(host)) {
     const list = ((read(file, out).hooks ?? {}) as Record<string, unknown>)[hostEvent];
     const entry = entryFor(host, event, o);
-    out = Array.isArray(list) ? edit(out, ['hooks', hostEvent, -1], entry, true) : edit(out, ['hooks', hostEvent], [entry]);
+    out = Array.isArray(list) && list.length > 0 ? appendToArray(out, ['hooks', hostEvent], entry) : edit(out, ['hooks', hostEvent], [entry]);
   }
   if (!out.endsWith('\n')) out += '\n';
   return text !== null && sameJson(read(file, text), read(file, out)) ? text : out;
