@@ -101,7 +101,7 @@ describe('Claude Code (real, offline) with the Fix Until Green hooks', function 
   let pristine: string;
 
   before(async function () {
-    const { ensureClaudeCode } = (await import('../../scripts/installClaudeCode.mjs')) as { ensureClaudeCode: () => string };
+    const { ensureClaudeCode } = await import('../../scripts/installClaudeCode.mjs');
     claude = ensureClaudeCode();
   });
 
