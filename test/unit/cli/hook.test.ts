@@ -3,7 +3,7 @@
 // by our fault, and no byte of the user's is lost.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Ajv from 'ajv';
 import { runCli } from '../../support/cli';
@@ -94,6 +94,22 @@ describe('cli hook', function () {
     const green = hook('vscode', { timestamp: 'x', cwd: s.project, sessionId: 'v-1', hookEventName: 'Stop', transcript_path: null, stop_hook_active: false }, s);
     assert.equal(green.out.hookSpecificOutput, undefined);
     assert.match(String(green.out.systemMessage), /every check passes \(test\)/);
+  });
+
+  it('the budgets let the agent stop in the fixed order: step-cap after maxSteps blocks, token-ceiling from the transcript first', () => {
+    mkdirSync(path.join(s.project, '.vscode'), { recursive: true });
+    writeFileSync(path.join(s.project, '.vscode', 'settings.json'), JSON.stringify({ 'fixUntilGreen.maxSteps': 1, 'fixUntilGreen.tokenCeiling': 5000 }));
+    assert.equal(hook('claude', claudeStop(s.project, 'b-1'), s).out.decision, 'block');
+    const capped = hook('claude', claudeStop(s.project, 'b-1'), s).out;
+    assert.equal(capped.decision, undefined);
+    assert.match(String(capped.systemMessage), /let the agent stop: step-cap — 1 of 1 steps done/);
+    // A Claude Code transcript: one line per message part, the usage repeated on each part of one id.
+    const transcript = path.join(s.dir, 'transcript.jsonl');
+    const line = (id: string, input: number): string => JSON.stringify({ type: 'assistant', message: { id, model: 'claude-x', role: 'assistant', usage: { input_tokens: input, cache_read_input_tokens: 100, output_tokens: 50 } } });
+    writeFileSync(transcript, [line('m1', 1000), line('m1', 1000), line('m2', 3800), 'torn {'].join('\n'));
+    const spent = hook('claude', { ...claudeStop(s.project, 'b-2'), transcript_path: transcript }, s).out;
+    assert.equal(spent.decision, undefined, 'token-ceiling comes before sending the agent back');
+    assert.match(String(spent.systemMessage), /token-ceiling — the next call needs at least 3901 tokens .* but only -100 of 5000 remain \(5100 used\)/);
   });
 
   it('a check that outlives the hook\'s timeout is stopped with the hook, which lets the agent stop and says so', () => {
