@@ -1,35 +1,17 @@
 // `fix-until-green hooks install|uninstall --host H [--scope project|user]` (issue 30): our hook
 // entries merged into the host's own config file, or taken out, keeping every other byte.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { HOOK_HOSTS, isHookHost } from '../core/gate/hookHosts';
-import type { HookHost } from '../core/gate/hookHosts';
 import type { InstallScope } from '../core/gate/hookInstall';
-import { HookConfigError, hookConfigFile, installedEvents, installHooksText, uninstallHooksText } from '../core/gate/hookInstall';
+import { applyHooksFile, HookConfigError, hookConfigFile, installedEvents } from '../core/gate/hookInstall';
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
 import { resolveCwd } from './runCommand';
 import { resolveSettings } from './workspaceSettings';
 
 export const DEFAULT_HOOK_TIMEOUT_S = 300;
-
-function readOrNull(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
-  }
-}
-
-function writeWhole(file: string, text: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.fix-until-green.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-}
 
 /** The command that runs this CLI: the Node that runs it now and the absolute path of dist/cli.js. */
 function thisCli(): string {
@@ -63,32 +45,22 @@ export async function hooksCommand(argv: string[], io: CliIo): Promise<number> {
   const timeout = values.timeout !== undefined ? Number(values.timeout) : DEFAULT_HOOK_TIMEOUT_S;
   if (!Number.isInteger(timeout) || timeout < 5 || timeout > 3600) throw new UsageError(`hooks: --timeout must be whole seconds from 5 to 3600, got "${values.timeout}"`);
   const root = resolveCwd(values.cwd);
-  const file = hookConfigFile(host as HookHost, scope, root, values.home ?? os.homedir());
-  const before = readOrNull(file);
-  let after: string | null;
+  let r: { file: string; changed: boolean; removed: boolean };
   try {
-    if (action === 'install') {
-      const settings = resolveSettings(root, {});
-      after = installHooksText(host, file, before, { cli: values.command ?? thisCli(), timeoutSeconds: timeout, loopLimit: Math.max(settings.maxSteps, settings.stallThreshold) + 2 });
-    } else {
-      after = before === null ? null : uninstallHooksText(host, file, before);
-    }
+    const loopLimit = action === 'install' ? (({ maxSteps, stallThreshold }) => Math.max(maxSteps, stallThreshold) + 2)(resolveSettings(root, {})) : undefined;
+    r = applyHooksFile(action, host, scope, root, values.home ?? os.homedir(), { cli: values.command ?? thisCli(), timeoutSeconds: timeout, ...(loopLimit !== undefined ? { loopLimit } : {}) });
   } catch (e) {
-    if (e instanceof HookConfigError) throw new UsageError(e.message, 'preflight', { file });
+    if (e instanceof HookConfigError) throw new UsageError(e.message, 'preflight', { file: hookConfigFile(host, scope, root, values.home ?? os.homedir()) });
     throw e;
   }
-  const changed = after !== before;
-  if (changed) {
-    if (after === null) rmSync(file, { force: true });
-    else writeWhole(file, after);
-  }
+  const { file, changed } = r;
   const events = installedEvents(host).map((e) => e.hostEvent);
   if (values.json) {
-    io.stdout(JSON.stringify({ action, host, scope, file, changed, removed: changed && after === null, events: action === 'install' ? events : [], timeoutSeconds: timeout }, null, 2));
+    io.stdout(JSON.stringify({ action, host, scope, file, changed, removed: r.removed, events: action === 'install' ? events : [], timeoutSeconds: timeout }, null, 2));
   } else if (action === 'install') {
     io.stdout(changed ? `${file}: Fix Until Green hooks installed for ${host} (${events.join(', ')}; timeout ${timeout} s)` : `${file}: already installed for ${host}; nothing changed`);
   } else {
-    io.stdout(!changed ? `${file}: no Fix Until Green hooks for ${host}; nothing changed` : after === null ? `${file}: removed (it held only our hooks)` : `${file}: Fix Until Green hooks for ${host} removed; everything else kept`);
+    io.stdout(!changed ? `${file}: no Fix Until Green hooks for ${host}; nothing changed` : r.removed ? `${file}: removed (it held only our hooks)` : `${file}: Fix Until Green hooks for ${host} removed; everything else kept`);
   }
   return 0;
 }

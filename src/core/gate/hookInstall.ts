@@ -2,6 +2,7 @@
 // file, and taken out again. Pure text in, text out: the edits go through jsonc-parser so every
 // other setting and hook keeps its bytes (only the lines of our entries change), and installing
 // twice changes nothing. Our entries are recognised by their command (`… hook --host <host> …`).
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { applyEdits, findNodeAtLocation, modify, parse, parseTree } from 'jsonc-parser';
 import type { FormattingOptions, ParseError } from 'jsonc-parser';
@@ -70,6 +71,8 @@ export interface InstallOptions {
   timeoutSeconds: number;
   /** Cursor's loop_limit: follow-ups Cursor allows; ours stops first. */
   loopLimit?: number;
+  /** More `hook` flags, after the event's (e.g. `--storage "DIR"`). */
+  args?: string;
 }
 
 export function hookCommand(cli: string, host: HookHost, event: HookEvent, timeoutSeconds: number): string {
@@ -78,7 +81,7 @@ export function hookCommand(cli: string, host: HookHost, event: HookEvent, timeo
 
 /** Our entry for one host event, in the host's shape. */
 function entryFor(host: HookHost, event: HookEvent, o: InstallOptions): unknown {
-  const command = hookCommand(o.cli, host, event, o.timeoutSeconds);
+  const command = hookCommand(o.cli, host, event, o.timeoutSeconds) + (o.args ? ` ${o.args}` : '');
   const matcher = event === 'stop' ? undefined : EVENTS[host].matcher;
   switch (host) {
     case 'claude':
@@ -205,4 +208,57 @@ export function uninstallHooksText(host: HookHost, file: string, text: string): 
   const rest = read(file, out);
   const keys = Object.keys(rest).filter((k) => !(k === 'version' && (host === 'cursor' || host === 'copilot-cli' || host === 'vscode')));
   return keys.length === 0 ? null : out;
+}
+
+/** The agent hosts a project shows signs of (its own config folder, or the user's), VS Code's agent mode always. */
+export const AGENT_HOST_LABELS: Record<HookHost, string> = {
+  vscode: 'VS Code agent mode (Copilot)',
+  claude: 'Claude Code',
+  codex: 'Codex CLI',
+  gemini: 'Gemini CLI',
+  cursor: 'Cursor',
+  'copilot-cli': 'GitHub Copilot CLI',
+};
+
+const HOST_MARKS: Record<HookHost, string[]> = {
+  vscode: [],
+  claude: ['.claude'],
+  codex: ['.codex'],
+  gemini: ['.gemini'],
+  cursor: ['.cursor'],
+  'copilot-cli': ['.github/hooks', '.copilot'],
+};
+
+/** Each host, whether the folder or the home shows it is used (which folder says so), in the order offered. */
+export function agentHostsFound(root: string, home: string, exists: (p: string) => boolean): { host: HookHost; label: string; found: string | null }[] {
+  return (['vscode', 'claude', 'codex', 'gemini', 'cursor', 'copilot-cli'] as const).map((host) => {
+    const mark = HOST_MARKS[host].flatMap((m) => [path.join(root, m), path.join(home, m)]).find(exists) ?? null;
+    return { host, label: AGENT_HOST_LABELS[host], found: host === 'vscode' ? 'VS Code' : mark };
+  });
+}
+
+function readOrNull(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+/** Installs (or uninstalls) our hooks in the host's file for `scope`: written whole (temp file and rename), or removed when nothing else was in it. */
+export function applyHooksFile(action: 'install' | 'uninstall', host: HookHost, scope: InstallScope, root: string, home: string, o: InstallOptions): { file: string; changed: boolean; removed: boolean } {
+  const file = hookConfigFile(host, scope, root, home);
+  const before = readOrNull(file);
+  const after = action === 'install' ? installHooksText(host, file, before, o) : before === null ? null : uninstallHooksText(host, file, before);
+  if (after === before) return { file, changed: false, removed: false };
+  if (after === null) {
+    rmSync(file, { force: true });
+    return { file, changed: true, removed: true };
+  }
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.fix-until-green.tmp`;
+  writeFileSync(tmp, after);
+  renameSync(tmp, file);
+  return { file, changed: true, removed: false };
 }

@@ -41,6 +41,24 @@ describe('cli hook', function () {
     assert.match(r.stderr, /unknown --host "windsurf" \(one of claude, codex, gemini, cursor, copilot-cli, vscode\)/);
   });
 
+  it('hooks install writes the host file once, a second install changes nothing, uninstall removes a file that held only ours', () => {
+    const env = { FIX_UNTIL_GREEN_STORAGE: s.storage };
+    const first = runCli(['hooks', 'install', '--host', 'cursor', '--cwd', s.project, '--json'], { env });
+    assert.equal(first.code, 0, first.stderr);
+    const j = JSON.parse(first.stdout) as { file: string; changed: boolean; events: string[] };
+    assert.equal(j.file, path.join(s.project, '.cursor', 'hooks.json'));
+    assert.deepEqual([j.changed, j.events], [true, ['stop']]);
+    const text = readFileSync(j.file, 'utf8');
+    assert.match(text, /"loop_limit": 10/, 'maxSteps 8 + 2: Cursor\'s own bound comes after ours');
+    assert.match(runCli(['hooks', 'install', '--host', 'cursor', '--cwd', s.project], { env }).stdout, /already installed for cursor; nothing changed/);
+    assert.equal(readFileSync(j.file, 'utf8'), text);
+    assert.match(runCli(['hooks', 'uninstall', '--host', 'cursor', '--cwd', s.project], { env }).stdout, /removed \(it held only our hooks\)/);
+    assert.equal(readdirSync(path.join(s.project, '.cursor')).length, 0);
+    const bad = runCli(['hooks', 'install', '--host', 'vscode', '--scope', 'user', '--cwd', s.project], { env });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--host claude --scope user/);
+  });
+
   it('empty or malformed stdin lets the agent go on and says why, in the host\'s own form', () => {
     const empty = hook('claude', '', s);
     assert.equal(empty.code, 0);

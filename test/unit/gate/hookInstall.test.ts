@@ -1,7 +1,7 @@
 // `hooks install|uninstall`: merged into the host's own file, every other byte kept, idempotent.
 import assert from 'node:assert/strict';
 import { parse } from 'jsonc-parser';
-import { HookConfigError, hookConfigFile, installHooksText, uninstallHooksText } from '../../../src/core/gate/hookInstall';
+import { agentHostsFound, HookConfigError, hookConfigFile, installHooksText, uninstallHooksText } from '../../../src/core/gate/hookInstall';
 
 const opts = { cli: '"/usr/bin/node" "/opt/fug/dist/cli.js"', timeoutSeconds: 120 };
 
@@ -79,5 +79,30 @@ describe('hooks install / uninstall', () => {
     assert.equal(hookConfigFile('cursor', 'project', '/p', '/h'), '/p/.cursor/hooks.json');
     assert.equal(hookConfigFile('copilot-cli', 'user', '/p', '/h'), '/h/.copilot/hooks/fix-until-green.json');
     assert.equal(hookConfigFile('vscode', 'project', '/p', '/h'), '/p/.github/hooks/fix-until-green.vscode.json');
+  });
+});
+
+describe('agent hosts a project shows', () => {
+  it("offers VS Code's agent mode always, and each other host whose folder is in the project or the home", () => {
+    const present = new Set(['/p/.claude', '/h/.codex', '/p/.github/hooks']);
+    const found = agentHostsFound('/p', '/h', (p) => present.has(p));
+    assert.deepEqual(
+      found.map((f) => [f.host, f.found]),
+      [
+        ['vscode', 'VS Code'],
+        ['claude', '/p/.claude'],
+        ['codex', '/h/.codex'],
+        ['gemini', null],
+        ['cursor', null],
+        ['copilot-cli', '/p/.github/hooks'],
+      ],
+    );
+  });
+
+  it('passes extra hook flags (the extension\'s storage) after the event', () => {
+    const text = installHooksText('vscode', '/p/.github/hooks/fix-until-green.vscode.json', null, { ...opts, args: '--storage "/s/p-1"' });
+    const j = parse(text) as { hooks: { Stop: { command: string; timeout: number }[] } };
+    assert.equal(j.hooks.Stop[0]!.command, '"/usr/bin/node" "/opt/fug/dist/cli.js" hook --host vscode --event stop --timeout 120 --storage "/s/p-1"');
+    assert.equal(j.hooks.Stop[0]!.timeout, 120);
   });
 });
