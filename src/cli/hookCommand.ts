@@ -51,18 +51,25 @@ export function hookBudgetMs(timeoutSeconds: number, elapsedMs: number): number 
 
 export async function hookCommand(argv: string[], io: HookIo): Promise<number> {
   const started = Date.now();
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      host: { type: 'string' },
-      event: { type: 'string' },
-      cwd: { type: 'string' },
-      storage: { type: 'string' },
-      timeout: { type: 'string' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
+  let values: { host?: string; event?: string; cwd?: string; storage?: string; timeout?: string };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        host: { type: 'string' },
+        event: { type: 'string' },
+        cwd: { type: 'string' },
+        storage: { type: 'string' },
+        timeout: { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (e) {
+    // Not the CLI's usual exit 2: to Claude Code, exit 2 from a Stop hook blocks the stop.
+    io.stderr(`fix-until-green hook: ${(e as Error).message}; the agent was not gated`);
+    return 1;
+  }
   const host = values.host ?? '';
   if (!isHookHost(host)) {
     io.stderr(`fix-until-green hook: ${host === '' ? '--host is required' : `unknown --host "${host}"`} (one of ${HOOK_HOSTS.join(', ')}); the agent was not gated`);

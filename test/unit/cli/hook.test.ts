@@ -39,6 +39,10 @@ describe('cli hook', function () {
     assert.equal(r.code, 1);
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /unknown --host "windsurf" \(one of claude, codex, gemini, cursor, copilot-cli, vscode\)/);
+    // A flag this CLI does not know (a newer install's) is exit 1 too, never the usage exit 2 that blocks Claude Code's stop.
+    const flag = runCli(['hook', '--host', 'claude', '--newer-flag'], { input: '{}' });
+    assert.equal(flag.code, 1);
+    assert.match(flag.stderr, /the agent was not gated/);
   });
 
   it('hooks install writes the host file once, a second install changes nothing, uninstall removes a file that held only ours', () => {
