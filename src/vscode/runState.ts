@@ -284,8 +284,10 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
       return applyReport(s, e.report);
     case 'self-report':
     case 'budget':
-    case 'hook':
       // Shown in the step row through the step's record; nothing else to fold.
+      return s;
+    case 'hook':
+      // An agent host's hook session (issue 30): the panel does not follow those yet.
       return s;
   }
 }
