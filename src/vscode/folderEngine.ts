@@ -71,3 +71,4 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
 // The gate's results for the Language Model Tools and @fix (shell side: src/vscode/lmTools.ts),
 // built here because the failure report counts tokens: the tokenizer is the engine bundle's.
 export { checksToolResult, fixToolResult, formatChecksToolResult, formatFixToolResult } from '../core/gate/tools';
+export { agentHostsFound, applyHooksFile } from '../core/gate/hookInstall';
