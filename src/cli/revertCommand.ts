@@ -10,7 +10,8 @@ import { FsWorkspace } from '../core/edit/workspace';
 import { reapStrays } from '../core/verify/containment';
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
-import { refuseWhileRunning, resolveCwd } from './runCommand';
+import { refuseWhileRunning } from './refusals';
+import { resolveCwd } from './runCommand';
 import { defaultStorageDir } from './storage';
 
 function sameDir(a: string, b: string): boolean {
