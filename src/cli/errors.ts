@@ -93,3 +93,22 @@ export function failureJson(f: CliFailure, command: string): Record<string, unkn
   if (command === 'parse') return { failures: [], failureHash: null, ...base };
   return base;
 }
+
+/** The output side of the CLI (main.ts's `CliIo`), as the failure printer needs it. */
+interface FailureIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+}
+
+/** Commands whose every answer is JSON on stdout, refusals included. */
+const ALWAYS_JSON = new Set(['apply', 'parse']);
+
+/**
+ * Prints a command that could not go on: one line on stderr and, when the caller reads JSON, a JSON
+ * object on stdout. Returns the exit code.
+ */
+export function printFailure(command: string, argv: readonly string[], f: CliFailure, io: FailureIo): number {
+  io.stderr(`fix-until-green ${command}: ${f.message}`);
+  if (ALWAYS_JSON.has(command) || argv.includes('--json')) io.stdout(JSON.stringify(failureJson(f, command), null, 2));
+  return f.exitCode;
+}

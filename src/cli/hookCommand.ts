@@ -7,17 +7,15 @@
 import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { liveRunLock } from '../core/edit/runLock';
-import type { CheckEngine } from '../core/engine';
-import { checkProblems, createCheckEngine } from '../core/engine';
 import { handleHookCall } from '../core/gate/hookGate';
 import type { HookAnswer, HookEvent, HookHost } from '../core/gate/hookHosts';
 import { formatHookAnswer, HOOK_EVENTS, HOOK_HOSTS, HOST_DEFAULT_TIMEOUT_S, isHookHost, readHookInput } from '../core/gate/hookHosts';
-import type { Settings } from '../core/settings';
+import type { Refusal } from '../core/launch';
+import { prepareChecks } from '../core/launch';
 import { reapStrays } from '../core/verify/containment';
 import type { CliIo } from './runCommand';
 import { defaultStorageDir } from './storage';
-import { resolveSettings } from './workspaceSettings';
+import { settingsAnswer } from './workspaceSettings';
 
 /** What reading stdin needs: the CLI passes process.stdin; tests pass the text. */
 export interface HookIo extends CliIo {
@@ -30,17 +28,18 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/**
- * The checks for a hook call, as `check` prepares them: the folder's settings, the configured or
- * discovered checks, and why they cannot run when they cannot. One function, so the shared launcher
- * (`prepareChecks`) can take its place.
- */
-export function prepareHookChecks(root: string, storage: string | undefined): { settings: Settings; engine: CheckEngine; storageDir: string; problem?: string } {
-  const settings = resolveSettings(root, {});
-  const storageDir = path.resolve(storage ?? defaultStorageDir(root));
-  const engine = createCheckEngine({ root, settings, storageDir });
-  const unusable = checkProblems(engine);
-  return { settings, engine, storageDir, ...(unusable ? { problem: unusable.message } : {}) };
+/** A refusal of the launcher, worded for the user beside the agent: the hook stands aside, it never blocks for it. */
+export function hookRefusal(r: Refusal, root: string, event: HookEvent): string {
+  switch (r.kind) {
+    case 'busy':
+      return r.holder ? `a Fix Until Green run (${r.holder.runId}, ${r.holder.frontEnd}) is working in ${root}; the hook stands aside` : `${r.task} is working in ${root}; the hook stands aside`;
+    case 'checks':
+      return event === 'stop' ? `no checks can run in ${root} (${r.problems.join('; ')}); the agent may stop unchecked` : `no checks can run in ${root} (${r.problems.join('; ')}); the edit was not guarded`;
+    case 'settings':
+      return `the settings of ${root} cannot be read (${r.problems.join('; ')}); the agent was not gated`;
+    default:
+      return `the checks of ${root} cannot be prepared (${r.kind}); the agent was not gated`;
+  }
 }
 
 /** Margin kept from the host's timeout for starting, answering and the host's own overhead. */
@@ -110,17 +109,11 @@ export async function hookCommand(argv: string[], io: HookIo): Promise<number> {
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
   try {
-    let prepared: ReturnType<typeof prepareHookChecks>;
-    try {
-      prepared = prepareHookChecks(root, values.storage);
-    } catch (e) {
-      return letGo(`the checks of ${root} cannot be prepared (${(e as Error).message}); the agent was not gated`);
-    }
-    if (call.event === 'stop' && prepared.problem !== undefined) {
-      return letGo(`no checks can run in ${root} (${prepared.problem}); the agent may stop unchecked`);
-    }
-    const holder = liveRunLock(root);
-    if (holder) return letGo(`a Fix Until Green run (${holder.runId}, ${holder.frontEnd}) is working in ${root}; the hook stands aside`);
+    const storageDir = path.resolve(values.storage ?? defaultStorageDir(root));
+    // The one launcher, as `check` prepares its checks; a hook never gates over a live run (CHECKS_WHILE_A_RUN_HOLDS).
+    const launch = await prepareChecks({ root, frontEnd: 'hook', storageDir }, { settings: () => settingsAnswer(root, {}) });
+    if (!launch.ok) return letGo(hookRefusal(launch.refusal, root, call.event));
+    const prepared = { settings: launch.prepared.settings, engine: launch.prepared.checks, storageDir };
     // Checks a killed hook left running (the host's timeout) are ended before new ones start.
     await reapStrays(prepared.storageDir);
     const r = await handleHookCall({

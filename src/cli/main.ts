@@ -1,5 +1,5 @@
 // The headless front end: `fix-until-green <command> [flags]`.
-import { EXIT, UsageError, describeCliError, failureJson } from './errors';
+import { EXIT, UsageError, describeCliError, printFailure } from './errors';
 import type { CliIo } from './runCommand';
 
 const USAGE = `usage: fix-until-green <command> [flags]
@@ -74,9 +74,6 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-/** Commands whose every answer is JSON on stdout, refusals included. */
-const ALWAYS_JSON = new Set(['apply', 'parse']);
-
 /**
  * A command that could not go on: one line on stderr and, when the caller reads JSON, a JSON object
  * on stdout; the exit code says which kind (README "Exit codes"). The stack only with
@@ -84,8 +81,7 @@ const ALWAYS_JSON = new Set(['apply', 'parse']);
  */
 export function reportFailure(command: string, argv: readonly string[], e: unknown, io: CliIo): number {
   const f = describeCliError(e);
-  io.stderr(`fix-until-green ${command}: ${f.message}`);
+  const code = printFailure(command, argv, f, io);
   if (f.kind === 'internal' && process.env.FIX_UNTIL_GREEN_DEBUG && e instanceof Error && e.stack) io.stderr(e.stack);
-  if (ALWAYS_JSON.has(command) || argv.includes('--json')) io.stdout(JSON.stringify(failureJson(f, command), null, 2));
-  return f.exitCode;
+  return code;
 }

@@ -1,5 +1,6 @@
 // Builds the model provider a `--model` value names, through the core's factory. Keys come from the
 // environment only; what cannot be built is said in the CLI's own terms (its flags).
+import type { ModelAnswer } from '../core/launch';
 import type { ModelProvider } from '../core/model/provider';
 import { createProvider, KEY_ENV, ProviderConfigError } from '../core/model/factory';
 import type { ModelSettings, Settings } from '../core/settings';
@@ -58,19 +59,21 @@ export function createCliProvider(settings: Settings, cwd: string, opts: Provide
 }
 
 /**
- * The models of `settings.model.escalation`, each with its provider's key from the environment.
- * @throws UsageError naming the rung (`--escalate` or `fixUntilGreen.model.escalation[i]`)
+ * The launcher's model port (core/launch.ts) for the CLI's front ends: each model with its provider's
+ * key from the environment; a model that cannot be built is named by its rung (`--escalate` or
+ * `fixUntilGreen.model.escalation[i]`). `noModel`: what the front end says when the settings name
+ * VS Code's chat models for the run's own model (`run`: pass --model; the MCP server: start it with one).
  */
-export function createCliLadder(settings: Settings, cwd: string, opts: ProviderEnv = {}): ModelProvider[] {
-  return settings.model.escalation.map((m, i) => {
-    if (m.provider === 'vscode-lm') throw new UsageError(`fixUntilGreen.model.escalation[${i}]: the vscode-lm provider runs only inside VS Code; use --escalate ${MODEL_FORMS}`);
+export function cliModelPort(cwd: string, noModel: string, opts: ProviderEnv = {}): (m: ModelSettings, rung: number) => ModelAnswer<never> {
+  return (m, rung) => {
+    if (m.provider === 'vscode-lm') return { ok: false, problem: rung === 0 ? noModel : `fixUntilGreen.model.escalation[${rung - 1}]: the vscode-lm provider runs only inside VS Code; use --escalate ${MODEL_FORMS}` };
     try {
-      return createCliModel(m, cwd, opts);
+      return { ok: true, provider: createCliModel(m, cwd, opts) };
     } catch (e) {
-      if (e instanceof UsageError) throw new UsageError(`escalation model ${i + 1} (${m.provider}:${m.id}): ${e.message}`);
-      throw e;
+      if (!(e instanceof UsageError)) throw e;
+      return { ok: false, problem: rung === 0 ? e.message : `escalation model ${rung} (${m.provider}:${m.id}): ${e.message}` };
     }
-  });
+  };
 }
 
 function createCliModel(model: ModelSettings, cwd: string, opts: ProviderEnv): ModelProvider {

@@ -12,7 +12,8 @@ import { HOOK_HOSTS } from '../core/gate/hookHosts';
 import { hookRunId } from '../core/gate/hookSession';
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
-import { refuseWhileRunning, resolveCwd } from './runCommand';
+import { refuseWhileRunning } from './refusals';
+import { resolveCwd } from './runCommand';
 import { defaultStorageDir } from './storage';
 
 function sameDir(a: string, b: string): boolean {

@@ -3,11 +3,12 @@
 // ladder are built the same way. Problems are worded for VS Code (settings and commands).
 import type { ModelProvider } from '../core/model/provider';
 import { createProvider, ProviderConfigError, VSCODE_KEY_HINT } from '../core/model/factory';
-import { modelName, unpricedProblems } from '../core/model/pricing';
+import type { ModelAnswer } from '../core/launch';
+import { modelName } from '../core/model/pricing';
 import type { Problem } from './fixActions';
-import { ladderFix, noChatModel, providerFix, settingFix } from './fixActions';
+import { ladderFix, noChatModel, providerFix } from './fixActions';
 import { providerProblem } from './providerProblem';
-import type { ModelSettings, Settings } from '../core/settings';
+import type { ModelSettings } from '../core/settings';
 import type { Logger } from '../core/types';
 import type { ApiKeys } from './secrets';
 import { describeAvailableModels, selectLanguageModel, VscodeLmProvider } from './lmProvider';
@@ -42,30 +43,17 @@ export async function createModelProvider(model: ModelSettings, folder: string, 
   }
 }
 
-/** The run's model and each of `model.escalation`'s, built; a rung's problem names the rung. */
-export interface Ladder {
-  main: ProviderChoice;
-  rungs: ProviderChoice[];
-}
-
-export async function createLadder(settings: Settings, folder: string, keys: ApiKeys, logger: Logger): Promise<Ladder> {
-  const main = await createModelProvider(settings.model, folder, keys, logger);
-  const rungs: ProviderChoice[] = [];
-  for (const [i, m] of settings.model.escalation.entries()) {
+/**
+ * The launcher's model port (core/launch.ts) in VS Code: the `rung`-th model (0: the run's own;
+ * i: `model.escalation[i - 1]`, named by its rung), its problem with its fix buttons attached.
+ */
+export function vscodeModelPort(folder: string, keys: ApiKeys, logger: Logger): (m: ModelSettings, rung: number) => Promise<ModelAnswer<Problem>> {
+  return async (m, rung) => {
     const c = await createModelProvider(m, folder, keys, logger);
-    if (c.ok) rungs.push(c);
-    else {
-      const problem = `fixUntilGreen.model.escalation[${i}] (${modelName(m)}): ${c.problem}`;
-      rungs.push({ ok: false, problem, fix: { message: problem, actions: ladderFix(c.fix.actions) } });
-    }
-  }
-  return { main, rungs };
-}
-
-/** The first thing about the models that stops a run: the run's own, a rung, a missing price. */
-export function ladderProblem(l: Ladder, settings: Settings): Problem | undefined {
-  if (!l.main.ok) return l.main.fix;
-  for (const r of l.rungs) if (!r.ok) return r.fix;
-  const unpriced = unpricedProblems(settings.model, settings.costCeiling);
-  return unpriced.length > 0 ? settingFix(unpriced[0]!, 'model.pricing') : undefined;
+    if (c.ok) return c;
+    logger.warn(`model: ${c.problem}`);
+    if (rung === 0) return { ok: false, problem: c.problem, detail: c.fix };
+    const problem = `fixUntilGreen.model.escalation[${rung - 1}] (${modelName(m)}): ${c.problem}`;
+    return { ok: false, problem, detail: { message: problem, actions: ladderFix(c.fix.actions) } };
+  };
 }

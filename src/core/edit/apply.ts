@@ -14,7 +14,8 @@ import type { WholeFileEdit } from './wholeFile';
 import { wholeFileRefusal } from './wholeFile';
 import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
-import { oneLine, WriteError } from './workspace';
+import { oneLine } from './workspace';
+import { recordFailedWrite } from './failedWrite';
 
 export interface FileSummary {
   path: string;
@@ -607,14 +608,6 @@ export async function applyEdits(edits: readonly ProposedEdit[], opts: ApplyOpti
   return opts.dryRun ? checkConflicts(r, opts) : writeComputed(r, opts);
 }
 
-async function readOrNull(ws: Workspace, rel: string): Promise<Uint8Array | null> {
-  try {
-    return (await ws.read(rel)) ?? null;
-  } catch {
-    return null;
-  }
-}
-
 async function checkConflicts(r: ApplyResult, opts: ApplyOptions): Promise<ApplyResult> {
   if (!opts.tracker) return r;
   const conflicts = await opts.tracker.changedSince([...r.before.keys()], r.before);
@@ -636,12 +629,8 @@ export async function writeComputed(computed: ApplyResult, opts: ApplyOptions): 
     await opts.workspace.apply(r.changes.map((c) => ({ ...c, expect: contentHash(r.before.get(c.path)) })));
   } catch (e) {
     // The batch was rolled back (all of it, or all it could): nothing applied, the OS error fed back.
-    const unrestored = e instanceof WriteError ? e.notRestored : [];
-    const left = new Map<string, Uint8Array | null>();
-    for (const u of unrestored) left.set(u.path, await readOrNull(opts.workspace, u.path));
-    if (opts.checkpoint) await opts.checkpoint.endWrite(false, left);
     // What is left on disk is the run's doing: a later restore may bring it back.
-    opts.tracker?.noteWritten([...left].map(([p, content]) => ({ path: p, content })));
+    const unrestored = await recordFailedWrite(e, opts, 'throw');
     // An editor's unsaved changes (VS Code's DirtyEditorError) are someone's work: a conflict, as in checkConflicts.
     const dirty = (e as { name?: string; files?: unknown }).name === 'DirtyEditorError' && Array.isArray((e as { files?: unknown }).files) ? ((e as { files: string[] }).files) : [];
     return { ...r, applied: false, conflicts: dirty, errors: [`the edit was not applied: ${oneLine(e)}`], ...(unrestored.length > 0 ? { unrestored } : {}) };

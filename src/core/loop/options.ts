@@ -4,7 +4,7 @@ import type { ModelProvider } from '../model/provider';
 import type { Critic } from '../policy/critics';
 import type { Decision } from '../policy/reasons';
 import type { ModelPrice, Settings } from '../settings';
-import type { TimedEvent } from '../trace/events';
+import type { PreflightFound, TimedEvent } from '../trace/events';
 import type { Logger, VerifyResult } from '../types';
 
 export interface VerifierPort {
@@ -74,4 +74,6 @@ export interface RunOptions {
   frontEnd?: string;
   /** The file open in the editor (VS Code), workspace-relative: shown to the model when the budget allows. */
   activeFile?: string;
+  /** What the launcher's preflight found (core/launch.ts), for the `run-start` event. */
+  preflight?: PreflightFound;
 }

@@ -12,7 +12,8 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { Logger } from '../../types';
-import { CHECK_MARKER_ENV, killAndWait, processStartTime, removeCheckRecord, writeCheckRecord } from '../containment';
+import { CHECK_MARKER_ENV, killAndWait, removeCheckRecord, writeCheckRecord } from '../containment';
+import { processStartTime } from '../../liveness';
 import { splitCommand } from '../runner';
 import { WARM_TSC_WORKER_SOURCE } from './warmTscWorker';
 
