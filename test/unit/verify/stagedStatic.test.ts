@@ -4,7 +4,7 @@
 // other files' failures carried.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Failure, VerifyResult } from '../../../src/core/types';
 import { checkEnv } from '../../../src/core/verify/runner';
@@ -165,6 +165,19 @@ describe('staged checks: warm tsc', function () {
       assert.match(v1.checks[0]!.stagedNote ?? '', /warm type check not possible.*emits files/);
     } finally {
       await emits.release();
+    }
+  });
+
+  it('a folder with no tsconfig.json is no warm program: the command runs (and fails as tsc does), saying why', async () => {
+    rmSync(path.join(s.project, 'tsconfig.json'));
+    const bare = new Verifier({ root: s.project, checks: [{ name: 'tsc', command: 'tsc --noEmit' }], parallel: false, outputLimitKb: 256, staged: true, storageDir: s.storage });
+    try {
+      const v0 = await bare.verify(undefined, { previous: null, warmStart: true });
+      assert.equal(v0.checks[0]!.mode, 'full');
+      assert.match(v0.checks[0]!.stagedNote ?? '', /no tsconfig\.json found and no files named/);
+      assert.equal(v0.green, false, 'tsc with nothing to check prints its help and fails');
+    } finally {
+      await bare.release();
     }
   });
 
