@@ -15,7 +15,7 @@ export interface VerifierPort {
    * edit changed since that state, so staged checks can run warm or targeted (green is still
    * decided by every check in full).
    */
-  verify(signal?: AbortSignal, options?: { previous?: VerifyResult | null; changed?: readonly string[] }): Promise<VerifyResult>;
+  verify(signal?: AbortSignal, options?: { previous?: VerifyResult | null; changed?: readonly string[]; warmStart?: boolean }): Promise<VerifyResult>;
   /** Staged checks: start what is kept warm between steps (called once step 0 found work to do). */
   warm?(): Promise<void>;
   /** Ends whatever the verifier kept running for the run (warm type checkers); called at every stop. */

@@ -143,7 +143,9 @@ export class Run {
   /** Runs the checks; the time limit or a cancel ends the wait at once, whatever the check does. */
   private async verifyNow(step: number, reason: 'initial' | 'step', changed?: readonly string[]): Promise<VerifyResult> {
     const previous = this.history.started ? this.history.current.verify : null;
-    const v = await raceAbort(this.opts.verifier.verify(this.abort.signal, { previous, ...(changed && this.opts.settings.stagedChecks ? { changed } : {}) }), this.abort.signal);
+    // Staged: step 0's type check builds the warm program the steps check against (no second build).
+    const staged = this.opts.settings.stagedChecks ? (changed ? { changed } : reason === 'initial' ? { warmStart: true } : {}) : {};
+    const v = await raceAbort(this.opts.verifier.verify(this.abort.signal, { previous, ...staged }), this.abort.signal);
     const stop = this.interrupted();
     if (stop) throw new StopSignal(stop);
     this.emit(verifyEvent(step, v, reason));
