@@ -10,7 +10,8 @@ import { isPersistedPanelState, isToWebview } from '../src/vscode/protocol';
 import type { RunState, StepView } from '../src/vscode/runState';
 import { canContinue, canRevert, elapsedAt } from '../src/vscode/runState';
 import { formatDuration, formatTokens, shortRunId } from '../src/vscode/meterView';
-import { explainEscalation, explainStop, failureHeadline, formatMoney, notAppliedWhy } from '../src/vscode/explain';
+import { failureHeadline } from '../src/core/verify/values';
+import { explainEscalation, explainStop, formatMoney, notAppliedWhy } from '../src/vscode/explain';
 import type { ReviewFile } from '../src/vscode/reviewState';
 import { pendingFiles } from '../src/vscode/reviewState';
 

@@ -5,7 +5,7 @@
 // setting (`all`) lists everything. No `vscode` import: unit-tested.
 import type { DiagnosticsMode } from '../core/settings';
 import type { Failure, ParserId } from '../core/types';
-import { failureHeadline } from './explain';
+import { failureHeadline } from '../core/verify/values';
 
 /** What VS Code shows by itself in this window. */
 export interface ShownElsewhere {
