@@ -13,7 +13,7 @@ import type { CommandId } from './commandIds';
 import { COMMAND_IDS } from './commandIds';
 import type { FixAction, Problem } from './fixActions';
 import { actionLabel } from './fixActions';
-import { chooseModel } from './chooseModel';
+import { askBaseUrl, chooseModel } from './chooseModel';
 import { withRunProgress } from './runProgress';
 import { announceStop } from './stopNotice';
 import { pendingFiles } from './reviewState';
@@ -54,6 +54,7 @@ export class Commands {
     'fixUntilGreen.setApiKey': () => this.setApiKey(),
     'fixUntilGreen.exportTrace': (f) => this.exportTrace(f),
     'fixUntilGreen.review': (f) => this.review(f),
+    'fixUntilGreen.chooseModel': (f) => this.chooseModel(f),
   };
 
   constructor(private readonly deps: CommandDeps) {}
@@ -182,14 +183,27 @@ export class Commands {
     return pick;
   }
 
+  /** Does the fix picked; a fix that changed what the run needs offers Run again. */
   private async fix(a: FixAction, ctl: RunController): Promise<void> {
+    const again = 'Run again';
     switch (a.kind) {
       case 'setApiKey':
-        await this.setApiKey();
+        if ((await this.setApiKey([again])).picked === again) await this.run(ctl.folder);
         return;
       case 'chooseModel':
-        await chooseModel(ctl.folder);
+        if ((await chooseModel(ctl.folder, this.deps.keys, [again]))?.picked === again) await this.run(ctl.folder);
         return;
+      case 'setBaseUrl': {
+        const cfg = vscode.workspace.getConfiguration('fixUntilGreen', vscode.Uri.file(ctl.folder));
+        const url = await askBaseUrl(cfg.get<string>('model.baseUrl') ?? '', cfg.get<'openai-compatible' | 'anthropic'>('model.provider') ?? 'openai-compatible');
+        if (url === undefined) return;
+        // The scope the provider is set in, so the pair stays together (Choose Model… writes them all there).
+        const where = cfg.inspect<string>('model.provider');
+        const target = where?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder : where?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+        await cfg.update('model.baseUrl', url || undefined, target);
+        await this.offerRunAgain(ctl, again, `the base URL is ${url || 'the default'} (${target === vscode.ConfigurationTarget.Global ? 'User settings' : 'workspace settings'})`);
+        return;
+      }
       case 'openSetting':
         // `@id:` shows that one setting, not every setting whose text mentions it.
         await vscode.commands.executeCommand('workbench.action.openSettings', `@id:${a.setting}`);
@@ -286,11 +300,22 @@ export class Commands {
     return v;
   }
 
-  async setApiKey(): Promise<void> {
+  async setApiKey(offer: readonly string[] = []): Promise<{ stored: boolean; picked?: string }> {
     const active = this.deps.controllers.active;
     const folder = active ? vscode.Uri.file(active.folder) : vscode.workspace.workspaceFolders?.[0]?.uri;
     const read = folder ? readSettings(folder) : undefined;
-    await this.deps.keys.promptAndStore(read?.ok ? read.settings.model.provider : undefined);
+    return this.deps.keys.promptAndStore(read?.ok ? read.settings.model.provider : undefined, offer);
+  }
+
+  private async offerRunAgain(ctl: RunController, again: string, what: string): Promise<void> {
+    const pick = await vscode.window.showInformationMessage(`Fix Until Green${this.where(ctl)}: ${what}.`, again);
+    if (pick === again) await this.run(ctl.folder);
+  }
+
+  /** Choose Model… from the palette: the guided set-up for the folder the user means. */
+  async chooseModel(folder?: string): Promise<void> {
+    const c = await this.folderController('Choose Model', folder);
+    if (c) await chooseModel(c.folder, this.deps.keys);
   }
 
   /** The run-wide review: the panel lists the changed files with Keep and Undo; the multi-file diff shows them. */

@@ -5,7 +5,7 @@ import type { ModelProvider } from '../core/model/provider';
 import { createProvider, ProviderConfigError, VSCODE_KEY_HINT } from '../core/model/factory';
 import { modelName, unpricedProblems } from '../core/model/pricing';
 import type { Problem } from './fixActions';
-import { ladderFix, noChatModel, providerFix, settingFix } from './fixActions';
+import { ladderFix, missingKey, noChatModel, providerFix, settingFix } from './fixActions';
 import { providerProblem } from './providerProblem';
 import type { ModelSettings, Settings } from '../core/settings';
 import type { Logger } from '../core/types';
@@ -35,7 +35,9 @@ export async function createModelProvider(model: ModelSettings, folder: string, 
   } catch (e) {
     if (e instanceof ProviderConfigError) {
       const problem = providerProblem(e);
-      return { ok: false, problem, fix: { message: problem, actions: providerFix(e) } };
+      // The key's sentence names the host it is for (and a missing base URL), not the command's id.
+      const fix = e.code === 'no-api-key' ? missingKey(provider, model.baseUrl) : { message: problem, actions: providerFix(e) };
+      return { ok: false, problem, fix };
     }
     const problem = e instanceof Error ? e.message : String(e);
     return { ok: false, problem, fix: { message: problem, actions: [] } };
