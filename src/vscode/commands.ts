@@ -28,7 +28,8 @@ export interface CommandDeps {
   controllers: RunControllers;
   keys: ApiKeys;
   logger: Logger;
-  showPanel(): void;
+  /** `focus`: the user asked for the panel, so the keyboard goes to it. */
+  showPanel(focus?: boolean): void;
 }
 
 export const UNTRUSTED_MESSAGE =
@@ -46,7 +47,7 @@ export class Commands {
   private readonly handlers: Record<CommandId, Handler> = {
     'fixUntilGreen.run': (f) => this.run(f),
     'fixUntilGreen.stop': (f) => this.stop(f),
-    'fixUntilGreen.showPanel': async () => this.deps.showPanel(),
+    'fixUntilGreen.showPanel': async () => this.deps.showPanel(true),
     'fixUntilGreen.continue': (f) => this.continueRun(f),
     'fixUntilGreen.revertRun': (f) => this.revertRun(f),
     'fixUntilGreen.revertToBest': (f) => this.revertToBest(f),
@@ -132,7 +133,7 @@ export class Commands {
       const show = 'Show Panel';
       const stop = 'Stop It';
       const p = await vscode.window.showInformationMessage(`Fix Until Green: a run is already in progress in ${ctl.folderName}.`, show, stop);
-      if (p === show) this.deps.showPanel();
+      if (p === show) this.deps.showPanel(true);
       if (p === stop) ctl.stop();
       return undefined;
     }
@@ -166,7 +167,7 @@ export class Commands {
   /** Runs `work` under a cancellable progress notification that shows the step and the phase. */
   private async withProgress(ctl: RunController, work: () => Promise<RunReport>): Promise<RunReport | undefined> {
     const report = await withRunProgress(ctl, work);
-    announceStop(ctl, report, { logger: this.deps.logger, showPanel: () => this.deps.showPanel(), offerFix: (p, extra) => this.offerFix(p, ctl, extra), where: this.where(ctl) });
+    announceStop(ctl, report, { logger: this.deps.logger, showPanel: () => this.deps.showPanel(true), offerFix: (p, extra) => this.offerFix(p, ctl, extra), where: this.where(ctl) });
     return report;
   }
 
