@@ -167,7 +167,9 @@ export class Commands {
   /** Runs `work` under a cancellable progress notification that shows the step and the phase. */
   private async withProgress(ctl: RunController, work: () => Promise<RunReport>): Promise<RunReport | undefined> {
     const report = await withRunProgress(ctl, work);
-    announceStop(ctl, report, { logger: this.deps.logger, showPanel: () => this.deps.showPanel(true), offerFix: (p, extra) => this.offerFix(p, ctl, extra), where: this.where(ctl) });
+    const read = readSettings(vscode.Uri.file(ctl.folder));
+    const extra = read.ok ? { steps: read.settings.maxSteps, tokens: read.settings.tokenCeiling } : { steps: report.limits.maxSteps, tokens: report.limits.tokenCeiling };
+    announceStop(ctl, report, { logger: this.deps.logger, showPanel: () => this.deps.showPanel(true), offerFix: (p, more) => this.offerFix(p, ctl, more), where: this.where(ctl), extra });
     return report;
   }
 
@@ -238,6 +240,14 @@ export class Commands {
     if (!this.trusted()) return;
     const c = await this.finishedRun('Revert Run', folder);
     if (!c) return;
+    // Files still waiting for Keep or Undo are undone too: asked first, naming them.
+    const pending = pendingFiles(c.state.review);
+    if (pending.length > 0) {
+      const revert = 'Revert Run';
+      const names = pending.slice(0, 3).join(', ') + (pending.length > 3 ? ` and ${pending.length - 3} more` : '');
+      const ok = await vscode.window.showWarningMessage(`Revert Run also undoes ${pending.length === 1 ? 'a file' : `${pending.length} files`} you have not reviewed yet (${names}).`, { modal: true }, revert);
+      if (ok !== revert) return;
+    }
     this.tell(`run ${c.state.runId}`, await c.revertRun(), 'their original bytes');
   }
 

@@ -62,3 +62,9 @@ const BADGE: Record<StopReason, string> = {
 export function stopBadge(reason: StopReason): string {
   return BADGE[reason];
 }
+
+/** Continue's button, saying what it adds: `Continue (+8 steps)` after a step cap, `Continue (+200k tokens)` after the token ceiling. */
+export function continueLabel(reason: StopReason | null, extra: { steps: number; tokens: number }): string {
+  if (reason === 'token-ceiling') return `Continue (+${extra.tokens >= 1000 ? `${Math.round(extra.tokens / 1000)}k` : extra.tokens} tokens)`;
+  return `Continue (+${extra.steps} step${extra.steps === 1 ? '' : 's'})`;
+}

@@ -2,7 +2,7 @@
 // progress"; never `tsc · warm`, `test 1 · targeted` or a reason id beside the sentence.
 import assert from 'node:assert/strict';
 import { STOP_REASONS } from '../../../src/core/policy/reasons';
-import { checkWords, stopBadge } from '../../../src/vscode/stepWords';
+import { checkWords, continueLabel, stopBadge } from '../../../src/vscode/stepWords';
 
 const ok = { exitCode: 0, failureCount: 0, timedOut: false };
 
@@ -26,5 +26,11 @@ describe('step rows in plain words', () => {
     }
     assert.equal(stopBadge('stalled'), 'no progress');
     assert.equal(stopBadge('step-cap'), 'steps used up');
+  });
+
+  it('Continue says what it adds', () => {
+    assert.equal(continueLabel('step-cap', { steps: 2, tokens: 200000 }), 'Continue (+2 steps)');
+    assert.equal(continueLabel('step-cap', { steps: 1, tokens: 200000 }), 'Continue (+1 step)');
+    assert.equal(continueLabel('token-ceiling', { steps: 8, tokens: 200000 }), 'Continue (+200k tokens)');
   });
 });
