@@ -424,6 +424,14 @@ function persist(): void {
   vscode.setState(saved);
 }
 
+// Show Panel gives the webview the keyboard; the document then holds it on its first control, so
+// Tab walks the panel's own buttons and rows (not the browser's frame chain back to the workbench).
+window.addEventListener('focus', () => {
+  if (document.activeElement !== null && document.activeElement !== document.body) return;
+  const first = document.querySelector<HTMLElement>('.actions button:not(:disabled), button:not(:disabled), [tabindex="0"]');
+  first?.focus({ preventScroll: true });
+});
+
 window.addEventListener('message', (ev: MessageEvent<unknown>) => {
   const m = ev.data;
   if (!isToWebview(m)) return;
