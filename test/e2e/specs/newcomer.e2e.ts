@@ -140,7 +140,8 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
       last = await problemRows();
       const same = last.filter((t) => /Type 'string' is not assignable to type 'number'/.test(t));
       const ours = same.filter((t) => /fix-until-green/.test(t));
-      const theirs = same.filter((t) => /ts\(2322\)/.test(t) && !/fix-until-green/.test(t));
+      // The row reads "ts(2322)"; its innerText splits the source and the code onto lines of their own.
+      const theirs = same.filter((t) => /\bts\W*2322\b/.test(t) && !/fix-until-green/.test(t));
       return ours.length === 0 && theirs.length >= 1 ? last : undefined;
     }, 90000, 1000).catch((e: unknown) => {
       log('problems at the timeout:', last);
