@@ -10,7 +10,10 @@ import { isPersistedPanelState, isToWebview } from '../src/vscode/protocol';
 import type { RunState, StepView } from '../src/vscode/runState';
 import { canContinue, canRevert, elapsedAt } from '../src/vscode/runState';
 import { formatDuration, formatTokens, shortRunId } from '../src/vscode/meterView';
-import { explainEscalation, explainStop, failureHeadline, formatMoney, notAppliedWhy } from '../src/vscode/explain';
+import { failureHeadline } from '../src/core/verify/values';
+import { explainEscalation, explainStop, formatMoney, notAppliedWhy } from '../src/vscode/explain';
+import { checkWords, stopBadge } from '../src/vscode/stepWords';
+import type { ParserId } from '../src/core/types';
 import type { ReviewFile } from '../src/vscode/reviewState';
 import { pendingFiles } from '../src/vscode/reviewState';
 
@@ -81,9 +84,8 @@ function header(st: RunState): VNode {
   if (st.status === 'running') {
     badges.push(h('span', { class: 'badge running', 'data-testid': 'run-status' }, icon('sync~spin'), ' running'));
   } else if (st.status === 'stopped' && st.stopReason) {
-    // The badge keeps the public reason id; the sentence above it says what it means.
-    badges.push(h('span', { class: `badge ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-reason', title: why?.technical ?? 'stop reason' }, st.stopReason));
-    if (st.outcome) badges.push(h('span', { class: 'badge outcome', 'data-testid': 'outcome', title: 'outcome' }, st.outcome));
+    // The badge says what the sentence says, in two words; the reason id and the outcome are in the technical detail.
+    badges.push(h('span', { class: `badge ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-badge', title: why?.technical ?? 'stop reason' }, stopBadge(st.stopReason)));
     if (st.reverted) badges.push(h('span', { class: 'badge reverted', 'data-testid': 'reverted' }, st.reverted === 'run' ? 'reverted' : 'reverted to best'));
   } else {
     badges.push(h('span', { class: 'badge idle' }, 'no run yet'));
@@ -108,7 +110,17 @@ function header(st: RunState): VNode {
     ),
     st.status === 'running' && st.phase ? h('div', { class: 'phase', 'data-testid': 'phase' }, st.phase) : null,
     // The engine's own words (hashes, thresholds) for whoever wants them, folded away.
-    st.detail ? h('details', { class: 'detail-box' }, h('summary', {}, 'Technical detail'), h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail)) : null,
+    st.detail || (st.status === 'stopped' && st.stopReason)
+      ? h(
+          'details',
+          { class: 'detail-box' },
+          h('summary', {}, 'Technical detail'),
+          st.status === 'stopped' && st.stopReason
+            ? h('div', { class: 'ids' }, 'stop reason ', h('code', { 'data-testid': 'stop-reason' }, st.stopReason), st.outcome ? [' · outcome ', h('code', { 'data-testid': 'outcome' }, st.outcome)] : null)
+            : null,
+          st.detail ? h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail) : null,
+        )
+      : null,
     st.instruction ? h('div', { class: 'instruction' }, icon('comment'), ' ', st.instruction) : null,
   );
 }
@@ -284,16 +296,15 @@ function chart(st: RunState): VNode | null {
   return h('section', { class: 'chart-box', 'aria-label': 'Failures per step' }, h('h2', {}, 'Failures per step'), svg, legend(st));
 }
 
-function checkChips(step: StepView): VNode {
+function checkChips(step: StepView, parsers: Readonly<Record<string, ParserId>>): VNode {
   return h(
     'span',
     { class: 'checks' },
     step.checks.map((c) => {
       const ok = c.exitCode === 0 && c.failureCount === 0;
-      // How the step ran the check (staged checks): warm and targeted are named, full is the default.
-      const mode = c.mode !== undefined && c.mode !== 'full' ? ` · ${c.mode}` : '';
+      // Plain words ("type check", "tests: 1 failing · only the failing tests re-run"); the engine's in the tooltip.
       const how = c.mode !== undefined ? `\n${c.mode} run${c.carried ? `, ${c.carried} failure(s) carried from an earlier run` : ''}${c.note ? `: ${c.note}` : ''}` : '';
-      return h('span', { key: c.name, class: `chip ${ok ? 'ok' : 'bad'}`, 'data-mode': c.mode ?? 'full', title: `${c.name}: exit ${c.exitCode ?? 'none'}${c.timedOut ? ' (timed out)' : ''}, ${c.failureCount} failure(s), ${formatDuration(c.durationMs)}${how}` }, icon(ok ? 'pass' : 'error'), ` ${c.name}${ok ? '' : ` ${c.failureCount}`}${mode}`);
+      return h('span', { key: c.name, class: `chip ${ok ? 'ok' : 'bad'}`, 'data-mode': c.mode ?? 'full', title: `${c.name}: exit ${c.exitCode ?? 'none'}${c.timedOut ? ' (timed out)' : ''}, ${c.failureCount} failure(s), ${formatDuration(c.durationMs)}${how}` }, icon(ok ? 'pass' : 'error'), ` ${checkWords(c, parsers[c.name])}`);
     }),
   );
 }
@@ -311,14 +322,12 @@ function stepRow(st: RunState, step: StepView): VNode {
       ? h('span', { class: 'files none' }, 'no file changes')
       : // Why, in one line (the file, the hunk, the reason); the full text unfolds with the row.
         h('span', { class: 'files none', 'data-testid': 'not-applied', title: notAppliedText(step) || 'edit not applied' }, 'edit not applied: ', h('span', { class: 'why' }, notAppliedWhy(step.editErrors ?? [], step.feedback)));
-  // Critics that let the step through fold into one chip; a retry or a stop is shown by name.
-  const passed = step.critics.filter((c) => c.verdict === 'continue');
+  // Guards that let the step through say nothing (every step passes them); a refusal or a stop is shown by name.
   const objected = step.critics.filter((c) => c.verdict !== 'continue');
-  const critics = step.critics.length
+  const critics = objected.length
     ? h(
         'div',
         { class: 'critics' },
-        passed.length ? h('span', { class: 'chip ok', title: `Guards that reviewed this edit:\n${passed.map((c) => `${c.critic}: ${c.reason || 'continue'}`).join('\n')}` }, icon('shield'), ' reviewed') : null,
         objected.map((c, i) => h('span', { key: i, class: `chip ${c.verdict === 'retry' ? 'warn' : 'bad'}`, 'data-testid': 'critic-verdict', title: `${c.critic}: ${c.verdict} — ${c.reason}` }, `${c.verdict === 'retry' ? 'refused' : 'stopped'} by ${c.critic}`)),
       )
     : null;
@@ -361,7 +370,7 @@ function stepRow(st: RunState, step: StepView): VNode {
         : null,
       modelChip(st, step),
       files,
-      checkChips(step),
+      checkChips(step, st.checkParsers ?? {}),
       // The failure identity is for whoever compares steps; it looks like a commit hash, so it stays in the tooltip.
       h('span', { class: 'count', title: `failures after this step${step.failureCount > 0 ? ` (failure identity ${step.failureHash.slice(0, 12)})` : ''}` }, `${step.failureCount} fail`),
       h('span', { class: 'tokens', title: `tokens this step used${step.cost !== null && step.cost !== undefined ? `; it cost ${formatMoney(step.cost)}` : ''}` }, `${formatTokens(step.tokens)} tok`),
@@ -414,6 +423,14 @@ function persist(): void {
   const saved: PersistedPanelState = { version: 1, state };
   vscode.setState(saved);
 }
+
+// Show Panel gives the webview the keyboard; the document then holds it on its first control, so
+// Tab walks the panel's own buttons and rows (not the browser's frame chain back to the workbench).
+window.addEventListener('focus', () => {
+  if (document.activeElement !== null && document.activeElement !== document.body) return;
+  const first = document.querySelector<HTMLElement>('.actions button:not(:disabled), button:not(:disabled), [tabindex="0"]');
+  first?.focus({ preventScroll: true });
+});
 
 window.addEventListener('message', (ev: MessageEvent<unknown>) => {
   const m = ev.data;

@@ -39,7 +39,7 @@ export function activate(context: vscode.ExtensionContext): void {
     return c;
   });
   const panel = new PanelHost(context.extensionUri, controllers, logger);
-  const commands = new Commands({ controllers, keys, logger, showPanel: () => panel.show() });
+  const commands = new Commands({ controllers, keys, logger, showPanel: (focus) => panel.show(focus) });
   // The gate for other agents (issue 17): the tools, @fix and the MCP server share one host.
   const gate = new GateHost({ controllers, logger });
 

@@ -2,6 +2,7 @@
 import { redact } from '../core/secrets';
 import { fmtMoney } from '../core/policy/policy';
 import type { RunReport, TimedEvent } from '../core/trace/events';
+import { failureHeadline } from '../core/verify/values';
 
 function fmtTokens(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
@@ -57,7 +58,8 @@ export function formatSummary(r: RunReport): string[] {
   if (r.remainingFailures.length > 0) {
     lines.push(`remaining ${r.remainingFailures.length} failure(s):`);
     for (const f of r.remainingFailures.slice(0, 10)) {
-      lines.push(`  [${f.check}] ${f.file ? `${f.file}${f.line ? `:${f.line}` : ''} ` : ''}${f.message.split('\n')[0]}`);
+      // The test's name and its values (`'12.5 EUR' !== '12.05 EUR'`), not the diff's legend.
+      lines.push(`  [${f.check}] ${f.file ? `${f.file}${f.line ? `:${f.line}` : ''} ` : ''}${failureHeadline(f)}`);
     }
   }
   for (const h of r.hypotheses) lines.push(`hypothesis: ${h}`);

@@ -7,7 +7,9 @@ import * as vscode from 'vscode';
 import type { ChecksToolResult } from '../core/gate/tools';
 import type { RunReport, TimedEvent } from '../core/trace/events';
 import type { RunController } from './controller';
-import { explainStop, failureHeadline } from './explain';
+import { md, plural, stepLine, stopMarkdown } from './chatWords';
+import { pendingFiles } from './reviewState';
+import { keepReviewed, undoReviewed } from './reviewUi';
 import type { GateHost } from './gateHost';
 import { GateRefusal, isRefusal } from './gateHost';
 import { canContinue, canRevert } from './runState';
@@ -20,16 +22,14 @@ export interface FixChatResult extends vscode.ChatResult {
   metadata: { command: string; folder?: string; stopReason?: string; canContinue?: boolean; refused?: string };
 }
 
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
+/** The review's buttons in a response: internal commands (not in the palette), with the folder as argument. */
+const KEEP_COMMAND = 'fixUntilGreen.chat.keep';
+const UNDO_COMMAND = 'fixUntilGreen.chat.undo';
 
-/** Markdown text with the characters that would format escaped (file names, messages). */
-function md(s: string): string {
-  return s.replace(/[\\`*_{}[\]<>#|]/g, (c) => `\\${c}`);
-}
-
-/** Streams a run's events as lines of the response: one line per check pass, progress in between. */
+/**
+ * Streams a run's events as a short list of steps, as an agent's response reads: what the checks
+ * found before any edit, then each step's files and what is left. No run id, no identity hash.
+ */
 export class StepStreamer {
   private files = new Map<number, string[]>();
   private notApplied = new Map<number, string>();
@@ -41,7 +41,7 @@ export class StepStreamer {
   on(e: TimedEvent): void {
     switch (e.type) {
       case 'run-start':
-        this.stream.markdown(`Run \`${e.runId}\` with ${md(e.model)}; checks: ${e.checks.map((c) => md(c.name)).join(', ') || 'none'}; at most ${plural(e.limits.maxSteps, 'step')}.\n\n`);
+        this.stream.markdown(`Working with ${md(e.model)}, at most ${plural(e.limits.maxSteps, 'step')}.\n\n`);
         return;
       case 'edit':
         if (e.applied) this.files.set(e.step, e.files.map((f) => f.path));
@@ -56,12 +56,7 @@ export class StepStreamer {
   }
 
   private verifyLine(e: Extract<TimedEvent, { type: 'verify' }>): string {
-    const result = e.green ? '**green**' : `**${plural(e.failureCount, 'failure')}**`;
-    if (e.reason === 'initial') return `- Before any edit: ${result} (identity \`${e.failureHash.slice(0, 12)}\`)`;
-    if (e.reason === 'rollback') return `- Step ${e.step}: rolled back, ${result}`;
-    const files = this.files.get(e.step);
-    const what = files ? `edited ${files.map((f) => `\`${md(f)}\``).join(', ')}` : `no edit applied (${md(this.notApplied.get(e.step) ?? 'none')})`;
-    return `- Step ${e.step}: ${what} → ${result} (identity \`${e.failureHash.slice(0, 12)}\`)`;
+    return stepLine(e, this.files.get(e.step), this.notApplied.get(e.step));
   }
 }
 
@@ -72,7 +67,10 @@ export class FixParticipant {
     const p = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, context, stream, token) => this.handle(request, context, stream, token));
     p.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'icon.png');
     p.followupProvider = { provideFollowups: (result: FixChatResult) => followups(result) };
-    return p;
+    // The response's Keep and Undo: the review's own actions on the files the run left pending.
+    const keep = vscode.commands.registerCommand(KEEP_COMMAND, (folder: string) => keepReviewed(this.host.controller(this.host.folder(folder))));
+    const undo = vscode.commands.registerCommand(UNDO_COMMAND, (folder: string) => undoReviewed(this.host.controller(this.host.folder(folder)), this.host.logger));
+    return vscode.Disposable.from(p, keep, undo);
   }
 
   async handle(request: vscode.ChatRequest, _context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<FixChatResult> {
@@ -117,7 +115,7 @@ export class FixParticipant {
     if (!c.canContinue) throw new GateRefusal(`nothing to continue in ${c.folderName}: only a run of this window stopped by step-cap or token-ceiling can continue`);
     const settings = this.host.settings(c);
     const extra = { extraSteps: settings.maxSteps, extraTokens: settings.tokenCeiling };
-    stream.markdown(`Continuing run \`${c.state.runId}\` with ${plural(extra.extraSteps, 'more step')} and ${extra.extraTokens.toLocaleString('en-US')} more tokens.\n\n`);
+    stream.markdown(`Continuing with ${plural(extra.extraSteps, 'more step')} and ${extra.extraTokens.toLocaleString('en-US')} more tokens.\n\n`);
     const report = await this.follow(c, stream, token, () => c.continue(extra));
     return this.stopped(c, report, stream, 'continue');
   }
@@ -135,11 +133,18 @@ export class FixParticipant {
     }
   }
 
-  /** The stop reason in words, its evidence, what is left, and the buttons. */
+  /** One closing sentence, the changed files with Keep and Undo, and the details behind a button. */
   private stopped(c: RunController, r: RunReport, stream: vscode.ChatResponseStream, command: string): FixChatResult {
-    stream.markdown(stopMarkdown(r));
-    stream.button({ command: 'fixUntilGreen.showPanel', title: 'Show Panel' });
-    if (canRevert(c.state)) stream.button({ command: 'fixUntilGreen.revertRun', arguments: [c.folder], title: 'Revert Run' });
+    stream.markdown(stopMarkdown(r, c.state.held ?? null));
+    const pending = pendingFiles(c.state.review);
+    if (pending.length > 0) {
+      stream.markdown(`\n${pending.length === 1 ? 'Changed file' : `${pending.length} changed files`}: `);
+      for (const f of pending) stream.anchor(vscode.Uri.file(`${c.folder}/${f}`), f);
+      stream.markdown('\n\n');
+      stream.button({ command: KEEP_COMMAND, arguments: [c.folder], title: 'Keep' });
+      stream.button({ command: UNDO_COMMAND, arguments: [c.folder], title: 'Undo' });
+    } else if (canRevert(c.state)) stream.button({ command: 'fixUntilGreen.revertRun', arguments: [c.folder], title: 'Revert Run' });
+    stream.button({ command: 'fixUntilGreen.showPanel', title: 'Details' });
     return { metadata: { command, folder: c.folder, stopReason: r.stopReason, canContinue: canContinue(c.state) } };
   }
 }
@@ -153,24 +158,6 @@ export function checksMarkdown(r: ChecksToolResult): string {
     '',
     ...r.checks.map((c) => `- ${md(c.name)}: ${c.timedOut ? 'timed out' : plural(c.failures, 'failure')} (exit ${c.exitCode ?? '-'})`),
     ...(r.report ? ['', '```text', r.report.replace(/```/g, '``\u200b`'), '```'] : []),
-    '',
-  ].join('\n');
-}
-
-export function stopMarkdown(r: RunReport): string {
-  const left = r.remainingFailures.slice(0, 5).map((f) => `- ${md(failureHeadline(f))}`);
-  if (r.remainingFailures.length > 5) left.push(`- … and ${r.remainingFailures.length - 5} more`);
-  return [
-    '',
-    `**Stopped: \`${r.stopReason}\`** (outcome \`${r.outcome}\`) after ${plural(r.steps.length, 'step')}, ${r.tokensUsed.toLocaleString('en-US')} tokens.`,
-    '',
-    md(explainStop(r).sentence),
-    '',
-    // A green stop's detail says what the sentence said; any other stop's is the evidence behind it.
-    ...(r.stopReason === 'green' ? [] : [`Evidence: ${md(r.detail)}`]),
-    ...(left.length > 0 ? ['', 'Left:', ...left] : []),
-    '',
-    `Trace: \`${r.tracePath}\``,
     '',
   ].join('\n');
 }

@@ -10,6 +10,7 @@ export const COMMAND_IDS = [
   'fixUntilGreen.setApiKey',
   'fixUntilGreen.exportTrace',
   'fixUntilGreen.review',
+  'fixUntilGreen.chooseModel',
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];

@@ -15,7 +15,7 @@ import type { FixAction, Problem } from './fixActions';
 import { actionLabel, settingFix } from './fixActions';
 import type { PreparedRun } from '../core/launch';
 import { isOwnRun, refusalProblem } from './refusals';
-import { chooseModel } from './chooseModel';
+import { askBaseUrl, chooseModel } from './chooseModel';
 import { withRunProgress } from './runProgress';
 import { announceStop } from './stopNotice';
 import { pendingFiles } from './reviewState';
@@ -30,7 +30,8 @@ export interface CommandDeps {
   controllers: RunControllers;
   keys: ApiKeys;
   logger: Logger;
-  showPanel(): void;
+  /** `focus`: the user asked for the panel, so the keyboard goes to it. */
+  showPanel(focus?: boolean): void;
 }
 
 export const UNTRUSTED_MESSAGE =
@@ -48,7 +49,7 @@ export class Commands {
   private readonly handlers: Record<CommandId, Handler> = {
     'fixUntilGreen.run': (f) => this.run(f),
     'fixUntilGreen.stop': (f) => this.stop(f),
-    'fixUntilGreen.showPanel': async () => this.deps.showPanel(),
+    'fixUntilGreen.showPanel': async () => this.deps.showPanel(true),
     'fixUntilGreen.continue': (f) => this.continueRun(f),
     'fixUntilGreen.revertRun': (f) => this.revertRun(f),
     'fixUntilGreen.revertToBest': (f) => this.revertToBest(f),
@@ -56,6 +57,7 @@ export class Commands {
     'fixUntilGreen.setApiKey': () => this.setApiKey(),
     'fixUntilGreen.exportTrace': (f) => this.exportTrace(f),
     'fixUntilGreen.review': (f) => this.review(f),
+    'fixUntilGreen.chooseModel': (f) => this.chooseModel(f),
   };
 
   constructor(private readonly deps: CommandDeps) {}
@@ -168,7 +170,7 @@ export class Commands {
         const show = 'Show Panel';
         const stop = 'Stop It';
         const pick = await vscode.window.showInformationMessage(`Fix Until Green: a run is already in progress in ${ctl.folderName}.`, show, stop);
-        if (pick === show) this.deps.showPanel();
+        if (pick === show) this.deps.showPanel(true);
         if (pick === stop) ctl.stop();
       } else void this.offerFix(p, ctl);
       return undefined;
@@ -178,7 +180,9 @@ export class Commands {
   /** Runs `work` under a cancellable progress notification that shows the step and the phase. */
   private async withProgress(ctl: RunController, work: () => Promise<RunReport>): Promise<RunReport | undefined> {
     const report = await withRunProgress(ctl, work);
-    announceStop(ctl, report, { logger: this.deps.logger, showPanel: () => this.deps.showPanel(), offerFix: (p, extra) => this.offerFix(p, ctl, extra), where: this.where(ctl) });
+    const read = readSettings(vscode.Uri.file(ctl.folder));
+    const extra = read.ok ? { steps: read.settings.maxSteps, tokens: read.settings.tokenCeiling } : { steps: report.limits.maxSteps, tokens: report.limits.tokenCeiling };
+    announceStop(ctl, report, { logger: this.deps.logger, showPanel: () => this.deps.showPanel(true), offerFix: (p, more) => this.offerFix(p, ctl, more), where: this.where(ctl), extra });
     return report;
   }
 
@@ -195,14 +199,27 @@ export class Commands {
     return pick;
   }
 
+  /** Does the fix picked; a fix that changed what the run needs offers Run again. */
   private async fix(a: FixAction, ctl: RunController): Promise<void> {
+    const again = 'Run again';
     switch (a.kind) {
       case 'setApiKey':
-        await this.setApiKey();
+        if ((await this.setApiKey([again])).picked === again) await this.run(ctl.folder);
         return;
       case 'chooseModel':
-        await chooseModel(ctl.folder);
+        if ((await chooseModel(ctl.folder, this.deps.keys, [again]))?.picked === again) await this.run(ctl.folder);
         return;
+      case 'setBaseUrl': {
+        const cfg = vscode.workspace.getConfiguration('fixUntilGreen', vscode.Uri.file(ctl.folder));
+        const url = await askBaseUrl(cfg.get<string>('model.baseUrl') ?? '', cfg.get<'openai-compatible' | 'anthropic'>('model.provider') ?? 'openai-compatible');
+        if (url === undefined) return;
+        // The scope the provider is set in, so the pair stays together (Choose Model… writes them all there).
+        const where = cfg.inspect<string>('model.provider');
+        const target = where?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder : where?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+        await cfg.update('model.baseUrl', url || undefined, target);
+        await this.offerRunAgain(ctl, again, `the base URL is ${url || 'the default'} (${target === vscode.ConfigurationTarget.Global ? 'User settings' : 'workspace settings'})`);
+        return;
+      }
       case 'openSetting':
         // `@id:` shows that one setting, not every setting whose text mentions it.
         await vscode.commands.executeCommand('workbench.action.openSettings', `@id:${a.setting}`);
@@ -236,6 +253,14 @@ export class Commands {
     if (!this.trusted()) return;
     const c = await this.finishedRun('Revert Run', folder);
     if (!c) return;
+    // Files still waiting for Keep or Undo are undone too: asked first, naming them.
+    const pending = pendingFiles(c.state.review);
+    if (pending.length > 0) {
+      const revert = 'Revert Run';
+      const names = pending.slice(0, 3).join(', ') + (pending.length > 3 ? ` and ${pending.length - 3} more` : '');
+      const ok = await vscode.window.showWarningMessage(`Revert Run also undoes ${pending.length === 1 ? 'a file' : `${pending.length} files`} you have not reviewed yet (${names}).`, { modal: true }, revert);
+      if (ok !== revert) return;
+    }
     this.tell(`run ${c.state.runId}`, await c.revertRun(), 'their original bytes');
   }
 
@@ -299,11 +324,22 @@ export class Commands {
     return v;
   }
 
-  async setApiKey(): Promise<void> {
+  async setApiKey(offer: readonly string[] = []): Promise<{ stored: boolean; picked?: string }> {
     const active = this.deps.controllers.active;
     const folder = active ? vscode.Uri.file(active.folder) : vscode.workspace.workspaceFolders?.[0]?.uri;
     const read = folder ? readSettings(folder) : undefined;
-    await this.deps.keys.promptAndStore(read?.ok ? read.settings.model.provider : undefined);
+    return this.deps.keys.promptAndStore(read?.ok ? read.settings.model.provider : undefined, offer);
+  }
+
+  private async offerRunAgain(ctl: RunController, again: string, what: string): Promise<void> {
+    const pick = await vscode.window.showInformationMessage(`Fix Until Green${this.where(ctl)}: ${what}.`, again);
+    if (pick === again) await this.run(ctl.folder);
+  }
+
+  /** Choose Model… from the palette: the guided set-up for the folder the user means. */
+  async chooseModel(folder?: string): Promise<void> {
+    const c = await this.folderController('Choose Model', folder);
+    if (c) await chooseModel(c.folder, this.deps.keys);
   }
 
   /** The run-wide review: the panel lists the changed files with Keep and Undo; the multi-file diff shows them. */

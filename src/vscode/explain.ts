@@ -5,6 +5,7 @@
 import type { Outcome, StopReason } from '../core/policy/reasons';
 import type { HeldState } from '../core/trace/events';
 import type { Failure } from '../core/types';
+import { failureHeadline, tellingFailure } from '../core/verify/values';
 import { explainError } from './fixActions';
 
 /** What a stop sentence is built from: a RunState and a RunReport both have these. */
@@ -82,63 +83,15 @@ export function stopMessage(e: StopExplanation): string {
   return e.held ? `${e.sentence} ${e.held}` : e.sentence;
 }
 
-/** The line of an assertion message that shows the values: `20 !== 180`, `expected 3 to equal 4`. */
-function valuesLine(message: string): string | undefined {
-  const lines = message.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-  return (
-    lines.find((l) => /^\S.{0,80}\s(!==|!=|===|==|deepStrictEqual|notStrictEqual)\s.{1,80}$/.test(l) && !/^AssertionError/.test(l)) ??
-    lines.find((l) => /^expected\b.*\b(to|but)\b/i.test(l)) ??
-    lines.find((l) => /^[-+] /.test(l))
-  );
-}
-
-/** A failure in a few words: its name (test title, rule, code) and the values or the first line of its message. */
-export function failureHeadline(f: Failure): string {
-  const name = f.id ?? (f.file ? `${f.file}${f.line ? `:${f.line}` : ''}` : f.check);
-  const first = f.message.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
-  const what = valuesLine(f.message) ?? first.replace(/^AssertionError( \[\w+\])?: /, '');
-  const short = what.length > 80 ? `${what.slice(0, 79)}…` : what;
-  return short ? `${name}: ${short}` : name;
-}
-
-/**
- * What a failed assertion expected and what it got, from the runners' own words: Node's assert
- * (`190 !== 180`, or `+ actual - expected` lines), chai (`expected 190 to equal 180`), Jest/Vitest
- * (`Expected: 180` / `Received: 190`). Undefined when the message does not say.
- */
-export function expectedActual(message: string): { expected: string; actual: string } | undefined {
-  const lines = message.split('\n').map((l) => l.trimEnd());
-  const trimmed = lines.map((l) => l.trim());
-  const jestExpected = trimmed.find((l) => /^Expected:\s/.test(l));
-  const jestReceived = trimmed.find((l) => /^Received:\s/.test(l));
-  if (jestExpected && jestReceived) return { expected: jestExpected.replace(/^Expected:\s+/, ''), actual: jestReceived.replace(/^Received:\s+/, '') };
-  const chai = trimmed.map((l) => /^(?:AssertionError: )?expected (.+?) to (?:deeply |strictly )?(?:equal|be|eql) (.+)$/.exec(l)).find((m) => m);
-  if (chai) return { actual: chai[1]!, expected: chai[2]! };
-  const node = trimmed.map((l) => /^(.{1,200}?) !== (.{1,200})$/.exec(l)).find((m) => m && !/^AssertionError/.test(m[0]));
-  if (node) return { actual: node[1]!, expected: node[2]! };
-  const at = trimmed.indexOf('+ actual - expected');
-  if (at >= 0) {
-    const body = lines.slice(at + 1).filter((l) => /^\s*[-+ ] /.test(l) || /^\s*[-+]$/.test(l));
-    const side = (sign: '+' | '-'): string => body.filter((l) => !l.trim().startsWith(sign === '+' ? '-' : '+')).map((l) => l.trim().replace(/^[-+ ] ?/, '')).join('\n');
-    if (body.length > 0) return { actual: side('+'), expected: side('-') };
-  }
-  return undefined;
-}
-
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
-}
-
-/** The failure a sentence names: the first that shows its values (`20 !== 180`), else the first. */
-function telling(failures: readonly Failure[]): Failure {
-  return failures.find((f) => valuesLine(f.message) !== undefined) ?? failures[0]!;
 }
 
 /** "1 failure left (applyDiscount: 20 !== 180)", "3 failures left (…, and 2 more)", "no failures left". */
 export function failuresLeft(failures: readonly Failure[]): string {
   if (failures.length === 0) return 'no failures left';
   const more = failures.length > 1 ? `, and ${failures.length - 1} more` : '';
-  return `${plural(failures.length, 'failure')} left (${failureHeadline(telling(failures))}${more})`;
+  return `${plural(failures.length, 'failure')} left (${failureHeadline(tellingFailure(failures))}${more})`;
 }
 
 /** "step 2", "steps 2 and 3", "steps 2, 4 and 5", "5 later steps". */
@@ -225,7 +178,7 @@ export function explainStop(f: StopFacts): StopExplanation {
       case 'stalled': {
         const times = Number(/seen (\d+) times/.exec(detail)?.[1] ?? 0) || f.steps.length;
         const rf = f.remainingFailures;
-        const what = rf.length === 0 ? 'the same failures' : rf.length === 1 ? `the same failure (${failureHeadline(rf[0]!)})` : `the same ${rf.length} failures (${failureHeadline(telling(rf))}, and ${rf.length - 1} more)`;
+        const what = rf.length === 0 ? 'the same failures' : rf.length === 1 ? `the same failure (${failureHeadline(rf[0]!)})` : `the same ${rf.length} failures (${failureHeadline(tellingFailure(rf))}, and ${rf.length - 1} more)`;
         return `Stopped: no progress — ${what} came back ${plural(times, 'time')}.`;
       }
       case 'step-cap':

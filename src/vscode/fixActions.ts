@@ -2,8 +2,9 @@
 // model, or open the settings UI at the one setting that fixes it. Pure (no `vscode` import): the
 // commands turn these into notification buttons, the unit tests read them directly.
 import type { ProviderConfigError } from '../core/model/factory';
+import { ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL } from '../core/model/endpoint';
 
-export type FixAction = { kind: 'setApiKey' } | { kind: 'chooseModel' } | { kind: 'openSetting'; setting: string };
+export type FixAction = { kind: 'setApiKey' } | { kind: 'setBaseUrl' } | { kind: 'chooseModel' } | { kind: 'openSetting'; setting: string };
 
 /** A problem in a short sentence, with the fixes offered as buttons. */
 export interface Problem {
@@ -15,6 +16,8 @@ export function actionLabel(a: FixAction): string {
   switch (a.kind) {
     case 'setApiKey':
       return 'Set API Key';
+    case 'setBaseUrl':
+      return 'Set Base URL';
     case 'chooseModel':
       return 'Choose Model…';
     case 'openSetting':
@@ -42,14 +45,33 @@ export function settingFix(message: string, setting: string): Problem {
  * the ladder's setting (where its provider, id and base URL are).
  */
 export function ladderFix(own: readonly FixAction[]): FixAction[] {
-  return [...own.filter((a) => a.kind !== 'openSetting'), open('model.escalation')];
+  // The rung's base URL is in the ladder's setting, not the run's own.
+  return [...own.filter((a) => a.kind !== 'openSetting' && a.kind !== 'setBaseUrl'), open('model.escalation')];
+}
+
+/**
+ * No key for a keyed provider, in one sentence that names the host the key is for. An
+ * OpenAI-compatible provider whose base URL is empty would go to api.openai.com: that is said, with
+ * the server's address offered first, since a local server needs no key.
+ */
+/** The host a URL names (`127.0.0.1:4011`, `api.openai.com`): what the user knows a server by. */
+function hostOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).host : url;
+}
+
+export function missingKey(provider: string, baseUrl: string): Problem {
+  if (provider === 'openai-compatible' && baseUrl.trim() === '') {
+    return { message: `No server is set for the OpenAI-compatible provider: set its base URL, or an API key to use ${hostOf(OPENAI_DEFAULT_BASE_URL)}.`, actions: [{ kind: 'setBaseUrl' }, { kind: 'setApiKey' }] };
+  }
+  const host = hostOf(baseUrl.trim() || (provider === 'anthropic' ? ANTHROPIC_DEFAULT_BASE_URL : OPENAI_DEFAULT_BASE_URL));
+  return { message: `${host} needs an API key (${provider}).`, actions: [{ kind: 'setApiKey' }, { kind: 'setBaseUrl' }] };
 }
 
 /** The fixes of a provider that cannot be built, by its code. */
 export function providerFix(e: ProviderConfigError): FixAction[] {
   switch (e.code) {
     case 'no-api-key':
-      return [{ kind: 'setApiKey' }, open('model.baseUrl')];
+      return [{ kind: 'setApiKey' }, { kind: 'setBaseUrl' }];
     case 'no-model-id':
     case 'no-replay-file':
     case 'bad-replay-file':
@@ -76,7 +98,10 @@ export function explainError(detail: string): Problem {
   const once = detail.replace(/^model (\S+): \1\b/, '$1');
   const [said] = once.split(/ Fix: /);
   const message = (said ?? once).trim().replace(/[.;:]?$/, '.');
-  if (/refused the API key|needs an API key/.test(detail)) return { message, actions: [{ kind: 'setApiKey' }, open('model.provider')] };
+  // A server that wants a key it was never given, at preflight or at its first answer: the host, and the two fixes.
+  const wants = /^(?:model \S+: )?(\S+?)(?::(\S+))? at (\S+) needs an API key and none (?:is set|was sent)/.exec(detail);
+  if (wants) return { message: `${wants[3]!.replace(/\/.*$/, '')} needs an API key${wants[2] ? ` for ${wants[1]}:${wants[2]}` : ` (${wants[1]})`}.`, actions: [{ kind: 'setApiKey' }, { kind: 'setBaseUrl' }] };
+  if (/refused the API key/.test(detail)) return { message, actions: [{ kind: 'setApiKey' }, open('model.provider')] };
   if (/billing reasons|denied access/.test(detail)) return { message, actions: [{ kind: 'setApiKey' }, open('model.id')] };
   if (/was not found/.test(detail)) return { message, actions: [open('model.id')] };
   if (/contextTokenBudget/.test(detail)) return { message, actions: [open('contextTokenBudget')] };

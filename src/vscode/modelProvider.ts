@@ -6,7 +6,7 @@ import { createProvider, ProviderConfigError, VSCODE_KEY_HINT } from '../core/mo
 import type { ModelAnswer } from '../core/launch';
 import { modelName } from '../core/model/pricing';
 import type { Problem } from './fixActions';
-import { ladderFix, noChatModel, providerFix } from './fixActions';
+import { ladderFix, missingKey, noChatModel, providerFix } from './fixActions';
 import { providerProblem } from './providerProblem';
 import type { ModelSettings } from '../core/settings';
 import type { Logger } from '../core/types';
@@ -36,7 +36,9 @@ export async function createModelProvider(model: ModelSettings, folder: string, 
   } catch (e) {
     if (e instanceof ProviderConfigError) {
       const problem = providerProblem(e);
-      return { ok: false, problem, fix: { message: problem, actions: providerFix(e) } };
+      // The key's sentence names the host it is for (and a missing base URL), not the command's id.
+      const fix = e.code === 'no-api-key' ? missingKey(provider, model.baseUrl) : { message: problem, actions: providerFix(e) };
+      return { ok: false, problem, fix };
     }
     const problem = e instanceof Error ? e.message : String(e);
     return { ok: false, problem, fix: { message: problem, actions: [] } };

@@ -50,13 +50,18 @@ export class PanelHost implements vscode.Disposable {
     return this.panel?.visible === true;
   }
 
-  show(): void {
+  /**
+   * Opens the panel, or brings it forward. `focus`: the user asked for it (Show Panel from the palette,
+   * a notification, the status item), so keyboard focus moves into the webview, as Focus on Problems
+   * View does; a run that opens it as it starts leaves the focus where the user is.
+   */
+  show(focus = false): void {
     if (this.panel) {
-      this.panel.reveal(undefined, true);
+      this.panel.reveal(undefined, !focus);
       this.post();
       return;
     }
-    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, 'Fix Until Green', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, this.options());
+    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPE, 'Fix Until Green', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: !focus }, this.options());
     this.adopt(panel);
   }
 

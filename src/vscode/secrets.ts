@@ -17,13 +17,20 @@ export class ApiKeys {
     return this.secrets.get(secretKey(provider));
   }
 
-  /** The `fixUntilGreen.setApiKey` command: pick the provider, type the key (masked). */
-  async promptAndStore(preselect?: ProviderId): Promise<boolean> {
+  store(provider: KeyedProvider, key: string): Thenable<void> {
+    return this.secrets.store(secretKey(provider), key.trim());
+  }
+
+  /**
+   * The `fixUntilGreen.setApiKey` command: pick the provider, type the key (masked). `offer`: buttons
+   * on the confirmation (e.g. Run again after a run stopped for the key); the one picked is returned.
+   */
+  async promptAndStore(preselect?: ProviderId, offer: readonly string[] = []): Promise<{ stored: boolean; picked?: string }> {
     const items = KEYED_PROVIDERS.map((p) => ({ label: p, description: p === preselect ? 'current provider' : '' }));
     // The provider the settings name comes first, so Enter picks it.
     items.sort((a, b) => Number(b.label === preselect) - Number(a.label === preselect));
     const picked = await vscode.window.showQuickPick(items, { title: 'Fix Until Green: Set API Key', placeHolder: 'Which provider is the key for?' });
-    if (!picked) return false;
+    if (!picked) return { stored: false };
     const provider = picked.label as KeyedProvider;
     const key = await vscode.window.showInputBox({
       title: `Fix Until Green: API key for ${provider}`,
@@ -31,14 +38,16 @@ export class ApiKeys {
       password: true,
       ignoreFocusOut: true,
     });
-    if (key === undefined) return false;
+    if (key === undefined) return { stored: false };
     if (key.trim() === '') {
       await this.secrets.delete(secretKey(provider));
       void vscode.window.showInformationMessage(`Fix Until Green: removed the ${provider} API key.`);
-    } else {
-      await this.secrets.store(secretKey(provider), key.trim());
-      void vscode.window.showInformationMessage(`Fix Until Green: stored the ${provider} API key in secret storage.`);
+      return { stored: false };
     }
-    return true;
+    await this.store(provider, key);
+    const confirmed = vscode.window.showInformationMessage(`Fix Until Green: stored the ${provider} API key in secret storage.`, ...offer);
+    if (offer.length === 0) return { stored: true };
+    const after = await confirmed;
+    return after === undefined ? { stored: true } : { stored: true, picked: after };
   }
 }

@@ -10,6 +10,7 @@ import type { Problem } from './fixActions';
 import { explainError } from './fixActions';
 import { pendingFiles } from './reviewState';
 import { canContinue } from './runState';
+import { continueLabel } from './stepWords';
 
 export interface NoticeDeps {
   logger: Logger;
@@ -18,6 +19,8 @@ export interface NoticeDeps {
   offerFix(p: Problem, extra: string[]): Promise<string | undefined>;
   /** ` (folder)` when the workspace has several folders, else empty. */
   where: string;
+  /** What Continue adds: the steps and tokens of one run, from the folder's settings. */
+  extra: { steps: number; tokens: number };
 }
 
 export function announceStop(ctl: RunController, r: RunReport, x: NoticeDeps): void {
@@ -25,9 +28,13 @@ export function announceStop(ctl: RunController, r: RunReport, x: NoticeDeps): v
   const tokens = `${r.tokensUsed.toLocaleString('en-US')} tokens`;
   x.logger.info(`run ${r.runId} in ${ctl.folderName} stopped: ${r.stopReason} (${r.outcome}) after ${steps}, ${tokens}: ${r.detail}`);
   const show = 'Show Panel';
+  const review = 'Review Changes';
+  const pending = pendingFiles(ctl.state.review).length > 0;
   if (r.stopReason === 'green') {
-    void vscode.window.showInformationMessage(`Fix Until Green: green in ${ctl.folderName} after ${steps} (${tokens}).`, show).then((p) => {
+    // Green with files waiting for Keep or Undo: the review is the next move, offered first.
+    void vscode.window.showInformationMessage(`Fix Until Green: green in ${ctl.folderName} after ${steps} (${tokens}).`, ...(pending ? [review] : []), show).then((p) => {
       if (p === show) x.showPanel();
+      if (p === review) void vscode.commands.executeCommand('fixUntilGreen.review', ctl.folder);
     });
     return;
   }
@@ -40,15 +47,16 @@ export function announceStop(ctl: RunController, r: RunReport, x: NoticeDeps): v
   }
   // What the workspace holds comes with the sentence, and the next moves as buttons: look at the
   // changes (keep or undo each file), give the run more budget, or open the panel.
-  const review = 'Review Changes';
-  const buttons = [...(pendingFiles(ctl.state.review).length > 0 ? [review] : []), ...(canContinue(ctl.state) ? ['Continue'] : []), show];
+  // Continue says what it adds (one more budget of the settings' size), never doubling it unasked.
+  const more = continueLabel(r.stopReason, x.extra);
+  const buttons = [...(pending ? [review] : []), ...(canContinue(ctl.state) ? [more] : []), show];
   // The sentence a newcomer reads; the engine's detail (hashes, thresholds) is in the log and the panel.
   void vscode.window.showWarningMessage(`Fix Until Green${x.where}: ${stopMessage(explainStop({ ...r, held: ctl.state.held ?? null }))}`, ...buttons).then((p) => {
     if (p === show) x.showPanel();
     if (p === review) void vscode.commands.executeCommand('fixUntilGreen.review', ctl.folder);
     // VS Code cannot close a notification: a stop's toast may still be on screen when the panel's
     // Continue already resumed the run. Its button then only shows that run.
-    if (p === 'Continue' && ctl.running) x.showPanel();
-    else if (p === 'Continue') void vscode.commands.executeCommand('fixUntilGreen.continue', ctl.folder);
+    if (p === more && ctl.running) x.showPanel();
+    else if (p === more) void vscode.commands.executeCommand('fixUntilGreen.continue', ctl.folder);
   });
 }

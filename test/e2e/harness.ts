@@ -303,6 +303,20 @@ export class VsCode {
     return found.sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs).map((f) => readFileSync(f, 'utf8')).at(-1) ?? '';
   }
 
+  /**
+   * Revert Run from the palette, confirming its question when the run left files not reviewed yet
+   * (it asks before undoing them); returns the question's text, or undefined when it asked none.
+   */
+  async revertRun(): Promise<string | undefined> {
+    await this.runCommand('Fix Until Green: Revert Run');
+    const dialog = this.page.locator('.monaco-dialog-box', { hasText: /not reviewed yet/ });
+    const asked = await dialog.waitFor({ timeout: 10000 }).then(() => true, () => false);
+    if (!asked) return undefined;
+    const text = (await dialog.innerText()).replace(/\s+/g, ' ');
+    await dialog.locator('.monaco-button', { hasText: /^Revert Run$/ }).first().click();
+    return text;
+  }
+
   meter(): Locator {
     return this.page.locator('[id$="fixUntilGreen.budget"]');
   }

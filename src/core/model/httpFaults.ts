@@ -61,6 +61,8 @@ export function classifyProviderError(e: unknown, sdk: SdkErrorClasses, ctx: Fau
   const urlSetting = 'fixUntilGreen.model.baseUrl (CLI: --base-url)';
   switch (status) {
     case 401:
+      // A server never given a key did not refuse one: it wants one.
+      if (!ctx.secrets.some((k) => k !== undefined && k.trim() !== '')) return new ProviderFatalError(`${who} needs an API key and none was sent (${said}). Fix: ${ctx.keyHint}.`);
       return new ProviderFatalError(`${who} refused the API key (${said}). Fix: ${ctx.keyHint}.`);
     case 402:
       return new ProviderFatalError(`${who} refused the request for billing reasons (${said}). Fix: check the account's credit or plan, or use another key: ${ctx.keyHint}.`);

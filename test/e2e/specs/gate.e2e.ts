@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import type { Locator } from 'playwright-core';
 import { CACHE, DEMO, demoReplies, log, screenshotFailures, until, VsCode, workspaceFrom } from '../harness';
 
 interface Answers {
@@ -142,25 +143,30 @@ describe('Fix Until Green in VS Code: @fix in the Chat view', function () {
     await vs.screenshot('gate-chat-checks');
   });
 
-  it("runs the loop with the chat's model, streams the steps, stops at step-cap, continues to green, and reverts", async () => {
+  it("runs the loop with the chat's model, streams the steps, stops at step-cap, continues to green, and undoes the changes", async () => {
     await ask('@fix make the tests pass');
-    const capped = await response(/Stopped: step-cap[\s\S]*Evidence: /, 'the step-cap stop', 240000);
+    // As an agent answers: a short list of steps, one closing sentence, the changed files with Keep and Undo, details behind a button.
+    const capped = await response(/Stopped: all 1 step used[\s\S]*Details/, 'the step-cap stop', 240000);
+    log('@fix answer:', capped);
     assert.match(capped, /Before any edit: 3 failures/);
-    assert.match(capped, /Step 1: edited src\/cart\.ts → 1 failure/);
-    assert.match(capped, /Evidence: /);
+    assert.match(capped, /Step 1: edited src\/cart\.ts → 1 failure left/);
     assert.match(capped, /vscode-lm:fug-scripted-model/, 'the run used the chat\'s model');
+    assert.doesNotMatch(capped, /step-cap|outcome|Evidence|identity|Trace:|[0-9a-f]{12}|\d{8}-\d{6}/, 'no engine words, hashes, run id or storage path');
+    assert.equal(capped.split(/Stopped: /).length - 1, 1, 'one closing sentence');
+    const last = (): Locator => vs.page.locator('.interactive-session .interactive-response').last();
+    for (const b of ['Keep', 'Undo', 'Details']) assert.equal(await last().locator('.monaco-button, a', { hasText: new RegExp(`^${b}$`) }).count() > 0, true, `a ${b} button`);
     const followup = vs.page.locator('.interactive-session .monaco-button, .interactive-session a', { hasText: 'Continue with more budget' }).last();
     await followup.waitFor({ timeout: 30000 });
     await vs.screenshot('gate-chat-step-cap');
     await followup.click();
-    const green = await response(/Stopped: green/, 'the green stop after Continue', 240000);
-    assert.match(green, /Continuing run/);
+    const green = await response(/Green: every check passes after step 2[\s\S]*Details/, 'the green stop after Continue', 240000);
+    assert.match(green, /Continuing with 1 more step/);
     assert.match(green, /Step 2: edited src\/cart\.ts → green/);
     assert.equal(readFileSync(`${script}.requests.jsonl`, 'utf8').trim().split('\n').length, 2, "two requests reached the chat's model");
     assert.match(readFileSync(path.join(ws, 'src', 'cart.ts'), 'utf8'), /return total - \(total \* percent\) \/ 100;/);
     await vs.screenshot('gate-chat-green');
-    const revert = vs.page.locator('.interactive-session .interactive-response').last().locator('.monaco-button, a', { hasText: /^Revert Run$/ });
-    await revert.first().click();
+    const undo = vs.page.locator('.interactive-session .interactive-response').last().locator('.monaco-button, a', { hasText: /^Undo$/ });
+    await undo.first().click();
     await until('the files restored', () => (readFileSync(path.join(ws, 'src', 'cart.ts'), 'utf8') === original ? true : undefined), 30000);
   });
 });

@@ -99,7 +99,8 @@ describe('Fix Until Green in VS Code: a green run through an OpenAI-compatible e
   });
 
   it('Revert Run puts the original bytes back', async () => {
-    await vs.runCommand('Fix Until Green: Revert Run');
+    const asked = await vs.revertRun();
+    log('Revert Run asked:', asked ?? 'nothing');
     await until('the original bytes', () => (readFileSync(path.join(ws, CART)).equals(original) ? true : undefined), 30000);
     await vs.runCommand('Fix Until Green: Show Panel');
     await vs.panel().locator('[data-testid="reverted"]').waitFor({ timeout: 15000 });

@@ -96,7 +96,8 @@ describe('Fix Until Green in VS Code: an API key through Set API Key', function 
   }
 
   it('the Anthropic provider, with its own key, goes green through the Messages API', async () => {
-    await vs.runCommand('Fix Until Green: Revert Run');
+    const asked = await vs.revertRun();
+    log('Revert Run asked:', asked ?? 'nothing');
     await until('the original bytes', () => (readFileSync(path.join(ws, CART)).equals(original) ? true : undefined), 30000);
     // The user switches provider in the folder's settings; the next run reads them.
     const settingsFile = path.join(ws, '.vscode', 'settings.json');

@@ -163,6 +163,16 @@ describe('openai-compatible provider (against the local fake server)', () => {
   });
 
   describe('faults that stop the run name the fix', () => {
+    it('401 from a server that was sent no key: it needs one (it did not refuse one)', async () => {
+      const p = await setup({ apiKey: 'sk-the-right-one-000000' }, { apiKey: '' });
+      await assert.rejects(p.complete(request()), (e: unknown) => {
+        assert.ok(e instanceof ProviderFatalError);
+        assert.match(e.message, /at 127\.0\.0\.1:\d+\/v1 needs an API key and none was sent/);
+        assert.doesNotMatch(e.message, /refused/);
+        return true;
+      });
+    });
+
     it('401: the key was refused; the message names the key\'s source and never the key', async () => {
       const p = await setup({ apiKey: 'sk-the-right-one-000000' });
       await assert.rejects(p.complete(request()), (e: unknown) => {

@@ -5,7 +5,8 @@ import { STOP_REASONS } from '../../../src/core/policy/reasons';
 import type { StopReason } from '../../../src/core/policy/reasons';
 import type { Failure } from '../../../src/core/types';
 import type { StopFacts } from '../../../src/vscode/explain';
-import { expectedActual, explainEscalation, explainHeld, explainStop, failureHeadline, failuresLeft, notAppliedWhy, stopMessage } from '../../../src/vscode/explain';
+import { failureHeadline } from '../../../src/core/verify/values';
+import { explainEscalation, explainHeld, explainStop, failuresLeft, notAppliedWhy, stopMessage } from '../../../src/vscode/explain';
 
 const DISCOUNT: Failure = {
   check: 'test',
@@ -147,23 +148,6 @@ describe('what the workspace holds after a stop', () => {
     assert.equal(explainHeld(stop({ stopReason: 'green', held: { step: 2, target: 'current' } })), null);
     assert.equal(explainHeld(stop({ steps: [{ index: 1, applied: false, failureCount: 1 }], held: { step: 0, target: 'best' } })), null);
     assert.equal(explainHeld(stop({ held: undefined })), null);
-  });
-});
-
-describe('expected and actual of a failed assertion', () => {
-  it("reads Node's assert, chai and Jest", () => {
-    assert.deepEqual(expectedActual(DISCOUNT.message), { actual: '20', expected: '180' });
-    assert.deepEqual(expectedActual('AssertionError: expected 190 to equal 180'), { actual: '190', expected: '180' });
-    assert.deepEqual(expectedActual('expect(received).toBe(expected) // Object.is equality\n\nExpected: 180\nReceived: 190'), { actual: '190', expected: '180' });
-    assert.deepEqual(
-      expectedActual('AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:\n+ actual - expected\n\n  {\n+   a: 1\n-   a: 2\n  }'),
-      { actual: '{\n  a: 1\n}', expected: '{\n  a: 2\n}' },
-    );
-  });
-
-  it('says nothing when the message has no values', () => {
-    assert.equal(expectedActual("Type 'string' is not assignable to type 'number'."), undefined);
-    assert.equal(expectedActual('Error: boom'), undefined);
   });
 });
 

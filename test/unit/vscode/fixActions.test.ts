@@ -2,7 +2,7 @@
 // the fix as an action instead of prose.
 import assert from 'node:assert/strict';
 import { ProviderConfigError, VSCODE_KEY_HINT } from '../../../src/core/model/factory';
-import { actionLabel, checksProblem, explainError, noChatModel, providerFix } from '../../../src/vscode/fixActions';
+import { actionLabel, checksProblem, explainError, ladderFix, missingKey, noChatModel, providerFix } from '../../../src/vscode/fixActions';
 
 describe('fix actions of a problem', () => {
   it('a 401 says the server refused the key, names the model once, and offers Set API Key', () => {
@@ -13,6 +13,33 @@ describe('fix actions of a problem', () => {
     assert.equal(p.message.split('fake-coder').length - 1, 1, 'the model name once');
     assert.deepEqual(p.actions.map(actionLabel), ['Set API Key', 'Open Settings']);
     assert.deepEqual(p.actions[1], { kind: 'openSetting', setting: 'fixUntilGreen.model.provider' });
+  });
+
+  it('a missing key is one sentence naming the host it is for, with Set API Key and Set Base URL', () => {
+    // An OpenAI-compatible provider with no base URL would go to api.openai.com: the server's address comes first.
+    const empty = missingKey('openai-compatible', '');
+    assert.equal(empty.message, 'No server is set for the OpenAI-compatible provider: set its base URL, or an API key to use api.openai.com.');
+    assert.deepEqual(empty.actions.map(actionLabel), ['Set Base URL', 'Set API Key']);
+    const remote = missingKey('openai-compatible', 'https://openrouter.ai/api/v1');
+    assert.equal(remote.message, 'openrouter.ai needs an API key (openai-compatible).');
+    assert.deepEqual(remote.actions.map(actionLabel), ['Set API Key', 'Set Base URL']);
+    assert.equal(missingKey('anthropic', '').message, 'api.anthropic.com needs an API key (anthropic).');
+    for (const p of [empty, remote]) {
+      assert.doesNotMatch(p.message, /fixUntilGreen\.|Set API Key|127\.0\.0\.1:11434/, 'no command id, no setting key, no note on local servers');
+      assert.equal(p.message.split(/[.:] [A-Z]/).length, 1, `one sentence: ${p.message}`);
+    }
+    // A rung of the ladder keeps the key but not the run's own base URL.
+    assert.deepEqual(ladderFix(remote.actions).map(actionLabel), ['Set API Key', 'Open Settings']);
+  });
+
+  it('a 401 from a server never given a key says it needs one, for which host, with both fixes', () => {
+    const detail = `model openai-compatible:fake-coder: openai-compatible:fake-coder at 127.0.0.1:4011/v1 needs an API key and none was sent (401 Incorrect API key provided: (none).). Fix: ${VSCODE_KEY_HINT}.`;
+    const p = explainError(detail);
+    assert.equal(p.message, '127.0.0.1:4011 needs an API key for openai-compatible:fake-coder.');
+    assert.deepEqual(p.actions.map(actionLabel), ['Set API Key', 'Set Base URL']);
+    // The same words for a preflight stop read back from its detail.
+    const pre = explainError('openai-compatible at api.openai.com/v1 needs an API key and none is set: run the command "Fix Until Green: Set API Key" (fixUntilGreen.setApiKey) (a server on this machine, e.g. http://127.0.0.1:11434/v1, needs none; set fixUntilGreen.model.baseUrl to use one)');
+    assert.equal(pre.message, 'api.openai.com needs an API key (openai-compatible).');
   });
 
   it('no chat model offers Choose Model… and the provider setting', () => {
@@ -26,7 +53,7 @@ describe('fix actions of a problem', () => {
   });
 
   it('a provider that cannot be built opens the setting that fixes it', () => {
-    assert.deepEqual(providerFix(new ProviderConfigError('no-api-key', 'apiKey', 'openai-compatible', 'x')).map(actionLabel), ['Set API Key', 'Open Settings']);
+    assert.deepEqual(providerFix(new ProviderConfigError('no-api-key', 'apiKey', 'openai-compatible', 'x')).map(actionLabel), ['Set API Key', 'Set Base URL']);
     assert.deepEqual(providerFix(new ProviderConfigError('no-model-id', 'model.id', 'anthropic', 'x')), [{ kind: 'openSetting', setting: 'fixUntilGreen.model.id' }]);
     assert.deepEqual(providerFix(new ProviderConfigError('unknown-provider', 'model.provider', 'foo', 'x'))[0], { kind: 'chooseModel' });
   });

@@ -1,35 +1,33 @@
-// The Problems panel lists only what VS Code does not already show: TypeScript's own errors and the
-// ESLint extension's findings are not repeated; test failures always are; `all` lists everything.
+// The Problems panel lists every failure the run knows unless an editor already shows it: a type
+// error in a closed file is ours to list, the same error TypeScript shows in an open one is not.
 import assert from 'node:assert/strict';
 import type { Failure } from '../../../src/core/types';
-import { diagnosticMessage, problemsToShow, shownByVsCode } from '../../../src/vscode/problemsFilter';
+import type { ShownDiagnostic } from '../../../src/vscode/problemsFilter';
+import { diagnosticMessage, problemsToShow, shownByEditor } from '../../../src/vscode/problemsFilter';
 
 const TYPE: Failure = { check: 'typecheck', file: 'src/cart.ts', line: 3, id: 'TS2322', message: "Type 'string' is not assignable to type 'number'." };
 const LINT: Failure = { check: 'lint', file: 'src/cart.ts', line: 9, id: 'no-unused-vars', message: "'x' is assigned a value but never used." };
 const TEST: Failure = { check: 'test', file: 'test/cart.test.ts', line: 12, id: 'applyDiscount takes a percentage off', message: 'AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n190 !== 180\n' };
 const VUE: Failure = { check: 'typecheck', file: 'src/App.vue', line: 1, id: 'TS2322', message: 'vue-tsc finding' };
-const PARSERS = { typecheck: 'tsc', lint: 'eslint', test: 'node-test' } as const;
 
 describe('problems filter', () => {
-  it("leaves TypeScript's errors in TS/JS files to VS Code, and lint findings to the ESLint extension when it is installed", () => {
-    assert.equal(shownByVsCode(TYPE, 'tsc', { eslintExtension: false }), true);
-    assert.equal(shownByVsCode(VUE, 'tsc', { eslintExtension: false }), false, 'a file type the built-in TypeScript does not check');
-    assert.equal(shownByVsCode(LINT, 'eslint', { eslintExtension: true }), true);
-    assert.equal(shownByVsCode(LINT, 'eslint', { eslintExtension: false }), false);
-    assert.equal(shownByVsCode(LINT, 'biome', { eslintExtension: true, biomeExtension: true }), true, 'Biome\'s extension shows its own findings');
-    assert.equal(shownByVsCode(LINT, 'oxlint', { eslintExtension: true }), false, 'oxlint without the oxc extension: only we show it');
-    assert.equal(shownByVsCode(LINT, 'oxlint', { eslintExtension: false, oxcExtension: true }), true, 'the oxc extension shows oxlint\'s findings');
-    assert.equal(shownByVsCode(LINT, 'biome', { eslintExtension: true }), false);
-    assert.equal(shownByVsCode(TEST, 'node-test', { eslintExtension: true }), false);
-    assert.equal(shownByVsCode({ ...TYPE, file: undefined }, 'tsc', { eslintExtension: false }), false, 'a failure without a file is not in Problems anyway');
+  const none = (): [] => [];
+  it("leaves a failure to an editor only when the editor shows it: the same code on the same line (TypeScript's 2322, ESLint's rule)", () => {
+    assert.equal(shownByEditor(TYPE, [{ line: 3, code: 2322 }]), true, "TypeScript's own ts(2322) on line 3");
+    assert.equal(shownByEditor(TYPE, []), false, 'a file not open in an editor: TypeScript says nothing about it');
+    assert.equal(shownByEditor(TYPE, [{ line: 4, code: 2322 }]), false, 'another line');
+    assert.equal(shownByEditor(TYPE, [{ line: 3, code: 2345 }]), false, 'another error');
+    assert.equal(shownByEditor(LINT, [{ line: 9, code: 'no-unused-vars' }]), true, "the ESLint extension's finding");
+    assert.equal(shownByEditor(TEST, [{ line: 12, code: undefined }]), false, 'nothing shows a test failure');
+    assert.equal(shownByEditor({ ...TYPE, file: undefined }, [{ line: 3, code: 2322 }]), false, 'a failure without a file is not in Problems anyway');
   });
 
-  it('deduplicated by default; `all` lists every failure', () => {
+  it('lists every failure the run knows unless an editor shows it; `all` lists every failure', () => {
     const all = [TYPE, LINT, TEST, VUE];
-    assert.deepEqual(problemsToShow(all, PARSERS, 'deduplicated', { eslintExtension: false }), [LINT, TEST, VUE]);
-    assert.deepEqual(problemsToShow(all, PARSERS, 'deduplicated', { eslintExtension: true }), [TEST, VUE]);
-    assert.deepEqual(problemsToShow(all, PARSERS, 'all', { eslintExtension: true }), all);
-    assert.deepEqual(problemsToShow(all, {}, 'deduplicated', { eslintExtension: true }), all, 'a check of unknown parser is listed');
+    assert.deepEqual(problemsToShow(all, 'deduplicated', none), all, 'no file open: every failure, as a $tsc task lists the whole project');
+    const open = (file: string): ShownDiagnostic[] => (file === 'src/cart.ts' ? [{ line: 3, code: 2322 }] : []);
+    assert.deepEqual(problemsToShow(all, 'deduplicated', open), [LINT, TEST, VUE], "cart.ts is open: TypeScript's entry stands for ours");
+    assert.deepEqual(problemsToShow(all, 'all', open), all);
   });
 
   it('an entry leads with the values of a failed assertion, then the whole message', () => {

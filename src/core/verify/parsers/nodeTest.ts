@@ -75,15 +75,27 @@ function readSpec(lines: readonly string[], ctx: ParseContext): { failures: Spec
   return { failures, summaryAt };
 }
 
-/** `test at file:l:c` then `✖ leaf (ms)` and the error: where each failing test lives. */
-function readSummary(lines: readonly string[], from: number): { leaf: string; file: string; line: number; column: number; head: string }[] {
-  const out: { leaf: string; file: string; line: number; column: number; head: string }[] = [];
+interface Located {
+  leaf: string;
+  file: string;
+  line: number;
+  column: number;
+  head: string;
+  /** The error under the entry: Node 22 and later print it here only, not in the run section. */
+  body: string[];
+}
+
+/** `test at file:l:c` then `✖ leaf (ms)` and the error: where each failing test lives, and its error. */
+function readSummary(lines: readonly string[], from: number): Located[] {
+  const out: Located[] = [];
   for (let i = from; i < lines.length; i++) {
     const loc = SUMMARY_LOC.exec(lines[i]!.trim());
     if (!loc) continue;
     const m = SPEC_FAIL.exec((lines[i + 1] ?? '').trim());
     if (!m) continue;
-    out.push({ leaf: m[1]!, file: loc[1]!, line: Number(loc[2]), column: Number(loc[3]), head: (lines[i + 2] ?? '').trim() });
+    const body: string[] = [];
+    for (let j = i + 2; j < lines.length && !SUMMARY_LOC.test(lines[j]!.trim()) && (lines[j]!.trim() === '' || indentOf(lines[j]!) > 0); j++) body.push(lines[j]!);
+    out.push({ leaf: m[1]!, file: loc[1]!, line: Number(loc[2]), column: Number(loc[3]), head: (lines[i + 2] ?? '').trim(), body });
   }
   return out;
 }
@@ -94,10 +106,13 @@ export function parseNodeTestSpec(output: string, ctx: ParseContext): Failure[] 
   const located = readSummary(lines, summaryAt);
   const out: Failure[] = [];
   for (const sf of failures) {
-    const { message, stack } = errorBody(sf.body);
-    const head = message.length > 0 ? tidyErrorHead(message[0]!) : '';
-    const idx = located.findIndex((l) => l.leaf === sf.leaf && tidyErrorHead(l.head) === head);
+    const inRun = errorBody(sf.body);
+    const runHead = inRun.message.length > 0 ? tidyErrorHead(inRun.message[0]!) : '';
+    // Node 22 and later list a failed test bare in the run section: its error is in the summary.
+    const idx = located.findIndex((l) => l.leaf === sf.leaf && (runHead === '' || tidyErrorHead(l.head) === runHead));
     const loc = idx >= 0 ? located.splice(idx, 1)[0] : undefined;
+    const { message, stack } = runHead === '' && loc ? errorBody(loc.body) : inRun;
+    const head = message.length > 0 ? tidyErrorHead(message[0]!) : '';
     const frames = workspaceFrames(stack, ctx);
     const locFile = loc ? workspacePath(loc.file, ctx) : undefined;
     const inTest = frames.find((f) => f.file === locFile);

@@ -1,0 +1,70 @@
+// A step row's checks and a stop's badge in plain words: "type check", "tests: 1 failing · only the
+// failing tests re-run", "no progress", never the engine's `tsc · warm`, `test 1 · targeted` or a
+// reason id beside the sentence that already says it. The ids stay in the tooltip and the technical
+// detail. No `vscode` import: the panel's webview bundle uses it, the unit tests read it.
+import type { StopReason } from '../core/policy/reasons';
+import type { CheckSummary } from '../core/trace/events';
+import type { ParserId } from '../core/types';
+
+type Kind = 'types' | 'lint' | 'tests' | 'other';
+
+function kindOf(parser: ParserId | undefined): Kind {
+  if (parser === 'tsc') return 'types';
+  if (parser === 'eslint' || parser === 'biome' || parser === 'oxlint') return 'lint';
+  if (parser === 'mocha' || parser === 'jest' || parser === 'vitest' || parser === 'node-test' || parser === 'tap') return 'tests';
+  return 'other';
+}
+
+const NAME: Record<Kind, string> = { types: 'type check', lint: 'lint', tests: 'tests', other: '' };
+
+function count(n: number, kind: Kind): string {
+  if (kind === 'types') return `${n} error${n === 1 ? '' : 's'}`;
+  if (kind === 'lint') return `${n} problem${n === 1 ? '' : 's'}`;
+  if (kind === 'tests') return `${n} failing`;
+  return `${n} failure${n === 1 ? '' : 's'}`;
+}
+
+/** How a staged step ran the check, when that is worth saying: a full run is the default, a warm type check is just a type check. */
+function how(c: Pick<CheckSummary, 'mode'>, kind: Kind): string | undefined {
+  if (c.mode !== 'targeted') return undefined;
+  if (kind === 'tests') return 'only the failing tests re-run';
+  if (kind === 'lint') return 'only the changed files';
+  return 'only what changed';
+}
+
+/** A check chip's words: `type check`, `tests: 1 failing · only the failing tests re-run`, `build: timed out`. */
+export function checkWords(c: Pick<CheckSummary, 'name' | 'exitCode' | 'failureCount' | 'timedOut' | 'mode' | 'parser'>, parser?: ParserId): string {
+  const kind = kindOf(c.parser ?? parser);
+  const name = NAME[kind] || c.name;
+  const ok = c.exitCode === 0 && c.failureCount === 0;
+  const state = c.timedOut ? 'timed out' : ok ? '' : c.failureCount > 0 ? count(c.failureCount, kind) : 'failed';
+  const mode = how(c, kind);
+  return `${name}${state ? `: ${state}` : ''}${mode ? ` · ${mode}` : ''}`;
+}
+
+const BADGE: Record<StopReason, string> = {
+  green: 'green',
+  stalled: 'no progress',
+  'step-cap': 'steps used up',
+  'token-ceiling': 'tokens used up',
+  'cost-ceiling': 'cost limit',
+  'time-limit': 'out of time',
+  cancelled: 'stopped by you',
+  'critic-stop': 'stopped by a guard',
+  'budget-depleted': 'gave up unsure',
+  'low-confidence': 'model unsure',
+  unreachable: 'model gave up',
+  'preflight-failed': 'did not start',
+  error: 'error',
+};
+
+/** The stop's badge: what the sentence beside it says, in two words. */
+export function stopBadge(reason: StopReason): string {
+  return BADGE[reason];
+}
+
+/** Continue's button, saying what it adds: `Continue (+8 steps)` after a step cap, `Continue (+200k tokens)` after the token ceiling. */
+export function continueLabel(reason: StopReason | null, extra: { steps: number; tokens: number }): string {
+  if (reason === 'token-ceiling') return `Continue (+${extra.tokens >= 1000 ? `${Math.round(extra.tokens / 1000)}k` : extra.tokens} tokens)`;
+  return `Continue (+${extra.steps} step${extra.steps === 1 ? '' : 's'})`;
+}

@@ -1,0 +1,36 @@
+// Step rows and the stop's badge in plain words: "type check", "only the failing tests re-run", "no
+// progress"; never `tsc · warm`, `test 1 · targeted` or a reason id beside the sentence.
+import assert from 'node:assert/strict';
+import { STOP_REASONS } from '../../../src/core/policy/reasons';
+import { checkWords, continueLabel, stopBadge } from '../../../src/vscode/stepWords';
+
+const ok = { exitCode: 0, failureCount: 0, timedOut: false };
+
+describe('step rows in plain words', () => {
+  it('names a check by what it does, with its count in its own words', () => {
+    assert.equal(checkWords({ name: 'tsc', ...ok, mode: 'warm' }, 'tsc'), 'type check', 'a warm type check is a type check');
+    assert.equal(checkWords({ name: 'typecheck', exitCode: 2, failureCount: 2, timedOut: false, mode: 'full' }, 'tsc'), 'type check: 2 errors');
+    assert.equal(checkWords({ name: 'test', exitCode: 1, failureCount: 1, timedOut: false, mode: 'targeted' }, 'node-test'), 'tests: 1 failing · only the failing tests re-run');
+    assert.equal(checkWords({ name: 'test', ...ok, mode: 'full' }, 'jest'), 'tests');
+    assert.equal(checkWords({ name: 'lint', exitCode: 1, failureCount: 3, timedOut: false, mode: 'targeted' }, 'eslint'), 'lint: 3 problems · only the changed files');
+    assert.equal(checkWords({ name: 'build', exitCode: 1, failureCount: 0, timedOut: false }, 'generic'), 'build: failed', 'a check of its own name keeps it');
+    assert.equal(checkWords({ name: 'e2e', exitCode: null, failureCount: 0, timedOut: true, parser: 'mocha' }), 'tests: timed out', "the summary's own parser");
+    for (const w of [checkWords({ name: 'tsc', ...ok, mode: 'warm' }, 'tsc'), checkWords({ name: 'test', ...ok, mode: 'targeted' }, 'vitest')]) assert.doesNotMatch(w, /warm|targeted|tsc/);
+  });
+
+  it("gives every stop a badge that says what its sentence says, never the reason id", () => {
+    for (const r of STOP_REASONS) {
+      const b = stopBadge(r);
+      assert.ok(b.length > 0 && b.length <= 20, `${r}: ${b}`);
+      if (r !== 'green' && r !== 'error') assert.notEqual(b, r);
+    }
+    assert.equal(stopBadge('stalled'), 'no progress');
+    assert.equal(stopBadge('step-cap'), 'steps used up');
+  });
+
+  it('Continue says what it adds', () => {
+    assert.equal(continueLabel('step-cap', { steps: 2, tokens: 200000 }), 'Continue (+2 steps)');
+    assert.equal(continueLabel('step-cap', { steps: 1, tokens: 200000 }), 'Continue (+1 step)');
+    assert.equal(continueLabel('token-ceiling', { steps: 8, tokens: 200000 }), 'Continue (+200k tokens)');
+  });
+});
