@@ -151,7 +151,7 @@ export class Stager {
   private async lintChanged(spec: CheckSpec, before: CheckResult, changed: readonly string[], signal?: AbortSignal): Promise<CheckResult | RunFull> {
     let cmd = this.lint.get(spec.name);
     if (!cmd) {
-      const c = lintCommand(spec.command, this.x.cwd(spec));
+      const c = lintCommand(spec.command, this.x.cwd(spec), this.x.env(this.x.cwd(spec)));
       cmd = 'reason' in c ? { full: `lint of the changed files not possible: ${c.reason}` } : c;
       this.lint.set(spec.name, cmd);
     }
