@@ -54,6 +54,13 @@ const shapes: Shape[] = [
     ],
     fix: { 'src/shipping.js': ['  const freeFrom = 5000;\n  if (orderCents == 5000) return 0;', '  const freeFrom = 5000;\n  if (orderCents >= freeFrom) return 0;'] },
   },
+  {
+    title: 'Jest with console output in passing and failing suites: a `● Console` block is never a failure',
+    fixture: 'jest-console',
+    checks: [{ name: 'test', command: 'npm test --silent', parser: 'jest' }],
+    failures: [['test', 'test/tax.test.js', 6, 'vat › rounds half a cent up']],
+    fix: { 'src/tax.js': ['Math.floor(', 'Math.round('] },
+  },
 ];
 
 function applyFix(root: string, fix: Shape['fix']): void {
