@@ -61,6 +61,22 @@ const shapes: Shape[] = [
     failures: [['test', 'test/tax.test.js', 6, 'vat › rounds half a cent up']],
     fix: { 'src/tax.js': ['Math.floor(', 'Math.round('] },
   },
+  {
+    title: 'npm workspaces, run in a package whose dependent maps it to source: the dependent\'s failures placed in the changed package',
+    fixture: 'workspace-dependent',
+    sub: 'packages/core',
+    checks: [
+      { name: 'test', command: 'npm test --silent', parser: 'node-test' },
+      { name: '@wd/app:test', command: 'npm test --silent', parser: 'mocha', cwd: '../app' },
+    ],
+    failures: [
+      ['@wd/app:test', 'src/tree.js', 5, 'stock report counts a catalog of one leaf'],
+      ['@wd/app:test', 'src/tree.js', 5, 'stock report counts a deep catalog'],
+      ['test', 'test/tree.test.js', 11, 'a leaf may leave out its children'],
+    ],
+    notes: [/the packages that depend on it are checked too: @wd\/app/],
+    fix: { 'src/tree.js': ['node.children.reduce(', '(node.children ?? []).reduce('] },
+  },
 ];
 
 function applyFix(root: string, fix: Shape['fix']): void {
@@ -74,16 +90,20 @@ function applyFix(root: string, fix: Shape['fix']): void {
 
 type VerifyEvent = Extract<TimedEvent, { type: 'verify' }>;
 
-/** A run with staged checks whose one model reply is the real fix. */
-async function loopFix(s: Scratch, root: string, checks: CheckSpec[], fix: Shape['fix']): Promise<{ report: Awaited<ReturnType<Run['start']>>; verifies: VerifyEvent[] }> {
-  const diffs = Object.entries(fix).map(([rel, [from, to]]) => {
-    const text = readFileSync(path.join(root, rel), 'utf8');
-    return diffOf(rel, text, text.replace(from, to));
+/** A run with staged checks whose model replies are these edits, the last one the real fix. */
+async function loopFix(s: Scratch, root: string, checks: CheckSpec[], ...edits: Shape['fix'][]): Promise<{ report: Awaited<ReturnType<Run['start']>>; verifies: VerifyEvent[] }> {
+  const responses = edits.map((fix, i) => {
+    const diffs = Object.entries(fix).map(([rel, [from, to]]) => {
+      const text = readFileSync(path.join(root, rel), 'utf8');
+      return diffOf(rel, text, text.replace(from, to));
+    });
+    const last = i === edits.length - 1;
+    return { text: reply(diffs, { status: last ? 'done' : 'in_progress', postMortem: last ? 'the real fix' : 'a first guess' }) };
   });
-  const settings = { ...defaultSettings(), checks, stagedChecks: true, maxSteps: 2 };
+  const settings = { ...defaultSettings(), checks, stagedChecks: true, maxSteps: 3 };
   const events: TimedEvent[] = [];
   const verifier = new Verifier({ root, checks, parallel: true, outputLimitKb: 256, flakyReruns: settings.flakyReruns, staged: true, storageDir: s.storage });
-  const provider = new ReplayProvider({ responses: [{ text: reply(diffs, { status: 'done', postMortem: 'the real fix' }) }] });
+  const provider = new ReplayProvider({ responses });
   const run = new Run({ workspace: new FsWorkspace(root), verifier, provider, settings, storageDir: s.storage, onEvent: (e) => events.push(e) });
   const report = await run.start();
   return { report, verifies: events.filter((e): e is VerifyEvent => e.type === 'verify') };
@@ -129,6 +149,21 @@ describe('project shapes, round three (issue 27)', function () {
       });
     });
   }
+
+  it('workspace: a wrong fix that changes nothing keeps the dependent\'s failures (re-run in full, not dropped) and is no progress', async () => {
+    const scratch = copyFixture('verify/workspace-dependent');
+    try {
+      const root = path.join(scratch.project, 'packages', 'core');
+      const noOp: Shape['fix'] = { 'src/tree.js': ["'use strict';", "'use strict';\n// Sums a tree."] };
+      const { report, verifies } = await loopFix(scratch, root, discoverChecks(root).checks, noOp, shapes.find((x) => x.fixture === 'workspace-dependent')!.fix);
+      assert.equal(report.stopReason, 'green', report.detail);
+      assert.deepEqual(verifies.map((v) => v.failureCount), [3, 3, 0], 'the no-op step still has the dependent\'s two failures');
+      const app = verifies[1]!.checks.find((c) => c.name === '@wd/app:test')!;
+      assert.match(app.note ?? '', /outside the check's folder \(src\/tree\.js\)/);
+    } finally {
+      scratch.cleanup();
+    }
+  });
 
   it('ESLint 8: a staged lint of a changed file its .eslintignore skips is no failure, and a new finding is one', async () => {
     const scratch = copyFixture('verify/eslint8-eslintrc', { hoist: 'gts' });
