@@ -77,6 +77,22 @@ const shapes: Shape[] = [
     notes: [/the packages that depend on it are checked too: @wd\/app/],
     fix: { 'src/tree.js': ['node.children.reduce(', '(node.children ?? []).reduce('] },
   },
+  {
+    title: 'gts: linted through `npm run check`, tests of a build that `pretest` deletes and rebuilds while the lint reads it',
+    fixture: 'gts-check',
+    options: { hoist: 'gts' },
+    checks: [
+      { name: 'check', command: 'npm run check --silent', parser: 'eslint' },
+      { name: 'test', command: 'npm test --silent', parser: 'node-test' },
+    ],
+    failures: [
+      ['check', 'src/names.ts', 3, 'eqeqeq'],
+      ['test', 'test/names.test.js', 10, 'a tab between names'],
+    ],
+    notes: [/^check: scripts\.check \("gts check"\) runs the linter \(gts check\): the project's lint entry point/m, /tsc: the project's scripts already run tsc/],
+    reasons: { check: /`gts check` in scripts\.check/ },
+    fix: { 'src/names.ts': ["if (name.trim() == '') return '';\n  const parts = name.trim().split(' ');", "if (name.trim() === '') return '';\n  const parts = name.trim().split(/\\s+/);"] },
+  },
 ];
 
 function applyFix(root: string, fix: Shape['fix']): void {

@@ -26,6 +26,17 @@ describe('staged checks: narrowing commands', () => {
     assert.match((resolveArgv('jest && eslint .', t.dir) as { reason: string }).reason, /shell/);
   });
 
+  it('does not narrow a script npm runs a pre or post script around (a build the tests read)', () => {
+    const d = tree({ 'package.json': JSON.stringify({ scripts: { pretest: 'npm run compile', compile: 'tsc', test: 'node --test build/test/', lint: 'eslint src', postlint: 'echo done' } }) });
+    try {
+      assert.match((resolveArgv('npm test --silent', d.dir) as { reason: string }).reason, /scripts\.pretest \("npm run compile"\).*narrowed run would skip/);
+      assert.match((lintCommand('npm run lint', d.dir) as { reason: string }).reason, /scripts\.postlint/);
+      assert.deepEqual(resolveArgv('npm run compile', d.dir), { argv: ['tsc'] });
+    } finally {
+      d.cleanup();
+    }
+  });
+
   it('calls a locally installed tool directly where the command launches it with npx or pnpm exec', () => {
     const local = tree({
       'package.json': JSON.stringify({ scripts: { test: 'npx --no-install jest --ci', lint: 'pnpm exec eslint src', other: 'npx cowsay hi' } }),

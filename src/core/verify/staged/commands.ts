@@ -54,6 +54,9 @@ export function resolveArgv(command: string, cwd: string): { argv: string[] } | 
   }
   const body = scripts?.[name];
   if (typeof body !== 'string') return { reason: `no script "${name}" in package.json` };
+  // npm runs `pre<name>` and `post<name>` around it (a build the tests read): a narrowed run would skip them.
+  const hook = [`pre${name}`, `post${name}`].find((h) => typeof scripts?.[h] === 'string');
+  if (hook !== undefined) return { reason: `npm runs scripts.${hook} ("${scripts![hook]}") around it, which a narrowed run would skip` };
   const inner = splitCommand(body);
   if (!inner) return { reason: `the script "${name}" needs a shell (${body})` };
   const direct = withoutLauncher(inner, cwd);
