@@ -93,6 +93,13 @@ const shapes: Shape[] = [
     reasons: { check: /`gts check` in scripts\.check/ },
     fix: { 'src/names.ts': ["if (name.trim() == '') return '';\n  const parts = name.trim().split(' ');", "if (name.trim() === '') return '';\n  const parts = name.trim().split(/\\s+/);"] },
   },
+  {
+    title: 'Jest with a received dump holding clock readings (performance.now(), Date.now()): one hash over two runs',
+    fixture: 'volatile-received',
+    checks: [{ name: 'test', command: 'npm test --silent', parser: 'jest' }],
+    failures: [['test', 'test/jobs.jest.js', 5, 'a job with no steps is done']],
+    fix: { 'src/jobs.js': ["  if (steps.length === 0) state = 'failed';\n", ''] },
+  },
 ];
 
 function applyFix(root: string, fix: Shape['fix']): void {
@@ -176,6 +183,28 @@ describe('project shapes, round three (issue 27)', function () {
       assert.deepEqual(verifies.map((v) => v.failureCount), [3, 3, 0], 'the no-op step still has the dependent\'s two failures');
       const app = verifies[1]!.checks.find((c) => c.name === '@wd/app:test')!;
       assert.match(app.note ?? '', /outside the check's folder \(src\/tree\.js\)/);
+    } finally {
+      scratch.cleanup();
+    }
+  });
+
+  it('clock readings in received dumps: every runner\'s real output, checked twice, hashes once', async () => {
+    const scratch = copyFixture('verify/volatile-received');
+    try {
+      const checks: CheckSpec[] = [
+        { name: 'jest', command: 'jest', parser: 'jest' },
+        { name: 'node', command: 'node --test test/jobs.node.test.js', parser: 'node-test' },
+        { name: 'vitest', command: 'vitest run vitest.spec', parser: 'vitest' },
+        { name: 'mocha', command: 'mocha test/jobs.mocha.cjs', parser: 'mocha' },
+      ];
+      const v = new Verifier({ root: scratch.project, checks, parallel: false, outputLimitKb: 256, flakyReruns: 0 });
+      const a = await v.verify();
+      assert.deepEqual(a.checks.map((c) => [c.name, c.failures.length]), [['jest', 1], ['node', 1], ['vitest', 1], ['mocha', 1]], JSON.stringify(a.failures, null, 1));
+      // The dumps hold the readings, so each run's messages differ: only the identity may not.
+      for (const f of a.failures) assert.match(f.message, /actualStartTime/, `${f.check}'s message holds the dump`);
+      const b = await v.verify();
+      assert.notDeepEqual(b.failures.map((f) => f.message), a.failures.map((f) => f.message), 'the dumps changed between the runs');
+      assert.equal(b.failureHash, a.failureHash, JSON.stringify([a.failures.map((f) => f.message), b.failures.map((f) => f.message)], null, 1));
     } finally {
       scratch.cleanup();
     }
