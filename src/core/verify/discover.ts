@@ -147,7 +147,12 @@ function typecheckChecks(found: Found, scope: Scope, scripts: Record<string, str
 
 function lintChecks(found: Found, scope: Scope, scripts: Record<string, string>, pkg: PackageJson | undefined): void {
   // The project's `lint` script (which usually runs its `lint:*`), else each `lint:*`, else its ESLint config.
-  const lintScripts = scripts.lint !== undefined ? ['lint'] : Object.keys(scripts).filter((n) => n.startsWith('lint:') && !WRITES.test(n.slice(5)));
+  let lintScripts = scripts.lint !== undefined ? ['lint'] : Object.keys(scripts).filter((n) => n.startsWith('lint:') && !WRITES.test(n.slice(5)));
+  if (lintScripts.length === 0) {
+    // A lint under another name (`check: gts check`, `eslint: eslint src`): found by what it runs.
+    lintScripts = lintEntryPoints(scripts);
+    for (const name of lintScripts) found.note(scope, `${name}: scripts.${name} ("${scripts[name]}") runs the linter (${resolveScript(scripts, name).filter((s) => s.hook !== true).map((s) => s.command).join(', ')}): the project's lint entry point, found by what it runs rather than by its name`);
+  }
   for (const name of lintScripts) addScript(found, scope, scripts, name, 'the project\'s own lint');
   const has = (f: string): boolean => existsSync(path.join(scope.dir, f));
   const eslintConfig = [...ESLINT_FLAT, ...ESLINT_LEGACY].find(has) ?? (pkg?.eslintConfig !== undefined ? 'package.json#eslintConfig' : undefined);
@@ -160,6 +165,23 @@ function lintChecks(found: Found, scope: Scope, scripts: Record<string, string>,
   } else {
     found.note(scope, `eslint: ${eslintConfig} found but no eslint is installed: not checked`);
   }
+}
+
+/** Tools whose run is a lint: ESLint (and gts's lint and check, which run it), Biome's lint, oxlint. */
+const LINTER = /^(?:\S*\/)?(?:eslint|oxlint)(?:\s|$)|^(?:\S*\/)?(?:gts\s+(?:lint|check)|biome\s+(?:lint|check|ci))(?:\s|$)/;
+
+/**
+ * Scripts that only lint (every step they run, hooks aside, is a linter), not named `lint`: those no
+ * other such script runs as part of itself. Scripts that fix, format or run the tests are not.
+ */
+function lintEntryPoints(scripts: Record<string, string>): string[] {
+  const skip = new Set([...TEST_SCRIPTS, ...TYPECHECK_SCRIPTS]);
+  const lints = Object.keys(scripts).filter((n) => {
+    if (skip.has(n) || WRITES.test(n) || /^(?:pre|post)/.test(n) || /--fix\b|--write\b/.test(scripts[n]!)) return false;
+    const steps = resolveScript(scripts, n).filter((s) => s.hook !== true);
+    return steps.length > 0 && steps.every((s) => LINTER.test(s.command));
+  });
+  return lints.filter((n) => !lints.some((m) => m !== n && resolveScript(scripts, m).some((s) => s.script === n)));
 }
 
 function testChecks(found: Found, scope: Scope, scripts: Record<string, string>): void {

@@ -56,6 +56,11 @@ function decodeUrlPath(p: string): string {
   }
 }
 
+/** Keys whose numbers are clock readings or spans: `time`, `start_time`, `created_at`, `actualStartTime`, `startedAt`, `durationMs`. */
+function isTimeKey(key: string): boolean {
+  return /^(?:[\w$]*_)?(?:time|timestamp|duration|elapsed|runtime|started|ended|start|end|ts|at|ms)$/i.test(key) || /[a-z0-9](?:Time|Timestamp|Duration|Elapsed|Runtime|Started|Ended|Start|End|At|Ms)$/.test(key);
+}
+
 /**
  * Removes what changes without the failure changing (DESIGN §4): ANSI, stack frames, the workspace
  * root and other absolute paths (temp dirs go entirely), line and column numbers, durations,
@@ -94,6 +99,8 @@ export function normalizeMessage(message: string, ctx: NormalizeContext): string
     .replace(/\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2} \d{4}( TS| \d{2}:\d{2}:\d{2})?(?: GMT[+-]\d{4}(?: \([^)]*\))?)?/g, 'TS')
     .replace(/\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b/g, 'TS')
     .replace(/\b1[5-9]\d{11}\b/g, 'TS')
+    // a number a time-named key holds in a received/expected dump (`"actualStartTime": 5138.18`, `startedAt=…`, `runtime: 0.04`)
+    .replace(/([A-Za-z_$][\w$]*)(["']?\s*[:=]\s*)-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w.])/g, (all, key: string, sep: string) => (isTimeKey(key) ? `${key}${sep}T` : all))
     // durations and timings, in every runner's spelling: `12ms`, `(1.2 s)`, `1m 3s`, `2 minutes`,
     // node:test's `duration_ms: 3.1` (YAML) and `# duration_ms 74.9` / `ℹ duration_ms 74.9` (summaries),
     // tap's `# time=12.3ms`, Jest's `Time: 1.2 s, estimated 2 s`, Vitest's `Duration 1.53s (transform 30ms …)`

@@ -3,6 +3,9 @@ import * as path from 'node:path';
 import { readTextIfPresent } from '../fileText';
 import type { ParserId } from '../types';
 
+/** Tools that run ESLint under their own name, printing its stylish report: gts (`gts lint`, `gts check`). */
+export const LINTS_WITH_ESLINT = /(?:^|[\s/])gts\s+(?:lint|check)\b/;
+
 /** Infers a parser from a command line; test runners win over tsc and eslint in a chain. */
 export function inferParser(command: string): ParserId {
   if (/\bvitest\b/.test(command)) return 'vitest';
@@ -11,7 +14,7 @@ export function inferParser(command: string): ParserId {
   if (/(^|\s)--test\b/.test(command)) return 'node-test';
   if (/(^|[\s/])(tap|tape)(\s|$)/.test(command)) return 'tap';
   if (/(^|[\s/])tsc(\s|$)/.test(command) || /\bvue-tsc\b/.test(command)) return 'tsc';
-  if (/\beslint\b/.test(command)) return 'eslint';
+  if (/\beslint\b/.test(command) || LINTS_WITH_ESLINT.test(command)) return 'eslint';
   if (/(^|[\s/])biome\s/.test(command) && /--reporter[= ]github\b/.test(command)) return 'biome';
   if (/(^|[\s/])oxlint(\s|$)/.test(command) && /(?:--format[= ]|(?:^|\s)-f[= ]?)github\b/.test(command)) return 'oxlint';
   return 'generic';

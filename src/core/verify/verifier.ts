@@ -14,6 +14,7 @@ import { checkResult, looseKey } from './staged/attempt';
 import { gateReuse } from './staged/gateReuse';
 import type { RunFull } from './staged/stager';
 import { Stager } from './staged/stager';
+import { writesFiles } from './writers';
 
 export interface VerifierOptions {
   root: string;
@@ -182,12 +183,33 @@ export class Verifier {
     return result;
   }
 
-  /** Runs `work` for every check, in parallel when `parallel`; results in the checks' order. */
+  /**
+   * Runs `work` for every check, in parallel when `parallel`; results in the checks' order. Checks
+   * that write files as they run (a `pretest` build, emitting tsc, coverage) run first, one at a
+   * time: another check reading their output meanwhile would see it half written or gone.
+   */
   private async each(work: (c: CheckSpec, i: number) => Promise<CheckResult>): Promise<CheckResult[]> {
-    if (this.opts.parallel) return Promise.all(this.opts.checks.map(work));
-    const out: CheckResult[] = [];
-    for (const [i, c] of this.opts.checks.entries()) out.push(await work(c, i));
+    const out: CheckResult[] = new Array<CheckResult>(this.opts.checks.length);
+    const writers = this.opts.parallel ? this.writers() : new Set<number>();
+    for (const [i, c] of this.opts.checks.entries()) if (!this.opts.parallel || writers.has(i)) out[i] = await work(c, i);
+    if (this.opts.parallel) await Promise.all(this.opts.checks.map(async (c, i) => (writers.has(i) ? undefined : (out[i] = await work(c, i)))));
     return out;
+  }
+
+  private writing: Set<number> | undefined;
+
+  /** The checks that write files as they run, when another check could read them meanwhile. */
+  private writers(): Set<number> {
+    if (this.writing) return this.writing;
+    this.writing = new Set();
+    if (this.opts.checks.length < 2) return this.writing;
+    for (const [i, c] of this.opts.checks.entries()) {
+      const why = writesFiles(c.command, path.resolve(this.opts.root, c.cwd ?? '.'));
+      if (why === undefined) continue;
+      this.writing.add(i);
+      this.logger.info(`check ${c.name}: runs before the others, not beside them: ${why}`);
+    }
+    return this.writing;
   }
 
   /** The full run of a check whose staged run passed: the one that can say green (taken as it is where it already was the full check). */

@@ -13,7 +13,7 @@ import { tempTree } from '../../support/fixtures';
 const tree = (files: Record<string, string>): { dir: string; cleanup(): void } => tempTree(files, 'fug-staged-');
 
 describe('staged checks: narrowing commands', () => {
-  const t = tree({ 'package.json': JSON.stringify({ scripts: { test: 'jest --ci', lint: 'eslint --cache src', chain: 'tsc && jest', via: 'npm run test', spec: 'mocha "test/**/*.js"', nt: 'node --test --test-reporter spec test/' } }) });
+  const t = tree({ 'package.json': JSON.stringify({ scripts: { test: 'jest --ci', lint: 'eslint --cache src', chain: 'tsc && jest', via: 'npm run test', spec: 'mocha "test/**/*.js"', nt: 'node --test --test-reporter spec test/' } }), 'node_modules/eslint/package.json': '{"name":"eslint","version":"9.39.5"}' });
   after(() => t.cleanup());
 
   it('follows npm scripts to the line they run, with the arguments passed after --', () => {
@@ -24,6 +24,17 @@ describe('staged checks: narrowing commands', () => {
     assert.match((resolveArgv('npm run via', t.dir) as { reason: string }).reason, /another script/);
     assert.match((resolveArgv('npm run nope', t.dir) as { reason: string }).reason, /no script "nope"/);
     assert.match((resolveArgv('jest && eslint .', t.dir) as { reason: string }).reason, /shell/);
+  });
+
+  it('does not narrow a script npm runs a pre or post script around (a build the tests read)', () => {
+    const d = tree({ 'package.json': JSON.stringify({ scripts: { pretest: 'npm run compile', compile: 'tsc', test: 'node --test build/test/', lint: 'eslint src', postlint: 'echo done' } }) });
+    try {
+      assert.match((resolveArgv('npm test --silent', d.dir) as { reason: string }).reason, /scripts\.pretest \("npm run compile"\).*narrowed run would skip/);
+      assert.match((lintCommand('npm run lint', d.dir) as { reason: string }).reason, /scripts\.postlint/);
+      assert.deepEqual(resolveArgv('npm run compile', d.dir), { argv: ['tsc'] });
+    } finally {
+      d.cleanup();
+    }
   });
 
   it('calls a locally installed tool directly where the command launches it with npx or pnpm exec', () => {
@@ -59,6 +70,32 @@ describe('staged checks: narrowing commands', () => {
     assert.match((lintCommand('eslint -o report.json .', t.dir) as { reason: string }).reason, /writes/);
     assert.match((lintCommand('eslint src/**/*.js', t.dir) as { reason: string }).reason, /shell/, 'a glob is the shell\'s');
     assert.match((lintCommand('npx tsc', t.dir) as { reason: string }).reason, /does not run eslint/);
+  });
+
+  it('adds --no-warn-ignored only where the installed ESLint accepts it: 8.56+ in flat config mode', () => {
+    const eslint = (version: string, files: Record<string, string> = {}, env: Record<string, string> = {}): string[] => {
+      const d = tree({ 'package.json': JSON.stringify({ scripts: { lint: 'eslint src' } }), 'node_modules/eslint/package.json': JSON.stringify({ name: 'eslint', version }), ...files });
+      try {
+        return (lintCommand('npm run lint', d.dir, env) as LintCommand).forFiles(['src/a.js']);
+      } finally {
+        d.cleanup();
+      }
+    };
+    const rc = { '.eslintrc.json': '{}' };
+    const flat = { 'eslint.config.js': 'export default [];' };
+    assert.deepEqual(eslint('8.57.0', rc), ['eslint', 'src/a.js'], 'ESLint 8 with .eslintrc: eslintrc mode rejects the option');
+    assert.deepEqual(eslint('8.57.0', flat), ['eslint', '--no-warn-ignored', 'src/a.js'], 'ESLint 8.57 with eslint.config.js: flat mode');
+    assert.deepEqual(eslint('8.57.0', rc, { ESLINT_USE_FLAT_CONFIG: 'true' }), ['eslint', '--no-warn-ignored', 'src/a.js']);
+    assert.deepEqual(eslint('8.50.0', flat), ['eslint', 'src/a.js'], 'flat, but before 8.56: no such option');
+    assert.deepEqual(eslint('9.39.5', rc, { ESLINT_USE_FLAT_CONFIG: 'false' }), ['eslint', 'src/a.js'], 'ESLint 9 told to use .eslintrc');
+    assert.deepEqual(eslint('9.39.5', flat), ['eslint', '--no-warn-ignored', 'src/a.js']);
+    assert.deepEqual(eslint('7.32.0', rc), ['eslint', 'src/a.js']);
+    const none = tree({ 'package.json': JSON.stringify({ scripts: { lint: 'eslint src' } }) });
+    try {
+      assert.deepEqual((lintCommand('npm run lint', none.dir, {}) as LintCommand).forFiles(['src/a.js']), ['eslint', 'src/a.js'], 'no ESLint found: nothing assumed');
+    } finally {
+      none.cleanup();
+    }
   });
 
   it('narrows each runner through its own filter', () => {

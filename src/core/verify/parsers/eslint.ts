@@ -36,6 +36,7 @@ interface Problem {
   message: string;
 }
 
+const IGNORED_NOTE = /^File ignored\b/;
 const STYLISH_PROBLEM = /^\s+(\d+):(\d+)\s+(error|warning)\s+(.*?)\s*$/;
 const RULE_ID = /^(?:@[\w.-]+\/)?[\w.-]+(?:\/[\w.-]+)*$/;
 
@@ -78,8 +79,11 @@ export function parseEslint(output: string, ctx: ParseContext): Failure[] {
         })),
       )
     : stylishProblems(output);
-  const errors = problems.filter((p) => p.error);
-  const counted = errors.length > 0 || ctx.exitCode === 0 ? errors : problems;
+  // ESLint's note on a file named to it that its ignore patterns skip (a staged lint of a changed
+  // file, where the installed ESLint has no --no-warn-ignored) is about the call, not the code.
+  const found = problems.filter((p) => p.error || p.rule !== undefined || !IGNORED_NOTE.test(p.message));
+  const errors = found.filter((p) => p.error);
+  const counted = errors.length > 0 || ctx.exitCode === 0 ? errors : found;
   return counted.map((p) =>
     failure({
       check: ctx.check,

@@ -54,6 +54,25 @@ export function recognisedParsers(output: string): ParserId[] {
   return found.includes('node-test') ? found.filter((id) => id !== 'tap') : found;
 }
 
+/** Every summary line `re` finds (a chain may run a runner twice) passes `ok`; undefined when there is none. */
+function summaries(text: string, re: RegExp, ok: (line: string) => boolean): boolean | undefined {
+  const lines = [...text.matchAll(re)].map((m) => m[1] ?? m[0]);
+  return lines.length > 0 ? lines.every(ok) : undefined;
+}
+
+/** Whether a test runner's own closing summary says that nothing failed (undefined: it printed none). */
+const ALL_PASSED: Partial<Record<ParserId, (text: string) => boolean | undefined>> = {
+  jest: (t) => summaries(t, /^Tests:\s+(.*)$/gm, (l) => !/\bfailed\b/.test(l) && /\bpassed\b/.test(l)),
+  vitest: (t) => summaries(t, /^\s*Tests\s+(\d.*)$/gm, (l) => !/\bfailed\b/.test(l) && /\bpassed\b/.test(l)),
+  mocha: (t) => (/^\s*\d+ failing\s*$/m.test(t) ? false : summaries(t, /^\s*(\d+) passing\b/gm, (n) => Number(n) > 0)),
+  'node-test': (t) => summaries(t, /^[ℹ#] fail (\d+)\s*$/gm, (n) => n === '0'),
+};
+
+/** A check that exited 0 and whose runner says every test passed has no failure (Jest's `● Console` blocks are output, not failures). */
+export function runnerSaysAllPassed(parser: ParserId, output: string, exitCode: number | null): boolean {
+  return exitCode === 0 && ALL_PASSED[parser]?.(stripAnsi(output)) === true;
+}
+
 function rootPrefixes(root: string): string[] {
   const out = new Set([path.resolve(root) + path.sep]);
   try {
@@ -85,6 +104,8 @@ function exactKey(f: Failure): string {
  * - messages name workspace files relative to the root, as `file` does;
  * - the same failure printed twice at the same place (a runner's inline report and its summary)
  *   counts once;
+ * - a check that exited 0 whose test runner's own summary says that every test passed has no
+ *   failure, whatever else it printed (console output, a reporter's notes);
  * - a test runner's failure with no line (a mocha timeout prints no stack) gets the line of the
  *   test, found by its title in its file.
  */
@@ -93,6 +114,7 @@ export function parseOutput(parser: ParserId, output: string, ctx: ParseContext)
   // Output piped in by hand (`parse`) may still carry colour codes; the runner's is already clean.
   const text = stripAnsi(output);
   const clean: ParseContext = ctx.stdout !== undefined ? { ...ctx, stdout: stripAnsi(ctx.stdout) } : ctx;
+  if (runnerSaysAllPassed(parser, text, ctx.exitCode)) return [];
   let located: Failure[];
   if (parser === 'generic') {
     located = [];

@@ -93,7 +93,12 @@ interface Block {
   body: string[];
 }
 
-/** `  ● a › b` blocks, each up to the next one. */
+/** Jest's buffered console output of a suite (`● Console`, then `console.log` and what was logged): never a failure. */
+function isConsoleBlock(b: Block): boolean {
+  return b.title === 'Console' && /^\s*console\.\w+\s*$/.test(b.body.find((l) => l.trim() !== '') ?? '');
+}
+
+/** `  ● a › b` blocks, each up to the next one (a suite's `● Console` block left out). */
 function textBlocks(lines: readonly string[]): Block[] {
   const out: Block[] = [];
   let cur: Block | undefined;
@@ -108,7 +113,7 @@ function textBlocks(lines: readonly string[]): Block[] {
       cur.body.push(l);
     }
   }
-  return out;
+  return out.filter((b) => !isConsoleBlock(b));
 }
 
 // A TypeScript diagnostic as ts-jest prints it in a suite that failed to run: `src/a.ts:11:9 - error TS2322: …`

@@ -56,6 +56,9 @@ export function resolveArgv(command: string, cwd: string): { argv: string[] } | 
   }
   const body = scripts?.[name];
   if (typeof body !== 'string') return { reason: `no script "${name}" in package.json` };
+  // npm runs `pre<name>` and `post<name>` around it (a build the tests read): a narrowed run would skip them.
+  const hook = [`pre${name}`, `post${name}`].find((h) => typeof scripts?.[h] === 'string');
+  if (hook !== undefined) return { reason: `npm runs scripts.${hook} ("${scripts![hook]}") around it, which a narrowed run would skip` };
   const inner = splitCommand(body);
   if (!inner) return { reason: `the script "${name}" needs a shell (${body})` };
   const direct = withoutLauncher(inner, cwd);
@@ -104,7 +107,58 @@ export interface LintCommand {
   covers(file: string): boolean;
 }
 
-export function lintCommand(command: string, cwd: string): LintCommand | { reason: string } {
+/** The ESLint a folder runs (the one Node resolves from it) and the config mode it runs in. */
+export interface EslintInstall {
+  version: string;
+  /** Flat config (eslint.config.*), else eslintrc. */
+  flat: boolean;
+  /** `--no-warn-ignored`: ESLint 8.56 and later, in flat config mode only (eslintrc mode rejects it). */
+  warnIgnoredFlag: boolean;
+}
+
+const FLAT_CONFIGS = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts'];
+
+/**
+ * The installed ESLint's version and config mode, as ESLint itself decides it: 10 and later are flat
+ * only; 9 is flat unless ESLINT_USE_FLAT_CONFIG=false; 8 is eslintrc unless ESLINT_USE_FLAT_CONFIG=true
+ * or an eslint.config file lies in the folder or above; before 8.21 there is no flat mode.
+ * Undefined when no ESLint is installed for the folder.
+ */
+export function eslintInstall(cwd: string, env: Readonly<Record<string, string | undefined>> = process.env): EslintInstall | undefined {
+  let version: string | undefined;
+  for (let dir = path.resolve(cwd); version === undefined; dir = path.dirname(dir)) {
+    const text = readTextIfPresent(path.join(dir, 'node_modules', 'eslint', 'package.json'), ['ENOTDIR']);
+    try {
+      const v = text === undefined ? undefined : (JSON.parse(text) as { version?: unknown }).version;
+      if (typeof v === 'string') version = v;
+    } catch (e) {
+      if (!(e instanceof SyntaxError)) throw e;
+    }
+    if (version === undefined && path.dirname(dir) === dir) return undefined;
+  }
+  const [major = 0, minor = 0] = version.split('.').map((n) => Number.parseInt(n, 10));
+  const mode = env.ESLINT_USE_FLAT_CONFIG;
+  let flat: boolean;
+  if (major >= 10) flat = true;
+  else if (major === 9) flat = mode !== 'false';
+  else if (major === 8 && minor >= 21) flat = mode === 'true' || (mode !== 'false' && hasFlatConfig(cwd));
+  else flat = false;
+  return { version, flat, warnIgnoredFlag: flat && (major > 8 || minor >= 56) };
+}
+
+function hasFlatConfig(cwd: string): boolean {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    if (FLAT_CONFIGS.some((f) => existsSync(path.join(dir, f)))) return true;
+    if (path.dirname(dir) === dir) return false;
+  }
+}
+
+/**
+ * ESLint narrowed to some files. Only options the installed ESLint accepts in its config mode are
+ * added: `--no-warn-ignored` where it exists (elsewhere the note ESLint prints for a changed file it
+ * ignores is no failure, see the eslint parser).
+ */
+export function lintCommand(command: string, cwd: string, env: Readonly<Record<string, string | undefined>> = process.env): LintCommand | { reason: string } {
   const r = resolveArgv(command, cwd);
   if ('reason' in r) return r;
   const i = toolIndex(r.argv, (a) => a === 'eslint');
@@ -113,8 +167,9 @@ export function lintCommand(command: string, cwd: string): LintCommand | { reaso
   if (flags.some((f) => /^(-o|--output-file|--fix|--fix-dry-run|--stdin|--init|--print-config|--inspect-config)(=|$)/.test(f))) return { reason: 'the command writes, fixes or reads stdin' };
   if (targets.some((t) => GLOB.test(t))) return { reason: 'the command lints a glob of its own' };
   const roots = (targets.length > 0 ? targets : ['.']).map((t) => path.normalize(t));
+  const quiet = eslintInstall(cwd, env)?.warnIgnoredFlag === true ? ['--no-warn-ignored'] : [];
   return {
-    forFiles: (files) => [...r.argv.slice(0, i + 1), ...flags, '--no-warn-ignored', ...files],
+    forFiles: (files) => [...r.argv.slice(0, i + 1), ...flags, ...quiet, ...files],
     covers: (file) => roots.some((t) => t === '.' || file === t || file.startsWith(t.replace(/\/$/, '') + '/')),
   };
 }

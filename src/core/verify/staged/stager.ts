@@ -123,6 +123,7 @@ export class Stager {
     const passedTwice = stage === 'gate' ? (this.passedStaged.get(spec.name) ?? new Set<string>()) : new Set<string>();
     const nowPassing = stage === 'targeted' ? [] : before.filter((f) => !now.has(`${f.file}\0${f.id}`) && !this.cwdFiles(spec, [f.file!]).some((g) => passedTwice.has(g)));
     const changedTests = [...first.failures.filter((f) => !then.has(`${f.file}\0${f.id}`)), ...nowPassing];
+    if (this.outsideFolder(spec, changedTests) !== undefined) return undefined;
     const files = this.cwdFiles(spec, changedTests.map((f) => f.file!)).filter((f) => existsSync(path.join(this.x.cwd(spec), f)));
     if (files.length === 0) return confirmTargeted(first, [], before);
     const argv = await this.filesArgv(spec, cmd, files, signal);
@@ -192,7 +193,7 @@ export class Stager {
   private async lintChanged(spec: CheckSpec, before: CheckResult, changed: readonly string[], signal?: AbortSignal): Promise<CheckResult | RunFull> {
     let cmd = this.lint.get(spec.name);
     if (!cmd) {
-      const c = lintCommand(spec.command, this.x.cwd(spec));
+      const c = lintCommand(spec.command, this.x.cwd(spec), this.x.env(this.x.cwd(spec)));
       cmd = 'reason' in c ? { full: `lint of the changed files not possible: ${c.reason}` } : c;
       this.lint.set(spec.name, cmd);
     }
@@ -222,6 +223,10 @@ export class Stager {
     const cmd = this.testCommandFor(spec, parser);
     if ('full' in cmd) return cmd;
     if (before.failures.some((f) => f.file === undefined || UNTIED.has(f.id ?? '')) || (before.exitCode !== 0 && before.failures.length === 0)) return { full: 'the last run failed in a way not tied to a test file' };
+    // A targeted run never loses a failure it does not re-run: one placed outside the check's folder
+    // (a dependent package's test failing in the changed package's source) cannot be named to it.
+    const outside = this.outsideFolder(spec, before.failures);
+    if (outside !== undefined) return { full: outside };
     const cwd = this.x.cwd(spec);
     const exists = (f: string): boolean => existsSync(path.join(cwd, f));
     const failing = [...new Set(this.cwdFiles(spec, before.failures.map((f) => f.file!)))].filter(exists);
@@ -339,6 +344,13 @@ export class Stager {
     }
     this.mochaConfigs.set(spec.name, file);
     return file;
+  }
+
+  /** Why failures placed outside the check's folder keep it from being narrowed (undefined: none is). */
+  private outsideFolder(spec: CheckSpec, failures: readonly Failure[]): string | undefined {
+    const outside = failures.filter((f) => f.file !== undefined && this.cwdFiles(spec, [f.file]).length === 0);
+    if (outside.length === 0) return undefined;
+    return `${outside.length} failure(s) of the last run lie outside the check's folder (${outside[0]!.file}): a targeted run cannot name them, so the check runs in full rather than lose them`;
   }
 
   /** Workspace-relative paths as paths relative to the check's directory (outside it: dropped). */

@@ -1,0 +1,71 @@
+// Checks that write files as they run (issue 27, class 3) and lint entry points found by what they
+// run (class 2): read from the project's scripts, no process started.
+import assert from 'node:assert/strict';
+import { discoverChecks } from '../../../src/core/verify/discover';
+import { writesFiles } from '../../../src/core/verify/writers';
+import { tempTree } from '../../support/fixtures';
+
+describe('checks that write files as they run', () => {
+  const t = tempTree({
+    'package.json': JSON.stringify({
+      scripts: {
+        pretest: 'npm run clean && npm run compile',
+        clean: 'gts clean',
+        compile: 'tsc',
+        test: 'node --test build/test/',
+        typecheck: 'tsc --noEmit',
+        refs: 'tsc -b',
+        cov: 'c8 --reporter lcov mocha',
+        jcov: 'jest --coverage',
+        lint: 'eslint src',
+        bundle: 'esbuild src/index.ts --outdir=dist',
+      },
+    }),
+  });
+  after(() => t.cleanup());
+
+  it('names what writes: a pre script\'s build, emitting tsc, build mode, a bundler, coverage', () => {
+    assert.match(writesFiles('npm test --silent', t.dir) ?? '', /`gts clean` \(scripts\.clean\) writes files/);
+    assert.match(writesFiles('npm run refs', t.dir) ?? '', /`tsc -b` \(scripts\.refs\) writes its build output/);
+    assert.match(writesFiles('npm run cov', t.dir) ?? '', /c8 --reporter lcov mocha.*coverage/);
+    assert.match(writesFiles('npm run jcov', t.dir) ?? '', /coverage/);
+    assert.match(writesFiles('npm run bundle', t.dir) ?? '', /esbuild/);
+    assert.match(writesFiles('tsc -p tsconfig.json', t.dir) ?? '', /writes its build output/);
+  });
+
+  it('finds nothing written by a type check, a lint or plain tests', () => {
+    assert.equal(writesFiles('npm run typecheck', t.dir), undefined);
+    assert.equal(writesFiles('tsc --noEmit -p tsconfig.json', t.dir), undefined);
+    assert.equal(writesFiles('npm run lint', t.dir), undefined);
+    assert.equal(writesFiles('eslint --format json src', t.dir), undefined);
+    assert.equal(writesFiles('node --test test/', t.dir), undefined);
+  });
+});
+
+describe('lint entry points found by what they run', () => {
+  const discover = (scripts: Record<string, string>): { checks: string[]; notes: string } => {
+    const d = tempTree({ 'package.json': JSON.stringify({ scripts }) });
+    try {
+      const r = discoverChecks(d.dir);
+      return { checks: r.checks.map((c) => `${c.name}=${c.command}:${c.parser}`), notes: r.notes.join('\n') };
+    } finally {
+      d.cleanup();
+    }
+  };
+
+  it('a lint under another name is the lint check, and the notes say why', () => {
+    const gts = discover({ check: 'gts check', fix: 'gts fix', clean: 'gts clean' });
+    assert.deepEqual(gts.checks, ['check=npm run check --silent:eslint']);
+    assert.match(gts.notes, /check: scripts\.check \("gts check"\) runs the linter \(gts check\): the project's lint entry point, found by what it runs/);
+    assert.deepEqual(discover({ 'eslint:check': 'eslint src --max-warnings 0' }).checks, ['eslint:check=eslint src --max-warnings 0 --format json:eslint']);
+  });
+
+  it('one that another runs is not checked twice; fixing, formatting and test scripts are not lints', () => {
+    assert.deepEqual(discover({ check: 'npm run eslint', eslint: 'eslint src' }).checks, ['check=npm run check --silent:eslint']);
+    assert.deepEqual(discover({ 'fix': 'eslint --fix src', 'format': 'prettier --write .', verify: 'eslint src && node --test' }).checks, []);
+  });
+
+  it('a `lint` script wins: nothing else is looked for', () => {
+    assert.deepEqual(discover({ lint: 'eslint src', check: 'gts check' }).checks, ['lint=eslint src --format json:eslint']);
+  });
+});
