@@ -131,7 +131,7 @@ describe('edit/crash: SIGKILL mid-apply, then revert', function () {
       assert.equal(p.status, 0, p.stdout + p.stderr);
       assert.deepEqual((JSON.parse(p.stdout) as { files: { path: string }[] }).files.map((f) => f.path), ORDER);
       assert.equal(read(ws, 'src/b.ts')!.toString(), 'export function b(): number {\r\n  return 20;\r\n}\r\n');
-      assert.equal(read(ws, 'src/c.ts')!.toString('utf8'), '\uFEFFexport const c = "three";\nexport const d = 40;');
+      assert.equal(read(ws, 'src/c.ts')!.toString('utf8'), '\uFEFFexport const c = "three";\nexport const d = 40;\n'); // the REPLACE's last line ends with a newline, so the file gets one (issue 28)
       assert.equal(statSync(path.join(ws.project, 'src/c.ts')).mode & 0o777, 0o600);
     } finally {
       rmSync(ws.dir, { recursive: true, force: true });

@@ -104,7 +104,7 @@ describe('edit/revert after a real run', function () {
     assert.deepEqual(r.steps.map((s) => s.applied), [true, true]);
     // The run's edits are in place (keep-best), with each file's own conventions.
     assert.equal(text(ws, 'src/b.ts'), 'export function b(): number {\r\n  return 20;\r\n}\r\n');
-    assert.equal(text(ws, 'src/c.ts'), '\uFEFFexport const c = "three";\nexport const d = 40;');
+    assert.equal(text(ws, 'src/c.ts'), '\uFEFFexport const c = "three";\nexport const d = 40;\n'); // the REPLACE's last line ends with a newline, so the file gets one (issue 28)
     assert.equal(statSync(path.join(ws.project, 'src/c.ts')).mode & 0o777, 0o600);
     assert.equal(existsSync(path.join(ws.project, 'bin/run.sh')), false);
     assert.equal(text(ws, 'src/e.ts'), 'export const e = 5;\n');
