@@ -48,44 +48,47 @@ export function hookBudgetMs(timeoutSeconds: number, elapsedMs: number): number 
   return Math.max(1000, total - Math.max(3000, total * 0.15) - elapsedMs);
 }
 
-export async function hookCommand(argv: string[], io: HookIo): Promise<number> {
-  const started = Date.now();
+interface HookArgs {
+  host: HookHost;
+  event: HookEvent | undefined;
+  timeout: number;
+  cwd: string | undefined;
+  storage: string | undefined;
+}
+
+/** The hook's flags, or the one line that says what is wrong with them (exit 1: never 2, which blocks a Claude Code stop). */
+function hookArgs(argv: string[]): HookArgs | string {
   let values: { host?: string; event?: string; cwd?: string; storage?: string; timeout?: string };
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: {
-        host: { type: 'string' },
-        event: { type: 'string' },
-        cwd: { type: 'string' },
-        storage: { type: 'string' },
-        timeout: { type: 'string' },
-      },
+      options: { host: { type: 'string' }, event: { type: 'string' }, cwd: { type: 'string' }, storage: { type: 'string' }, timeout: { type: 'string' } },
       strict: true,
       allowPositionals: false,
     }));
   } catch (e) {
-    // Not the CLI's usual exit 2: to Claude Code, exit 2 from a Stop hook blocks the stop.
-    io.stderr(`fix-until-green hook: ${(e as Error).message}; the agent was not gated`);
-    return 1;
+    return `${(e as Error).message}; the agent was not gated`;
   }
   const host = values.host ?? '';
-  if (!isHookHost(host)) {
-    io.stderr(`fix-until-green hook: ${host === '' ? '--host is required' : `unknown --host "${host}"`} (one of ${HOOK_HOSTS.join(', ')}); the agent was not gated`);
-    return 1;
-  }
+  if (!isHookHost(host)) return `${host === '' ? '--host is required' : `unknown --host "${host}"`} (one of ${HOOK_HOSTS.join(', ')}); the agent was not gated`;
   const event = values.event;
-  if (event !== undefined && !(HOOK_EVENTS as readonly string[]).includes(event)) {
-    io.stderr(`fix-until-green hook: unknown --event "${event}" (one of ${HOOK_EVENTS.join(', ')}); the agent was not gated`);
-    return 1;
-  }
+  if (event !== undefined && !(HOOK_EVENTS as readonly string[]).includes(event)) return `unknown --event "${event}" (one of ${HOOK_EVENTS.join(', ')}); the agent was not gated`;
   const timeout = values.timeout !== undefined ? Number(values.timeout) : HOST_DEFAULT_TIMEOUT_S[host];
-  if (!Number.isFinite(timeout) || timeout <= 0) {
-    io.stderr(`fix-until-green hook: --timeout must be a number of seconds above 0, got "${values.timeout}"; the agent was not gated`);
+  if (!Number.isFinite(timeout) || timeout <= 0) return `--timeout must be a number of seconds above 0, got "${values.timeout}"; the agent was not gated`;
+  return { host, event: event as HookEvent | undefined, timeout, cwd: values.cwd, storage: values.storage };
+}
+
+export async function hookCommand(argv: string[], io: HookIo): Promise<number> {
+  const started = Date.now();
+  const args = hookArgs(argv);
+  if (typeof args === 'string') {
+    io.stderr(`fix-until-green hook: ${args}`);
     return 1;
   }
+  const { host, event, timeout } = args;
+  const values = { cwd: args.cwd, storage: args.storage };
   const text = await (io.stdin ?? readStdin)();
-  const input = readHookInput(host, text, event as HookEvent | undefined);
+  const input = readHookInput(host, text, event);
   const answer = (h: HookHost, ev: HookEvent, a: HookAnswer): number => {
     const out = formatHookAnswer(h, ev, a);
     if (out.stdout !== '') io.stdout(out.stdout);
@@ -93,7 +96,7 @@ export async function hookCommand(argv: string[], io: HookIo): Promise<number> {
   };
   if (!input.ok) {
     io.stderr(`fix-until-green hook: ${input.problem}; the agent was let go on unchecked`);
-    return answer(host, (event as HookEvent | undefined) ?? 'stop', { kind: 'allow', message: `Fix Until Green: ${input.problem}; the agent was let go on unchecked.` });
+    return answer(host, event ?? 'stop', { kind: 'allow', message: `Fix Until Green: ${input.problem}; the agent was let go on unchecked.` });
   }
   const call = input.call;
   const letGo = (why: string): number => {
