@@ -1,17 +1,17 @@
 // Reads `fixUntilGreen.*` from `.vscode/settings.json` under the workspace, as VS Code does (JSONC).
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse, printParseErrorCode } from 'jsonc-parser';
 import type { ParseError } from 'jsonc-parser';
 import { pickPrefixed, validateSettings } from '../core/settings';
 import type { Settings } from '../core/settings';
 import { UsageError } from './errors';
+import { readRegularFileSync } from '../core/edit/regularFile';
 
 export function readWorkspaceSettingsFile(cwd: string): Record<string, unknown> {
   const file = path.join(cwd, '.vscode', 'settings.json');
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRegularFileSync(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);

@@ -9,6 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { readRegularFileSync } from './regularFile';
 
 /** Overrides where locks live (tests; machines whose home is not writable). */
 export const RUN_LOCK_DIR_ENV = 'FIX_UNTIL_GREEN_LOCK_DIR';
@@ -144,7 +145,7 @@ function parseRecord(text: string): RunLockRecord | undefined {
 function readAt(file: string): { text: string; record: RunLockRecord | undefined } | undefined {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRegularFileSync(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;

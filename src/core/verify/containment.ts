@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { readRegularFileSync } from '../edit/regularFile';
 
 /** The environment variable every process of a check inherits, so strays can be found after all. */
 export const CHECK_MARKER_ENV = 'FIX_UNTIL_GREEN_CHECK';
@@ -403,7 +404,7 @@ function groupExists(pgid: number): boolean {
 
 function readRecord(file: string): CheckRecord | undefined {
   try {
-    const r = JSON.parse(readFileSync(file, 'utf8')) as CheckRecord;
+    const r = JSON.parse(readRegularFileSync(file)) as CheckRecord;
     return typeof r.marker === 'string' && typeof r.owner?.pid === 'number' ? r : undefined;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;

@@ -1,0 +1,55 @@
+// Reading a file the product keeps or trusts (the run lock, a checkpoint's manifest, a check's
+// record, settings, a replay script, a trace) without ever blocking: a FIFO, socket or device put at
+// its path would hang a plain read forever, before any time limit can fire. The file is opened
+// non-blocking and anything but a regular file is a clear error naming it (code ENOTREG or EISDIR).
+import { closeSync, constants as fsc, fstatSync, openSync, readFileSync, promises as fs } from 'node:fs';
+import type { Stats } from 'node:fs';
+
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  return 'not a regular file';
+}
+
+/** What is at `file` is not a regular file: never read, never waited on. */
+export class NotRegularFile extends Error {
+  readonly code: string;
+  constructor(
+    readonly file: string,
+    readonly what: string,
+  ) {
+    const code = what === 'a directory' ? 'EISDIR' : 'ENOTREG';
+    super(`${file} is ${what}, not a regular file (${code}); it is not read`);
+    this.name = 'NotRegularFile';
+    this.code = code;
+  }
+}
+
+const FLAGS = fsc.O_RDONLY | (fsc.O_NONBLOCK ?? 0);
+
+/** The file's text; ENOENT and the other open errors are thrown as the OS gives them. */
+export function readRegularFileSync(file: string): string {
+  const fd = openSync(file, FLAGS);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new NotRegularFile(file, kindOf(st));
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** As readRegularFileSync, without blocking the event loop on a large file. */
+export async function readRegularFile(file: string): Promise<string> {
+  const fh = await fs.open(file, FLAGS);
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new NotRegularFile(file, kindOf(st));
+    return await fh.readFile('utf8');
+  } finally {
+    await fh.close();
+  }
+}
