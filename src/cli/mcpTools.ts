@@ -22,10 +22,10 @@ import type { Failure, ParserId } from '../core/types';
 import { failureIdentity } from '../core/verify/identity';
 import { parseOutput } from '../core/verify/parsers/index';
 import { UsageError } from './errors';
-import { createCliProvider } from './providers';
+import { createCliProvider, keyTrust } from './providers';
 import { refuseWhileRunning } from './runCommand';
 import { defaultStorageDir, ensureWritableStorage } from './storage';
-import { resolveSettings } from './workspaceSettings';
+import { folderSettingKeys, resolveSettings } from './workspaceSettings';
 
 /** What the server was started with (its flags): applied to every call. */
 export interface McpServerOptions {
@@ -120,7 +120,10 @@ export class McpTools {
       if (settings.model.provider === 'vscode-lm') {
         throw new UsageError('the MCP server has no model to fix with: start it with --model replay:FILE|openai-compatible:ID|anthropic:ID, or set fixUntilGreen.model.provider in the folder\'s .vscode/settings.json');
       }
-      const provider = createCliProvider(settings, root, this.options.env ? { env: this.options.env } : {});
+      // A key goes only where its owner sends it: refused here, before any request (issue 29). The
+      // server climbs no ladder, so only the run's own model is judged.
+      const withhold = keyTrust({ ...settings, model: { ...settings.model, escalation: [] } }, folderSettingKeys(root, { ...this.options.overrides, ...(input.maxSteps !== undefined ? { maxSteps: true } : {}) }), this.options.env);
+      const provider = createCliProvider(settings, root, { ...(this.options.env ? { env: this.options.env } : {}), withhold });
       const storageDir = this.storageDir(root);
       const checks = createCheckEngine({ root, settings, storageDir });
       const unusable = checkProblems(checks);

@@ -1,5 +1,7 @@
 // Builds the model provider a `--model` value names, through the core's factory. Keys come from the
 // environment only; what cannot be built is said in the CLI's own terms (its flags).
+import type { KeyedEndpoint } from '../core/model/keyTrust';
+import { decideKeyTrust } from '../core/model/keyTrust';
 import type { ModelProvider } from '../core/model/provider';
 import { createProvider, KEY_ENV, ProviderConfigError } from '../core/model/factory';
 import type { ModelSettings, Settings } from '../core/settings';
@@ -32,6 +34,36 @@ const stderrLogger: Logger = {
 export interface ProviderEnv {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
+  /** Models (by setting, see keyTrust) sent no key: the folder chose a server on this machine. */
+  withhold?: ReadonlySet<string>;
+}
+
+/**
+ * The key rule (core/model/keyTrust) for the CLI and the MCP server: `folderKeys` are the settings
+ * the folder's .vscode/settings.json chose (workspaceSettings.folderSettingKeys). Returns the models
+ * to send no key; a folder-chosen endpoint that would get a key is refused before any request.
+ * @throws UsageError (preflight) naming the file, the setting, the host and the flag that confirms it
+ */
+export function keyTrust(settings: Settings, folder: { file: string; keys: readonly string[] }, env: NodeJS.ProcessEnv = process.env): Set<string> {
+  const keyOf = (provider: string): boolean => (provider === 'openai-compatible' || provider === 'anthropic') && (env[KEY_ENV[provider]] ?? '').trim() !== '';
+  const chose = (k: string): boolean => folder.keys.includes(k);
+  const m = settings.model;
+  const endpoints: KeyedEndpoint[] = [
+    { setting: 'fixUntilGreen.model', provider: m.provider, baseUrl: m.baseUrl, keyed: keyOf(m.provider), fromFolder: (['provider', 'baseUrl'] as const).filter((f) => chose(`model.${f}`)) },
+    ...m.escalation.map((r, i): KeyedEndpoint => ({ setting: `fixUntilGreen.model.escalation[${i}]`, provider: r.provider, baseUrl: r.baseUrl, keyed: keyOf(r.provider), fromFolder: chose('model.escalation') ? ['provider', 'baseUrl'] : [] })),
+  ];
+  const d = decideKeyTrust({
+    endpoints,
+    file: folder.file,
+    howToConfirm: (e, url) =>
+      e.setting.includes('[')
+        ? `name the ladder yourself with --escalate ${e.provider}:ID (a rung of --model's provider goes to --base-url)`
+        : e.fromFolder.includes('baseUrl')
+          ? `name the same URL yourself: --base-url ${url}`
+          : `name the model yourself: --model ${e.provider}:${m.id || 'ID'}`,
+  });
+  if (!d.ok) throw new UsageError(d.refusal.message, 'preflight', { keyRefused: { file: d.refusal.file, setting: d.refusal.setting, host: d.refusal.host } });
+  return new Set(d.withhold);
 }
 
 /** The CLI's wording of a provider that cannot be built: in its flags, where a flag can fix it. */
@@ -54,7 +86,7 @@ export function providerUsageError(e: ProviderConfigError): UsageError {
 
 /** The provider `settings.model` names, with the key from the environment. @throws UsageError */
 export function createCliProvider(settings: Settings, cwd: string, opts: ProviderEnv = {}): ModelProvider {
-  return createCliModel(settings.model, cwd, opts);
+  return createCliModel(settings.model, cwd, opts, opts.withhold?.has('fixUntilGreen.model') === true);
 }
 
 /**
@@ -65,7 +97,7 @@ export function createCliLadder(settings: Settings, cwd: string, opts: ProviderE
   return settings.model.escalation.map((m, i) => {
     if (m.provider === 'vscode-lm') throw new UsageError(`fixUntilGreen.model.escalation[${i}]: the vscode-lm provider runs only inside VS Code; use --escalate ${MODEL_FORMS}`);
     try {
-      return createCliModel(m, cwd, opts);
+      return createCliModel(m, cwd, opts, opts.withhold?.has(`fixUntilGreen.model.escalation[${i}]`) === true);
     } catch (e) {
       if (e instanceof UsageError) throw new UsageError(`escalation model ${i + 1} (${m.provider}:${m.id}): ${e.message}`);
       throw e;
@@ -73,11 +105,11 @@ export function createCliLadder(settings: Settings, cwd: string, opts: ProviderE
   });
 }
 
-function createCliModel(model: ModelSettings, cwd: string, opts: ProviderEnv): ModelProvider {
+function createCliModel(model: ModelSettings, cwd: string, opts: ProviderEnv, withheld: boolean): ModelProvider {
   const { provider } = model;
   const env = opts.env ?? process.env;
   const keyed = provider === 'openai-compatible' || provider === 'anthropic';
-  const apiKey = keyed ? env[KEY_ENV[provider]] : undefined;
+  const apiKey = keyed && !withheld ? env[KEY_ENV[provider]] : undefined;
   try {
     return createProvider(model, {
       root: cwd,

@@ -10,7 +10,14 @@ import { describeHolder, liveRunLock, runLockPath } from '../core/edit/runLock';
 import { UsageError } from './errors';
 import { createTimelinePrinter, formatSummary } from './printer';
 import { defaultStorageDir, ensureWritableStorage } from './storage';
-import { resolveSettings } from './workspaceSettings';
+import { folderSettingKeys, resolveSettings } from './workspaceSettings';
+import { folderSettingNotices } from '../core/model/keyTrust';
+import type { Settings } from '../core/settings';
+
+/** The watched settings' values by their dotted names, for the run's first lines. */
+export function settingValues(s: Settings): Record<string, unknown> {
+  return { maxSteps: s.maxSteps, tokenCeiling: s.tokenCeiling, costCeiling: s.costCeiling, 'model.pricing': s.model.pricing, allowVerifierEdits: s.allowVerifierEdits, protectedPaths: s.protectedPaths };
+}
 
 export interface CliIo {
   stdout: (s: string) => void;
@@ -58,7 +65,7 @@ export function parseCheckFlags(values: string[]): { name: string; command: stri
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   // The providers bring the SDKs: loaded by `run` alone, not by the commands that share this module's helpers.
-  const { createCliLadder, createCliProvider, parseModelSpec } = await import('./providers');
+  const { createCliLadder, createCliProvider, keyTrust, parseModelSpec } = await import('./providers');
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -116,8 +123,12 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (values.model === undefined && settings.model.provider === 'vscode-lm') {
     throw new UsageError('--model is required outside VS Code (replay:FILE, openai-compatible:ID or anthropic:ID), or set fixUntilGreen.model.provider');
   }
-  const provider = createCliProvider(settings, cwd);
-  const escalation = createCliLadder(settings, cwd);
+  // A key goes only where its owner sends it: refused here, before any request (issue 29).
+  const folder = folderSettingKeys(cwd, overrides);
+  const withhold = keyTrust(settings, folder);
+  for (const line of folderSettingNotices(folder.file, folder.keys, settingValues(settings))) io.stderr(`fix-until-green: ${line}`);
+  const provider = createCliProvider(settings, cwd, { withhold });
+  const escalation = createCliLadder(settings, cwd, { withhold });
   // No checks configured: discover them (tsconfig, ESLint config, scripts.test), as `check` does.
   const storageDir = path.resolve(values.storage ?? defaultStorageDir(cwd));
   const checks = createCheckEngine({ root: cwd, settings, storageDir });

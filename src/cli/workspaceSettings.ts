@@ -49,3 +49,18 @@ export function resolveSettings(cwd: string, overrides: Record<string, { value: 
   });
   throw new UsageError(messages.join('; '));
 }
+
+/**
+ * Which settings (dotted: `maxSteps`, `model.baseUrl`) the folder's own .vscode/settings.json chose,
+ * flags aside: what the key rule (core/model/keyTrust) and the run's first lines need to know.
+ */
+export function folderSettingKeys(cwd: string, overrides: Record<string, unknown>): { file: string; keys: string[] } {
+  const raw = readWorkspaceSettingsFile(cwd);
+  const keys = new Set<string>();
+  for (const [k, v] of Object.entries(raw)) {
+    if (k === 'model' && typeof v === 'object' && v !== null && !Array.isArray(v)) for (const sub of Object.keys(v)) keys.add(`model.${sub}`);
+    else keys.add(k);
+  }
+  for (const k of Object.keys(overrides)) keys.delete(k);
+  return { file: path.join(cwd, '.vscode', 'settings.json'), keys: [...keys] };
+}
