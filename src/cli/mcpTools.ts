@@ -11,7 +11,7 @@ import { findInterruptedRuns } from '../core/edit/restore';
 import { liveRunLock } from '../core/edit/runLock';
 import { checkProblems, createCheckEngine, createRunEngine } from '../core/engine';
 import type { FixInput, RunChecksInput } from '../core/gate/definitions';
-import { ToolInputError } from '../core/gate/definitions';
+import { echoed, ToolInputError } from '../core/gate/definitions';
 import { SeenCounter } from '../core/gate/seen';
 import type { ChecksToolResult, FixToolResult } from '../core/gate/tools';
 import { checksToolResult, fixToolResult } from '../core/gate/tools';
@@ -75,7 +75,7 @@ export class McpTools {
   /** The folder a call names (absolute, or relative to `--cwd`), default `--cwd`. */
   folder(named: string | undefined): string {
     const dir = named === undefined ? this.options.cwd : path.resolve(this.options.cwd, named);
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ToolInputError(`folder: ${dir} is not a directory`);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ToolInputError(`folder: ${echoed(dir)} is not a directory`);
     return dir;
   }
 
