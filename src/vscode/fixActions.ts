@@ -3,7 +3,12 @@
 // commands turn these into notification buttons, the unit tests read them directly.
 import type { ProviderConfigError } from '../core/model/factory';
 
-export type FixAction = { kind: 'setApiKey' } | { kind: 'chooseModel' } | { kind: 'openSetting'; setting: string };
+export type FixAction =
+  | { kind: 'setApiKey' }
+  | { kind: 'chooseModel' }
+  | { kind: 'openSetting'; setting: string }
+  /** The key rule's one-time confirmation: the owner trusts this endpoint origin for this folder. */
+  | { kind: 'confirmEndpoint'; folder: string; origin: string };
 
 /** A problem in a short sentence, with the fixes offered as buttons. */
 export interface Problem {
@@ -19,6 +24,8 @@ export function actionLabel(a: FixAction): string {
       return 'Choose Model…';
     case 'openSetting':
       return 'Open Settings';
+    case 'confirmEndpoint':
+      return `Trust ${a.origin} for this folder`;
   }
 }
 
