@@ -68,10 +68,17 @@ export async function keyTrustProblem(settings: Settings, folder: string, keys: 
   for (const [i, m] of settings.model.escalation.entries()) {
     endpoints.push({ setting: `fixUntilGreen.model.escalation[${i}]`, provider: m.provider, baseUrl: m.baseUrl, keyed: await keyedAt(m), fromFolder: chose('model.escalation') ? ['provider', 'baseUrl'] : [] });
   }
+  // A key the owner saved for exactly an endpoint's origin (Set API Key names it) is the owner
+  // sending it there; a key saved before keys were per origin is what this rule guards.
+  const own: string[] = [];
+  for (const e of endpoints) {
+    const origin = endpointOrigin(effectiveBaseUrl(e.provider, e.baseUrl));
+    if ((e.provider === 'openai-compatible' || e.provider === 'anthropic') && (await keys.hasOwn(e.provider, origin))) own.push(origin);
+  }
   const d = decideKeyTrust({
     endpoints,
     file: `${folder}/.vscode/settings.json (or the workspace file)`,
-    confirmed: keys.confirmed(folder),
+    confirmed: [...keys.confirmed(folder), ...own],
     howToConfirm: (_e, url) => `press "Trust ${endpointOrigin(url)} for this folder" (remembered outside the folder), or set the same value in your user settings`,
   });
   if (d.ok) return { withhold: new Set(d.withhold) };

@@ -46,6 +46,11 @@ export class ApiKeys {
     return legacy;
   }
 
+  /** Whether the owner saved a key for exactly this origin (Set API Key names the origin): their own choice of endpoint. */
+  async hasOwn(provider: KeyedProvider, origin: string): Promise<boolean> {
+    return (await this.secrets.get(originSecretKey(provider, origin))) !== undefined;
+  }
+
   /** Whether a key would be sent: one is saved for this origin, or a legacy one not yet bound to any. */
   async has(provider: KeyedProvider, origin: string): Promise<boolean> {
     return (await this.secrets.get(originSecretKey(provider, origin))) !== undefined || (await this.secrets.get(secretKey(provider))) !== undefined;
