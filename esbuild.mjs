@@ -53,6 +53,9 @@ export const CLI_COMMANDS = {
   './calibrateCommand': { entry: 'src/cli/calibrateCommand.ts', out: 'cli-calibrate.js' },
   // The MCP server with the official SDK (issue 17): the SDK is bundled here and nowhere else.
   './mcpCommand': { entry: 'src/cli/mcpCommand.ts', out: 'cli-mcp.js' },
+  // Agent hosts' hooks (issue 30): the gate at an agent's stop and edits, and installing it.
+  './hookCommand': { entry: 'src/cli/hookCommand.ts', out: 'cli-hook.js' },
+  './hooksCommand': { entry: 'src/cli/hooksCommand.ts', out: 'cli-hooks.js' },
 };
 
 function cliCommandsApart() {

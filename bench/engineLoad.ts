@@ -30,10 +30,9 @@ const t0 = performance.now();
 const m = Module.createRequire(import.meta.url)(engineJs) as { folderEngine: (root: string, storage: string, deps: EngineDeps) => FolderEngine };
 const loadMs = performance.now() - t0;
 const engine = m.folderEngine(project, path.join(os.tmpdir(), `fug-engine-load-${process.pid}`), { keys: {} as EngineDeps['keys'], logger: silent });
-const verifier = await engine.createVerifier(defaultSettings());
-const problems = verifier.preflight();
+const launch = await engine.prepareChecks(() => ({ ok: true, settings: defaultSettings() }));
 // The checks are resolved and preflighted: the next thing the run does is start them.
 const firstCheckMs = performance.now() - t0;
-if (problems.length > 0) throw new Error(problems.join('; '));
-const result = await verifier.verify();
+if (!launch.ok) throw new Error(JSON.stringify(launch.refusal));
+const result = await launch.prepared.checks.verifier.verify();
 process.stdout.write(JSON.stringify({ loadMs, firstCheckMs, green: result.failures.length === 0 }) + '\n');

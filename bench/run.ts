@@ -23,6 +23,8 @@ import { SHAPE_COMMANDS, writeShapeProject } from '../test/fixtures/verify/shape
 import { diffOf, reply } from '../test/support/replies';
 import { activationFigures } from './activation';
 import { BUGS, STEP1_BREAKS, writeStagedProject } from './stagedProject';
+import type { LimitRep } from './physicalLimit';
+import { LIMIT_CHECKS, limitRep, MODEL_MS, shapes, timingLine } from './physicalLimit';
 
 const REPO = path.resolve(import.meta.dirname, '..');
 const JSON_OUT = process.argv.includes('--json');
@@ -408,6 +410,33 @@ async function stagedVerify(): Promise<void> {
   });
 }
 
+// 3d. A whole run's wall against the physical limit (./physicalLimit): per step the model's time
+// plus one cold run of each check, on projects shaped like the side-by-side scenarios.
+async function physicalLimit(): Promise<void> {
+  log('run wall vs the physical limit');
+  const rows: { shape: string; ratio: Stat; reps: LimitRep[] }[] = [];
+  const reps = QUICK ? 1 : 3;
+  for (const shape of shapes()) {
+    const done: LimitRep[] = [];
+    for (let rep = 0; rep < reps; rep++) {
+      // Which side goes first alternates, so a drift in the machine's load hits both alike.
+      const r = await limitRep(shape, scratch(`limit-${shape.id}-${rep}`), scratch(`limit-${shape.id}-${rep}-once`), path.join(scratchRoot, `limit-${shape.id}-${rep}-storage`), rep % 2 === 1);
+      log(`  ${shape.id} rep ${rep}: run ${Math.round(r.runMs)} ms, limit ${Math.round(r.limitMs)} ms (model ${Math.round(r.modelMs)} ms; one run of the checks ${r.onceMs.map((x) => Math.round(x)).join(' + ')} ms) = ${(r.runMs / r.limitMs).toFixed(2)}x; ${timingLine(r)}`);
+      done.push(r);
+    }
+    rows.push({ shape: shape.name, ratio: stat(done.map((r) => r.runMs / r.limitMs)), reps: done });
+  }
+  const worst = Math.max(...rows.map((r) => r.ratio.median));
+  figures.push({
+    id: 'physical-limit',
+    name: `Run wall vs the physical limit (tsc + Jest; one wrong step, then the fix; model ${MODEL_MS} ms a call)`,
+    value: rows.map((r) => `${r.shape}: ${fmt(r.ratio, '×')}, run ${fmt(stat(r.reps.map((x) => x.runMs)), ' ms', 0)} vs limit ${fmt(stat(r.reps.map((x) => x.limitMs)), ' ms', 0)}`).join('; '),
+    target: '≤ 1.1× the physical limit on each shape',
+    meets: worst <= 1.1,
+    data: { checks: LIMIT_CHECKS, modelMs: MODEL_MS, rows: rows.map((r) => ({ shape: r.shape, ratio: r.ratio, reps: r.reps.map((x) => ({ ...x, timings: timingLine(x) })) })) },
+  });
+}
+
 // 4. Tokens of the failure report vs the raw outputs: over the parser fixtures' captured outputs
 // (every tool and format, as the model would otherwise be fed them, with failures of one shape,
 // timeouts and killed hung runs), over live runs of the fixture projects where the report also
@@ -785,6 +814,7 @@ async function main(): Promise<void> {
       ['incremental-tsc', incrementalTsc],
       ['warm-tsc', warmTsc],
       ['staged-verify', stagedVerify],
+      ['physical-limit', physicalLimit],
       ['feedback-compactness', compactness],
       ['stuck-run-cost', stuckRunCost],
       ['extension', extensionFigures],

@@ -7,6 +7,7 @@ import { Commands } from './vscode/commands';
 import { ContextKeys } from './vscode/contextKeys';
 import { RunController, RunControllers } from './vscode/controller';
 import { FailureDiagnostics } from './vscode/diagnostics';
+import { registerGateAgentMode } from './vscode/gateAgentMode';
 import { GateHost } from './vscode/gateHost';
 import { registerGateTools } from './vscode/lmTools';
 import { registerMcpDefinitions } from './vscode/mcpDefinition';
@@ -58,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
     ...registerGateTools(gate),
     new FixParticipant(gate).register(context.extensionUri),
     ...registerMcpDefinitions(context.extensionUri),
+    registerGateAgentMode({ extensionUri: context.extensionUri, storageRoot, logger }),
   );
 
   // The e2e suite reads this line; the engine's own line ("engine loaded in") comes at the first run or check.

@@ -56,6 +56,8 @@ export async function applyCommand(argv: string[], io: ApplyCliIo): Promise<numb
       cwd: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       storage: { type: 'string' },
+      // The provider's own stop reason for the reply (`length`, `max_tokens`): a cut-off reply is refused.
+      'stop-reason': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -64,7 +66,7 @@ export async function applyCommand(argv: string[], io: ApplyCliIo): Promise<numb
   const settings = resolveSettings(cwd, {});
   const storage = path.resolve(values.storage ?? defaultStorageDir(cwd));
   const reply = await (io.readStdin ?? (() => readAll(process.stdin)))();
-  const parsed = parseReply(reply, settings.editFormat);
+  const parsed = parseReply(reply, settings.editFormat, { stopReason: values['stop-reason'] });
   const workspace = new FsWorkspace(cwd, pauseHook(process.env[PAUSE_ENV], io));
   const policy = { root: cwd, forbiddenDirs: [storage] };
   const dryRun = values['dry-run'];

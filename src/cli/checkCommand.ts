@@ -3,14 +3,15 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CheckResult, CheckSpec, VerifyResult } from '../core/types';
 import { readWorkspaceText } from '../core/edit/readText';
-import { checkProblems, createCheckEngine } from '../core/engine';
+import { prepareChecks } from '../core/launch';
 import type { CheckOrigin } from '../core/verify/discover';
 import { formatFailureReport } from '../core/verify/report';
-import { UsageError } from './errors';
+import { printFailure } from './errors';
+import { cliRefusal } from './refusals';
 import type { CliIo } from './runCommand';
 import { parseCheckFlags, resolveCwd } from './runCommand';
 import { defaultStorageDir } from './storage';
-import { resolveSettings } from './workspaceSettings';
+import { settingsAnswer } from './workspaceSettings';
 
 /** The public `check --json` object, with extra fields after the contract's. */
 export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: string[]; origins?: Record<string, CheckOrigin> }): Record<string, unknown> {
@@ -70,12 +71,10 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
   const cwd = resolveCwd(values.cwd);
   const overrides: Record<string, { value: unknown; flag: string }> = {};
   if (values.check && values.check.length > 0) overrides.checks = { value: parseCheckFlags(values.check), flag: '--check' };
-  const settings = resolveSettings(cwd, overrides);
   const storageDir = path.resolve(values.storage ?? defaultStorageDir(cwd));
-  const engine = createCheckEngine({ root: cwd, settings, storageDir, ...(overrides.checks !== undefined ? { checksFrom: '--check' } : {}) });
-  const { verifier, checks, discovered, notes, origins } = engine;
-  const unusable = checkProblems(engine);
-  if (unusable) throw new UsageError(unusable.message);
+  const launch = await prepareChecks({ root: cwd, frontEnd: 'cli', storageDir, ...(overrides.checks !== undefined ? { checksFrom: '--check' } : {}) }, { settings: () => settingsAnswer(cwd, overrides) });
+  if (!launch.ok) return printFailure('check', argv, cliRefusal(launch.refusal, { what: 'run the checks', cwd }), io);
+  const { verifier, checks, discovered, notes, origins } = launch.prepared.checks;
   if (values.explain && !values.json) {
     // Before the checks run, so a user sees why each one is there even when they take long.
     io.stdout(`checks${discovered ? ' (discovered)' : ''}, where they come from and how their output is read:`);

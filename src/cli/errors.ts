@@ -82,7 +82,7 @@ export function describeCliError(e: unknown): CliFailure {
     return { kind: 'io', exitCode: EXIT.fault, message: oneLine(`cannot ${what}: ${code}${meaning ? ` (${meaning})` : ''}`), details: { errno: code, ...(err!.path ? { path: err!.path } : {}) } };
   }
   const message = e instanceof Error ? e.message : String(e);
-  // A FIFO, socket or device where the product keeps a file (core/edit/regularFile): the message names it.
+  // A FIFO, socket or device where the product keeps a file (core/fileText): the message names it.
   if (code === 'ENOTREG') return { kind: 'io', exitCode: EXIT.fault, message: oneLine(message), details: { errno: code } };
   return { kind: code && /^E[A-Z0-9]+$/.test(code) ? 'io' : 'internal', exitCode: EXIT.fault, message: oneLine(`internal error: ${message}`), details: code ? { errno: code } : {} };
 }
@@ -94,4 +94,23 @@ export function failureJson(f: CliFailure, command: string): Record<string, unkn
   if (command === 'apply') return { applied: false, files: [], errors: [f.message], ...base };
   if (command === 'parse') return { failures: [], failureHash: null, ...base };
   return base;
+}
+
+/** The output side of the CLI (main.ts's `CliIo`), as the failure printer needs it. */
+interface FailureIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+}
+
+/** Commands whose every answer is JSON on stdout, refusals included. */
+const ALWAYS_JSON = new Set(['apply', 'parse']);
+
+/**
+ * Prints a command that could not go on: one line on stderr and, when the caller reads JSON, a JSON
+ * object on stdout. Returns the exit code.
+ */
+export function printFailure(command: string, argv: readonly string[], f: CliFailure, io: FailureIo): number {
+  io.stderr(`fix-until-green ${command}: ${f.message}`);
+  if (ALWAYS_JSON.has(command) || argv.includes('--json')) io.stdout(JSON.stringify(failureJson(f, command), null, 2));
+  return f.exitCode;
 }

@@ -1,5 +1,5 @@
 // The headless front end: `fix-until-green <command> [flags]`.
-import { EXIT, UsageError, describeCliError, failureJson } from './errors';
+import { EXIT, UsageError, describeCliError, printFailure } from './errors';
 import type { CliIo } from './runCommand';
 
 const USAGE = `usage: fix-until-green <command> [flags]
@@ -16,6 +16,7 @@ commands:
   apply   apply a model reply read on stdin: [--cwd DIR] [--dry-run] [--storage DIR];
           prints {applied, files, errors}; exit 1 if not applied (--dry-run: if it would not apply)
   revert  restore the files an interrupted run wrote: [--cwd DIR] [--storage DIR] [--run ID] [--json];
+          --session ID: the files an agent's edit tools wrote in a hook session (ID: the host's session id or the run id);
           exit 1 if a file changed since the run wrote it (it is left alone)
   eval    run scenarios (DIR has project/, replay.json, expect.json, optional settings.json;
           or DIR is a folder of them) and print a table: eval DIR... [--json] [--keep]
@@ -25,6 +26,12 @@ commands:
   mcp     serve fixUntilGreen_runChecks, fixUntilGreen_fix and fixUntilGreen_parse over MCP on stdio:
           [--cwd DIR] [--model replay:FILE|openai-compatible:ID|anthropic:ID] [--base-url URL]
           [--check NAME=COMMAND]... [--storage DIR]; runs until the client closes stdin
+
+  hook    an agent host's hook: reads the host's hook JSON on stdin and answers in its contract:
+          --host claude|codex|gemini|cursor|copilot-cli|vscode [--event stop|pre-tool|post-tool]
+          [--timeout S] [--cwd DIR] [--storage DIR]; always exit 0 with the answer (1: unknown host)
+  hooks   install|uninstall --host H [--scope project|user] [--cwd DIR] [--timeout S] [--json]:
+          merge our hook entries into (or take them out of) the host's own config file
 
 exit: 0 green (or done), 1 stopped not green (or checks fail, reply not applied, revert conflict),
       2 usage or preflight error (nothing written; also: the folder is busy with another run),
@@ -46,6 +53,8 @@ const commands: Record<string, () => Promise<Command>> = {
   eval: async () => (await import('./modelCommands')).evalCommand,
   calibrate: async () => (await import('./calibrateCommand')).calibrateCommand,
   mcp: async () => (await import('./mcpCommand')).mcpCommand,
+  hook: async () => (await import('./hookCommand')).hookCommand,
+  hooks: async () => (await import('./hooksCommand')).hooksCommand,
 };
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
@@ -65,9 +74,6 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-/** Commands whose every answer is JSON on stdout, refusals included. */
-const ALWAYS_JSON = new Set(['apply', 'parse']);
-
 /**
  * A command that could not go on: one line on stderr and, when the caller reads JSON, a JSON object
  * on stdout; the exit code says which kind (README "Exit codes"). The stack only with
@@ -75,8 +81,7 @@ const ALWAYS_JSON = new Set(['apply', 'parse']);
  */
 export function reportFailure(command: string, argv: readonly string[], e: unknown, io: CliIo): number {
   const f = describeCliError(e);
-  io.stderr(`fix-until-green ${command}: ${f.message}`);
+  const code = printFailure(command, argv, f, io);
   if (f.kind === 'internal' && process.env.FIX_UNTIL_GREEN_DEBUG && e instanceof Error && e.stack) io.stderr(e.stack);
-  if (ALWAYS_JSON.has(command) || argv.includes('--json')) io.stdout(JSON.stringify(failureJson(f, command), null, 2));
-  return f.exitCode;
+  return code;
 }

@@ -26,7 +26,9 @@ import {
 import { formatChecksToolResult, formatFixToolResult } from '../core/gate/tools';
 import { redact } from '../core/secrets';
 import type { TimedEvent } from '../core/trace/events';
+import type { Refusal } from '../core/launch';
 import { describeCliError, UsageError } from './errors';
+import { cliRefusal } from './refusals';
 import { McpTools, readParseInput } from './mcpTools';
 import { parseModelSpec } from './providers';
 import type { CliIo } from './runCommand';
@@ -73,9 +75,18 @@ const REFUSAL_CHARS = 2000;
 /** A refusal (bad input, busy folder, preflight) is the tool's answer with isError; the caller reads why. */
 function errorResult(tool: string, e: unknown): CallToolResult {
   const f = e instanceof ToolInputError ? { kind: 'usage', message: e.message } : describeCliError(e);
-  // Whatever a refusal quotes of the call (a path, a name), it stays a refusal's size.
+  return failureResult(tool, f);
+}
+
+/** Whatever a refusal quotes of the call (a path, a name), it stays a refusal's size. */
+function failureResult(tool: string, f: { kind: string; message: string }): CallToolResult {
   const message = f.message.length > REFUSAL_CHARS ? `${f.message.slice(0, REFUSAL_CHARS)}… (${f.message.length} characters)` : f.message;
   return textResult(`${echoed(tool)} did not run: ${message}`, { error: { kind: f.kind, message } }, true);
+}
+
+/** What the launcher refused, as the tool's answer: the CLI's line for it, with isError. */
+export function mcpRefusal(tool: string, r: Refusal, root: string): CallToolResult {
+  return failureResult(tool, cliRefusal(r, { what: tool === FIX_TOOL ? 'start another run' : 'run the checks', cwd: root }));
 }
 
 /** A run's steps as MCP progress notifications, when the client asked for them. */
@@ -98,12 +109,16 @@ export function createMcpServer(tools: McpTools, log: (s: string) => void): Serv
     try {
       switch (name) {
         case RUN_CHECKS_TOOL: {
-          const r = await tools.runChecks(readRunChecksInput(args), extra.signal);
+          const a = await tools.runChecks(readRunChecksInput(args), extra.signal);
+          if (!a.ok) return mcpRefusal(name, a.refusal, a.root);
+          const r = a.result;
           log(`${name}: ${r.green ? 'green' : `${r.failureCount} failure(s)`}, identity ${r.failureHash.slice(0, 12)} seen ${r.seen} time(s)`);
           return textResult(formatChecksToolResult(r), r);
         }
         case FIX_TOOL: {
-          const r = await tools.fix(readFixInput(args), extra.signal, progressSender(req.params._meta?.progressToken, extra.sendNotification, log));
+          const a = await tools.fix(readFixInput(args), extra.signal, progressSender(req.params._meta?.progressToken, extra.sendNotification, log));
+          if (!a.ok) return mcpRefusal(name, a.refusal, a.root);
+          const r = a.result;
           log(`${name}: run ${r.runId} stopped with ${r.stopReason} (${r.outcome})`);
           return textResult(formatFixToolResult(r), r);
         }

@@ -7,36 +7,38 @@ import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { readWorkspaceText } from '../core/edit/readText';
 import { FsWorkspace } from '../core/edit/workspace';
-import { findInterruptedRuns } from '../core/edit/restore';
-import { liveRunLock } from '../core/edit/runLock';
-import { checkProblems, createCheckEngine, createRunEngine } from '../core/engine';
+import type { LaunchPorts, LaunchRequest, Refusal } from '../core/launch';
+import { prepareChecks, prepareRun } from '../core/launch';
 import type { FixInput, RunChecksInput } from '../core/gate/definitions';
 import { echoed, ToolInputError } from '../core/gate/definitions';
 import { SeenCounter } from '../core/gate/seen';
 import type { ChecksToolResult, FixToolResult } from '../core/gate/tools';
 import { checksToolResult, fixToolResult } from '../core/gate/tools';
 import { PARSER_IDS } from '../core/settings';
-import type { Settings } from '../core/settings';
 import type { TimedEvent } from '../core/trace/events';
 import type { Failure, ParserId } from '../core/types';
 import { failureIdentity } from '../core/verify/identity';
 import { parseOutput } from '../core/verify/parsers/index';
 import { UsageError } from './errors';
-import { createCliProvider, keyTrust } from './providers';
-import { refuseWhileRunning } from './runCommand';
-import { defaultStorageDir, ensureWritableStorage } from './storage';
-import { folderSettingKeys, resolveSettings } from './workspaceSettings';
+import { cliKeyPort, cliModelPort } from './providers';
+import { defaultStorageDir } from './storage';
+import { folderSettingKeys, settingsAnswer } from './workspaceSettings';
 
 /** What the server was started with (its flags): applied to every call. */
 export interface McpServerOptions {
   /** The default folder (`--cwd`), absolute. */
   cwd: string;
-  /** Settings overrides from the flags, as `resolveSettings` takes them. */
+  /** Settings overrides from the flags, as `settingsAnswer` takes them. */
   overrides: Record<string, { value: unknown; flag: string }>;
   /** `--storage`: one storage folder for every project; default: the CLI's per-folder one. */
   storage?: string;
   env?: NodeJS.ProcessEnv;
 }
+
+/** A tool's answer: its result, or what the launcher refused (worded by the server as a tool error). */
+export type ToolAnswer<T> = { ok: true; result: T } | { ok: false; refusal: Refusal; root: string };
+
+const NO_MODEL = "the MCP server has no model to fix with: start it with --model replay:FILE|openai-compatible:ID|anthropic:ID, or set fixUntilGreen.model.provider in the folder's .vscode/settings.json";
 
 export interface ParseInput {
   parser: ParserId;
@@ -79,12 +81,18 @@ export class McpTools {
     return dir;
   }
 
-  private settings(root: string, extra: Record<string, { value: unknown; flag: string }> = {}): Settings {
-    return resolveSettings(root, { ...this.options.overrides, ...extra });
+  private ports(root: string, extra: Record<string, { value: unknown; flag: string }> = {}): LaunchPorts<never> {
+    return {
+      settings: () => settingsAnswer(root, { ...this.options.overrides, ...extra }),
+      // A key goes only where its owner sends it (issue 29): the run's model and every rung of its ladder.
+      keys: cliKeyPort(() => folderSettingKeys(root, { ...this.options.overrides, ...extra }), this.options.env ?? process.env),
+      model: cliModelPort(root, NO_MODEL, this.options.env ? { env: this.options.env } : {}),
+      workspace: () => new FsWorkspace(root),
+    };
   }
 
-  private storageDir(root: string): string {
-    return path.resolve(this.options.storage ?? defaultStorageDir(root));
+  private request(root: string): LaunchRequest {
+    return { root, frontEnd: 'mcp', storageDir: path.resolve(this.options.storage ?? defaultStorageDir(root)) };
   }
 
   private async exclusive<T>(root: string, task: string, work: () => Promise<T>): Promise<T> {
@@ -98,55 +106,25 @@ export class McpTools {
     }
   }
 
-  async runChecks(input: RunChecksInput, signal?: AbortSignal): Promise<ChecksToolResult> {
+  async runChecks(input: RunChecksInput, signal?: AbortSignal): Promise<ToolAnswer<ChecksToolResult>> {
     const root = this.folder(input.folder);
     return this.exclusive(root, 'a check pass', async () => {
-      // A live run is changing the files: its checks are the ones to read.
-      const holder = liveRunLock(root);
-      if (holder) refuseWhileRunning(root, 'run the checks');
-      const engine = createCheckEngine({ root, settings: this.settings(root), storageDir: this.storageDir(root) });
-      const unusable = checkProblems(engine);
-      if (unusable) throw new UsageError(unusable.message, 'preflight');
-      const v = await engine.verifier.verify(signal);
+      // A live run is changing the files: its checks are the ones to read (CHECKS_WHILE_A_RUN_HOLDS).
+      const launch = await prepareChecks(this.request(root), this.ports(root));
+      if (!launch.ok) return { ok: false, refusal: launch.refusal, root };
+      const v = await launch.prepared.checks.verifier.verify(signal);
       if (signal?.aborted) throw new UsageError('the check pass was cancelled');
-      return checksToolResult(v, this.seen, root, { root, readText: (rel) => readWorkspaceText(root, rel) });
+      return { ok: true, result: checksToolResult(v, this.seen, root, { root, readText: (rel) => readWorkspaceText(root, rel) }) };
     });
   }
 
-  async fix(input: FixInput, signal?: AbortSignal, onEvent?: (e: TimedEvent) => void): Promise<FixToolResult> {
+  async fix(input: FixInput, signal?: AbortSignal, onEvent?: (e: TimedEvent) => void): Promise<ToolAnswer<FixToolResult>> {
     const root = this.folder(input.folder);
     return this.exclusive(root, 'a fix run', async () => {
-      const settings = this.settings(root, input.maxSteps !== undefined ? { maxSteps: { value: input.maxSteps, flag: 'maxSteps' } } : {});
-      if (settings.model.provider === 'vscode-lm') {
-        throw new UsageError('the MCP server has no model to fix with: start it with --model replay:FILE|openai-compatible:ID|anthropic:ID, or set fixUntilGreen.model.provider in the folder\'s .vscode/settings.json');
-      }
-      // A key goes only where its owner sends it: refused here, before any request (issue 29). The
-      // server climbs no ladder, so only the run's own model is judged.
-      const withhold = keyTrust({ ...settings, model: { ...settings.model, escalation: [] } }, folderSettingKeys(root, { ...this.options.overrides, ...(input.maxSteps !== undefined ? { maxSteps: true } : {}) }), this.options.env);
-      const provider = createCliProvider(settings, root, { ...(this.options.env ? { env: this.options.env } : {}), withhold });
-      const storageDir = this.storageDir(root);
-      const checks = createCheckEngine({ root, settings, storageDir });
-      const unusable = checkProblems(checks);
-      if (unusable) throw new UsageError(unusable.message, 'preflight');
-      refuseWhileRunning(root, 'start another run');
-      ensureWritableStorage(storageDir, this.options.storage !== undefined);
-      const interrupted = await findInterruptedRuns(storageDir);
-      if (interrupted.length > 0) {
-        throw new UsageError(`an interrupted run (${interrupted[0]!.runId}) left files changed in ${root}: \`fix-until-green revert --cwd ${root}\` restores them`, 'preflight');
-      }
-      const { run } = createRunEngine({
-        root,
-        settings,
-        storageDir,
-        checks,
-        workspace: new FsWorkspace(root),
-        provider,
-        frontEnd: 'mcp',
-        ...(signal ? { signal } : {}),
-        ...(onEvent ? { onEvent } : {}),
-        ...(input.instruction ? { instruction: input.instruction } : {}),
-      });
-      return fixToolResult(await run.start(), { root, readText: (rel) => readWorkspaceText(root, rel) });
+      const launch = await prepareRun(this.request(root), this.ports(root, input.maxSteps !== undefined ? { maxSteps: { value: input.maxSteps, flag: 'maxSteps' } } : {}));
+      if (!launch.ok) return { ok: false, refusal: launch.refusal, root };
+      const { run } = launch.prepared.build({ ...(signal ? { signal } : {}), ...(onEvent ? { onEvent } : {}), ...(input.instruction ? { instruction: input.instruction } : {}) });
+      return { ok: true, result: fixToolResult(await run.start(), { root, readText: (rel) => readWorkspaceText(root, rel) }) };
     });
   }
 

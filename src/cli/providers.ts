@@ -1,7 +1,8 @@
 // Builds the model provider a `--model` value names, through the core's factory. Keys come from the
 // environment only; what cannot be built is said in the CLI's own terms (its flags).
 import type { KeyedEndpoint } from '../core/model/keyTrust';
-import { decideKeyTrust } from '../core/model/keyTrust';
+import { decideKeyTrust, folderSettingNotices, settingValues } from '../core/model/keyTrust';
+import type { KeyAnswer, ModelAnswer } from '../core/launch';
 import type { ModelProvider } from '../core/model/provider';
 import { createProvider, KEY_ENV, ProviderConfigError } from '../core/model/factory';
 import type { ModelSettings, Settings } from '../core/settings';
@@ -39,31 +40,36 @@ export interface ProviderEnv {
 }
 
 /**
- * The key rule (core/model/keyTrust) for the CLI and the MCP server: `folderKeys` are the settings
- * the folder's .vscode/settings.json chose (workspaceSettings.folderSettingKeys). Returns the models
- * to send no key; a folder-chosen endpoint that would get a key is refused before any request.
- * @throws UsageError (preflight) naming the file, the setting, the host and the flag that confirms it
+ * The launcher's key port (core/launch.ts, the key rule of core/model/keyTrust) for the CLI and the
+ * MCP server: `folder()` says which settings the folder's .vscode/settings.json chose, not a flag
+ * (workspaceSettings.folderSettingKeys). A folder-chosen endpoint that would get the environment's
+ * key is refused before any model is built or any request, naming the file, the setting, the host and
+ * the flag that confirms it; a folder-chosen loopback server is sent none. On a pass, the notices are
+ * the run's first lines: the money and gate settings the folder's file set.
  */
-export function keyTrust(settings: Settings, folder: { file: string; keys: readonly string[] }, env: NodeJS.ProcessEnv = process.env): Set<string> {
-  const keyOf = (provider: string): boolean => (provider === 'openai-compatible' || provider === 'anthropic') && (env[KEY_ENV[provider]] ?? '').trim() !== '';
-  const chose = (k: string): boolean => folder.keys.includes(k);
-  const m = settings.model;
-  const endpoints: KeyedEndpoint[] = [
-    { setting: 'fixUntilGreen.model', provider: m.provider, baseUrl: m.baseUrl, keyed: keyOf(m.provider), fromFolder: (['provider', 'baseUrl'] as const).filter((f) => chose(`model.${f}`)) },
-    ...m.escalation.map((r, i): KeyedEndpoint => ({ setting: `fixUntilGreen.model.escalation[${i}]`, provider: r.provider, baseUrl: r.baseUrl, keyed: keyOf(r.provider), fromFolder: chose('model.escalation') ? ['provider', 'baseUrl'] : [] })),
-  ];
-  const d = decideKeyTrust({
-    endpoints,
-    file: folder.file,
-    howToConfirm: (e, url) =>
-      e.setting.includes('[')
-        ? `name the ladder yourself with --escalate ${e.provider}:ID (a rung of --model's provider goes to --base-url)`
-        : e.fromFolder.includes('baseUrl')
-          ? `name the same URL yourself: --base-url ${url}`
-          : `name the model yourself: --model ${e.provider}:${m.id || 'ID'}`,
-  });
-  if (!d.ok) throw new UsageError(d.refusal.message, 'preflight', { keyRefused: { file: d.refusal.file, setting: d.refusal.setting, host: d.refusal.host } });
-  return new Set(d.withhold);
+export function cliKeyPort(folder: () => { file: string; keys: readonly string[] }, env: NodeJS.ProcessEnv = process.env): (settings: Settings, ownModel: boolean) => KeyAnswer<never> {
+  return (settings, ownModel) => {
+    const from = folder();
+    const keyOf = (provider: string): boolean => (provider === 'openai-compatible' || provider === 'anthropic') && (env[KEY_ENV[provider]] ?? '').trim() !== '';
+    const chose = (k: string): boolean => from.keys.includes(k);
+    const m = settings.model;
+    const endpoints: KeyedEndpoint[] = [
+      ...(ownModel ? [{ setting: 'fixUntilGreen.model', provider: m.provider, baseUrl: m.baseUrl, keyed: keyOf(m.provider), fromFolder: (['provider', 'baseUrl'] as const).filter((f) => chose(`model.${f}`)) }] : []),
+      ...m.escalation.map((r, i): KeyedEndpoint => ({ setting: `fixUntilGreen.model.escalation[${i}]`, provider: r.provider, baseUrl: r.baseUrl, keyed: keyOf(r.provider), fromFolder: chose('model.escalation') ? ['provider', 'baseUrl'] : [] })),
+    ];
+    const d = decideKeyTrust({
+      endpoints,
+      file: from.file,
+      howToConfirm: (e, url) =>
+        e.setting.includes('[')
+          ? `name the ladder yourself with --escalate ${e.provider}:ID (a rung of --model's provider goes to --base-url)`
+          : e.fromFolder.includes('baseUrl')
+            ? `name the same URL yourself: --base-url ${url}`
+            : `name the model yourself: --model ${e.provider}:${m.id || 'ID'}`,
+    });
+    if (!d.ok) return { ok: false, refusal: d.refusal };
+    return { ok: true, withhold: d.withhold, notices: folderSettingNotices(from.file, from.keys, settingValues(settings)) };
+  };
 }
 
 /** The CLI's wording of a provider that cannot be built: in its flags, where a flag can fix it. */
@@ -90,19 +96,21 @@ export function createCliProvider(settings: Settings, cwd: string, opts: Provide
 }
 
 /**
- * The models of `settings.model.escalation`, each with its provider's key from the environment.
- * @throws UsageError naming the rung (`--escalate` or `fixUntilGreen.model.escalation[i]`)
+ * The launcher's model port (core/launch.ts) for the CLI's front ends: each model with its provider's
+ * key from the environment; a model that cannot be built is named by its rung (`--escalate` or
+ * `fixUntilGreen.model.escalation[i]`). `noModel`: what the front end says when the settings name
+ * VS Code's chat models for the run's own model (`run`: pass --model; the MCP server: start it with one).
  */
-export function createCliLadder(settings: Settings, cwd: string, opts: ProviderEnv = {}): ModelProvider[] {
-  return settings.model.escalation.map((m, i) => {
-    if (m.provider === 'vscode-lm') throw new UsageError(`fixUntilGreen.model.escalation[${i}]: the vscode-lm provider runs only inside VS Code; use --escalate ${MODEL_FORMS}`);
+export function cliModelPort(cwd: string, noModel: string, opts: ProviderEnv = {}): (m: ModelSettings, rung: number, settings: Settings, withholdKey: boolean) => ModelAnswer<never> {
+  return (m, rung, _settings, withholdKey) => {
+    if (m.provider === 'vscode-lm') return { ok: false, problem: rung === 0 ? noModel : `fixUntilGreen.model.escalation[${rung - 1}]: the vscode-lm provider runs only inside VS Code; use --escalate ${MODEL_FORMS}` };
     try {
-      return createCliModel(m, cwd, opts, opts.withhold?.has(`fixUntilGreen.model.escalation[${i}]`) === true);
+      return { ok: true, provider: createCliModel(m, cwd, opts, withholdKey) };
     } catch (e) {
-      if (e instanceof UsageError) throw new UsageError(`escalation model ${i + 1} (${m.provider}:${m.id}): ${e.message}`);
-      throw e;
+      if (!(e instanceof UsageError)) throw e;
+      return { ok: false, problem: rung === 0 ? e.message : `escalation model ${rung} (${m.provider}:${m.id}): ${e.message}` };
     }
-  });
+  };
 }
 
 function createCliModel(model: ModelSettings, cwd: string, opts: ProviderEnv, withheld: boolean): ModelProvider {

@@ -8,9 +8,12 @@ import type { RestoreReport, StoredRun } from '../core/edit/restore';
 import { listCheckpoints, revertRun } from '../core/edit/restore';
 import { FsWorkspace } from '../core/edit/workspace';
 import { reapStrays } from '../core/verify/containment';
+import { HOOK_HOSTS } from '../core/gate/hookHosts';
+import { hookRunId } from '../core/gate/hookSession';
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
-import { refuseWhileRunning, resolveCwd } from './runCommand';
+import { refuseWhileRunning } from './refusals';
+import { resolveCwd } from './runCommand';
 import { defaultStorageDir } from './storage';
 
 function sameDir(a: string, b: string): boolean {
@@ -42,6 +45,7 @@ export async function revertCommand(argv: string[], io: CliIo): Promise<number> 
       cwd: { type: 'string' },
       storage: { type: 'string' },
       run: { type: 'string' },
+      session: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
     strict: true,
@@ -57,7 +61,17 @@ export async function revertCommand(argv: string[], io: CliIo): Promise<number> 
   for (const u of stored.unreadable) io.stderr(`fix-until-green revert: skipped an unreadable checkpoint: ${u.reason}`);
   const all = stored.runs.filter((r) => sameDir(r.root, cwd));
   let targets: StoredRun[];
-  if (values.run !== undefined) {
+  if (values.run !== undefined && values.session !== undefined) throw new UsageError('--run and --session name one run each: pass one of them');
+  if (values.session !== undefined) {
+    // A hook session (issue 30): named by the host's session id or by its run id.
+    const id = values.session;
+    const found = all.filter((r) => r.runId === id || HOOK_HOSTS.some((h) => r.runId === hookRunId(h, id)));
+    if (found.length === 0) {
+      const sessions = all.filter((r) => r.runId.startsWith('hook-'));
+      throw new UsageError(`--session: no hook session "${id}" for ${cwd} in ${storage}${sessions.length > 0 ? ` (sessions: ${sessions.map((r) => r.runId).join(', ')})` : ''}`);
+    }
+    targets = found;
+  } else if (values.run !== undefined) {
     const found = all.find((r) => r.runId === values.run);
     if (!found) throw new UsageError(`--run: no run "${values.run}" for ${cwd} in ${storage}${all.length > 0 ? ` (runs: ${all.map((r) => r.runId).join(', ')})` : ''}`);
     targets = [found];

@@ -3,21 +3,14 @@ import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { FsWorkspace } from '../core/edit/workspace';
-import { checkProblems, createCheckEngine, createRunEngine } from '../core/engine';
-import type { RunReport } from '../core/trace/events';
-import { findInterruptedRuns } from '../core/edit/restore';
-import { describeHolder, liveRunLock, runLockPath } from '../core/edit/runLock';
-import { UsageError } from './errors';
-import { createTimelinePrinter, formatSummary } from './printer';
-import { defaultStorageDir, ensureWritableStorage } from './storage';
-import { folderSettingKeys, resolveSettings } from './workspaceSettings';
-import { folderSettingNotices } from '../core/model/keyTrust';
+import { prepareRun } from '../core/launch';
 import type { Settings } from '../core/settings';
-
-/** The watched settings' values by their dotted names, for the run's first lines. */
-export function settingValues(s: Settings): Record<string, unknown> {
-  return { maxSteps: s.maxSteps, tokenCeiling: s.tokenCeiling, costCeiling: s.costCeiling, 'model.pricing': s.model.pricing, allowVerifierEdits: s.allowVerifierEdits, protectedPaths: s.protectedPaths };
-}
+import type { RunReport } from '../core/trace/events';
+import { printFailure, UsageError } from './errors';
+import { createTimelinePrinter, formatSummary } from './printer';
+import { cliRefusal } from './refusals';
+import { defaultStorageDir } from './storage';
+import { folderSettingKeys, settingsAnswer } from './workspaceSettings';
 
 export interface CliIo {
   stdout: (s: string) => void;
@@ -42,19 +35,6 @@ export function resolveCwd(value: string | undefined): string {
   return cwd;
 }
 
-/**
- * Refuses (exit 2, kind `busy`) while a live run holds the folder's run lock, whichever front end
- * started it. The run itself takes the lock atomically; this names the holder before anything starts.
- */
-export function refuseWhileRunning(cwd: string, what: string): void {
-  const holder = liveRunLock(cwd);
-  if (!holder) return;
-  throw new UsageError(`cannot ${what}: ${describeHolder(holder)}; wait for it to end or stop it`, 'busy', {
-    holder: { runId: holder.runId, pid: holder.pid, frontEnd: holder.frontEnd, startedAt: holder.startedAt, storageDir: holder.storageDir, root: holder.root },
-    lockPath: runLockPath(cwd),
-  });
-}
-
 export function parseCheckFlags(values: string[]): { name: string; command: string }[] {
   return values.map((v) => {
     const i = v.indexOf('=');
@@ -63,34 +43,33 @@ export function parseCheckFlags(values: string[]): { name: string; command: stri
   });
 }
 
-export async function runCommand(argv: string[], io: CliIo): Promise<number> {
-  // The providers bring the SDKs: loaded by `run` alone, not by the commands that share this module's helpers.
-  const { createCliLadder, createCliProvider, keyTrust, parseModelSpec } = await import('./providers');
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      cwd: { type: 'string' },
-      model: { type: 'string' },
-      'base-url': { type: 'string' },
-      'max-steps': { type: 'string' },
-      'token-ceiling': { type: 'string' },
-      'stall-threshold': { type: 'string' },
-      'time-limit': { type: 'string' },
-      check: { type: 'string', multiple: true },
-      escalate: { type: 'string', multiple: true },
-      'cost-ceiling': { type: 'string' },
-      instruction: { type: 'string' },
-      storage: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      quiet: { type: 'boolean', default: false },
-      'ignore-interrupted': { type: 'boolean', default: false },
-      'no-staged-checks': { type: 'boolean', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  const cwd = resolveCwd(values.cwd);
-  const overrides: Record<string, { value: unknown; flag: string }> = {};
+type Overrides = Record<string, { value: unknown; flag: string }>;
+type ModelSpecParser = (value: string, flag?: string) => { provider: Settings['model']['provider']; id: string };
+
+const RUN_OPTIONS = {
+  cwd: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  'max-steps': { type: 'string' },
+  'token-ceiling': { type: 'string' },
+  'stall-threshold': { type: 'string' },
+  'time-limit': { type: 'string' },
+  check: { type: 'string', multiple: true },
+  escalate: { type: 'string', multiple: true },
+  'cost-ceiling': { type: 'string' },
+  instruction: { type: 'string' },
+  storage: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  quiet: { type: 'boolean', default: false },
+  'ignore-interrupted': { type: 'boolean', default: false },
+  'no-staged-checks': { type: 'boolean', default: false },
+} as const;
+
+type RunFlags = ReturnType<typeof parseArgs<{ options: typeof RUN_OPTIONS; strict: true; allowPositionals: false }>>['values'];
+
+/** The settings `run`'s flags override, each with the flag a bad value is blamed on. */
+function runOverrides(values: RunFlags, parseModelSpec: ModelSpecParser): Overrides {
+  const overrides: Overrides = {};
   const put = (key: string, flag: string, value: unknown): void => {
     if (value !== undefined) overrides[key] = { value, flag };
   };
@@ -103,9 +82,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (values.model !== undefined) {
     const spec = parseModelSpec(values.model);
     // A replay file named on the command line is relative to where the command runs.
-    const id = spec.provider === 'replay' ? path.resolve(spec.id) : spec.id;
     put('model.provider', '--model', spec.provider);
-    put('model.id', '--model', id);
+    put('model.id', '--model', spec.provider === 'replay' ? path.resolve(spec.id) : spec.id);
   }
   if (values['base-url'] !== undefined) put('model.baseUrl', '--base-url', values['base-url']);
   put('costCeiling', '--cost-ceiling', numberFlag('--cost-ceiling', values['cost-ceiling']));
@@ -118,61 +96,45 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       return { provider: spec.provider, id: spec.provider === 'replay' ? path.resolve(spec.id) : spec.id, baseUrl };
     }));
   }
+  return overrides;
+}
 
-  const settings = resolveSettings(cwd, overrides);
-  if (values.model === undefined && settings.model.provider === 'vscode-lm') {
-    throw new UsageError('--model is required outside VS Code (replay:FILE, openai-compatible:ID or anthropic:ID), or set fixUntilGreen.model.provider');
-  }
-  // A key goes only where its owner sends it: refused here, before any request (issue 29).
-  const folder = folderSettingKeys(cwd, overrides);
-  const withhold = keyTrust(settings, folder);
-  for (const line of folderSettingNotices(folder.file, folder.keys, settingValues(settings))) io.stderr(`fix-until-green: ${line}`);
-  const provider = createCliProvider(settings, cwd, { withhold });
-  const escalation = createCliLadder(settings, cwd, { withhold });
-  // No checks configured: discover them (tsconfig, ESLint config, scripts.test), as `check` does.
-  const storageDir = path.resolve(values.storage ?? defaultStorageDir(cwd));
-  const checks = createCheckEngine({ root: cwd, settings, storageDir });
-  const unusable = checkProblems(checks);
-  if (unusable) throw new UsageError(unusable.message, 'preflight');
-  refuseWhileRunning(cwd, 'start another run');
-  ensureWritableStorage(storageDir, values.storage !== undefined);
-  // A run that was killed mid-way left files changed: a new run over them could make its revert lose them.
-  const interrupted = await findInterruptedRuns(storageDir);
-  if (interrupted.length > 0 && !values['ignore-interrupted']) {
-    const r = interrupted[0]!;
-    throw new UsageError(
-      `an interrupted run (${r.runId}) left ${r.touched.length} file(s) changed (${r.touched.slice(0, 3).join(', ')}${r.touched.length > 3 ? ', ...' : ''}): ` +
-        `\`fix-until-green revert --cwd ${cwd}\` restores them; --ignore-interrupted starts anyway`,
-      'preflight',
-      { interruptedRun: r.runId },
-    );
-  }
+const NO_MODEL = '--model is required outside VS Code (replay:FILE, openai-compatible:ID or anthropic:ID), or set fixUntilGreen.model.provider';
 
-  const controller = new AbortController();
+/** Runs `work` with Ctrl-C (and SIGTERM) aborting `controller` rather than killing the process. */
+async function withSignals<T>(controller: AbortController, work: () => Promise<T>): Promise<T> {
   const onSignal = (): void => controller.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const printer = values.json || values.quiet ? undefined : createTimelinePrinter(io.stdout);
-  const { run } = createRunEngine({
-    root: cwd,
-    settings,
-    storageDir,
-    checks,
-    workspace: new FsWorkspace(cwd),
-    provider,
-    escalation,
-    frontEnd: 'cli',
-    signal: controller.signal,
-    ...(values.instruction ? { instruction: values.instruction } : {}),
-    ...(printer ? { onEvent: printer } : {}),
-  });
-  let report: RunReport;
   try {
-    report = await run.start();
+    return await work();
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+export async function runCommand(argv: string[], io: CliIo): Promise<number> {
+  // The providers bring the SDKs: loaded by `run` alone, not by the commands that share this module's helpers.
+  const { cliKeyPort, cliModelPort, parseModelSpec } = await import('./providers');
+  const { values } = parseArgs({ args: argv, options: RUN_OPTIONS, strict: true, allowPositionals: false });
+  const cwd = resolveCwd(values.cwd);
+  const overrides = runOverrides(values, parseModelSpec);
+  const storageDir = path.resolve(values.storage ?? defaultStorageDir(cwd));
+  // No checks configured: the launcher discovers them (tsconfig, ESLint config, scripts.test), as `check` does.
+  const launch = await prepareRun(
+    { root: cwd, frontEnd: 'cli', storageDir, ignoreInterrupted: values['ignore-interrupted'] },
+    // A key goes only where its owner sends it (issue 29): the key port refuses before any request.
+    { settings: () => settingsAnswer(cwd, overrides), keys: cliKeyPort(() => folderSettingKeys(cwd, overrides)), model: cliModelPort(cwd, NO_MODEL), workspace: () => new FsWorkspace(cwd) },
+  );
+  if (!launch.ok) return printFailure('run', argv, cliRefusal(launch.refusal, { what: 'start another run', cwd, storageFlag: values.storage !== undefined, ignoreFlag: true }), io);
+  // The run's first lines: money and gate settings the folder's file set, before anything runs.
+  for (const line of launch.prepared.notices) io.stderr(`fix-until-green: ${line}`);
+
+  const controller = new AbortController();
+  const printer = values.json || values.quiet ? undefined : createTimelinePrinter(io.stdout);
+  const { run } = launch.prepared.build({ signal: controller.signal, ...(values.instruction ? { instruction: values.instruction } : {}), ...(printer ? { onEvent: printer } : {}) });
+  const report = await withSignals(controller, () => run.start());
   if (values.json) io.stdout(JSON.stringify(toJson(report), null, 2));
   else for (const l of formatSummary(report)) io.stdout(l);
   if (report.stopReason === 'preflight-failed') return 2;

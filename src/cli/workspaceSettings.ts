@@ -3,19 +3,20 @@ import * as path from 'node:path';
 import { parse, printParseErrorCode } from 'jsonc-parser';
 import type { ParseError } from 'jsonc-parser';
 import { pickPrefixed, validateSettings } from '../core/settings';
+import type { SettingsAnswer } from '../core/launch';
 import type { Settings } from '../core/settings';
 import { UsageError } from './errors';
-import { readRegularFileSync } from '../core/edit/regularFile';
+import { readTextIfPresent } from '../core/fileText';
 
 export function readWorkspaceSettingsFile(cwd: string): Record<string, unknown> {
   const file = path.join(cwd, '.vscode', 'settings.json');
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readRegularFileSync(file);
+    text = readTextIfPresent(file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
   }
+  if (text === undefined) return {};
   const errors: ParseError[] = [];
   const data: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0) {
@@ -34,11 +35,24 @@ export function readWorkspaceSettingsFile(cwd: string): Record<string, unknown> 
  * from, or the setting and the file when it came from the file.
  */
 export function resolveSettings(cwd: string, overrides: Record<string, { value: unknown; flag: string }>): Settings {
-  const fromFile = readWorkspaceSettingsFile(cwd);
+  const a = settingsAnswer(cwd, overrides);
+  if (a.ok) return a.settings;
+  throw new UsageError(a.problems.join('; '));
+}
+
+/** `resolveSettings` as the launcher asks for it (core/launch.ts): the settings, or what is wrong with them. */
+export function settingsAnswer(cwd: string, overrides: Record<string, { value: unknown; flag: string }>): SettingsAnswer<never> {
+  let fromFile: Record<string, unknown>;
+  try {
+    fromFile = readWorkspaceSettingsFile(cwd);
+  } catch (e) {
+    if (e instanceof UsageError) return { ok: false, problems: [e.message] };
+    throw e;
+  }
   const raw: Record<string, unknown> = { ...fromFile };
   for (const [k, o] of Object.entries(overrides)) raw[k] = o.value;
   const r = validateSettings(raw);
-  if (r.ok) return r.settings;
+  if (r.ok) return { ok: true, settings: r.settings };
   const file = path.join(cwd, '.vscode', 'settings.json');
   const messages = r.issues.map((i) => {
     const key = i.setting.replace(/^fixUntilGreen\./, '');
@@ -47,7 +61,7 @@ export function resolveSettings(cwd: string, overrides: Record<string, { value: 
     if (o) return `${o.flag}: ${i.message.replace(/^fixUntilGreen\.\S+ /, '')}`;
     return `${i.message} (in ${file})`;
   });
-  throw new UsageError(messages.join('; '));
+  return { ok: false, problems: messages };
 }
 
 /**

@@ -13,7 +13,7 @@ import { ProviderFatalError } from './model/provider';
 import { priceOf, unpricedProblems } from './model/pricing';
 import type { Critic } from './policy/critics';
 import type { Settings } from './settings';
-import type { TimedEvent } from './trace/events';
+import type { PreflightFound, TimedEvent } from './trace/events';
 import type { CheckSpec, Logger } from './types';
 import type { CheckOrigin } from './verify/discover';
 import { explainChecks, resolveChecks } from './verify/discover';
@@ -118,6 +118,8 @@ export interface RunSetup extends EngineSetup {
   now?: () => number;
   /** Which front end runs (`cli`, `vscode`, `evals`): named in the folder's run lock. */
   frontEnd?: string;
+  /** What the launcher's preflight found (core/launch.ts), for the `run-start` event. */
+  preflight?: PreflightFound;
 }
 
 export interface RunEngine extends CheckEngine {
@@ -166,6 +168,7 @@ export function createRunEngine(s: RunSetup): RunEngine {
     ...(s.runId ? { runId: s.runId } : {}),
     ...(s.now ? { now: s.now } : {}),
     ...(s.frontEnd ? { frontEnd: s.frontEnd } : {}),
+    ...(s.preflight ? { preflight: s.preflight } : {}),
     ...(problems.length > 0 ? { preflightProblems: problems } : {}),
   });
   return { ...checks, run };

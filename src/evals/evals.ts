@@ -9,13 +9,13 @@ import * as path from 'node:path';
 import { parse, printParseErrorCode } from 'jsonc-parser';
 import type { ParseError } from 'jsonc-parser';
 import { FsWorkspace } from '../core/edit/workspace';
-import { createRunEngine } from '../core/engine';
-import type { ModelProvider } from '../core/model/provider';
+import type { ModelAnswer, Refusal, SettingsAnswer } from '../core/launch';
+import { NO_KEYS, prepareRun } from '../core/launch';
 import { createProvider, ProviderConfigError } from '../core/model/factory';
 import type { Outcome, StopReason } from '../core/policy/reasons';
 import { isStopReason, OUTCOMES } from '../core/policy/reasons';
 import { pickPrefixed, validateSettings } from '../core/settings';
-import type { ModelSettings, Settings } from '../core/settings';
+import type { ModelSettings } from '../core/settings';
 import type { RunReport, TimedEvent } from '../core/trace/events';
 import { readTrace } from '../core/trace/trace';
 import type { Logger } from '../core/types';
@@ -260,7 +260,10 @@ export interface EvalOptions {
   overrides?: Record<string, unknown>;
 }
 
-function mismatch(s: Scenario, r: RunReport, project: string): string | undefined {
+/** How a scenario's run stopped, as its expectations are compared. */
+type Stop = Pick<RunReport, 'stopReason' | 'outcome' | 'detail' | 'steps' | 'escalations'>;
+
+function mismatch(s: Scenario, r: Stop, project: string): string | undefined {
   const { expect } = s;
   const parts: string[] = [];
   if (r.stopReason !== expect.stopReason) parts.push(`stopped with ${r.stopReason}, expected ${expect.stopReason}`);
@@ -275,28 +278,40 @@ function mismatch(s: Scenario, r: RunReport, project: string): string | undefine
   return parts.length > 0 ? `${parts.join('; ')} (${r.detail})` : undefined;
 }
 
-/** A replay script of the scenario (`replay.json`, or a rung's file relative to the scenario folder). */
-function replayProvider(s: Scenario, model: ModelSettings, what: string): ModelProvider {
-  try {
-    return createProvider(model, { root: s.dir, keyHint: '', replayLabel: `replay:${s.name}/${path.relative(s.dir, path.resolve(s.dir, model.id)).split(path.sep).join('/')}` });
-  } catch (e) {
-    if (e instanceof ProviderConfigError) throw new ScenarioError(`scenario ${s.name}: ${what}: ${e.message}`);
-    throw e;
-  }
+/**
+ * The scenario's recorded models, as the launcher's model port (core/launch.ts): `replay.json` is the
+ * run's own, whatever the settings name (`scenarioSettings` puts it there); each rung of
+ * `model.escalation` must be a replay script of the scenario, relative to its folder (a scenario never
+ * calls a network model).
+ */
+function scenarioModel(s: Scenario): (m: ModelSettings, rung: number) => ModelAnswer<never> {
+  return (m, rung) => {
+    const what = rung === 0 ? 'replay.json' : `fixUntilGreen.model.escalation[${rung - 1}]`;
+    if (m.provider !== 'replay') return { ok: false, problem: `scenario ${s.name}: ${what} must be a replay script of the scenario; got provider ${m.provider}` };
+    try {
+      return { ok: true, provider: createProvider(m, { root: s.dir, keyHint: '', replayLabel: `replay:${s.name}/${path.relative(s.dir, path.resolve(s.dir, m.id)).split(path.sep).join('/')}` }) };
+    } catch (e) {
+      if (e instanceof ProviderConfigError) return { ok: false, problem: `scenario ${s.name}: ${what}: ${e.message}` };
+      throw e;
+    }
+  };
+}
+
+/** The scenario's settings with the eval's overrides, and `replay.json` as the run's own model. */
+function scenarioSettings(s: Scenario, overrides: Record<string, unknown> = {}): SettingsAnswer<never> {
+  const validated = validateSettings({ ...s.settings, ...overrides });
+  if (!validated.ok) return { ok: false, problems: validated.issues.map((i) => i.message) };
+  const st = validated.settings;
+  return { ok: true, settings: { ...st, model: { ...st.model, provider: 'replay', id: s.replay, baseUrl: '' } } };
 }
 
 /**
- * The scenario's recorded models: `replay.json` is the run's own, whatever the settings name; each
- * rung of `model.escalation` must be a replay script of the scenario (a scenario never calls a
- * network model).
+ * The evals' wording of a refusal: checks that cannot run are the `preflight-failed` stop a scenario
+ * may expect (no step, nothing written, nothing spent); anything else is the scenario's own fault.
  */
-function scenarioModels(s: Scenario, st: Settings): { settings: Settings; provider: ModelProvider; escalation: ModelProvider[] } {
-  const own: ModelSettings = { provider: 'replay', id: s.replay, baseUrl: '' };
-  const escalation = st.model.escalation.map((m, i) => {
-    if (m.provider !== 'replay') throw new ScenarioError(`scenario ${s.name}: fixUntilGreen.model.escalation[${i}] must be a replay script of the scenario; got provider ${m.provider}`);
-    return replayProvider(s, m, `fixUntilGreen.model.escalation[${i}]`);
-  });
-  return { settings: { ...st, model: { ...st.model, ...own } }, provider: replayProvider(s, own, 'replay.json'), escalation };
+function refusalStop(s: Scenario, r: Refusal): Stop {
+  if (r.kind !== 'checks') throw new ScenarioError(r.kind === 'settings' ? `scenario ${s.name}: ${r.problems.join('; ')}` : r.kind === 'model' ? r.problem : `scenario ${s.name}: the run did not start (${r.kind})`);
+  return { stopReason: 'preflight-failed', outcome: 'punt', detail: r.problems.join('; '), steps: [], escalations: [] };
 }
 
 /** Runs one scenario on a scratch copy of its project and compares the stop with its expectations. */
@@ -310,23 +325,26 @@ export async function runScenario(s: Scenario, opts: EvalOptions = {}): Promise<
   const scratch = mkdtempSync(path.join(scratchParent, `fug-eval-${s.name.replace(/[^\w.-]/g, '_')}-`));
   const result = { ...base };
   try {
-    const validated = validateSettings({ ...s.settings, ...opts.overrides });
-    if (!validated.ok) throw new ScenarioError(`scenario ${s.name}: ${validated.issues.map((i) => i.message).join('; ')}`);
     const project = path.join(scratch, 'project');
     cpSync(s.project, project, { recursive: true, filter: (src) => path.basename(src) !== 'node_modules' || path.dirname(src) !== s.project });
     // The copy reaches the same tools the original would: its own node_modules or the nearest above it.
     const nm = nearestNodeModules(s.project);
     if (nm) symlinkSync(nm, path.join(project, 'node_modules'), 'dir');
     const storageDir = path.join(scratch, 'storage');
-    // The scenario's recorded models, whatever its settings name; built as every front end builds them.
-    const { settings, provider, escalation } = scenarioModels(s, validated.settings);
-    // No checks configured: the factory discovers them, as `run` does.
-    const { run } = createRunEngine({ root: project, settings, storageDir, logger, workspace: new FsWorkspace(project), provider, escalation, frontEnd: 'evals' });
-    const r = await run.start();
+    // Started as every front end starts a run (no checks configured: the launcher discovers them).
+    const launch = await prepareRun(
+      { root: project, frontEnd: 'evals', storageDir },
+      { settings: () => scenarioSettings(s, opts.overrides), keys: NO_KEYS, model: scenarioModel(s), workspace: () => new FsWorkspace(project), logger },
+    );
+    let r: Stop;
+    if (launch.ok) {
+      const report = await launch.prepared.build().run.start();
+      result.tokens = report.tokensUsed;
+      result.tracePath = report.tracePath;
+      result.selfReports = tallySelfReports(readTrace(report.tracePath));
+      r = report;
+    } else r = refusalStop(s, launch.refusal);
     result.got = { stopReason: r.stopReason, steps: r.steps.length, outcome: r.outcome, detail: r.detail };
-    result.tokens = r.tokensUsed;
-    result.tracePath = r.tracePath;
-    result.selfReports = tallySelfReports(readTrace(r.tracePath));
     const miss = mismatch(s, r, project);
     result.pass = miss === undefined;
     if (miss) result.problem = miss;

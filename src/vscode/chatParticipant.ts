@@ -106,11 +106,10 @@ export class FixParticipant {
   }
 
   private async fix(c: RunController, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<FixChatResult> {
-    const settings = this.host.settings(c);
-    // The chat's selected model proposes the edits: no model setting or key is needed.
-    await this.host.preflight(c, settings, true);
+    // The chat's selected model proposes the edits: no model setting or key is needed for it.
     const provider = (await loadEngine(this.host.logger)).chatModelProvider(request.model);
-    const report = await this.follow(c, stream, token, () => c.run(settings, request.prompt.trim(), { provider, frontEnd: 'vscode-chat' }));
+    const prepared = await this.host.prepare(c, { provider, frontEnd: 'vscode-chat' });
+    const report = await this.follow(c, stream, token, () => c.run(prepared, request.prompt.trim()));
     return this.stopped(c, report, stream, 'fix');
   }
 

@@ -13,3 +13,6 @@ export const COMMAND_IDS = [
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];
+
+/** Registered apart from the run's commands (src/vscode/gateAgentMode.ts, issue 30). */
+export const GATE_AGENT_MODE_COMMAND = 'fixUntilGreen.gateAgentMode';

@@ -12,7 +12,9 @@ import type { RunController, RunControllers } from './controller';
 import type { CommandId } from './commandIds';
 import { COMMAND_IDS } from './commandIds';
 import type { FixAction, Problem } from './fixActions';
-import { actionLabel } from './fixActions';
+import { actionLabel, settingFix } from './fixActions';
+import type { PreparedRun } from '../core/launch';
+import { isOwnRun, refusalProblem } from './refusals';
 import { chooseModel } from './chooseModel';
 import { withRunProgress } from './runProgress';
 import { announceStop } from './stopNotice';
@@ -24,7 +26,7 @@ import type { ApiKeys } from './secrets';
 import { defaultOrigin } from './secrets';
 import { effectiveBaseUrl, endpointOrigin } from '../core/model/keyTrust';
 import { resolveInterrupted } from './recovery';
-import { readSettings, reportInvalidSettings } from './settings';
+import { readSettings, reportInvalidSettings, settingsSource } from './settings';
 
 export interface CommandDeps {
   controllers: RunControllers;
@@ -129,30 +131,10 @@ export class Commands {
     if (!this.trusted()) return undefined;
     const ctl = await this.folderController('Fix Until Green', folder);
     if (!ctl) return undefined;
-    if (ctl.running) {
-      const show = 'Show Panel';
-      const stop = 'Stop It';
-      const p = await vscode.window.showInformationMessage(`Fix Until Green: a run is already in progress in ${ctl.folderName}.`, show, stop);
-      if (p === show) this.deps.showPanel();
-      if (p === stop) ctl.stop();
-      return undefined;
-    }
-    // Settings are read once per run: a change during the run applies to the next one.
-    const settings = await this.settingsOf(ctl, 'the run did not start');
-    if (!settings) return undefined;
-    // A new run over files an interrupted one left changed would make that run's revert unsafe.
-    if (!(await resolveInterrupted(ctl, this.deps.logger))) {
-      void vscode.window.showWarningMessage(`Fix Until Green: answer Revert or Keep for the interrupted run in ${ctl.folderName} first; the new run did not start.`);
-      return undefined;
-    }
-    // The model and the checks are checked before the instruction box: nobody types an
+    // The model and the checks are prepared before the instruction box: nobody types an
     // instruction for a run that cannot start.
-    const problems = await ctl.preflight(settings);
-    if (problems.length > 0) {
-      for (const p of problems) this.deps.logger.error(`preflight in ${ctl.folderName}: ${p.message}`);
-      for (const p of problems) void this.offerFix(p, ctl);
-      return undefined;
-    }
+    const prepared = await this.prepared(ctl);
+    if (!prepared) return undefined;
     const instruction = await vscode.window.showInputBox({
       title: `Fix Until Green: ${ctl.folderName}`,
       prompt: 'Optional instruction for the model; press Enter to just make the checks pass.',
@@ -161,7 +143,38 @@ export class Commands {
     });
     if (instruction === undefined) return undefined;
     this.deps.showPanel();
-    return this.withProgress(ctl, () => ctl.run(settings, instruction.trim()));
+    return this.withProgress(ctl, () => ctl.run(prepared, instruction.trim()));
+  }
+
+  /**
+   * The run prepared by the launcher (settings read once: a change during the run applies to the
+   * next one), or undefined after wording what refused it: the fix as a button; this window's own
+   * run with Show Panel and Stop It; an interrupted run's files with Revert or Keep, then once more.
+   */
+  private async prepared(ctl: RunController): Promise<PreparedRun | undefined> {
+    for (let asked = false; ; asked = true) {
+      const launch = await ctl.prepare(settingsSource(vscode.Uri.file(ctl.folder)));
+      if (launch.ok) {
+        // A cost ceiling over a model without a price: the run would stop at its preflight.
+        const unpriced = launch.prepared.problems[0];
+        if (unpriced === undefined) return launch.prepared;
+        void this.offerFix(settingFix(unpriced, 'model.pricing'), ctl);
+        return undefined;
+      }
+      const r = launch.refusal;
+      // A new run over files an interrupted one left changed would make that run's revert unsafe.
+      if (r.kind === 'interrupted' && !asked && (await resolveInterrupted(ctl, this.deps.logger))) continue;
+      const p = refusalProblem(r, { folderName: ctl.folderName, what: 'the run did not start' });
+      this.deps.logger.error(`preflight in ${ctl.folderName}: ${p.message}`);
+      if (isOwnRun(r)) {
+        const show = 'Show Panel';
+        const stop = 'Stop It';
+        const pick = await vscode.window.showInformationMessage(`Fix Until Green: a run is already in progress in ${ctl.folderName}.`, show, stop);
+        if (pick === show) this.deps.showPanel();
+        if (pick === stop) ctl.stop();
+      } else void this.offerFix(p, ctl);
+      return undefined;
+    }
   }
 
   /** Runs `work` under a cancellable progress notification that shows the step and the phase. */

@@ -12,8 +12,9 @@ import type { ModelProvider } from '../core/model/provider';
 import type { Settings } from '../core/settings';
 import type { RunReport, TimedEvent } from '../core/trace/events';
 import type { VerifyResult } from '../core/types';
-import type { Problem } from './fixActions';
-import { checksProblem } from './fixActions';
+import type { FrontEnd, Launch, PreparedChecks, PreparedRun, SettingsAnswer } from '../core/launch';
+import type { VscodeDetail } from './refusals';
+import { refusalProblem } from './refusals';
 import type { Logger } from '../core/types';
 import type { ReviewState } from './reviewState';
 import { buildReview } from './review';
@@ -32,6 +33,9 @@ export interface RunLike {
   cancel(): void;
 }
 
+/** Where a run or a check pass gets its settings: read afresh from VS Code's configuration. */
+export type SettingsSource = () => SettingsAnswer<VscodeDetail>;
+
 /** What a run is created with: the controller's signal and event sink. */
 export interface RunWiring {
   signal: AbortSignal;
@@ -43,32 +47,24 @@ export interface RunExtras {
   /** Stands in for the model the settings name (e.g. the chat's selected model for `@fix`). */
   provider?: ModelProvider;
   /** Which front end started the run (`vscode-chat`, `vscode-tool`); default `vscode`. */
-  frontEnd?: string;
+  frontEnd?: Extract<FrontEnd, 'vscode' | 'vscode-chat' | 'vscode-tool'>;
 }
 
 export interface Disposable {
   dispose(): void;
 }
 
-/** The check-only verifier a controller uses (the engine's Verifier). */
-export interface CheckVerifier {
-  /** What stops the checks from running at all (a missing tool, no checks); empty when they can run. */
-  preflight(): string[];
-  verify(signal?: AbortSignal): Promise<VerifyResult>;
-}
-
 /**
- * The one place the engine is built for a folder, from its settings: the run, a verifier, and the
- * workspace a restore writes through. The controller asks it; commands never do.
+ * The one place a folder's runs and check passes are prepared, through the core's launcher
+ * (core/launch.ts) with VS Code's ports (SecretStorage's keys, `vscode.lm`, the editor's buffers):
+ * what it prepares is built once and run as it is. The controller asks it; commands never do. Its
+ * methods may load the engine first (the extension's shell loads it on the first run or check pass).
  */
 export interface FolderEngine {
   /** The folder's run storage (runs, checkpoints, traces). */
   readonly storageDir: string;
-  createRun(settings: Settings, instruction: string, wiring: RunWiring, extras?: RunExtras): Promise<RunLike>;
-  /** May load the engine first (the extension's shell loads it on the first run or check pass). */
-  createVerifier(settings: Settings): CheckVerifier | Promise<CheckVerifier>;
-  /** Why the model the settings name cannot be used, with its fixes; undefined when it can. */
-  modelProblem(settings: Settings): Promise<Problem | undefined>;
+  prepareRun(settings: SettingsSource, extras: RunExtras, ownWork: () => string | undefined): Promise<Launch<PreparedRun, VscodeDetail>>;
+  prepareChecks(settings: SettingsSource): Promise<Launch<PreparedChecks, VscodeDetail>>;
   /** A workspace whose writes carry `label` (the editor's undo entry). */
   workspace(label: string): Workspace;
 }
@@ -306,24 +302,17 @@ export class RunController {
   }
 
   /**
-   * What stops a run from starting, checked before anything is asked of the user: the model, then
-   * the checks. Empty when a run can start. (The run checks again at its preflight: things change.)
+   * The launcher's preflight of a run in this folder (core/launch.ts), before anything is asked of
+   * the user: the run prepared (its models and checks built), or what refuses it, for the caller to
+   * word. This controller's own run or task counts as the folder being busy.
    */
-  async preflight(settings: Settings, what: { model?: boolean } = {}): Promise<Problem[]> {
-    const engine = this.engine;
-    const out: Problem[] = [];
-    // `model: false`: the caller brings its own model (the chat's, for @fix).
-    const model = what.model === false ? undefined : await engine.modelProblem(settings);
-    if (model) out.push(model);
-    const checks = (await engine.createVerifier(settings)).preflight();
-    if (checks.length > 0) out.push(checksProblem(checks));
-    return out;
+  async prepare(settings: SettingsSource, extras: RunExtras = {}): Promise<Launch<PreparedRun, VscodeDetail>> {
+    return this.engine.prepareRun(settings, extras, () => (this.busy ? 'a run' : this.task));
   }
 
-  /** Builds a run from `settings` through the folder's engine and runs it to its stop. */
-  async run(settings: Settings, instruction: string, extras?: RunExtras): Promise<RunReport> {
-    const engine = this.engine;
-    return this.start((wiring) => engine.createRun(settings, instruction, wiring, extras));
+  /** Runs what `prepare` prepared (nothing is built again) to its stop. */
+  run(prepared: PreparedRun, instruction: string): Promise<RunReport> {
+    return this.start((w) => prepared.build({ signal: w.signal, onEvent: w.onEvent, ...(instruction ? { instruction } : {}) }).run);
   }
 
   private finishedRun(): RunState & { runDir: string } {
@@ -361,10 +350,10 @@ export class RunController {
   /** Runs the checks once, no model; their failures become the remaining failures the Problems panel shows. */
   verify(settings: Settings, signal?: AbortSignal): Promise<VerifyResult> {
     return this.exclusive('a check pass', async () => {
-      const verifier = await this.engine.createVerifier(settings);
-      const problems = verifier.preflight();
-      if (problems.length > 0) throw new Error(problems.join('; '));
-      const result = await verifier.verify(signal);
+      const launch = await this.engine.prepareChecks(() => ({ ok: true, settings }));
+      // The check pass holds the folder already (this.task): what refuses it now is the checks or another process's run.
+      if (!launch.ok) throw new Error(refusalProblem(launch.refusal, { folderName: this.folderName, what: 'the checks did not run' }).message);
+      const result = await launch.prepared.checks.verifier.verify(signal);
       // The check pass is the newest fact: it leads the panel over the last run's stop.
       const checked = { at: this.now(), green: result.green, failureCount: result.failures.length };
       this.set({ ...this.current, remainingFailures: result.failures, checkParsers: withParsers(this.current.checkParsers, result.checks), checked });

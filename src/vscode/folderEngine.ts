@@ -1,15 +1,12 @@
-// The engine of one workspace folder, built through the core's factory (core/engine.ts) from the
-// settings the controller is given: the run, a check-only verifier, and the workspace restores
-// write through. The extension supplies only what it alone knows: VS Code's buffers as the
-// workspace, the model from its settings and SecretStorage, its log. The controller asks this;
-// commands never build the engine.
-import { checkProblems, createCheckEngine, createRunEngine } from '../core/engine';
+// The engine of one workspace folder: runs and check passes prepared by the core's launcher
+// (launchingEngine.ts over core/launch.ts) with what only the extension knows: VS Code's buffers as
+// the workspace, the models from its settings with SecretStorage's keys and `vscode.lm`, its log. The
+// controller asks this; commands never build the engine.
 import type { ModelProvider } from '../core/model/provider';
-import type { Settings } from '../core/settings';
 import type { Logger } from '../core/types';
-import type { CheckVerifier, FolderEngine, RunExtras, RunLike, RunWiring } from './controller';
-import type { Problem } from './fixActions';
-import { createLadder, ladderProblem } from './modelProvider';
+import type { FolderEngine } from './controller';
+import { launchingEngine } from './launchingEngine';
+import { vscodeKeyPort, vscodeModelPort } from './modelProvider';
 import type { ApiKeys } from './secrets';
 import { VscodeWorkspace } from './vscodeWorkspace';
 import type * as vscode from 'vscode';
@@ -27,47 +24,16 @@ export interface EngineDeps {
 
 export function folderEngine(root: string, storageDir: string, deps: EngineDeps): FolderEngine {
   const { logger } = deps;
-  return {
-    storageDir,
-    async createRun(settings: Settings, instruction: string, wiring: RunWiring, extras?: RunExtras): Promise<RunLike> {
-      const ladder = await createLadder(settings, root, deps.keys, logger);
-      // The caller's model (the chat's, for @fix) stands in for the first one the settings name;
-      // the escalation ladder after it stays the user's.
-      const choice = extras?.provider ? ({ ok: true, provider: extras.provider } as const) : ladder.main;
-      const { rungs } = ladder;
-      if (!choice.ok) logger.warn(`model: ${choice.problem}`);
-      for (const r of rungs) if (!r.ok) logger.warn(`model: ${r.problem}`);
-      const { run } = createRunEngine({
-        root,
-        settings,
-        storageDir,
-        logger,
-        workspace: new VscodeWorkspace(root, logger),
-        // Without a model the run stops at preflight and says why.
-        provider: choice.ok ? choice.provider : { problem: choice.problem },
-        escalation: rungs.map((r) => (r.ok ? r.provider : { problem: r.problem })),
-        frontEnd: extras?.frontEnd ?? 'vscode',
-        signal: wiring.signal,
-        onEvent: wiring.onEvent,
-        ...(instruction ? { instruction } : {}),
-      });
-      return run;
-    },
-    async modelProblem(settings: Settings): Promise<Problem | undefined> {
-      return ladderProblem(await createLadder(settings, root, deps.keys, logger), settings);
-    },
-    createVerifier(settings: Settings): CheckVerifier {
-      const checks = createCheckEngine({ root, settings, storageDir, logger });
-      return {
-        // Discovery's notes say what was looked for, next to the preflight problem they explain.
-        preflight: () => [...(checkProblems(checks)?.problems ?? [])],
-        verify: (signal) => checks.verifier.verify(signal),
-      };
-    },
-    workspace: (label: string) => new VscodeWorkspace(root, logger, label),
-  };
+  return launchingEngine(root, storageDir, {
+    // A key goes only where its owner sends it (issue 29): judged for the run's model and every rung.
+    keys: vscodeKeyPort(root, deps.keys),
+    model: vscodeModelPort(root, deps.keys, logger),
+    workspace: (label) => new VscodeWorkspace(root, logger, label),
+    logger,
+  });
 }
 
 // The gate's results for the Language Model Tools and @fix (shell side: src/vscode/lmTools.ts),
 // built here because the failure report counts tokens: the tokenizer is the engine bundle's.
 export { checksToolResult, fixToolResult, formatChecksToolResult, formatFixToolResult } from '../core/gate/tools';
+export { agentHostsFound, applyHooksFile } from '../core/gate/hookInstall';

@@ -12,9 +12,11 @@ import type { Settings } from '../core/settings';
 import type { Logger } from '../core/types';
 import { UNTRUSTED_MESSAGE } from './commands';
 import { FolderBusyError, RunInProgressError } from './controller';
-import type { RunController, RunControllers } from './controller';
+import type { RunController, RunControllers, RunExtras } from './controller';
+import type { PreparedRun } from '../core/launch';
+import { refusalProblem } from './refusals';
 import { resolveInterrupted } from './recovery';
-import { readSettings } from './settings';
+import { readSettings, settingsSource } from './settings';
 import { loadEngine } from './shellEngine';
 
 export interface GateDeps {
@@ -94,15 +96,25 @@ export class GateHost {
   }
 
   /**
-   * What stops a run from starting, before it starts: an interrupted run's files (the user answers
-   * Revert or Keep), the model (unless the caller brings its own) and the checks.
+   * The run prepared by the launcher (core/launch.ts), with the caller's model when it brings one
+   * and its step budget; an interrupted run's files are offered Revert or Keep first, then preflight
+   * runs once more. @throws GateRefusal with the launcher's refusal in VS Code's words.
    */
-  async preflight(c: RunController, settings: Settings, ownModel: boolean): Promise<void> {
-    if (c.running) throw new GateRefusal(`a Fix Until Green run is already in progress in ${c.folderName}`);
-    if (!(await resolveInterrupted(c, this.logger))) {
-      throw new GateRefusal(`an interrupted run left files changed in ${c.folderName}: answer Revert or Keep first`);
+  async prepare(c: RunController, extras: RunExtras, maxSteps?: number): Promise<PreparedRun> {
+    const read = settingsSource(vscode.Uri.file(c.folder));
+    const settings = maxSteps === undefined ? read : (): ReturnType<typeof read> => {
+      const a = read();
+      return a.ok ? { ok: true, settings: { ...a.settings, maxSteps } } : a;
+    };
+    for (let asked = false; ; asked = true) {
+      const launch = await c.prepare(settings, extras);
+      if (launch.ok) {
+        if (launch.prepared.problems.length > 0) throw new GateRefusal(`the run cannot start in ${c.folderName}: ${launch.prepared.problems.join('; ')}`);
+        return launch.prepared;
+      }
+      const r = launch.refusal;
+      if (r.kind === 'interrupted' && !asked && (await resolveInterrupted(c, this.logger))) continue;
+      throw new GateRefusal(`the run cannot start in ${c.folderName}: ${refusalProblem(r, { folderName: c.folderName, what: 'the settings are not valid' }).message}`);
     }
-    const problems = await c.preflight(settings, { model: !ownModel });
-    if (problems.length > 0) throw new GateRefusal(`the run cannot start in ${c.folderName}: ${problems.map((p) => p.message).join('; ')}`);
   }
 }

@@ -85,13 +85,11 @@ export class FixTool implements vscode.LanguageModelTool<FixInput> {
       const input = readFixInput(options.input);
       this.host.requireTrust();
       const c = this.host.controller(this.host.folder(input.folder));
-      const base = this.host.settings(c);
-      const settings = input.maxSteps !== undefined ? { ...base, maxSteps: input.maxSteps } : base;
-      await this.host.preflight(c, settings, false);
+      const prepared = await this.host.prepare(c, { frontEnd: 'vscode-tool' }, input.maxSteps);
       const stop = token.onCancellationRequested(() => c.stop());
       let report;
       try {
-        report = await c.run(settings, input.instruction ?? '', { frontEnd: 'vscode-tool' });
+        report = await c.run(prepared, input.instruction ?? '');
       } finally {
         stop.dispose();
       }

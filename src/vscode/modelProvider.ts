@@ -3,10 +3,12 @@
 // ladder are built the same way. Problems are worded for VS Code (settings and commands).
 import type { ModelProvider } from '../core/model/provider';
 import { createProvider, ProviderConfigError, VSCODE_KEY_HINT } from '../core/model/factory';
-import { modelName, unpricedProblems } from '../core/model/pricing';
+import type { KeyAnswer, ModelAnswer } from '../core/launch';
+import { modelName } from '../core/model/pricing';
 import type { Problem } from './fixActions';
-import { ladderFix, noChatModel, providerFix, settingFix } from './fixActions';
+import { ladderFix, noChatModel, providerFix } from './fixActions';
 import { providerProblem } from './providerProblem';
+import { endpointProblem } from './refusals';
 import type { ModelSettings, Settings } from '../core/settings';
 import type { Logger } from '../core/types';
 import type { ApiKeys } from './secrets';
@@ -47,24 +49,26 @@ export async function createModelProvider(model: ModelSettings, folder: string, 
   }
 }
 
-/** The run's model and each of `model.escalation`'s, built; a rung's problem names the rung. */
-export interface Ladder {
-  main: ProviderChoice;
-  rungs: ProviderChoice[];
+/**
+ * The launcher's key port (core/launch.ts) in VS Code, the key rule of core/model/keyTrust: an
+ * endpoint the workspace or folder settings chose is refused the user's key until the user confirms
+ * it once for this folder (remembered outside the workspace), with the "Trust <origin> for this
+ * folder" button; a folder-chosen loopback server is sent no key. `ownModel` false: the run's own
+ * model is the chat's (`@fix`), only the escalation rungs are judged.
+ */
+export function vscodeKeyPort(folder: string, keys: ApiKeys, fromFolder: () => readonly string[] = () => folderChosenSettings(vscode.Uri.file(folder))): (settings: Settings, ownModel: boolean) => Promise<KeyAnswer<Problem>> {
+  return (settings, ownModel) => keyTrustAnswer(settings, folder, keys, fromFolder(), ownModel);
 }
 
-/**
- * The key rule (core/model/keyTrust) in VS Code: an endpoint the workspace or folder settings chose
- * is refused the user's key until the user confirms it once for this folder (remembered outside the
- * workspace); undefined when every keyed endpoint is trusted, with the ones to send no key.
- */
-export async function keyTrustProblem(settings: Settings, folder: string, keys: ApiKeys, fromFolder: readonly string[]): Promise<{ refused?: ProviderChoice & { ok: false }; withhold: Set<string> }> {
+/** The key rule's answer for `settings` in `folder`, with the confirm button attached to a refusal. */
+export async function keyTrustAnswer(settings: Settings, folder: string, keys: ApiKeys, fromFolder: readonly string[], ownModel = true): Promise<KeyAnswer<Problem>> {
   const keyedAt = async (m: ModelSettings): Promise<boolean> =>
     (m.provider === 'openai-compatible' || m.provider === 'anthropic') && (await keys.has(m.provider, endpointOrigin(effectiveBaseUrl(m.provider, m.baseUrl))));
   const chose = (k: string): boolean => fromFolder.includes(k);
-  const endpoints: KeyedEndpoint[] = [
-    { setting: 'fixUntilGreen.model', provider: settings.model.provider, baseUrl: settings.model.baseUrl, keyed: await keyedAt(settings.model), fromFolder: (['provider', 'baseUrl'] as const).filter((f) => chose(`model.${f}`)) },
-  ];
+  const endpoints: KeyedEndpoint[] = [];
+  if (ownModel) {
+    endpoints.push({ setting: 'fixUntilGreen.model', provider: settings.model.provider, baseUrl: settings.model.baseUrl, keyed: await keyedAt(settings.model), fromFolder: (['provider', 'baseUrl'] as const).filter((f) => chose(`model.${f}`)) });
+  }
   for (const [i, m] of settings.model.escalation.entries()) {
     endpoints.push({ setting: `fixUntilGreen.model.escalation[${i}]`, provider: m.provider, baseUrl: m.baseUrl, keyed: await keyedAt(m), fromFolder: chose('model.escalation') ? ['provider', 'baseUrl'] : [] });
   }
@@ -81,32 +85,22 @@ export async function keyTrustProblem(settings: Settings, folder: string, keys: 
     confirmed: [...keys.confirmed(folder), ...own],
     howToConfirm: (_e, url) => `press "Trust ${endpointOrigin(url)} for this folder" (remembered outside the folder), or set the same value in your user settings`,
   });
-  if (d.ok) return { withhold: new Set(d.withhold) };
-  const fix: Problem = { message: d.refusal.message, actions: [{ kind: 'confirmEndpoint', folder, origin: d.refusal.origin }, { kind: 'openSetting', setting: d.refusal.setting.replace(/\[\d+\]$/, '') }] };
-  return { refused: { ok: false, problem: d.refusal.message, fix }, withhold: new Set() };
+  if (d.ok) return { ok: true, withhold: d.withhold };
+  return { ok: false, refusal: d.refusal, detail: endpointProblem(d.refusal, folder) };
 }
 
-export async function createLadder(settings: Settings, folder: string, keys: ApiKeys, logger: Logger): Promise<Ladder> {
-  const trust = await keyTrustProblem(settings, folder, keys, folderChosenSettings(vscode.Uri.file(folder)));
-  // Refused before any request: the run stops at preflight with the refusal and its confirm button.
-  if (trust.refused) return { main: trust.refused, rungs: [] };
-  const main = await createModelProvider(settings.model, folder, keys, logger, trust.withhold.has('fixUntilGreen.model'));
-  const rungs: ProviderChoice[] = [];
-  for (const [i, m] of settings.model.escalation.entries()) {
-    const c = await createModelProvider(m, folder, keys, logger, trust.withhold.has(`fixUntilGreen.model.escalation[${i}]`));
-    if (c.ok) rungs.push(c);
-    else {
-      const problem = `fixUntilGreen.model.escalation[${i}] (${modelName(m)}): ${c.problem}`;
-      rungs.push({ ok: false, problem, fix: { message: problem, actions: ladderFix(c.fix.actions) } });
-    }
-  }
-  return { main, rungs };
-}
-
-/** The first thing about the models that stops a run: the run's own, a rung, a missing price. */
-export function ladderProblem(l: Ladder, settings: Settings): Problem | undefined {
-  if (!l.main.ok) return l.main.fix;
-  for (const r of l.rungs) if (!r.ok) return r.fix;
-  const unpriced = unpricedProblems(settings.model, settings.costCeiling);
-  return unpriced.length > 0 ? settingFix(unpriced[0]!, 'model.pricing') : undefined;
+/**
+ * The launcher's model port (core/launch.ts) in VS Code: the `rung`-th model (0: the run's own;
+ * i: `model.escalation[i - 1]`, named by its rung), its problem with its fix buttons attached;
+ * `withholdKey`: the key port sends it no key (a folder-chosen server on this machine).
+ */
+export function vscodeModelPort(folder: string, keys: ApiKeys, logger: Logger): (m: ModelSettings, rung: number, withholdKey: boolean) => Promise<ModelAnswer<Problem>> {
+  return async (m, rung, withholdKey) => {
+    const c = await createModelProvider(m, folder, keys, logger, withholdKey);
+    if (c.ok) return c;
+    logger.warn(`model: ${c.problem}`);
+    if (rung === 0) return { ok: false, problem: c.problem, detail: c.fix };
+    const problem = `fixUntilGreen.model.escalation[${rung - 1}] (${modelName(m)}): ${c.problem}`;
+    return { ok: false, problem, detail: { message: problem, actions: ladderFix(c.fix.actions) } };
+  };
 }

@@ -286,6 +286,9 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
     case 'budget':
       // Shown in the step row through the step's record; nothing else to fold.
       return s;
+    case 'hook':
+      // An agent host's hook session (issue 30): the panel does not follow those yet.
+      return s;
   }
 }
 

@@ -1,6 +1,8 @@
 // The one typed reader of `fixUntilGreen.*` for a workspace folder, over core's validateSettings.
 import * as vscode from 'vscode';
+import type { SettingsAnswer } from '../core/launch';
 import type { Settings, SettingsIssue } from '../core/settings';
+import type { Problem } from './fixActions';
 import { validateSettings } from '../core/settings';
 import { explicitValues, folderScopedKeys, SETTINGS_SECTION } from './settingKeys';
 
@@ -17,6 +19,19 @@ export function readSettings(folder: vscode.Uri): SettingsRead {
 export function folderChosenSettings(folder: vscode.Uri): string[] {
   const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION, folder);
   return folderScopedKeys((key) => cfg.inspect(key));
+}
+
+/**
+ * The folder's settings as the launcher asks for them (core/launch.ts): read afresh, and when one is
+ * wrong, its sentence with the button that opens it.
+ */
+export function settingsSource(folder: vscode.Uri): () => SettingsAnswer<Problem> {
+  return () => {
+    const read = readSettings(folder);
+    if (read.ok) return read;
+    const first = read.issues[0]?.setting.replace(/\[\d+\].*$/, '') ?? SETTINGS_SECTION;
+    return { ok: false, problems: [read.message], detail: { message: read.message, actions: [{ kind: 'openSetting', setting: first }] } };
+  };
 }
 
 /** Tells the user which setting is wrong, with a button that opens it in the settings UI. */

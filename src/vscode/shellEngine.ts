@@ -3,8 +3,7 @@
 // asks for it, never at activation. Restores write through VS Code's buffers, which the shell has
 // already: Revert, Keep and the interrupted-run offer do not load the engine.
 import type { Logger } from '../core/types';
-import type { CheckVerifier, FolderEngine, RunExtras, RunLike, RunWiring } from './controller';
-import type { Problem } from './fixActions';
+import type { FolderEngine } from './controller';
 import type * as FolderEngineModule from './folderEngine';
 import type { EngineDeps } from './folderEngine';
 import { VscodeWorkspace } from './vscodeWorkspace';
@@ -43,15 +42,8 @@ export function lazyFolderEngine(root: string, storageDir: string, deps: EngineD
   const engine = (): Promise<FolderEngine> => (real ??= loadEngine(deps.logger).then((m) => m.folderEngine(root, storageDir, deps)));
   return {
     storageDir,
-    async createRun(settings, instruction: string, wiring: RunWiring, extras?: RunExtras): Promise<RunLike> {
-      return (await engine()).createRun(settings, instruction, wiring, extras);
-    },
-    async createVerifier(settings): Promise<CheckVerifier> {
-      return (await engine()).createVerifier(settings);
-    },
-    async modelProblem(settings): Promise<Problem | undefined> {
-      return (await engine()).modelProblem(settings);
-    },
+    prepareRun: async (settings, extras, ownWork) => (await engine()).prepareRun(settings, extras, ownWork),
+    prepareChecks: async (settings) => (await engine()).prepareChecks(settings),
     workspace: (label: string) => new VscodeWorkspace(root, deps.logger, label),
   };
 }

@@ -3,16 +3,19 @@
 import { diffArrays } from 'diff';
 import type { Checkpoint } from './checkpoint';
 import type { Placement } from './match';
-import { isElision, locate } from './match';
+import { isElision, locate, similarRegion } from './match';
 import type { FilePatch, Hunk, HunkLine, ProposedEdit, SearchReplaceEdit } from './parse';
 import type { PathPolicy } from './paths';
 import { resolveEditPath } from './paths';
 import type { Line, TextFile } from './text';
 import { decodeText, encodeText, splitText, withFinalNewline } from './text';
 import type { FileTracker } from './tracker';
+import type { WholeFileEdit } from './wholeFile';
+import { wholeFileRefusal } from './wholeFile';
 import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
-import { oneLine, WriteError } from './workspace';
+import { oneLine } from './workspace';
+import { recordFailedWrite } from './failedWrite';
 
 export interface FileSummary {
   path: string;
@@ -63,6 +66,13 @@ interface WorkFile {
 
 class EditError extends Error {}
 
+const BOM_CHAR = '\uFEFF';
+
+/** A model that copied the file's byte-order mark into its edit: the mark is the file's, not a line's. */
+function withoutBom(text: string): string {
+  return text.startsWith(BOM_CHAR) ? text.replace(/^\uFEFF+/, '') : text;
+}
+
 function quote(lines: string[], max = 3): string {
   const shown = lines.slice(0, max).map((l) => `    ${l}`);
   if (lines.length > max) shown.push('    …');
@@ -81,8 +91,10 @@ function leadingWs(s: string): string {
  * When the hunk matched only up to indentation and the file is consistently indented deeper (or
  * shallower) than the hunk, the added lines get the same shift, so the result stays well-formed.
  */
-function indentShift(file: string[], old: HunkLine[], p: Placement): (s: string) => string {
+function indentShift(file: string[], old: HunkLine[], p: Placement, added: readonly string[] = []): (s: string) => string {
   if (p.level === 'exact') return (s) => s;
+  const mapped = indentMap(file, old, p, added);
+  if (mapped) return mapped;
   let shift: { add: string } | { remove: string } | undefined;
   let consistent = true;
   old.forEach((l, k) => {
@@ -106,6 +118,27 @@ function indentShift(file: string[], old: HunkLine[], p: Placement): (s: string)
   const sh = shift;
   if ('add' in sh) return sh.add === '' ? (s) => s : (s) => (s.trim() === '' ? s : sh.add + s);
   return (s) => (s.startsWith(sh.remove) ? s.slice(sh.remove.length) : s);
+}
+
+/**
+ * The model wrote each indentation level its own way (two spaces for the file's four, a tab for its
+ * eight): when every hunk indentation stands for one file indentation, and every added line's
+ * indentation is among them, added lines get the file's. Undefined when that does not hold.
+ */
+function indentMap(file: string[], old: HunkLine[], p: Placement, added: readonly string[]): ((s: string) => string) | undefined {
+  const map = new Map<string, string>();
+  let ok = true;
+  old.forEach((l, k) => {
+    const at = p.map[k]!;
+    if (!ok || at < 0 || l.text.trim() === '') return;
+    const hi = leadingWs(l.text);
+    const fi = leadingWs(file[at]!);
+    const seen = map.get(hi);
+    if (seen === undefined) map.set(hi, fi);
+    else if (seen !== fi) ok = false;
+  });
+  if (!ok || map.size === 0 || !added.every((s) => s.trim() === '' || map.has(leadingWs(s)))) return undefined;
+  return (s) => (s.trim() === '' ? s : map.get(leadingWs(s))! + s.slice(leadingWs(s).length));
 }
 
 /**
@@ -145,7 +178,12 @@ function indentScale(file: string[], old: HunkLine[], p: Placement): (s: string)
 function placeHunk(lines: Line[], hunk: Hunk, p: Placement, eol: '\n' | '\r\n'): Line[] {
   const texts = lines.map((l) => l.text);
   const old = hunk.lines.filter((l) => l.op !== '+');
-  const shift = indentShift(texts, old, p);
+  const shift = indentShift(
+    texts,
+    old,
+    p,
+    hunk.lines.filter((l) => l.op === '+').map((l) => l.text),
+  );
   const out: Line[] = lines.slice(0, p.start);
   let fi = p.start;
   let o = 0;
@@ -166,7 +204,19 @@ function placeHunk(lines: Line[], hunk: Hunk, p: Placement, eol: '\n' | '\r\n'):
   return out;
 }
 
-function describeFailure(rel: string, label: string, head: string, r: Exclude<ReturnType<typeof locate>, { ok: true }>): string {
+/** Most file lines a refusal quotes: enough to copy from, little enough for the feedback's share of the prompt. */
+const QUOTED_LINES = 12;
+
+/** File lines [start, end) as the model should copy them: numbered, at most QUOTED_LINES. */
+function quoteFile(file: readonly string[], start: number, end: number): string {
+  const to = Math.min(end, start + QUOTED_LINES, file.length);
+  const width = String(to).length;
+  const out = file.slice(start, to).map((t, k) => `    ${String(start + k + 1).padStart(width)} | ${t}`);
+  if (to < end) out.push(`    … (${end - to} more)`);
+  return out.join('\n');
+}
+
+function describeFailure(rel: string, label: string, head: string, r: Exclude<ReturnType<typeof locate>, { ok: true }>, file: readonly string[], old: readonly string[]): string {
   if (r.kind === 'ambiguous') {
     const at = r.starts.map((s) => s + 1);
     return `${rel}: ${label} matches ${at.length} places equally well (lines ${at.slice(0, 5).join(', ')}${at.length > 5 ? ', …' : ''}), so it was not applied rather than guessed. Include more unchanged lines around the change so it matches exactly one place. It starts:\n${head}`;
@@ -174,10 +224,36 @@ function describeFailure(rel: string, label: string, head: string, r: Exclude<Re
   if (r.kind === 'elision') {
     return `${rel}: ${label} abbreviates the current text with \`${r.line.trim()}\` (its old line ${r.index + 1}); quote every current line exactly, without "..." elisions. It starts:\n${head}`;
   }
-  const where = r.closest
-    ? `Closest region: lines ${r.closest.start + 1}-${r.closest.end} (${r.closest.matched} line(s) match); rejected because ${r.closest.why}.`
-    : 'No region of the file resembles it.';
-  return `${rel}: ${label} did not match the file's current content. It starts:\n${head}\n${where}`;
+  if (r.closest) {
+    const c = r.closest;
+    // The region and a line either side, as Aider's "did you mean": the model copies from it.
+    const from = Math.max(0, c.start - 1);
+    const to = Math.min(file.length, Math.max(c.end, c.start + old.length) + 1);
+    return (
+      `${rel}: ${label} did not match the file's current content. It starts:\n${head}\n` +
+      `Closest region: lines ${c.start + 1}-${c.end} (${c.matched} line(s) match); rejected because ${c.why}. ` +
+      `Did you mean these lines of ${rel}? Quote them exactly:\n${quoteFile(file, from, to)}`
+    );
+  }
+  const similar = similarRegion(file, old);
+  return similar
+    ? `${rel}: ${label} did not match the file's current content, and no region matches enough of it. It starts:\n${head}\n` +
+        `The most similar lines of ${rel} (${similar.start + 1}-${similar.end}); quote the lines to change exactly as the file has them:\n${quoteFile(file, similar.start, similar.end)}`
+    : `${rel}: ${label} did not match the file's current content, and no part of ${rel} resembles it: check that this is the file you mean. It starts:\n${head}`;
+}
+
+/**
+ * Why text to be added where nothing in the file anchors it (an empty SEARCH, a hunk with no
+ * context) would repeat the file instead: it holds half or more of the file's lines (a model
+ * rewriting the whole file thinks it creates it). Undefined when it does not.
+ */
+export function repeatsFile(file: readonly Line[], added: readonly string[]): string | undefined {
+  const telling = file.map((l) => l.text.trim()).filter((t) => t.length >= 4);
+  if (telling.length === 0) return undefined;
+  const have = new Set(added.map((t) => t.trim()));
+  const shared = telling.filter((t) => have.has(t));
+  if (shared.length === 0 || shared.length * 2 < telling.length) return undefined;
+  return `repeats ${shared.length} of the file's ${telling.length} lines (the first: \`${shared[0]}\`): adding them again would duplicate them`;
 }
 
 function applyHunks(
@@ -191,6 +267,8 @@ function applyHunks(
 ): TextFile {
   let lines = file.lines;
   let offset = 0;
+  // Where an edit reaches the end of the file, its new text decides the final newline.
+  let finalNewline = file.finalNewline;
   hunks.forEach((h, k) => {
     const old = h.lines.filter((l) => l.op !== '+');
     const head = headOf(h);
@@ -202,9 +280,28 @@ function applyHunks(
     if (old.length === 0) {
       if (lines.length === 0 || (lines.length === 1 && lines[0]!.text === '')) {
         lines = placeHunk([], h, { start: 0, end: 0, map: [], level: 'exact', cost: 0 }, file.eol);
+        finalNewline = !h.newNoEol;
         return;
       }
-      errors.push(`${rel}: ${labelOf(k)} has no context or removed lines, so where it goes cannot be checked; include 2-3 unchanged lines around the insertion. It starts:\n${head}`);
+      // An insertion with no context: only its header says where (`-12,0`: after old line 12).
+      const after = h.oldCount === 0 && h.oldStart !== undefined ? h.oldStart + offset : undefined;
+      const repeats = after !== undefined && after <= lines.length ? repeatsFile(lines, h.lines.map((l) => l.text)) : undefined;
+      const why =
+        after === undefined
+          ? 'has no context or removed lines, and its header gives no `-N,0` line to insert after, so where it goes cannot be checked'
+          : after > lines.length
+            ? `inserts after line ${after} (its header \`${h.header.trim()}\`), but the file has only ${lines.length} lines`
+            : repeats !== undefined
+              ? `has no context lines, and its added lines ${repeats}`
+              : undefined;
+      if (why !== undefined) {
+        errors.push(`${rel}: ${labelOf(k)} ${why}. Include 2-3 unchanged lines around the insertion. It starts:\n${head}`);
+        return;
+      }
+      const next = placeHunk(lines, h, { start: after!, end: after!, map: [], level: 'exact', cost: 0 }, file.eol);
+      if (after === lines.length) finalNewline = !h.newNoEol;
+      offset += next.length - lines.length;
+      lines = next;
       return;
     }
     const hint = h.oldStart !== undefined ? Math.max(0, h.oldStart - 1 + offset) : undefined;
@@ -214,14 +311,24 @@ function applyHunks(
       { hint, ...(fuzz !== undefined ? { fuzz } : {}) },
     );
     if (!r.ok) {
-      errors.push(describeFailure(rel, labelOf(k), head, r));
+      errors.push(
+        describeFailure(
+          rel,
+          labelOf(k),
+          head,
+          r,
+          lines.map((l) => l.text),
+          old.map((l) => l.text),
+        ),
+      );
       return;
     }
     const next = placeHunk(lines, h, r.placement, file.eol);
+    if (r.placement.end === lines.length) finalNewline = !h.newNoEol;
     offset += next.length - lines.length;
     lines = next;
   });
-  return { ...file, lines: withFinalNewline(lines, file.finalNewline, file.eol) };
+  return { ...file, finalNewline, lines: withFinalNewline(lines, finalNewline, file.eol) };
 }
 
 /** A search/replace block as a hunk: lines SEARCH and REPLACE share become context (fuzz may apply to them). */
@@ -293,23 +400,37 @@ class Planner {
   }
 
   async edit(e: ProposedEdit): Promise<void> {
-    if (e.kind === 'search-replace') return this.searchReplace(e);
-    return this.diff(e);
+    if (e.kind === 'search-replace') return this.searchReplace({ ...e, search: e.search.map(withoutBom), replace: e.replace.map(withoutBom) }, e.replace[0]?.startsWith(BOM_CHAR) ?? false);
+    if (e.kind === 'whole-file') return this.wholeFile({ ...e, content: e.content.map(withoutBom) }, e.content[0]?.startsWith(BOM_CHAR) ?? false);
+    const first = e.hunks[0]?.lines.find((l) => l.op === '+');
+    return this.diff({ ...e, hunks: e.hunks.map((h) => ({ ...h, lines: h.lines.map((l) => ({ op: l.op, text: withoutBom(l.text) })) })) }, first?.text.startsWith(BOM_CHAR) ?? false);
   }
 
-  private async searchReplace(e: SearchReplaceEdit): Promise<void> {
+  private async searchReplace(e: SearchReplaceEdit, bom: boolean): Promise<void> {
     const rel = this.resolve(e.newPath);
     const w = await this.load(rel);
     const label = `the search/replace block at reply line ${e.replyLine}`;
     const searchEmpty = e.search.every((l) => l.trim() === '');
     if (searchEmpty) {
-      if (w.text !== null && w.text.lines.some((l) => l.text.trim() !== '')) {
-        throw new EditError(`${rel}: ${label} has an empty SEARCH but the file exists and is not empty; quote the lines to replace (or the lines the new text goes after)`);
-      }
       const bad = e.replace.find((l) => isElision(l));
       if (bad) throw new EditError(`${rel}: ${label} writes the line \`${bad.trim()}\`, an elision that would be written literally; give the complete text`);
-      const base = w.text ?? splitText('');
-      w.text = { ...base, lines: withFinalNewline(e.replace.map((t) => ({ text: t, eol: base.eol })), true, base.eol) };
+      if (w.text !== null && w.text.lines.some((l) => l.text.trim() !== '')) {
+        // An empty SEARCH on a file with content appends to it (the convention models learned),
+        // unless the text holds the file already: a rewrite that would double it.
+        const repeats = repeatsFile(w.text.lines, e.replace);
+        if (repeats !== undefined) {
+          throw new EditError(
+            `${rel}: ${label} has an empty SEARCH, which appends its REPLACE to the end of the file, but the REPLACE ${repeats}. ` +
+              'To change lines, quote them in SEARCH; to replace the whole file, give it whole in one fenced block after its path line',
+          );
+        }
+        const base = w.text;
+        const lines = [...base.lines, ...e.replace.map((t): Line => ({ text: t, eol: base.eol }))];
+        w.text = { ...base, finalNewline: true, lines: withFinalNewline(lines, true, base.eol) };
+        return;
+      }
+      const base = w.text ?? splitText('', bom);
+      w.text = { ...base, finalNewline: true, lines: withFinalNewline(e.replace.map((t) => ({ text: t, eol: base.eol })), true, base.eol) };
       return;
     }
     if (w.text === null) throw new EditError(`${rel}: ${label} searches a file that does not exist; to create it, leave SEARCH empty`);
@@ -320,6 +441,23 @@ class Planner {
       return;
     }
     w.text = next;
+  }
+
+  private async wholeFile(e: WholeFileEdit, bom: boolean): Promise<void> {
+    const rel = this.resolve(e.newPath);
+    const w = await this.load(rel);
+    const why = wholeFileRefusal(rel, w.text, e);
+    if (why !== undefined) throw new EditError(why);
+    const base = w.text ?? splitText('', bom);
+    // Lines the file keeps keep their own endings; the fence's last line ends with a newline.
+    const lines: HunkLine[] = [];
+    for (const c of diffArrays(base.lines.map((l) => l.text), e.content)) {
+      const op = c.added ? '+' : c.removed ? '-' : ' ';
+      for (const t of c.value) lines.push({ op, text: t });
+    }
+    const hunk: Hunk = { header: 'whole file', oldStart: undefined, lines, oldNoEol: false, newNoEol: false };
+    const placed = placeHunk(base.lines, hunk, { start: 0, end: base.lines.length, map: base.lines.map((_, i) => i), level: 'exact', cost: 0 }, base.eol);
+    w.text = { ...base, finalNewline: true, lines: withFinalNewline(placed, true, base.eol) };
   }
 
   private newFileFromHunks(rel: string, hunks: Hunk[]): TextFile {
@@ -336,7 +474,7 @@ class Planner {
     return { ...file, lines: withFinalNewline(lines, !(last?.newNoEol ?? false), '\n') };
   }
 
-  private async diff(e: FilePatch): Promise<void> {
+  private async diff(e: FilePatch, bom: boolean): Promise<void> {
     const oldRel = e.oldPath !== null ? this.resolve(e.oldPath) : null;
     const newRel = e.newPath !== null ? this.resolve(e.newPath) : null;
     const labelOf = (k: number): string => `hunk ${k + 1} of ${e.hunks.length} (reply line ${e.replyLine})`;
@@ -346,7 +484,7 @@ class Planner {
       if (w.text !== null) {
         throw new EditError(`${newRel}: the diff creates this file (--- /dev/null) but it already exists; give a diff against its current content instead`);
       }
-      w.text = this.newFileFromHunks(newRel, e.hunks);
+      w.text = { ...this.newFileFromHunks(newRel, e.hunks), bom };
       return;
     }
     if (oldRel !== null && newRel === null) {
@@ -376,7 +514,14 @@ class Planner {
 
     const src = await this.load(oldRel);
     if (oldRel === newRel) {
-      if (src.text === null) throw new EditError(`${oldRel}: the diff modifies this file but it does not exist; to create it use \`--- /dev/null\``);
+      if (src.text === null) {
+        // `--- a/new.ts` with one `@@ -0,0 +1,N @@` of added lines: the model creating the file.
+        if (e.hunks.length > 0 && e.hunks[0]!.oldStart === 0 && e.hunks.every((h) => h.lines.every((l) => l.op === '+'))) {
+          src.text = { ...this.newFileFromHunks(oldRel, e.hunks), bom };
+          return;
+        }
+        throw new EditError(`${oldRel}: the diff modifies this file but it does not exist; to create it use \`--- /dev/null\``);
+      }
       const errors: string[] = [];
       const next = applyHunks(oldRel, src.text, e.hunks, labelOf, this.opts.fuzz, errors);
       if (errors.length > 0) this.errors.push(...errors);
@@ -477,14 +622,6 @@ export async function applyEdits(edits: readonly ProposedEdit[], opts: ApplyOpti
   return opts.dryRun ? checkConflicts(r, opts) : writeComputed(r, opts);
 }
 
-async function readOrNull(ws: Workspace, rel: string): Promise<Uint8Array | null> {
-  try {
-    return (await ws.read(rel)) ?? null;
-  } catch {
-    return null;
-  }
-}
-
 async function checkConflicts(r: ApplyResult, opts: ApplyOptions): Promise<ApplyResult> {
   if (!opts.tracker) return r;
   const conflicts = await opts.tracker.changedSince([...r.before.keys()], r.before);
@@ -506,12 +643,8 @@ export async function writeComputed(computed: ApplyResult, opts: ApplyOptions): 
     await opts.workspace.apply(r.changes.map((c) => ({ ...c, expect: contentHash(r.before.get(c.path)) })));
   } catch (e) {
     // The batch was rolled back (all of it, or all it could): nothing applied, the OS error fed back.
-    const unrestored = e instanceof WriteError ? e.notRestored : [];
-    const left = new Map<string, Uint8Array | null>();
-    for (const u of unrestored) left.set(u.path, await readOrNull(opts.workspace, u.path));
-    if (opts.checkpoint) await opts.checkpoint.endWrite(false, left);
     // What is left on disk is the run's doing: a later restore may bring it back.
-    opts.tracker?.noteWritten([...left].map(([p, content]) => ({ path: p, content })));
+    const unrestored = await recordFailedWrite(e, opts, 'throw');
     // An editor's unsaved changes (VS Code's DirtyEditorError) are someone's work: a conflict, as in checkConflicts.
     const dirty = (e as { name?: string; files?: unknown }).name === 'DirtyEditorError' && Array.isArray((e as { files?: unknown }).files) ? ((e as { files: string[] }).files) : [];
     return { ...r, applied: false, conflicts: dirty, errors: [`the edit was not applied: ${oneLine(e)}`], ...(unrestored.length > 0 ? { unrestored } : {}) };

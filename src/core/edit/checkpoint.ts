@@ -6,7 +6,7 @@ import { closeSync, fsyncSync, openSync, promises as fs, renameSync, writeSync }
 import * as path from 'node:path';
 import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
-import { readRegularFile } from './regularFile';
+import { readRegularFile } from '../fileText';
 
 interface Entry {
   path: string;
@@ -254,6 +254,39 @@ export class Checkpoint {
     }
     this.manifest.writing = false;
     this.flush(false);
+  }
+
+  /**
+   * Before another writer acting for this run (an agent's edit tool) writes `paths`: their originals
+   * (or absence) and the folders the writes will create, saved and flushed, as a run's own batch does.
+   */
+  async saveBeforeWriteBy(ws: Workspace, paths: readonly string[]): Promise<void> {
+    const changes = paths.map((p) => ({ path: p, content: new Uint8Array() }));
+    const before = this.manifest.createdDirs?.length ?? 0;
+    const saved = await this.recordOriginals(ws, changes);
+    await this.recordMissingDirs(ws, changes);
+    if (saved || (this.manifest.createdDirs?.length ?? 0) > before) {
+      this.flushBlobsDir();
+      this.flush();
+    }
+  }
+
+  /**
+   * Records what another writer acting for this run (an agent's edit tool, in a hook session) left
+   * in files whose originals are saved: those bytes become the run's last write, so a revert puts
+   * them back and still leaves alone whatever the user writes after. Paths without an original are
+   * ignored; returns those recorded.
+   */
+  async recordWrittenBy(ws: Workspace, paths: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const rel of paths) {
+      const e = this.entry(rel);
+      if (!e) continue;
+      e.last = contentHash(await ws.read(rel));
+      out.push(rel);
+    }
+    if (out.length > 0) this.flush();
+    return out;
   }
 
   /** Folders the file writes of `changes` will create: recorded before the write, so a revert can remove them. */

@@ -328,3 +328,55 @@ function describeClosest(file: string[], block: OldLine[], a: Alignment, fuzz: n
   }
   return { start: a.start, end: Math.max(a.end, a.start + 1), matched: a.matched, why };
 }
+
+function bigrams(s: string): Map<string, number> {
+  const m = new Map<string, number>();
+  for (let i = 0; i + 1 < s.length; i++) {
+    const g = s.slice(i, i + 2);
+    m.set(g, (m.get(g) ?? 0) + 1);
+  }
+  return m;
+}
+
+/** Dice similarity of two lines' character pairs, whitespace ignored: 1 for equal, 0 for nothing shared. */
+function lineSimilarity(a: Map<string, number>, b: Map<string, number>, na: number, nb: number): number {
+  if (na + nb === 0) return 1;
+  let shared = 0;
+  for (const [g, c] of a) shared += Math.min(c, b.get(g) ?? 0);
+  return (2 * shared) / (na + nb);
+}
+
+/**
+ * The file region most like `block` line by line, for a block nothing matched well enough to be a
+ * closest region (a misremembered function): where the model should copy from. Undefined when no
+ * region shares at least half its characters' pairs with the block.
+ */
+export function similarRegion(file: readonly string[], block: readonly string[]): { start: number; end: number } | undefined {
+  // The first dozen telling lines and a window of at most 40 keep this cheap on a large file.
+  const b = block.map(normWs).filter((l) => l.length >= 4).slice(0, 12);
+  if (b.length === 0 || file.length === 0) return undefined;
+  const bg = b.map(bigrams);
+  const bn = b.map((l) => Math.max(0, l.length - 1));
+  const f = file.map(normWs);
+  const fg = f.map(bigrams);
+  const fn = f.map((l) => Math.max(0, l.length - 1));
+  // Each block line's best partner near its offset: a window as long as the block, scored by the mean.
+  const len = Math.min(file.length, block.length, 40);
+  let best: { start: number; score: number } | undefined;
+  for (let s = 0; s + len <= file.length; s++) {
+    let sum = 0;
+    for (let k = 0; k < b.length; k++) {
+      let top = 0;
+      for (let i = s; i < s + len; i++) {
+        if (f[i] === '') continue;
+        const v = lineSimilarity(bg[k]!, fg[i]!, bn[k]!, fn[i]!);
+        if (v > top) top = v;
+      }
+      sum += top;
+    }
+    const score = sum / b.length;
+    if (!best || score > best.score) best = { start: s, score };
+  }
+  if (!best || best.score < 0.5) return undefined;
+  return { start: best.start, end: best.start + len };
+}

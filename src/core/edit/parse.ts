@@ -4,6 +4,11 @@
 // strict where a guess could write the wrong thing (a hunk with no file, an unterminated block).
 import type { StructuredPatch, StructuredPatchHunk } from 'diff';
 import type { EditFormat } from '../settings';
+import type { ReplyLines } from './replyLines';
+import { cleanPathLine, fenceInfoPath } from './pathLines';
+import { DIFF_FENCES, FENCE, scanReply } from './replyLines';
+import type { WholeFileEdit } from './wholeFile';
+import { parseWholeFiles } from './wholeFile';
 
 export interface HunkLine {
   op: ' ' | '-' | '+';
@@ -15,6 +20,8 @@ export interface Hunk {
   header: string;
   /** 1-based start line on the old side as the header says; undefined when it gives none. Only a hint. */
   oldStart: number | undefined;
+  /** The old-side line count the header gives, when it gives one (`-12,0`: an insertion after line 12). Only a hint. */
+  oldCount?: number;
   lines: HunkLine[];
   /** `\ No newline at end of file` followed the last old-side / new-side line. */
   oldNoEol: boolean;
@@ -46,91 +53,20 @@ export interface SearchReplaceEdit {
   replyLine: number;
 }
 
-export type ProposedEdit = FilePatch | SearchReplaceEdit;
+export type ProposedEdit = FilePatch | SearchReplaceEdit | WholeFileEdit;
 
 export interface ParsedReply {
   edits: ProposedEdit[];
   errors: string[];
 }
 
-const FENCE = /^\s*(`{3,}|~{3,})(.*)$/;
 const SEARCH = /^\s*<{5,9}\s*SEARCH\s*$/i;
 const DIVIDER = /^\s*={5,9}\s*$/;
 const REPLACE = /^\s*>{5,9}\s*REPLACE\s*$/i;
 // `@@ -12,7 +12,8 @@ fn`, but also `@@ ... @@` and `@@`: models drop or invent the numbers.
 const HUNK = /^@@(?:\s*-(\d+)(?:,(\d+))?(?:\s+\+(\d+)(?:,(\d+))?)?)?(?:\s.*)?$/;
-/** Fence languages a diff to apply may be shown in; in any other (```ts) a diff is an illustration. */
-const DIFF_FENCES = new Set(['', 'diff', 'patch', 'udiff', 'git', 'gitdiff', 'git-diff', 'text', 'txt', 'plain', 'plaintext']);
 const GIT_HEADER = /^diff --git (\S+) (\S+)\s*$/;
 const GIT_META = /^(index |new file mode|deleted file mode|old mode|new mode|similarity index|dissimilarity index|rename from |rename to |copy from |copy to |Binary files )/;
-
-interface ReplyLines {
-  lines: string[];
-  /** Line i is a fence opener or closer. */
-  fence: boolean[];
-  /** Line i is inside a fenced block (fence lines themselves excluded). */
-  inFence: boolean[];
-  /** The language of the fence line i is inside (lower case, '' when none given), or null outside fences. */
-  lang: (string | null)[];
-  used: boolean[];
-}
-
-function scan(reply: string): ReplyLines {
-  const lines = reply.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
-  const fence: boolean[] = [];
-  const inFence: boolean[] = [];
-  const lang: (string | null)[] = [];
-  let open: string | null = null;
-  let openLang = '';
-  for (const line of lines) {
-    const m = FENCE.exec(line);
-    if (m && open === null) {
-      open = m[1]!;
-      // ```diff, ``` ts, ```typescript title="a.ts", ```diff:src/a.ts: the first word.
-      openLang = (/^\s*([\w+#.-]*)/.exec(m[2]!)?.[1] ?? '').toLowerCase();
-      fence.push(true);
-      inFence.push(false);
-      lang.push(null);
-    } else if (m && open !== null && m[1]!.startsWith(open[0]!) && m[1]!.length >= open.length && m[2]!.trim() === '') {
-      open = null;
-      fence.push(true);
-      inFence.push(false);
-      lang.push(null);
-    } else {
-      fence.push(false);
-      inFence.push(open !== null);
-      lang.push(open !== null ? openLang : null);
-    }
-  }
-  return { lines, fence, inFence, lang, used: lines.map(() => false) };
-}
-
-/** `**src/a.ts**`, "### `src/a.ts`", `File: src/a.ts:` and the like, down to the path. */
-export function cleanPathLine(line: string): string | null {
-  // "Update `src/my file.ts`:" — a backticked path is taken whole, spaces and all.
-  const quoted = /`([^`]*[./][^`]*)`/.exec(line);
-  if (quoted && !/[<>|]/.test(quoted[1]!) && quoted[1]!.trim() !== '') return quoted[1]!.trim();
-  let s = line.trim();
-  s = s.replace(/^#+\s*/, '').replace(/^(?:\/\/|#|--|;)\s*/, '');
-  s = s.replace(/^(?:file(?:name)?|path)\s*:\s*/i, '');
-  const strip = (t: string): string =>
-    t
-      .replace(/^[*_`'"(]+/, '')
-      .replace(/[*_`'")]+$/, '')
-      .replace(/[:,;.]+$/, '')
-      .replace(/[*_`'")]+$/, '')
-      .trim();
-  s = strip(s);
-  if (s === '') return null;
-  if (/\s/.test(s)) {
-    // "Update src/a.ts:" — take the last word that looks like a path.
-    const words = s.split(/\s+/).map(strip).filter((w) => /[./]/.test(w) && !/^\.+$/.test(w));
-    if (words.length === 0) return null;
-    s = words[words.length - 1]!;
-  }
-  if (/[<>|]/.test(s) || !/[\w]/.test(s)) return null;
-  return s;
-}
 
 function parseSearchReplace(r: ReplyLines, edits: ProposedEdit[], errors: string[]): void {
   const { lines } = r;
@@ -138,12 +74,21 @@ function parseSearchReplace(r: ReplyLines, edits: ProposedEdit[], errors: string
   for (let i = 0; i < lines.length; i++) {
     if (!SEARCH.test(lines[i]!)) continue;
     let pathLine = -1;
+    let fromLine: string | null = null;
     for (let j = i - 1; j >= 0 && j >= i - 4; j--) {
-      if (r.fence[j] || lines[j]!.trim() === '') continue;
+      const fm = FENCE.exec(lines[j]!);
+      // A fence's language is never a path; a path in its info string (```ts src/a.ts) is one.
+      const info = fm ? fenceInfoPath(fm[2]!) : null;
+      if (info !== null && !r.used[j]) {
+        pathLine = j;
+        fromLine = info;
+        break;
+      }
+      if (fm || r.fence[j] || lines[j]!.trim() === '') continue;
       pathLine = j;
+      fromLine = r.used[j] ? null : cleanPathLine(lines[j]!);
       break;
     }
-    const fromLine = pathLine >= 0 && !r.used[pathLine] ? cleanPathLine(lines[pathLine]!) : null;
     const file: string | null = fromLine ?? lastPath;
     let divider = -1;
     let end = -1;
@@ -264,26 +209,35 @@ function refuseShown(r: ReplyLines, p: OpenPatch, at: number): void {
 }
 
 /**
- * A hunk whose header promises more lines than the reply holds when it ends (a reply cut off by
- * the output limit): applying it would delete whatever its missing lines were to keep or add.
+ * A hunk the reply ends inside of, in a fence never closed: the output limit cut the reply off, and
+ * applying the hunk would delete whatever its missing lines were to keep or add. Header counts are
+ * no evidence on their own (models miscount them in complete replies); they only say how much is missing.
  */
-function refuseCutOff(lines: string[], p: OpenPatch, h: Hunk, hm: RegExpExecArray, at: number, end: number): void {
-  if (p.refused !== undefined || hm[1] === undefined) return;
-  const oldWant = hm[2] !== undefined ? Number(hm[2]) : 1;
-  const newWant = hm[3] === undefined ? undefined : hm[4] !== undefined ? Number(hm[4]) : 1;
+function refuseCutOff(r: ReplyLines, p: OpenPatch, h: Hunk, hm: RegExpExecArray, at: number, end: number): void {
+  const { lines } = r;
+  if (p.refused !== undefined || r.unclosedFrom < 0 || r.unclosedFrom > at) return;
   let blanks = 0;
   for (let k = end; k < lines.length; k++) {
     if (lines[k]!.trim() !== '') return;
     blanks++;
   }
+  const k = p.hunks.length;
+  const where = `${patchName(p)}: hunk ${k} (reply line ${at + 1}, \`${h.header.trim()}\`)`;
+  const advice = 'so nothing was applied. Send the complete edit (smaller hunks if the reply is long)';
   // The reply ends with this hunk. Blank lines after it may be context lines that lost their space.
   const oldHeld = h.lines.filter((l) => l.op !== '+').length;
   const newHeld = h.lines.filter((l) => l.op !== '-').length;
-  if (oldHeld + blanks >= oldWant && (newWant === undefined || newHeld + blanks >= newWant)) return;
-  const k = p.hunks.length;
-  p.refused =
-    `${patchName(p)}: hunk ${k} (reply line ${at + 1}, \`${h.header.trim()}\`) promises ${oldWant} old${newWant !== undefined ? ` and ${newWant} new` : ''} line(s), ` +
-    `but the reply ends after ${oldHeld} old and ${newHeld} new: it looks cut off, so nothing was applied. Send the complete edit (smaller hunks if the reply is long)`;
+  if (hm[1] !== undefined) {
+    const oldWant = hm[2] !== undefined ? Number(hm[2]) : 1;
+    const newWant = hm[3] === undefined ? undefined : hm[4] !== undefined ? Number(hm[4]) : 1;
+    if (oldHeld + blanks < oldWant || (newWant !== undefined && newHeld + blanks < newWant)) {
+      p.refused =
+        `${where} promises ${oldWant} old${newWant !== undefined ? ` and ${newWant} new` : ''} line(s), ` +
+        `but the reply ends after ${oldHeld} old and ${newHeld} new: it looks cut off, ${advice}`;
+      return;
+    }
+  }
+  p.refused = `${where} runs to the end of the reply inside the fence opened at reply line ${r.unclosedFrom + 1}, which is never closed: the reply looks cut off, ${advice}`;
 }
 
 /** The patch a `diff --git` line at `at` opens, with its meta lines read; returns it and the line after them. */
@@ -322,11 +276,18 @@ function readGitSection(r: ReplyLines, at: number, git: RegExpExecArray): { patc
 
 /** Reads the hunk whose `@@` line is at `at` into `p`; returns the line after its body. */
 function readHunk(r: ReplyLines, at: number, hm: RegExpExecArray, p: OpenPatch): number {
-  const hunk: Hunk = { header: r.lines[at]!, oldStart: hm[1] !== undefined ? Number(hm[1]) : undefined, lines: [], oldNoEol: false, newNoEol: false };
+  const hunk: Hunk = {
+    header: r.lines[at]!,
+    oldStart: hm[1] !== undefined ? Number(hm[1]) : undefined,
+    ...(hm[1] !== undefined ? { oldCount: hm[2] !== undefined ? Number(hm[2]) : 1 } : {}),
+    lines: [],
+    oldNoEol: false,
+    newNoEol: false,
+  };
   refuseShown(r, p, at);
   const end = readHunkBody(r, at + 1, hunk);
   p.hunks.push(hunk);
-  refuseCutOff(r.lines, p, hunk, hm, at, end);
+  refuseCutOff(r, p, hunk, hm, at, end);
   return end;
 }
 
@@ -432,8 +393,29 @@ function errorForFormat(format: EditFormat, found: 'diff' | 'search-replace'): s
     : `the reply contains search/replace blocks, but editFormat is "${format}": give unified diffs (--- a/path, +++ b/path, @@ hunks)`;
 }
 
-export function parseReply(reply: string, format: EditFormat = 'auto'): ParsedReply {
-  const r = scan(reply);
+export interface ParseOptions {
+  /** Why the provider ended the reply (`stop`, `length`, `max_tokens`, ...), when it says. */
+  stopReason?: string | undefined;
+}
+
+/** Stop reasons that mean the provider cut the reply off before the model finished it. */
+const CUT_OFF_STOPS = new Set(['length', 'max_tokens', 'max_output_tokens', 'model_context_window_exceeded']);
+
+export function isCutOffStop(reason: string | undefined): boolean {
+  return reason !== undefined && CUT_OFF_STOPS.has(reason.toLowerCase());
+}
+
+export function parseReply(reply: string, format: EditFormat = 'auto', opts: ParseOptions = {}): ParsedReply {
+  if (isCutOffStop(opts.stopReason)) {
+    return {
+      edits: [],
+      errors: [
+        `the reply was cut off: the provider stopped it at the output limit (stop reason \`${opts.stopReason}\`) before it was complete, so none of its edits was applied. ` +
+          'Send the complete edits in a shorter reply: no explanations, no unchanged code, smaller blocks',
+      ],
+    };
+  }
+  const r = scanReply(reply);
   const sr: ProposedEdit[] = [];
   const diffs: ProposedEdit[] = [];
   const errors: string[] = [];
@@ -441,6 +423,8 @@ export function parseReply(reply: string, format: EditFormat = 'auto'): ParsedRe
   parseDiffs(r, diffs, errors);
   if (format === 'diff' && sr.length > 0) return { edits: [], errors: [errorForFormat(format, 'search-replace'), ...errors] };
   if (format === 'search-replace' && diffs.length > 0) return { edits: [], errors: [errorForFormat(format, 'diff'), ...errors] };
+  // A reply with no other edit may give files whole, each fenced after its path.
+  if (sr.length === 0 && diffs.length === 0 && errors.length === 0) return parseWholeFiles(r);
   const edits = [...sr, ...diffs].sort((a, b) => a.replyLine - b.replyLine);
   return { edits, errors };
 }

@@ -9,6 +9,7 @@ import type { FileTracker } from './tracker';
 import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
 import { CHANGED_ON_DISK, oneLine, WriteError } from './workspace';
+import { recordFailedWrite } from './failedWrite';
 
 export interface RestoreReport {
   actions: RevertAction[];
@@ -39,11 +40,7 @@ async function writeGuarded(opts: RestoreOptions, changes: FileChange[], conflic
       await opts.workspace.apply(todo);
     } catch (e) {
       const failed = e instanceof WriteError ? e.path : undefined;
-      const unrestored = e instanceof WriteError ? e.notRestored : [];
-      const left = new Map<string, Uint8Array | null>();
-      for (const u of unrestored) left.set(u.path, await readOrNull(opts.workspace, u.path));
-      await opts.checkpoint.endWrite(false, left).catch(() => undefined);
-      opts.tracker?.noteWritten([...left].map(([p, content]) => ({ path: p, content })));
+      const unrestored = await recordFailedWrite(e, opts, 'pass');
       // The batch was put back: retry without the file that failed (another cause: give up on all).
       const drop = failed !== undefined && todo.some((c) => c.path === failed) ? [failed, ...unrestored.map((u) => u.path)] : todo.map((c) => c.path);
       const why = e instanceof WriteError && e.code === CHANGED_ON_DISK ? 'changed on disk while it was being restored; left as the user has it' : `could not be restored: ${oneLine(e)}`;
@@ -61,14 +58,6 @@ async function writeGuarded(opts: RestoreOptions, changes: FileChange[], conflic
   // Folders the run created and that are empty now go too: the tree is as it was.
   await opts.checkpoint.removeCreatedDirs(opts.workspace);
   return skipped;
-}
-
-async function readOrNull(ws: Workspace, rel: string): Promise<Uint8Array | null> {
-  try {
-    return (await ws.read(rel)) ?? null;
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -4,12 +4,14 @@
 // and the CLI's `--storage` differ, and both must see the same lock.
 //
 // A lock names its holder by pid and the process's start time (from /proc/<pid>/stat where there is
-// one), so that a pid reused by another process after a crash or a reboot does not look alive.
+// one), so that a pid reused by another process after a crash or a reboot does not look alive
+// (liveness.ts decides, for the lock and the checks' containment alike).
 import { createHash, randomUUID } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { readRegularFileSync } from './regularFile';
+import { readTextIfPresent } from '../fileText';
+import { processAlive, processStartTime } from '../liveness';
 
 /** Overrides where locks live (tests; machines whose home is not writable). */
 export const RUN_LOCK_DIR_ENV = 'FIX_UNTIL_GREEN_LOCK_DIR';
@@ -80,43 +82,13 @@ export function runLockPath(root: string, env: NodeJS.ProcessEnv = process.env):
   return path.join(runLockDir(env), `${id}.lock.json`);
 }
 
-/** A process's start time (clock ticks since boot), or null where /proc does not say. */
-export function processStartTime(pid: number): string | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ESRCH' || code === 'EACCES' || code === 'ENOTDIR') return null;
-    throw e;
-  }
-  // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const start = fields[19];
-  return start !== undefined && /^\d+$/.test(start) ? start : null;
-}
-
-function pidExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it exists, under another user.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
- * Whether the lock's holder still runs: its pid exists and, where start times are known, started
- * when the lock says. A lock from another host cannot be checked and counts as held.
+ * Whether the lock's holder still runs (see liveness.ts: a zombie has exited, a reused pid is another
+ * process). A lock from another host cannot be checked and counts as held.
  */
 export function isHolderAlive(r: RunLockRecord): boolean {
   if (r.hostname !== os.hostname()) return true;
-  if (!Number.isInteger(r.pid) || r.pid <= 0) return false;
-  if (!pidExists(r.pid)) return false;
-  if (r.startTime === null) return true;
-  const now = processStartTime(r.pid);
-  return now === null || now === r.startTime;
+  return processAlive(r.pid, r.startTime);
 }
 
 function parseRecord(text: string): RunLockRecord | undefined {
@@ -143,14 +115,8 @@ function parseRecord(text: string): RunLockRecord | undefined {
 }
 
 function readAt(file: string): { text: string; record: RunLockRecord | undefined } | undefined {
-  let text: string;
-  try {
-    text = readRegularFileSync(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-  return { text, record: parseRecord(text) };
+  const text = readTextIfPresent(file);
+  return text === undefined ? undefined : { text, record: parseRecord(text) };
 }
 
 /** The folder's lock as it is on disk (held or stale), or undefined when there is none. */
@@ -243,7 +209,7 @@ export function acquireRunLock(root: string, owner: RunLockOwner, env: NodeJS.Pr
     version: 1,
     root: realRoot(root),
     pid: process.pid,
-    startTime: processStartTime(process.pid),
+    startTime: processStartTime() ?? null,
     hostname: os.hostname(),
     runId: owner.runId ?? null,
     frontEnd: owner.frontEnd,

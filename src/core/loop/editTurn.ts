@@ -54,9 +54,19 @@ function unrestoredStop(r: ApplyResult, step: number): Decision | undefined {
   return { reason: 'error', detail: `${r.errors.join('; ')}; these file(s) could not be put back: ${files}; the run stopped at step ${step} (Revert run restores them from the checkpoint)`, evidence: { files: r.unrestored.map((u) => u.path) } };
 }
 
-export async function editTurn(d: EditTurnDeps, step: number, text: string, replyError: ProviderReplyError | undefined): Promise<EditTurn> {
+/** The model's answer as the edit turn reads it. */
+export interface ModelReply {
+  text: string;
+  /** The answer carried nothing usable (its text is empty). */
+  replyError?: ProviderReplyError | undefined;
+  /** Why the provider ended the reply: one cut off at the output limit is not applied. */
+  stopReason?: string | undefined;
+}
+
+export async function editTurn(d: EditTurnDeps, step: number, reply: ModelReply): Promise<EditTurn> {
   const none = { applied: false, verdicts: [], refused: false };
-  const parsed = replyError ? { edits: [], errors: [replyFeedback(replyError)] } : parseReply(text, d.editFormat);
+  const { text, replyError } = reply;
+  const parsed = replyError ? { edits: [], errors: [replyFeedback(replyError)] } : parseReply(text, d.editFormat, { stopReason: reply.stopReason });
   if (parsed.errors.length > 0) return { ...none, error: parsed.errors.join('\n') };
 
   const proposed = await applyEdits(parsed.edits, { ...d.apply, dryRun: true });

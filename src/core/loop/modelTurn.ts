@@ -23,6 +23,8 @@ export type ModelTurn =
       text: string;
       usage: Usage;
       usageReported: boolean;
+      /** Why the provider ended the reply, when it says (`stop`, `length`, ...): a cut-off reply is not applied. */
+      stopReason?: string;
       /** A reply with nothing usable in it: a failed step that re-observes the unchanged state. */
       replyError?: ProviderReplyError;
       self: SelfReport;
@@ -54,7 +56,16 @@ export async function modelTurn(d: ModelTurnDeps, r: ModelRequest): Promise<Mode
     );
     // A provider may hand back anything; a missing text is an empty reply, which the header parser names.
     const text = typeof c.text === 'string' ? c.text : '';
-    return { ok: true, text, usage: c.usage, usageReported: c.usageReported, self: parseSelfReport(text), attempts: retries + 1, durationMs: d.now() - started };
+    return {
+      ok: true,
+      text,
+      usage: c.usage,
+      usageReported: c.usageReported,
+      ...(typeof c.finishReason === 'string' ? { stopReason: c.finishReason } : {}),
+      self: parseSelfReport(text),
+      attempts: retries + 1,
+      durationMs: d.now() - started,
+    };
   } catch (e) {
     if (e instanceof ProviderReplyError && !d.interrupted()) {
       return { ok: true, text: '', usage: e.usage, usageReported: e.usageReported, replyError: e, self: parseSelfReport(''), attempts: retries + 1, durationMs: d.now() - started };

@@ -4,7 +4,7 @@ import type { ModelProvider } from '../model/provider';
 import type { Critic } from '../policy/critics';
 import type { Decision } from '../policy/reasons';
 import type { ModelPrice, Settings } from '../settings';
-import type { TimedEvent } from '../trace/events';
+import type { PreflightFound, TimedEvent } from '../trace/events';
 import type { Logger, VerifyResult } from '../types';
 
 export interface VerifierPort {
@@ -15,7 +15,7 @@ export interface VerifierPort {
    * edit changed since that state, so staged checks can run warm or targeted (green is still
    * decided by every check in full).
    */
-  verify(signal?: AbortSignal, options?: { previous?: VerifyResult | null; changed?: readonly string[] }): Promise<VerifyResult>;
+  verify(signal?: AbortSignal, options?: { previous?: VerifyResult | null; changed?: readonly string[]; warmStart?: boolean }): Promise<VerifyResult>;
   /** Staged checks: start what is kept warm between steps (called once step 0 found work to do). */
   warm?(): Promise<void>;
   /** Ends whatever the verifier kept running for the run (warm type checkers); called at every stop. */
@@ -74,4 +74,6 @@ export interface RunOptions {
   frontEnd?: string;
   /** The file open in the editor (VS Code), workspace-relative: shown to the model when the budget allows. */
   activeFile?: string;
+  /** What the launcher's preflight found (core/launch.ts), for the `run-start` event. */
+  preflight?: PreflightFound;
 }

@@ -148,7 +148,9 @@ export class Run {
   /** Runs the checks; the time limit or a cancel ends the wait at once, whatever the check does. */
   private async verifyNow(step: number, reason: 'initial' | 'step', changed?: readonly string[]): Promise<VerifyResult> {
     const previous = this.history.started ? this.history.current.verify : null;
-    const v = await raceAbort(this.opts.verifier.verify(this.abort.signal, { previous, ...(changed && this.opts.settings.stagedChecks ? { changed } : {}) }), this.abort.signal);
+    // Staged: step 0's type check builds the warm program the steps check against (no second build).
+    const staged = this.opts.settings.stagedChecks ? (changed ? { changed } : reason === 'initial' ? { warmStart: true } : {}) : {};
+    const v = await raceAbort(this.opts.verifier.verify(this.abort.signal, { previous, ...staged }), this.abort.signal);
     const stop = this.interrupted();
     if (stop) throw new StopSignal(stop);
     this.emit(verifyEvent(step, v, reason));
@@ -255,7 +257,7 @@ export class Run {
     const call = await callModel(this.callDeps, step, prompt, measured);
     this.unsettled = true;
     const apply = { workspace: this.opts.workspace, policy: { root: this.opts.workspace.root, forbiddenDirs: [this.opts.storageDir] }, tracker: this.tracker, ...(this.checkpoint ? { checkpoint: this.checkpoint } : {}) };
-    const edit = await editTurn({ editFormat: this.opts.settings.editFormat, apply, review: this.review('proposal', step, previous) }, step, call.text, call.replyError);
+    const edit = await editTurn({ editFormat: this.opts.settings.editFormat, apply, review: this.review('proposal', step, previous) }, step, call);
     if (edit.conflict) throw this.conflictStop(edit.conflict);
     this.emit({ type: 'edit', step, applied: edit.applied, files: edit.result?.files ?? [], errors: edit.error ? edit.error.split('\n') : [] });
     let result: ResultTurn | undefined;

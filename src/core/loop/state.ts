@@ -76,7 +76,7 @@ export function saveSnapshot(runDir: string, step: number, r: ApplyResult): stri
 }
 
 /** The `run-start` trace event: what the run was given (never a key: settings hold none). */
-export function runStartEvent(runId: string, o: Pick<RunOptions, 'workspace' | 'provider' | 'instruction' | 'settings' | 'escalation' | 'price'>, limits: RunReport['limits']): RunEvent {
+export function runStartEvent(runId: string, o: Pick<RunOptions, 'workspace' | 'provider' | 'instruction' | 'settings' | 'escalation' | 'price' | 'preflight'>, limits: RunReport['limits']): RunEvent {
   const s = o.settings;
   const ladder = (o.escalation ?? []).map((r) => r.provider.label);
   const priced = (o.price ?? null) !== null || (o.escalation ?? []).some((r) => r.price !== null);
@@ -92,5 +92,6 @@ export function runStartEvent(runId: string, o: Pick<RunOptions, 'workspace' | '
     settings: { ...s, model: { provider: s.model.provider, id: s.model.id, baseUrl: s.model.baseUrl, escalation: s.model.escalation, pricing: s.model.pricing } },
     ...(ladder.length > 0 ? { ladder } : {}),
     priced,
+    ...(o.preflight ? { preflight: o.preflight } : {}),
   };
 }

@@ -5,6 +5,7 @@
 // key) gets none, any other host is refused before any request, naming the file, the setting, the
 // host and how to confirm it. Pure: each front end says where settings came from and words the
 // confirmation its own way; nothing here reads a file or makes a request.
+import type { Settings } from '../settings';
 import { ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL, isLoopbackUrl } from './endpoint';
 
 /** The fields of a model that choose where its requests (and so its key) go. */
@@ -95,6 +96,11 @@ const WATCHED: Record<string, string> = {
   allowVerifierEdits: 'lets the model edit what defines the checks',
   protectedPaths: 'decides which files the model may not edit',
 };
+
+/** The watched settings' values by their dotted names, for the run's first lines. */
+export function settingValues(s: Settings): Record<string, unknown> {
+  return { maxSteps: s.maxSteps, tokenCeiling: s.tokenCeiling, costCeiling: s.costCeiling, 'model.pricing': s.model.pricing, allowVerifierEdits: s.allowVerifierEdits, protectedPaths: s.protectedPaths };
+}
 
 /**
  * The run's first lines: each watched setting the folder's files set, with its value, so that a

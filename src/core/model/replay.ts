@@ -3,11 +3,13 @@ import type { Completion, CompletionRequest, Usage } from '../types';
 import type { ModelProvider } from './provider';
 import { ProviderFatalError } from './provider';
 import { countTokens } from '../tokens';
-import { readRegularFileSync } from '../edit/regularFile';
+import { readRegularFileSync } from '../fileText';
 
 export interface ReplayResponse {
   text: string;
   usage?: Usage;
+  /** Why the scripted reply ended, as a provider reports it (`length`: cut off at the output limit). */
+  finishReason?: string;
 }
 
 export interface ReplayScript {
@@ -29,6 +31,9 @@ export function parseReplayScript(json: string, source: string): ReplayScript {
     const o = r as Record<string, unknown> | null;
     if (typeof o !== 'object' || o === null || typeof o.text !== 'string') {
       throw new ReplayFileError(`replay file ${source}: responses[${i}] must have a string "text"`);
+    }
+    if (o.finishReason !== undefined && (typeof o.finishReason !== 'string' || o.finishReason === '')) {
+      throw new ReplayFileError(`replay file ${source}: responses[${i}].finishReason must be a non-empty string (e.g. "stop", "length")`);
     }
     if (o.usage !== undefined) {
       const u = o.usage as Record<string, unknown>;
@@ -72,11 +77,12 @@ export class ReplayProvider implements ModelProvider {
       throw new ProviderFatalError(`replay script ended: it has ${this.script.responses.length} response(s) and step ${this.next + 1} asked for another`);
     }
     this.next++;
+    const finish = r.finishReason !== undefined ? { finishReason: r.finishReason } : {};
     if (r.usage) {
       // A real model never writes past the output limit it was given.
-      return { text: r.text, usage: { input: r.usage.input, output: Math.min(r.usage.output, req.maxOutputTokens) }, usageReported: true };
+      return { text: r.text, usage: { input: r.usage.input, output: Math.min(r.usage.output, req.maxOutputTokens) }, usageReported: true, ...finish };
     }
     const input = countTokens(req.system) + req.messages.reduce((n, m) => n + countTokens(m.content), 0);
-    return { text: r.text, usage: { input, output: Math.min(countTokens(r.text), req.maxOutputTokens) }, usageReported: false };
+    return { text: r.text, usage: { input, output: Math.min(countTokens(r.text), req.maxOutputTokens) }, usageReported: false, ...finish };
   }
 }

@@ -293,6 +293,11 @@ export function verifierProtection(f: ProposedFile, record: VerifierRecord | und
   return undefined;
 }
 
+/** The recorded files that define the checks whose content differs on disk now (by any writer). */
+export function changedVerifierFiles(root: string, r: VerifierRecord): string[] {
+  return [...r.files].filter(([rel, hash]) => fingerprint(path.join(root, rel)) !== hash).map(([rel]) => rel);
+}
+
 /**
  * Refuses proposals that touch what defines the checks, and stops a run whose recorded definition
  * changed on disk while a step ran (the checks would no longer be the ones the run started with).
@@ -312,7 +317,7 @@ export function verifierIntegrityCritic(root: string, record: () => VerifierReco
     reviewResult() {
       const r = record();
       if (!r) return { verdict: 'continue', reason: 'no verifier record' };
-      const changed = [...r.files].filter(([rel, hash]) => fingerprint(path.join(root, rel)) !== hash).map(([rel]) => rel);
+      const changed = changedVerifierFiles(root, r);
       if (changed.length === 0) return { verdict: 'continue', reason: `${r.files.size} file(s) defining the checks unchanged since step 0` };
       return { verdict: 'stop', reason: `what defines the checks changed on disk during the run: ${changed.join(', ')}; the checks are no longer the ones step 0 recorded` };
     },

@@ -108,8 +108,19 @@ export interface RunReport {
   held?: HeldState;
 }
 
+/** What the launcher's preflight found before the run (core/launch.ts), as the run's `run-start` says it. */
+export interface PreflightFound {
+  /** Who started the run: `cli`, `mcp`, `vscode`, `vscode-tool`, `vscode-chat`, `evals`, `hook`. */
+  frontEnd: string;
+  /** The checks were discovered (none configured), and what discovery said. */
+  discovered: boolean;
+  notes: string[];
+  /** Interrupted runs whose files the run started over anyway (the CLI's `--ignore-interrupted`). */
+  ignoredInterrupted: string[];
+}
+
 export type RunEvent =
-  | { type: 'run-start'; step: 0; runId: string; root: string; model: string; instruction: string | null; checks: { name: string; command: string }[]; limits: RunReport['limits']; settings: Record<string, unknown>; ladder?: string[]; priced?: boolean }
+  | { type: 'run-start'; step: 0; runId: string; root: string; model: string; instruction: string | null; checks: { name: string; command: string }[]; limits: RunReport['limits']; settings: Record<string, unknown>; ladder?: string[]; priced?: boolean; frontEnd?: string; preflight?: PreflightFound }
   | { type: 'verify'; step: number; green: boolean; failureHash: string; failureCount: number; failures: Failure[]; flaky: Failure[]; checks: CheckSummary[]; durationMs: number; reason: 'initial' | 'step' | 'rollback' }
   /** A model call starts: the pre-call gates passed and the prompt is on its way (DESIGN: the UI follows events only). */
   | { type: 'model-call-start'; step: number; model: string; promptTokens: number; maxOutputTokens: number }
@@ -147,7 +158,13 @@ export type RunEvent =
     }
   | ({ type: 'escalated' } & Escalation)
   | { type: 'step-end'; step: number; record: StepRecord; tokensUsed: number; elapsedMs: number; costUsed?: number | null }
-  | { type: 'run-end'; step: number; report: RunReport };
+  | { type: 'run-end'; step: number; report: RunReport }
+  /**
+   * An agent host's hook call in a hook session (front end `hook:<host>`, issue 30): the gate's
+   * answer at the agent's stop (`block` sends it back to work, `allow` lets it stop) or before an edit
+   * tool writes (`deny`, `allow`), with the reason the agent or the user was given.
+   */
+  | { type: 'hook'; step: number; host: string; event: 'stop' | 'pre-tool' | 'post-tool'; hostEvent: string; answer: 'block' | 'allow' | 'deny'; reason: string; files?: string[]; sessionId: string | null };
 
 export type TimedEvent = RunEvent & { ts: string };
 

@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { redactDeep } from '../secrets';
 import type { RunEvent, TimedEvent } from './events';
-import { readRegularFileSync } from '../edit/regularFile';
+import { readRegularFileSync } from '../fileText';
 
 export class TraceWriter {
   constructor(readonly file: string) {

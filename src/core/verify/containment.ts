@@ -8,37 +8,19 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { readRegularFileSync } from '../edit/regularFile';
+import type { ProcStat } from '../liveness';
+import { readTextIfPresent } from '../fileText';
+import { hasProc, isRunning, processAlive, readProcStat } from '../liveness';
 
 /** The environment variable every process of a check inherits, so strays can be found after all. */
 export const CHECK_MARKER_ENV = 'FIX_UNTIL_GREEN_CHECK';
 
 const PROC = '/proc';
 
-interface Stat {
-  state: string;
-  pgrp: number;
-  /** Clock ticks after boot: with the PID, names one process across PID reuse. */
-  startTime: string;
-}
-
-function readStat(pid: number): Stat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`${PROC}/${pid}/stat`, 'latin1');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ESRCH' || code === 'EACCES' || code === 'EPERM') return undefined;
-    throw e;
-  }
-  // The command name (field 2) may hold spaces and parentheses: fields are counted after the last ')'.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { state: fields[0] ?? '', pgrp: Number(fields[2]), startTime: fields[19] ?? '' };
-}
-
-/** Running or sleeping: a zombie has exited (it only waits for its parent to read its status). */
-function live(s: Stat | undefined): s is Stat {
-  return s !== undefined && s.state !== 'Z' && s.state !== 'X' && s.state !== 'x';
+/** A process of a check: one that /proc shows running (not a zombie) and may be read. */
+function readLive(pid: number): ProcStat | undefined {
+  const st = readProcStat(pid);
+  return typeof st === 'object' && isRunning(st) ? st : undefined;
 }
 
 function readEnviron(pid: number): string | undefined {
@@ -50,10 +32,6 @@ function readEnviron(pid: number): string | undefined {
     if (code === 'ENOENT' || code === 'EACCES' || code === 'ESRCH' || code === 'EPERM') return undefined;
     throw e;
   }
-}
-
-function hasProc(): boolean {
-  return process.platform === 'linux' && existsSync(PROC);
 }
 
 /**
@@ -69,30 +47,11 @@ export function findProcesses(q: { pgids?: readonly number[]; marker?: string })
     if (!/^\d+$/.test(name)) continue;
     const pid = Number(name);
     if (pid === process.pid) continue;
-    const st = readStat(pid);
-    if (!live(st)) continue;
+    const st = readLive(pid);
+    if (!st) continue;
     if (groups.has(st.pgrp) || (needle !== undefined && readEnviron(pid)?.includes(needle))) found.push(pid);
   }
   return found;
-}
-
-/** This process's (or `pid`'s) start time, to tell it from a later process given the same PID. */
-export function processStartTime(pid: number = process.pid): string | undefined {
-  return hasProc() ? readStat(pid)?.startTime : undefined;
-}
-
-/** Whether the process `pid` that started at `startTime` (when known) still runs. */
-export function processAlive(pid: number, startTime: string | undefined): boolean {
-  if (hasProc()) {
-    const st = readStat(pid);
-    return live(st) && (startTime === undefined || st.startTime === startTime);
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export function signalPids(pids: readonly number[], signal: NodeJS.Signals): void {
@@ -234,7 +193,7 @@ export function cgroupMembers(dir: string): number[] {
     .split('\n')
     .filter(Boolean)
     .map(Number)
-    .filter((pid) => pid !== process.pid && live(readStat(pid)));
+    .filter((pid) => pid !== process.pid && readLive(pid) !== undefined);
 }
 
 /** SIGKILLs every process in the cgroup at once, forks in flight included. */
@@ -403,13 +362,15 @@ function groupExists(pgid: number): boolean {
 }
 
 function readRecord(file: string): CheckRecord | undefined {
+  const text = readTextIfPresent(file);
+  if (text === undefined) return undefined;
   try {
-    const r = JSON.parse(readRegularFileSync(file)) as CheckRecord;
+    const r = JSON.parse(text) as CheckRecord;
     return typeof r.marker === 'string' && typeof r.owner?.pid === 'number' ? r : undefined;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     // A torn or foreign file: nothing in it can be trusted to name processes.
-    return undefined;
+    if (e instanceof SyntaxError || e instanceof TypeError) return undefined;
+    throw e;
   }
 }
 

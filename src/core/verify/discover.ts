@@ -3,6 +3,7 @@
 // own scripts, and those of the packages that depend on the one a run is in.
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { readTextIfPresent } from '../fileText';
 import { parse as parseJsonc } from 'jsonc-parser';
 import type { CheckSpec, ParserId } from '../types';
 import { parserForCommand, resolveScript } from './infer';
@@ -81,14 +82,8 @@ class Found implements Discovery {
 }
 
 function readPackageJson(scope: Scope, found: Found): PackageJson | undefined {
-  const file = path.join(scope.dir, 'package.json');
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
+  const text = readTextIfPresent(path.join(scope.dir, 'package.json'));
+  if (text === undefined) return undefined;
   try {
     const v: unknown = JSON.parse(text);
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as PackageJson) : undefined;

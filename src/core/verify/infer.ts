@@ -1,6 +1,6 @@
 // Which parser reads a command's output: from the tool it runs, through package.json scripts.
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { readTextIfPresent } from '../fileText';
 import type { ParserId } from '../types';
 
 /** Infers a parser from a command line; test runners win over tsc and eslint in a chain. */
@@ -38,13 +38,8 @@ export function parserForScript(scripts: Record<string, string>, name: string): 
 }
 
 function scriptsIn(cwd: string): Record<string, string> | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path.join(cwd, 'package.json'), 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
+  const text = readTextIfPresent(path.join(cwd, 'package.json'));
+  if (text === undefined) return undefined;
   try {
     const v = JSON.parse(text) as { scripts?: unknown };
     return typeof v.scripts === 'object' && v.scripts !== null ? (v.scripts as Record<string, string>) : undefined;

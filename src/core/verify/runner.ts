@@ -8,7 +8,8 @@ import { execa } from 'execa';
 import stripAnsi from 'strip-ansi';
 import { redact, redactCutEdges, scrubEnv } from '../secrets';
 import type { CheckHandles } from './containment';
-import { argvInCgroup, CHECK_MARKER_ENV, createCheckCgroup, findProcesses, killAndWait, processStartTime, removeCgroupWhenEmpty, removeCheckRecord, signalCheck, writeCheckRecord } from './containment';
+import { processStartTime } from '../liveness';
+import { argvInCgroup, CHECK_MARKER_ENV, createCheckCgroup, findProcesses, killAndWait, removeCgroupWhenEmpty, removeCheckRecord, signalCheck, writeCheckRecord } from './containment';
 
 export interface RunCommandOptions {
   /** The command line; run without a shell unless it needs one (pipes, `&&`, quotes, globs...). */

@@ -3,6 +3,7 @@
 // why, and what a user should know about it (a runner without a parser, a config it cannot load).
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { readTextIfPresent } from '../fileText';
 import { load } from 'js-yaml';
 import type { ParserId } from '../types';
 import type { ScriptStep } from './infer';
@@ -121,11 +122,13 @@ export function mochaReporter(dir: string): { reporter: string; from: string } |
 }
 
 function readJsonObject(file: string): Record<string, unknown> | undefined {
+  const text = readTextIfPresent(file);
+  if (text === undefined) return undefined;
   try {
-    const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    const v: unknown = JSON.parse(text);
     return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || e instanceof SyntaxError) return undefined;
+    if (e instanceof SyntaxError) return undefined;
     throw e;
   }
 }

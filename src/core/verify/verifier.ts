@@ -11,6 +11,7 @@ import { checkRecordDir } from './containment';
 import { checkEnv, runCommand, splitCommand } from './runner';
 import type { Attempt, Confirmed } from './staged/attempt';
 import { checkResult, looseKey } from './staged/attempt';
+import { gateReuse } from './staged/gateReuse';
 import type { RunFull } from './staged/stager';
 import { Stager } from './staged/stager';
 
@@ -54,6 +55,11 @@ export interface VerifyOptions {
    * checks on, this lets the checks run warm or targeted; without it every check runs in full.
    */
   changed?: readonly string[];
+  /**
+   * Step 0 of a run that goes on to steps (staged checks on): a type check runs through the warm
+   * checker, whose whole-program answer is its full run, and the program stays built for the steps.
+   */
+  warmStart?: boolean;
 }
 
 export const DEFAULT_CHECK_TIMEOUT_SECONDS = 300;
@@ -154,10 +160,12 @@ export class Verifier {
     let checks: CheckResult[] | undefined;
     if (this.stager && options.changed !== undefined && previous && !previous.checks.some((c) => c.cancelled)) {
       const staged = await this.each((c) => this.stageCheck(c, previous, options.changed!, signal));
-      // Green is only ever decided by every check run in full: those that passed staged run again whole.
+      // Green is only ever decided by every check run in full: those that passed staged run again
+      // whole, unless their staged run already was the full check on these bytes (./staged/gateReuse).
       const passed = staged.every((c) => c.failures.length === 0 && c.exitCode === 0 && !c.cancelled);
-      checks = passed ? await this.each((c, i) => (staged[i]!.mode === 'full' ? Promise.resolve(staged[i]!) : this.gate(c, staged[i]!, previous, signal))) : staged;
+      checks = passed ? await this.each((c, i) => this.gate(c, staged[i]!, previous, signal)) : staged;
     }
+    if (this.stager && options.warmStart && !checks) checks = await this.each((c) => this.initialCheck(c, previous, signal));
     checks ??= await this.each(full);
     const failures: Failure[] = checks.flatMap((c) => c.failures);
     const flaky: Failure[] = checks.flatMap((c) => c.flaky);
@@ -182,13 +190,25 @@ export class Verifier {
     return out;
   }
 
-  /** The full run of a check whose staged run passed: the one that can say green. */
+  /** The full run of a check whose staged run passed: the one that can say green (taken as it is where it already was the full check). */
   private async gate(spec: CheckSpec, staged: CheckResult, previous: VerifyResult, signal?: AbortSignal): Promise<CheckResult> {
+    const reused = gateReuse(staged);
+    if (reused !== undefined) return { ...staged, stagedNote: `${staged.stagedNote ? `${staged.stagedNote}; ` : ''}${reused}` };
     const r = await this.runCheck(spec, previous, signal, 'gate');
     // A test that flaked in the staged run (failed, then passed on a retry) stays reported as flaky.
     const seen = new Set([...r.flaky, ...r.failures].map(looseKey));
     const flaky = [...r.flaky, ...staged.flaky.filter((f) => !seen.has(looseKey(f)))];
     return { ...r, flaky, stagedNote: `the ${staged.mode} run passed in ${staged.durationMs} ms; run in full to decide green` };
+  }
+
+  /** A check of step 0 that keeps warm (a type check), else its full run. */
+  private async initialCheck(spec: CheckSpec, previous: VerifyResult | undefined, signal?: AbortSignal): Promise<CheckResult> {
+    const parser = this.parserOf(spec);
+    if (parser !== 'tsc') return this.runCheck(spec, previous, signal);
+    const r = await this.stager!.initial(spec, parser, signal);
+    if (!('full' in r)) return r;
+    this.logger.debug(`check ${spec.name}: runs its command (${r.full})`);
+    return { ...(await this.runCheck(spec, previous, signal)), stagedNote: r.full };
   }
 
   /** A check of a step with staged checks on: warm or targeted, else in full with the reason in its note. */

@@ -3,6 +3,7 @@
 // in one package also runs the checks of the packages that depend on it.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { readTextIfPresent } from '../fileText';
 import { load } from 'js-yaml';
 import picomatch from 'picomatch';
 
@@ -28,13 +29,8 @@ const MAX_DEPTH = 4;
 const DEP_FIELDS = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'] as const;
 
 function readJson(file: string): Record<string, unknown> | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if (['ENOENT', 'ENOTDIR', 'EISDIR'].includes((e as NodeJS.ErrnoException).code ?? '')) return undefined;
-    throw e;
-  }
+  const text = readTextIfPresent(file, ['ENOTDIR', 'EISDIR']);
+  if (text === undefined) return undefined;
   try {
     const v: unknown = JSON.parse(text);
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;

@@ -2,13 +2,13 @@
 // to with the official SDK's client over stdio, on a real failing project with real checks and a
 // replay model (issue 17).
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, ensureBuilt } from '../../support/cli';
-import { copyFixture, treeHash } from '../../support/fixtures';
+import { copyFixture, REPO, treeHash } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 import { diffOf, reply } from '../../support/replies';
 
@@ -119,6 +119,32 @@ describe('fix-until-green mcp (a real MCP server on stdio)', function () {
     assert.equal(missing.isError, true);
     assert.match(textOf(missing), /is not a directory/);
     assert.equal(treeHash(s.project), tree);
+  });
+
+  it('fix climbs the folder\'s model ladder: the escalate-then-green eval folder ends green, as `run` does', async () => {
+    // The eval's project (real mocha), its settings naming strong.json as the escalation model.
+    const scenario = path.join(REPO, 'evals', 'escalate-then-green');
+    const project = path.join(s.dir, 'escalate');
+    cpSync(path.join(scenario, 'project'), project, { recursive: true });
+    symlinkSync(path.join(REPO, 'node_modules'), path.join(project, 'node_modules'), 'dir');
+    const settings = JSON.parse(readFileSync(path.join(project, '.vscode', 'settings.json'), 'utf8')) as Record<string, unknown>;
+    settings['fixUntilGreen.model.escalation'] = [{ provider: 'replay', id: path.join(scenario, 'strong.json') }];
+    writeFileSync(path.join(project, '.vscode', 'settings.json'), JSON.stringify(settings));
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--cwd', project, '--storage', s.storage, '--model', `replay:${path.join(scenario, 'replay.json')}`], stderr: 'pipe' });
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    client = new Client({ name: 'fug-test-client', version: '1.0.0' });
+    await client.connect(transport);
+
+    const fixed = (await client.callTool({ name: 'fixUntilGreen_fix', arguments: {} })) as CallToolResult;
+    assert.ok(!fixed.isError, textOf(fixed));
+    const f = fixed.structuredContent as { stopReason: string; outcome: string; steps: unknown[]; tracePath: string };
+    assert.equal(f.stopReason, 'green', `${textOf(fixed)}\n${stderr}`);
+    assert.equal(f.outcome, 'fixed');
+    assert.equal(f.steps.length, 3);
+    const trace = readFileSync(f.tracePath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; to?: string; preflight?: { frontEnd: string } });
+    assert.deepEqual(trace.filter((e) => e.type === 'escalated').map((e) => e.to), ['replay:strong.json']);
+    assert.equal(trace.find((e) => e.type === 'run-start')?.preflight?.frontEnd, 'mcp');
+    assert.equal(readFileSync(path.join(project, 'src', 'discount.js'), 'utf8'), readFileSync(path.join(scenario, 'expected', 'src', 'discount.js'), 'utf8'));
   });
 
   it('parses a check output into failures and the identity the checks compute', async () => {

@@ -40,9 +40,72 @@ describe('edit/apply', () => {
   it('keeps CRLF endings, the BOM and a missing final newline', async () => {
     const crlf = '\uFEFF' + FN.replace(/\n/g, '\r\n').replace(/\r\n$/, '');
     put('x.ts', crlf);
-    const r = await run('x.ts\n<<<<<<< SEARCH\n  return 2;\n}\n=======\n  return 2 + 0;\n}\n>>>>>>> REPLACE\n');
+    const r = await run('x.ts\n<<<<<<< SEARCH\n  return 1;\n}\n=======\n  return 1 + 0;\n}\n>>>>>>> REPLACE\n');
     assert.deepEqual(r.errors, []);
-    assert.equal(get('x.ts'), crlf.replace('return 2;', 'return 2 + 0;'));
+    assert.equal(get('x.ts'), crlf.replace('return 1;', 'return 1 + 0;'));
+  });
+
+  it('lets the new text decide the final newline where an edit reaches the end of the file', async () => {
+    const noEol = FN.replace(/\n$/, '');
+    put('x.ts', noEol);
+    await run('x.ts\n<<<<<<< SEARCH\n  return 2;\n}\n=======\n  return 3;\n}\n>>>>>>> REPLACE\n');
+    assert.equal(get('x.ts'), FN.replace('return 2', 'return 3'), 'a REPLACE ends with a newline: the file gets one');
+    put('y.ts', noEol);
+    await run('--- a/y.ts\n+++ b/y.ts\n@@ -6,2 +6,2 @@\n-  return 2;\n+  return 3;\n }\n\\ No newline at end of file\n');
+    assert.equal(get('y.ts'), noEol.replace('return 2', 'return 3'), 'a diff that says so keeps none');
+    put('z.ts', FN);
+    await run('--- a/z.ts\n+++ b/z.ts\n@@ -6,2 +6,2 @@\n-  return 2;\n+  return 3;\n }\n\\ No newline at end of file\n');
+    assert.equal(get('z.ts'), noEol.replace('return 2', 'return 3'), 'and drops one the file had');
+  });
+
+  it('never duplicates the BOM a model copied into its edit, and keeps the file\'s own', async () => {
+    put('b.ts', '\uFEFFexport const A = 1;\nexport const B = 2;\n');
+    await run('b.ts\n<<<<<<< SEARCH\n\uFEFFexport const A = 1;\n=======\n\uFEFFexport const A = 10;\n>>>>>>> REPLACE\n');
+    assert.equal(readFileSync(path.join(root, 'b.ts')).toString('hex').match(/efbbbf/g)?.length, 1);
+    assert.equal(get('b.ts'), '\uFEFFexport const A = 10;\nexport const B = 2;\n');
+    await run('--- a/b.ts\n+++ b/b.ts\n@@ -1,2 +1,2 @@\n-\uFEFFexport const A = 10;\n+\uFEFFexport const A = 11;\n export const B = 2;\n');
+    assert.equal(get('b.ts'), '\uFEFFexport const A = 11;\nexport const B = 2;\n');
+    // A model that leaves the BOM out of its edit still leaves it in the file.
+    await run('b.ts\n<<<<<<< SEARCH\nexport const A = 11;\n=======\nexport const A = 12;\n>>>>>>> REPLACE\n');
+    assert.equal(get('b.ts'), '\uFEFFexport const A = 12;\nexport const B = 2;\n');
+  });
+
+  it('appends an empty SEARCH\'s REPLACE to an existing file, unless it repeats the file', async () => {
+    put('a.ts', 'export const A = 1;');
+    const r = await run('a.ts\n<<<<<<< SEARCH\n=======\nexport const B = 2;\n>>>>>>> REPLACE\n');
+    assert.deepEqual(r.files, [{ path: 'a.ts', kind: 'modify', added: 1, removed: 0 }]);
+    assert.equal(get('a.ts'), 'export const A = 1;\nexport const B = 2;\n');
+    const before = treeHash(root);
+    const parsed = parseReply('a.ts\n<<<<<<< SEARCH\n=======\nexport const A = 1;\nexport const B = 2;\nexport const C = 3;\n>>>>>>> REPLACE\n');
+    const again = await applyEdits(parsed.edits, { workspace: new FsWorkspace(root), policy: { root } });
+    assert.equal(again.applied, false);
+    assert.match(again.errors[0]!, /a\.ts: the search\/replace block at reply line 1 has an empty SEARCH, which appends its REPLACE to the end of the file, but the REPLACE repeats 2 of the file's 2 lines \(the first: `export const A = 1;`\): adding them again would duplicate them/);
+    assert.equal(treeHash(root), before, 'refused: byte-identical');
+  });
+
+  it('places an insertion with no context after the line its `-N,0` header names, and refuses one without', async () => {
+    put('i.ts', 'a\nb\nc\n');
+    await run('--- a/i.ts\n+++ b/i.ts\n@@ -2,0 +3,2 @@\n+x\n+y\n@@ -3,0 +6 @@\n+z\n');
+    assert.equal(get('i.ts'), 'a\nb\nx\ny\nc\nz\n');
+    await run('--- a/i.ts\n+++ b/i.ts\n@@ -0,0 +1 @@\n+// top\n');
+    assert.equal(get('i.ts'), '// top\na\nb\nx\ny\nc\nz\n');
+    const before = treeHash(root);
+    for (const [hunk, why] of [
+      ['@@ -3,2 +3,3 @@\n+w\n', /has no context or removed lines, and its header gives no `-N,0` line to insert after/],
+      ['@@ -40,0 +41 @@\n+w\n', /inserts after line 40 \(its header `@@ -40,0 \+41 @@`\), but the file has only 7 lines/],
+    ] as const) {
+      const parsed = parseReply(`--- a/i.ts\n+++ b/i.ts\n${hunk}`);
+      const r = await applyEdits(parsed.edits, { workspace: new FsWorkspace(root), policy: { root } });
+      assert.equal(r.applied, false);
+      assert.match(r.errors[0]!, why);
+    }
+    assert.equal(treeHash(root), before);
+  });
+
+  it('creates a file a diff names on both sides with one `@@ -0,0` hunk of added lines', async () => {
+    const r = await run('--- a/src/new.ts\n+++ b/src/new.ts\n@@ -0,0 +1,2 @@\n+export const N = 1;\n+export const M = 2;\n');
+    assert.deepEqual(r.files, [{ path: 'src/new.ts', kind: 'create', added: 2, removed: 0 }]);
+    assert.equal(get('src/new.ts'), 'export const N = 1;\nexport const M = 2;\n');
   });
 
   it('matches despite whitespace differences and re-indents the added lines', async () => {

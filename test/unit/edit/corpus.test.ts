@@ -162,6 +162,24 @@ describe('edit/corpus: model replies and their expected results', () => {
     for (const c of cases) await sameThroughCli(c, inProcess);
   });
 
+  it('refuses, through `fix-until-green apply --stop-reason length`, a reply the provider cut off', async () => {
+    const c = cases.find((x) => x.expect.applied)!;
+    const ws = setup(c);
+    try {
+      const before = fullTreeHash(ws.dir);
+      const out: string[] = [];
+      const io: ApplyCliIo = { stdout: (t) => out.push(t), stderr: () => undefined, readStdin: async () => c.reply };
+      const status = await main(['apply', '--cwd', ws.project, '--storage', ws.storage, '--stop-reason', 'length'], io);
+      assert.equal(status, 1);
+      const json = JSON.parse(out.join('\n')) as { applied: boolean; errors: string[] };
+      assert.equal(json.applied, false);
+      assert.match(json.errors[0]!, /the reply was cut off: the provider stopped it at the output limit \(stop reason `length`\)/);
+      assert.equal(fullTreeHash(ws.dir), before);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
   // The built bundle as a real process (stdin, stdout, exit code), on one applied and one refused reply.
   it('gives the same results through `fix-until-green apply` as a real process', async function () {
     this.timeout(300_000);

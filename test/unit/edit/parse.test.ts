@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { cleanPathLine, parseReply } from '../../../src/core/edit/parse';
+import { parseReply } from '../../../src/core/edit/parse';
+import { cleanPathLine, fenceInfoPath } from '../../../src/core/edit/pathLines';
 import type { FilePatch, SearchReplaceEdit } from '../../../src/core/edit/parse';
 
 describe('edit/parse', () => {
@@ -141,5 +142,50 @@ describe('edit/parse', () => {
     for (const lang of ['diff', 'patch', '', 'DIFF']) assert.deepEqual(parseReply(`\`\`\`${lang}\n${diff}\`\`\`\n`).errors, [], lang);
     // A search/replace block in a language fence is still an edit.
     assert.equal(parseReply('```ts\nsrc/a.ts\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n').edits.length, 1);
+  });
+  it('never takes a fence\'s language for a path; takes a path from a fence\'s info string', () => {
+    const sr = '<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n';
+    for (const lead of ['**src/App.jsx**\n```jsx\nsrc/App.jsx\n```jsx\n', '```jsx\nsrc/App.jsx\n```\n```jsx\n', 'src/App.jsx\n```jsx\n', '```jsx src/App.jsx\n', '```typescript:src/App.jsx\n']) {
+      const r = parseReply(lead + sr);
+      assert.deepEqual(r.errors, [], lead);
+      assert.deepEqual(r.edits.map((e) => e.newPath), ['src/App.jsx'], lead);
+    }
+    for (const lang of ['python', 'jsx', 'css', 'c++', 'objective-c', '']) assert.equal(fenceInfoPath(lang), null, lang);
+    assert.equal(fenceInfoPath('ts title="src/a.ts"'), 'src/a.ts');
+    assert.equal(fenceInfoPath('Makefile.am'), 'Makefile.am');
+  });
+
+  it('reads a ```diff fence nested in a ```markdown fence as an edit, and nothing in a diff body as a fence', () => {
+    const diff = '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,3 +1,3 @@\n x\n-a\n+b\n y\n';
+    for (const outer of ['```markdown', '````markdown', '```md']) {
+      const close = outer.startsWith('````') ? '````' : '```';
+      const r = parseReply(`${outer}\n# Fix\n\n\`\`\`diff\n${diff}\`\`\`\n${close}\n`);
+      assert.deepEqual(r.errors, [], outer);
+      assert.equal(r.edits.length, 1, outer);
+    }
+    // A context line that is a fence in the edited markdown file stays a context line.
+    const md = parseReply('```diff\n--- a/README.md\n+++ b/README.md\n@@ -1,4 +1,4 @@\n ```ts\n-a\n+b\n ```\n```\n');
+    assert.deepEqual(md.errors, []);
+    assert.deepEqual((md.edits[0] as FilePatch).hunks[0]!.lines.map((l) => l.op + l.text), [' ```ts', '-a', '+b', ' ```']);
+  });
+
+  it('refuses a reply the provider cut off (its stop reason), whatever its edits look like', () => {
+    const whole = '```diff\n--- a/a.ts\n+++ b/a.ts\n@@ -1,3 +1,3 @@\n x\n-a\n+b\n y\n```\n';
+    for (const stopReason of ['length', 'max_tokens', 'model_context_window_exceeded']) {
+      const r = parseReply(whole, 'auto', { stopReason });
+      assert.deepEqual(r.edits, [], stopReason);
+      assert.match(r.errors[0]!, new RegExp(`cut off: the provider stopped it at the output limit \\(stop reason \`${stopReason}\`\\)`));
+    }
+    for (const stopReason of ['stop', 'end_turn', undefined]) assert.deepEqual(parseReply(whole, 'auto', { stopReason }).errors, [], String(stopReason));
+  });
+
+  it('takes an unclosed fence at the end as a cut-off, counts alone never', () => {
+    // Counts met, fence never closed: cut off (the last line may be cut mid-line).
+    const r = parseReply('```diff\n--- a/a.ts\n+++ b/a.ts\n@@ -1,2 +1,2 @@\n x\n-a\n+b(');
+    assert.match(r.errors[0]!, /a\.ts: hunk 1 \(reply line 4, `@@ -1,2 \+1,2 @@`\) runs to the end of the reply inside the fence opened at reply line 1, which is never closed/);
+    // Counts short, no fence: a model's miscount, applied by content.
+    assert.deepEqual(parseReply('--- a/a.ts\n+++ b/a.ts\n@@ -1,12 +1,14 @@\n x\n-a\n+b\n').errors, []);
+    // A terminated search/replace block in a fence left open is complete.
+    assert.deepEqual(parseReply('```ts\na.ts\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n').errors, []);
   });
 });

@@ -8,7 +8,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RunLockRecord } from '../../../src/core/edit/runLock';
-import { RUN_LOCK_DIR_ENV, acquireRunLock, isHolderAlive, liveRunLock, processStartTime, readRunLock, runLockDir, runLockPath } from '../../../src/core/edit/runLock';
+import { RUN_LOCK_DIR_ENV, acquireRunLock, isHolderAlive, liveRunLock, readRunLock, runLockDir, runLockPath } from '../../../src/core/edit/runLock';
+import { processStartTime } from '../../../src/core/liveness';
 import { REPO } from '../../support/fixtures';
 
 const HOLDER = path.join(REPO, 'test', 'support', 'runLockHolder.ts');

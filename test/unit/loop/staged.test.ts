@@ -1,6 +1,7 @@
 // A whole run with staged checks, on a real project (tsc with checkJs + node:test): a non-final step
-// runs tsc warm and the tests targeted, the fixing step is green only from the full checks, the
-// trace says each check's mode, and no warm worker outlives the run. With staging off, the same run
+// runs tsc warm and the tests targeted, the fixing step is green only from the full checks (the warm
+// type check's whole-program answer among them, reused by the gate, which says why), the trace says
+// each check's mode, and no warm worker outlives the run. With staging off, the same run
 // takes the same steps with full checks every step.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -64,11 +65,14 @@ describe('a run with staged checks', function () {
     assert.equal(report.stopReason, 'green', report.detail);
     assert.equal(report.steps.length, 2);
     assert.deepEqual(verifies.map((v) => v.step), [0, 1, 2]);
-    assert.deepEqual(modes(verifies[0]!.checks), ['tsc:full', 'test:full']);
+    assert.deepEqual(modes(verifies[0]!.checks), ['tsc:warm', 'test:full'], 'step 0 builds the warm program as its type check');
+    assert.match(verifies[0]!.checks[0]!.note ?? '', /the full type check; kept warm for the steps/);
     assert.deepEqual(modes(verifies[1]!.checks), ['tsc:warm', 'test:targeted'], 'the non-final step');
+    assert.match(verifies[1]!.checks[0]!.note ?? '', /re-checked warm/, 'the first step finds the program built');
     assert.equal(verifies[1]!.green, false);
     assert.match(verifies[1]!.checks[1]!.note ?? '', /1 failing/);
-    assert.deepEqual(modes(verifies[2]!.checks), ['tsc:full', 'test:full'], 'green only from the full checks');
+    assert.deepEqual(modes(verifies[2]!.checks), ['tsc:warm', 'test:full'], 'green only from the full checks');
+    assert.match(verifies[2]!.checks[0]!.note ?? '', /the gate reused this run as the full type check: tsc's own diagnostics for the whole program/, 'the trace says why the warm run is the full type check');
     assert.match(verifies[2]!.checks[1]!.note ?? '', /targeted run passed/);
     // The non-final step saw the same failure as step 0: the identity compares like with like.
     assert.equal(verifies[1]!.failureHash, verifies[0]!.failureHash);

@@ -4,9 +4,9 @@
 // other files' failures carried.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Failure } from '../../../src/core/types';
+import type { Failure, VerifyResult } from '../../../src/core/types';
 import { checkEnv } from '../../../src/core/verify/runner';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { findProcesses, reapStrays } from '../../../src/core/verify/containment';
@@ -63,7 +63,7 @@ describe('staged checks: warm tsc', function () {
     assert.deepEqual(keys(fixed.failures), keys(cold.failures));
   });
 
-  it('a step that passes warm is decided by the command: green only from the full run', async () => {
+  it('a step that passes warm is green from that run: the gate reuses it as the full type check and says why; the command agrees', async () => {
     const v0 = await v.verify(undefined, { previous: null });
     for (const [f, from, to] of [['src/price.ts', "'free'", '0'], ['src/price.ts', '{ name: item.name }', '{ name: 1 }'], ['src/cart.ts', "padStart('8')", 'padStart(8)']] as const) {
       const p = path.join(s.project, f);
@@ -71,7 +71,68 @@ describe('staged checks: warm tsc', function () {
     }
     const v1 = await v.verify(undefined, { previous: v0, changed: ['src/price.ts', 'src/cart.ts'] });
     assert.equal(v1.green, true);
-    assert.equal(v1.checks[0]!.mode, 'full');
+    assert.equal(v1.checks[0]!.mode, 'warm');
+    assert.equal(v1.checks[0]!.runs, 1, 'the command did not run again');
+    assert.match(v1.checks[0]!.stagedNote ?? '', /the gate reused this run as the full type check: tsc's own diagnostics for the whole program, on the bytes it judges/);
+    const cold = await new Verifier({ root: s.project, checks: [TSC], parallel: false, outputLimitKb: 256 }).verify();
+    assert.equal(cold.green, true, 'the command on the same bytes is green too');
+
+    // A warm check that fails is no gate: nothing is reused, the failure stands.
+    const p = path.join(s.project, 'src/cart.ts');
+    writeFileSync(p, readFileSync(p, 'utf8').replace('padStart(8)', "padStart('8')"));
+    const v2 = await v.verify(undefined, { previous: v1, changed: ['src/cart.ts'] });
+    assert.equal(v2.green, false);
+    assert.doesNotMatch(v2.checks[0]!.stagedNote ?? '', /reused/);
+  });
+
+  it('step 0 of a run builds the warm program: its answer is the command\'s, and the first step finds it built', async () => {
+    const command = await new Verifier({ root: s.project, checks: [TSC], parallel: false, outputLimitKb: 256 }).verify();
+    const v0 = await v.verify(undefined, { previous: null, warmStart: true });
+    assert.equal(v0.checks[0]!.mode, 'warm');
+    assert.match(v0.checks[0]!.stagedNote ?? '', /checked by the warm checker, tsc's own diagnostics as the command prints them: the full type check/);
+    assert.equal(v0.failureHash, command.failureHash);
+    assert.deepEqual(keys(v0.failures), keys(command.failures));
+    assert.equal(warmWorkers(s.storage).length, 1, 'the warm worker lives on for the steps');
+
+    const file = path.join(s.project, 'src', 'price.ts');
+    writeFileSync(file, readFileSync(file, 'utf8').replace("shipping: number = 'free'", 'shipping: number = 0'));
+    const v1 = await v.verify(undefined, { previous: v0, changed: ['src/price.ts'] });
+    assert.equal(v1.checks[0]!.mode, 'warm');
+    assert.match(v1.checks[0]!.stagedNote ?? '', /re-checked warm in \d+ ms/, 'no second build');
+    assert.equal(v1.failures.length, 2);
+  });
+
+  it('a warm check slower than the command gives way to it, saying why, this step and the next', async () => {
+    const v0 = await v.verify(undefined, { previous: null });
+    // The command's last full run as it would read on a project where tsc is quick: 1 ms.
+    const quick = { ...v0, checks: v0.checks.map((c) => ({ ...c, durationMs: 1, runDurationsMs: [1] })) };
+    await v.warm();
+    const file = path.join(s.project, 'src', 'price.ts');
+    writeFileSync(file, readFileSync(file, 'utf8').replace("shipping: number = 'free'", 'shipping: number = 0'));
+    // Each step: the warm checker either answers (and, slower than 1 ms, gives way from the next step
+    // on), or would answer later than the command's 1 ms while it settles (the command runs this step).
+    let previous: VerifyResult = quick;
+    let gaveWay = false;
+    for (let step = 1; step <= 3; step++) {
+      const r = await v.verify(undefined, { previous, changed: ['src/price.ts'] });
+      const c = r.checks[0]!;
+      assert.equal(r.failures.length, 2, 'either way the answer is tsc\'s');
+      if (gaveWay) {
+        assert.equal(c.mode, 'full');
+        assert.match(c.stagedNote ?? '', /the command runs from now on: a warm check took \d+ ms, longer than the command's 1 ms/);
+        break;
+      }
+      if (c.mode === 'warm') {
+        assert.match(c.stagedNote ?? '', /slower than the command \(1 ms\): the command runs from the next step on/);
+        gaveWay = true;
+      } else {
+        assert.equal(c.mode, 'full');
+        assert.match(c.stagedNote ?? '', /the warm checker would answer in about \d+ ms \(still computing its signatures\), the command took 1 ms: the command runs this step/);
+      }
+      previous = { ...r, checks: r.checks.map((x) => ({ ...x, mode: 'full' as const, durationMs: 1, runDurationsMs: [1] })) };
+    }
+    assert.ok(gaveWay, 'the warm checker gave way for good');
+    assert.deepEqual(warmWorkers(s.storage), [], 'and its worker is gone');
   });
 
   it('the warm worker is gone after release, after a cancel, and is reaped after its owner crashed', async () => {
@@ -104,6 +165,19 @@ describe('staged checks: warm tsc', function () {
       assert.match(v1.checks[0]!.stagedNote ?? '', /warm type check not possible.*emits files/);
     } finally {
       await emits.release();
+    }
+  });
+
+  it('a folder with no tsconfig.json is no warm program: the command runs (and fails as tsc does), saying why', async () => {
+    rmSync(path.join(s.project, 'tsconfig.json'));
+    const bare = new Verifier({ root: s.project, checks: [{ name: 'tsc', command: 'tsc --noEmit' }], parallel: false, outputLimitKb: 256, staged: true, storageDir: s.storage });
+    try {
+      const v0 = await bare.verify(undefined, { previous: null, warmStart: true });
+      assert.equal(v0.checks[0]!.mode, 'full');
+      assert.match(v0.checks[0]!.stagedNote ?? '', /no tsconfig\.json found and no files named/);
+      assert.equal(v0.green, false, 'tsc with nothing to check prints its help and fails');
+    } finally {
+      await bare.release();
     }
   });
 

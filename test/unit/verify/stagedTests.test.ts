@@ -68,6 +68,23 @@ for (const runner of RUNNERS) {
       assert.equal(v1.checks[0]!.runs, 1);
     });
 
+    it('a selection that holds every test file runs the command itself: the full test run, which the gate reuses, saying so', async () => {
+      rmSync(file('test/text.test.js'));
+      rmSync(file('test/flaky.test.js'));
+      const v0 = await v.verify(undefined, { previous: null });
+      assert.deepEqual(ids(v0), ['add adds']);
+      ran();
+
+      edit('src/math.js', 'a - b', 'a + b');
+      const v1 = await v.verify(undefined, { previous: v0, changed: ['src/math.js'] });
+      assert.equal(v1.green, true, v1.checks[0]!.output);
+      const c = v1.checks[0]!;
+      assert.equal(c.mode, 'full');
+      assert.match(c.stagedNote ?? '', /the failing and related test files are all 1 test file\(s\) there are: the command ran itself, the full test run/);
+      assert.match(c.stagedNote ?? '', /the gate reused this run: it was the check's full run, on the bytes it judges/);
+      assert.deepEqual(ran(), ['math'], 'the suite ran once');
+    });
+
     it('a step that breaks a test stops at the targeted set: no full run, the failure confirmed by its file alone', async () => {
       const v0 = await greenStart();
 

@@ -10,7 +10,7 @@ import type { ReplayResponse } from '../../../src/core/model/replay';
 import { ReplayProvider } from '../../../src/core/model/replay';
 import { defaultSettings } from '../../../src/core/settings';
 import type { Settings } from '../../../src/core/settings';
-import type { FolderEngine, RunLike, RunWiring } from '../../../src/vscode/controller';
+import type { FolderEngine, RunLike, RunWiring, SettingsSource } from '../../../src/vscode/controller';
 import type { Problem } from '../../../src/vscode/fixActions';
 import { noChatModel } from '../../../src/vscode/fixActions';
 import { notAppliedWhy } from '../../../src/vscode/explain';
@@ -19,7 +19,14 @@ import type { RunState } from '../../../src/vscode/runState';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 import { diffOf, reply } from '../../support/replies';
-import { Verifier } from '../../../src/core/verify/verifier';
+import type { CheckSpec } from '../../../src/core/types';
+import type { Verifier } from '../../../src/core/verify/verifier';
+import { silentLogger } from '../../../src/core/types';
+import type { RunReport } from '../../../src/core/trace/events';
+import { launchingEngine } from '../../../src/vscode/launchingEngine';
+import { NO_KEYS } from '../../../src/core/launch';
+import { refusalProblem } from '../../../src/vscode/refusals';
+import { calcCheckCommand } from '../../support/checks';
 import { CALC, calcVerifier } from './calcVerifier';
 
 const LIMITS = { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 };
@@ -153,23 +160,37 @@ describe('the controller owns the folder\'s files', () => {
   const edit = (body: string, from = original): string => from.replace(/(mul\(a: number, b: number\): number \{\n {2}return ).*;/, `$1${body};`);
   const calc = (): string => readFileSync(path.join(s.project, CALC), 'utf8');
 
-  /** The folder's engine as folderEngine.ts builds it, over the real Run and workspace, with a replay model. */
-  function engine(responses: ReplayResponse[], verifier: Verifier = calcVerifier(s.project, s.storage), model?: Problem): FolderEngine & { labels: string[] } {
+  /**
+   * The folder's engine as folderEngine.ts builds it (launchingEngine: the core's launcher, the real
+   * Run and verifier) with a replay model and plain files; the calc check is the folder's configured
+   * check (with `hold`, it waits while that file exists), or `checks` when given.
+   */
+  function engine(responses: ReplayResponse[], hold?: string, model?: Problem, checks: CheckSpec[] = [{ name: 'test', command: calcCheckCommand(hold), parser: 'tap' }]): FolderEngine & { labels: string[] } {
     const labels: string[] = [];
-    return {
-      labels,
-      modelProblem: async () => model,
-      storageDir: s.storage,
-      createRun: async (settings, instruction, w) =>
-        new Run({ workspace: new FsWorkspace(s.project), verifier, provider: new ReplayProvider({ responses }), settings, storageDir: s.storage, signal: w.signal, onEvent: w.onEvent, ...(instruction ? { instruction } : {}) }),
-      createVerifier: () => verifier,
+    const inner = launchingEngine(s.project, s.storage, {
+      keys: NO_KEYS,
+      model: () => (model ? { ok: false, problem: model.message, detail: model } : { ok: true, provider: new ReplayProvider({ responses }) }),
       workspace: (label) => {
-        labels.push(label);
+        if (label !== undefined) labels.push(label);
         return new FsWorkspace(s.project);
       },
+      logger: silentLogger,
+    });
+    const withChecks = (src: SettingsSource): SettingsSource => () => {
+      const a = src();
+      return a.ok ? { ok: true, settings: { ...a.settings, checks } } : a;
     };
+    return { ...inner, labels, prepareRun: (src, x, own) => inner.prepareRun(withChecks(src), x, own), prepareChecks: (src) => inner.prepareChecks(withChecks(src)) };
   }
   const settings = (maxSteps: number): Settings => ({ ...defaultSettings(), maxSteps });
+  const source = (st: Settings): SettingsSource => () => ({ ok: true, settings: st });
+
+  /** Prepares a run through the launcher, as the commands do, and runs it. */
+  async function run(c: RunController, st: Settings, instruction = ''): Promise<RunReport> {
+    const launch = await c.prepare(source(st));
+    assert.ok(launch.ok, `refused: ${JSON.stringify(!launch.ok && launch.refusal)}`);
+    return c.run(launch.prepared, instruction);
+  }
 
   it('reviews the changed files: Undo puts one back, a file the user changed is left alone and named, Keep keeps', async () => {
     const fixed = edit('a * b');
@@ -177,7 +198,7 @@ describe('the controller owns the folder\'s files', () => {
     const created = ['--- /dev/null', `+++ b/${extra}`, '@@ -0,0 +1 @@', '+export const EXTRA = 1;', ''].join('\n');
     const e = engine([{ text: reply([diffOf(CALC, original, fixed), created]), usage: { input: 1000, output: 100 } }]);
     const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: e });
-    assert.equal((await c.run(settings(3), '')).stopReason, 'green');
+    assert.equal((await run(c, settings(3))).stopReason, 'green');
     const files = (): string[] => c.state.review?.files.map((f) => `${f.path}:${f.kind}:${f.decision}`) ?? [];
     assert.deepEqual(files(), [`${CALC}:modified:pending`, `${extra}:added:pending`]);
     // The original is beside the run for the diff's left side.
@@ -200,15 +221,25 @@ describe('the controller owns the folder\'s files', () => {
     await assert.rejects(c.undoFiles(['src/nope.ts']), /not a file the run changed: src\/nope\.ts/);
   });
 
-  it('preflight names what stops a run (the model, then the checks) before anything starts', async () => {
+  it('preparing names what stops a run (the model, then the checks) before anything starts', async () => {
     const ok = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([]) });
-    assert.deepEqual(await ok.preflight(settings(3)), []);
-    const noChecks = new Verifier({ root: s.project, checks: [], parallel: false, outputLimitKb: 64, flakyReruns: 0, storageDir: s.storage });
-    const bad = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([], noChecks, noChatModel('')) });
-    const problems = await bad.preflight(settings(3));
-    assert.deepEqual(problems.map((p) => p.message), ['No chat model is available in VS Code.', 'The checks cannot run: no checks configured or discovered: set fixUntilGreen.checks']);
-    assert.deepEqual(problems[0]!.actions, [{ kind: 'chooseModel' }, { kind: 'openSetting', setting: 'fixUntilGreen.model.provider' }]);
-    assert.deepEqual(problems[1]!.actions, [{ kind: 'openSetting', setting: 'fixUntilGreen.checks' }]);
+    assert.equal((await ok.prepare(source(settings(3)))).ok, true);
+    // Nothing to discover either: no tsconfig, no test script.
+    rmSync(path.join(s.project, 'tsconfig.json'));
+    const words = { folderName: 'calc', what: 'the run did not start' };
+    const problemOf = async (c: RunController): Promise<Problem> => {
+      const launch = await c.prepare(source(settings(3)));
+      assert.ok(!launch.ok, 'refused');
+      return refusalProblem(launch.refusal, words);
+    };
+    const bad = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([], undefined, noChatModel(''), []) });
+    const model = await problemOf(bad);
+    assert.equal(model.message, 'No chat model is available in VS Code.');
+    assert.deepEqual(model.actions, [{ kind: 'chooseModel' }, { kind: 'openSetting', setting: 'fixUntilGreen.model.provider' }]);
+    // With a model, the checks are next.
+    const checks = await problemOf(new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([], undefined, undefined, []) }));
+    assert.match(checks.message, /^The checks cannot run: no checks configured or discovered: set fixUntilGreen\.checks/);
+    assert.deepEqual(checks.actions, [{ kind: 'openSetting', setting: 'fixUntilGreen.checks' }]);
     assert.equal(bad.state.status, 'idle', 'a preflight starts no run');
     assert.equal(calc(), original);
   });
@@ -218,7 +249,7 @@ describe('the controller owns the folder\'s files', () => {
     const stale = original.replace('return a + b;\n}\n\nexport function mul', 'return a - b;\n}\n\nexport function mul').replace(/(mul[^]*?return )a \+ b;/, '$1a / b;');
     const e = engine([{ text: reply([diffOf(CALC, stale, edit('a * b', stale))]), usage: { input: 1000, output: 100 } }]);
     const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: e });
-    await c.run(settings(1), '');
+    await run(c, settings(1));
     const row = c.state.steps[0]!;
     assert.equal(row.applied, false);
     assert.ok((row.editErrors ?? []).length > 0, 'the edit event errors reach the row');
@@ -231,7 +262,7 @@ describe('the controller owns the folder\'s files', () => {
     const fixed = edit('a * b');
     const e = engine([{ text: reply([diffOf(CALC, original, fixed)]), usage: { input: 1000, output: 100 } }]);
     const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: e });
-    const report = await c.run(settings(3), 'keep the API');
+    const report = await run(c, settings(3), 'keep the API');
     assert.equal(report.stopReason, 'green');
     assert.equal(c.state.instruction, 'keep the API');
     assert.equal(calc(), fixed);
@@ -247,7 +278,7 @@ describe('the controller owns the folder\'s files', () => {
     const w1 = edit('a * b + 1');
     const w2 = edit('a * b + 2', w1);
     const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, w1)]) }, { text: reply([diffOf(CALC, w1, w2)]) }]) });
-    const r = await c.run(settings(2), '');
+    const r = await run(c, settings(2));
     assert.equal(r.stopReason, 'step-cap');
     assert.equal(calc(), original, 'a punt put the original back');
     assert.deepEqual(r.held, { step: 0, target: 'initial' }, 'the report says what the workspace holds');
@@ -269,19 +300,23 @@ describe('the controller owns the folder\'s files', () => {
     // Each verification waits while the hold file exists (outside the project).
     const hold = path.join(s.dir, 'hold');
     writeFileSync(hold, '');
-    const v = calcVerifier(s.project, s.storage, hold);
     const release = (): void => rmSync(hold, { force: true });
-    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, edit('a * b'))]) }], v) });
-    const running = c.run(settings(2), '');
-    await new Promise((r) => setImmediate(r));
+    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, edit('a * b'))]) }], hold) });
+    const running = run(c, settings(2));
+    // Preflight (the launcher) comes first; the run then holds the folder.
+    while (!c.running) await new Promise((r) => setImmediate(r));
     await assert.rejects(c.revertRun(), RunInProgressError);
     await assert.rejects(c.verify(settings(2)), RunInProgressError);
     release();
     assert.equal((await running).stopReason, 'green');
     // A check pass holds the folder: a run asked for meanwhile is refused, not interleaved.
+    const next = await c.prepare(source(settings(2)));
+    assert.ok(next.ok);
     writeFileSync(hold, '');
     const checking = c.verify(settings(2));
-    await assert.rejects(c.run(settings(2), ''), FolderBusyError);
+    const refused = await c.prepare(source(settings(2)));
+    assert.ok(!refused.ok && refused.refusal.kind === 'busy' && refused.refusal.task === 'a check pass', 'the launcher refuses a run meanwhile');
+    await assert.rejects(c.run(next.prepared, ''), FolderBusyError);
     await assert.rejects(c.revertRun(), FolderBusyError);
     release();
     assert.equal((await checking).green, true);
@@ -292,7 +327,7 @@ describe('the controller owns the folder\'s files', () => {
   it('finds a run the window lost mid-way and reverts it, or keeps it, itself', async () => {
     const fixed = edit('a * b');
     const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, fixed)]) }]) });
-    const r = await c.run(settings(2), '');
+    const r = await run(c, settings(2));
     // The process died before the run finished: its checkpoint was never marked finished.
     const manifest = path.join(s.storage, 'runs', r.runId, 'checkpoint', 'checkpoint.json');
     const unfinish = (): void => writeFileSync(manifest, JSON.stringify({ ...(JSON.parse(readFileSync(manifest, 'utf8')) as object), finished: false }));
@@ -304,7 +339,7 @@ describe('the controller owns the folder\'s files', () => {
     assert.equal(c.state.reverted, 'run');
     assert.deepEqual(await c.interruptedRuns(), [], 'a reverted run is not offered again');
     // Keep: the bytes stay as the run left them and the run is not offered again either.
-    const r2 = await new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, fixed)]) }]) }).run(settings(1), '');
+    const r2 = await run(new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, fixed)]) }]) }), settings(1));
     assert.equal(calc(), fixed);
     const manifest2 = path.join(s.storage, 'runs', r2.runId, 'checkpoint', 'checkpoint.json');
     writeFileSync(manifest2, JSON.stringify({ ...(JSON.parse(readFileSync(manifest2, 'utf8')) as object), finished: false }));
@@ -318,7 +353,7 @@ describe('the controller owns the folder\'s files', () => {
 
   it('says why without an engine (no workspace storage)', async () => {
     const c = new RunController(s.project, 'calc', LIMITS);
-    await assert.rejects(c.run(settings(1), ''), /no workspace storage is available/);
+    await assert.rejects(c.prepare(source(settings(1))), /no workspace storage is available/);
   });
 });
 
@@ -358,19 +393,14 @@ describe('the controller and a run of another process', function () {
     try {
       const line = await new Promise<string>((resolve) => holder.stdout.once('data', (d: Buffer) => resolve(d.toString())));
       assert.equal((JSON.parse(line) as { ok: boolean }).ok, true);
-      const engine: FolderEngine = {
-        storageDir: s.storage,
-        createRun: () => Promise.reject(new Error('not used')),
-        createVerifier: () => calcVerifier(s.project, s.storage),
-        modelProblem: () => Promise.resolve(undefined),
-        workspace: () => new FsWorkspace(s.project),
-      };
+      const engine = launchingEngine(s.project, s.storage, { keys: NO_KEYS, model: () => ({ ok: false, problem: 'not used' }), workspace: () => new FsWorkspace(s.project), logger: silentLogger });
+      const checked: Settings = { ...defaultSettings(), checks: [{ name: 'test', command: calcCheckCommand(), parser: 'tap' }] };
       const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine });
-      await assert.rejects(c.verify(defaultSettings()), (e: Error) => e instanceof FolderBusyError && new RegExp(`a run of test \\(pid ${holder.pid}`).test(e.message));
+      await assert.rejects(c.verify(checked), (e: Error) => e instanceof FolderBusyError && new RegExp(`a run of test \\(pid ${holder.pid}`).test(e.message));
       holder.kill('SIGKILL');
       await new Promise((r) => holder.once('exit', r));
       // The holder is gone: its lock is stale and no longer refuses.
-      const v = await c.verify(defaultSettings());
+      const v = await c.verify(checked);
       assert.equal(v.green, false);
     } finally {
       holder.kill('SIGKILL');

@@ -3,8 +3,9 @@
 // ESLint on the changed files, jest --findRelatedTests, vitest related, node --test and mocha on the
 // test files. A command that cannot be narrowed exactly (a shell line, a chain, an output file, a
 // glob of its own) says why, and the check runs in full.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { readTextIfPresent } from '../../fileText';
 import type { ParserId } from '../../types';
 import { splitCommand } from '../runner';
 
@@ -47,10 +48,11 @@ export function resolveArgv(command: string, cwd: string): { argv: string[] } | 
   const name = head[0] === 'run' || head[0] === 'run-script' ? head[1] : head[0] === 't' ? 'test' : head[0];
   if (name === undefined || (argv[0] === 'npm' && head.length > (head[0] === 'run' || head[0] === 'run-script' ? 2 : 1))) return { reason: 'the command passes npm options this cannot follow' };
   let scripts: Record<string, string> | undefined;
+  const pkg = readTextIfPresent(path.join(cwd, 'package.json'));
   try {
-    scripts = (JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts;
+    if (pkg !== undefined) scripts = (JSON.parse(pkg) as { scripts?: Record<string, string> }).scripts;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && !(e instanceof SyntaxError)) throw e;
+    if (!(e instanceof SyntaxError)) throw e;
   }
   const body = scripts?.[name];
   if (typeof body !== 'string') return { reason: `no script "${name}" in package.json` };

@@ -3,10 +3,11 @@
 // test check runs the previously failing test files and those related to the changed files. A check
 // that cannot be narrowed runs in full, and says why. Green is never decided here: when every
 // staged check passes, the verifier runs every check in full.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { CheckResult, CheckSpec, Failure, Logger, ParserId } from '../../types';
 import { parseOutput } from '../parsers/index';
+import { splitCommand } from '../runner';
 import { checkRecordDir } from '../containment';
 import type { Attempt, Confirmed } from './attempt';
 import { checkResult, confirmTargeted, noRun } from './attempt';
@@ -17,7 +18,7 @@ import { retryDir } from './inRunRetry';
 import { JestRetry } from './jestRetry';
 import { MochaRetry } from './mochaRetry';
 import { VitestRetry } from './vitestRetry';
-import { relatedTestFiles } from './related';
+import { isTestFile, relatedTestFiles, sourceFiles } from './related';
 import type { WarmTscPlan } from './warmTsc';
 import { WarmTsc, warmTscPlan } from './warmTsc';
 
@@ -55,15 +56,29 @@ export class Stager {
 
   constructor(private readonly x: StagedExec) {}
 
-  /** Starts the warm type checkers and has them build their programs (while the model thinks). */
+  /** Per tsc check, the time of its command's last full run: what a warm check must not exceed. */
+  private readonly commandMs = new Map<string, number>();
+
+  /** Starts the warm type checkers and has them build their programs (while the model thinks); one already built is left as it is. */
   async prime(checks: readonly CheckSpec[], parserOf: (c: CheckSpec) => ParserId): Promise<void> {
     const builds: Promise<unknown>[] = [];
     for (const c of checks) {
       if (parserOf(c) !== 'tsc') continue;
       const w = this.warmFor(c);
-      if (w instanceof WarmTsc) builds.push(w.check(undefined, this.x.timeoutMs(c), true));
+      if (w instanceof WarmTsc && w.buildMs === undefined) builds.push(w.check(undefined, this.x.timeoutMs(c), true));
     }
     await Promise.all(builds);
+  }
+
+  /**
+   * Step 0's type check, where the run goes on to steps: the warm checker builds the whole program
+   * once, and its answer (tsc's own diagnostics for the whole program, as the command prints them) is
+   * the check's full run; the program stays built for the steps, its signatures computed while the
+   * model thinks. `{full}` where it cannot be warm: the command runs, as it would have.
+   */
+  async initial(spec: CheckSpec, parser: ParserId, signal?: AbortSignal): Promise<CheckResult | RunFull> {
+    if (parser !== 'tsc') return { full: `a ${parser} check is not kept warm` };
+    return this.warmCheck(spec, signal, true);
   }
 
   /** Ends every warm checker (the run is over, or was cancelled); waits until they are gone. */
@@ -80,6 +95,7 @@ export class Stager {
    */
   async stage(spec: CheckSpec, parser: ParserId, before: CheckResult | undefined, changed: readonly string[], signal?: AbortSignal): Promise<CheckResult | RunFull> {
     if (!before || before.cancelled || before.timedOut) return { full: 'no comparable earlier run of the check' };
+    if (parser === 'tsc' && before.mode === 'full' && !before.cancelled) this.commandMs.set(spec.name, before.runDurationsMs?.[0] ?? before.durationMs);
     if (parser === 'tsc') return this.warmCheck(spec, signal);
     if (parser === 'eslint') return this.lintChanged(spec, before, changed, signal);
     if (TEST_PARSERS.has(parser)) return this.testsTargeted(spec, parser, before, changed, signal);
@@ -131,11 +147,24 @@ export class Stager {
     return w;
   }
 
-  private async warmCheck(spec: CheckSpec, signal?: AbortSignal): Promise<CheckResult | RunFull> {
+  /**
+   * A warm type check, never slower than the command: where the worker is still settling and would
+   * answer later than the command's last full run takes, the command runs this time; a worker whose
+   * own check took longer than the command gives way to the command for good. Either way the reason
+   * goes into the check's note. `first` (step 0) builds the program and has it settle afterwards.
+   */
+  private async warmCheck(spec: CheckSpec, signal?: AbortSignal, first = false): Promise<CheckResult | RunFull> {
     const w = this.warmFor(spec);
     if ('full' in w) return w;
+    const cold = this.commandMs.get(spec.name) ?? w.buildMs;
+    const expected = w.expectedMs();
+    if (!first && cold !== undefined && expected > cold) {
+      return { full: `the warm checker would answer in about ${expected} ms (still computing its signatures), the command took ${cold} ms: the command runs this step` };
+    }
+    // A worker with no program yet builds it now: that costs what the command costs, once.
+    const builds = w.buildMs === undefined;
     const started = Date.now();
-    const o = await w.check(signal, this.x.timeoutMs(spec));
+    const o = await w.check(signal, this.x.timeoutMs(spec), first);
     if (o.kind === 'fallback') {
       const full = { full: `warm type check not possible, the command runs: ${o.reason}` };
       this.warm.set(spec.name, full);
@@ -145,8 +174,20 @@ export class Stager {
     const base = { exitCode: null, signal: null, truncated: false, timedOut: false, pid: undefined, strays: [], durationMs };
     if (o.kind === 'cancelled') return checkResult(spec, 'tsc', single({ r: { ...base, output: '', cancelled: true }, failures: [] }), 'warm');
     const failures = parseOutput('tsc', o.output, { check: spec.name, root: this.x.root, cwd: this.x.cwd(spec), exitCode: o.exitCode });
-    return checkResult(spec, 'tsc', single({ r: { ...base, exitCode: o.exitCode, output: o.output, cancelled: false }, failures }), 'warm');
+    let note = first
+      ? `the whole program (${w.files ?? '?'} files) checked by the warm checker, tsc's own diagnostics as the command prints them: the full type check; kept warm for the steps`
+      : builds
+        ? `the whole program (${w.files ?? '?'} files) built by the warm checker in ${o.durationMs} ms`
+        : `the whole program (${w.files ?? '?'} files) re-checked warm in ${o.durationMs} ms`;
+    if (!first && !builds && cold !== undefined && o.durationMs > cold) {
+      // Its answer stands (it is tsc's), but a warm checker slower than the command is no gain.
+      note = `${note}; slower than the command (${cold} ms): the command runs from the next step on`;
+      this.warm.set(spec.name, { full: `the command runs from now on: a warm check took ${o.durationMs} ms, longer than the command's ${cold} ms` });
+      await w.stop();
+    }
+    return checkResult(spec, 'tsc', single({ r: { ...base, exitCode: o.exitCode, output: o.output, cancelled: false }, failures }), 'warm', { note });
   }
+
 
   private async lintChanged(spec: CheckSpec, before: CheckResult, changed: readonly string[], signal?: AbortSignal): Promise<CheckResult | RunFull> {
     let cmd = this.lint.get(spec.name);
@@ -190,13 +231,21 @@ export class Stager {
     // The test files certainly run (jest and vitest run a test file named as related to itself).
     let ran: string[];
     this.passedStaged.delete(spec.name);
-    if (cmd.related) {
+    const related = relatedTestFiles(cwd, edited);
+    const whole = this.wholeSuite(spec, cwd, new Set([...failing, ...related]));
+    let mode: 'targeted' | 'full' = 'targeted';
+    if (whole !== undefined) {
+      // Narrowing would select every test file there is: the command's own run is no dearer, and it is the full test run.
+      ran = whole.tests;
+      argv = cmd.argv;
+      mode = 'full';
+      note = whole.note;
+    } else if (cmd.related) {
       const inputs = [...new Set([...failing, ...edited])];
       ran = inputs;
       argv = inputs.length > 0 ? cmd.related(inputs) : undefined;
       note = `the ${failing.length} failing test file(s) and the tests ${cmd.runner} relates to ${edited.length} changed file(s)`;
     } else {
-      const related = relatedTestFiles(cwd, edited);
       const files = [...new Set([...failing, ...related])];
       ran = files;
       argv = files.length > 0 ? await this.filesArgv(spec, cmd, files, signal) : undefined;
@@ -206,7 +255,7 @@ export class Stager {
     const inRunRetry = retry && !('reason' in retry) ? retry : undefined;
     const known = before.failures.map((f) => ({ file: path.resolve(this.x.root, f.file!), id: f.id ?? '', message: f.message }));
     const first = argv ? await this.x.run(spec, parser, inRunRetry ? inRunRetry.argv(argv, known) : argv, signal) : noRun();
-    if (!argv || first.r.cancelled || first.r.timedOut || first.r.spawnError !== undefined) return checkResult(spec, parser, single(first), 'targeted', { note });
+    if (!argv || first.r.cancelled || first.r.timedOut || first.r.spawnError !== undefined) return checkResult(spec, parser, single(first), mode, { note });
     const inRun = inRunRetry ? this.retriedInRun(spec, first, inRunRetry) : undefined;
     // A test that passes now is confirmed by the full run's re-run before any green: here only new
     // failures are, those the run retried itself counting as confirmed (they failed every time).
@@ -215,7 +264,20 @@ export class Stager {
     if (inRun) note = `${note}; ${inRun.note}`;
     if (confirmed.attempts.length > 1) note = `${note}; the tests whose result changed re-run${retry && 'reason' in retry ? ` (not in the same run: ${retry.reason})` : inRun ? ' (those the run did not retry)' : ''}`;
     if (confirmed.shown.r.exitCode === 0 && confirmed.counted.length === 0) this.passedStaged.set(spec.name, new Set(ran));
-    return checkResult(spec, parser, confirmed, 'targeted', { note });
+    return checkResult(spec, parser, confirmed, mode, { note });
+  }
+
+  /**
+   * Whether a step's selection holds every test file of the check's folder (as node --test and the
+   * usual layouts name them), so that the command itself can run instead: then the run is the full
+   * test run, which the gate takes as it is. Not where the command is an npm script with `pre`/`post`
+   * scripts (the staged run skips them, the command would not).
+   */
+  private wholeSuite(spec: CheckSpec, cwd: string, selected: ReadonlySet<string>): { tests: string[]; note: string } | undefined {
+    if (selected.size === 0) return undefined;
+    const tests = sourceFiles(cwd).filter(isTestFile);
+    if (tests.length === 0 || tests.some((t) => !selected.has(t)) || hasScriptHooks(spec.command, cwd)) return undefined;
+    return { tests, note: `the failing and related test files are all ${tests.length} test file(s) there are: the command ran itself, the full test run` };
   }
 
   /** Jest, Vitest and mocha retry failing tests inside the targeted run (./inRunRetry); node:test has no retries. */
@@ -284,6 +346,20 @@ export class Stager {
     const cwd = this.x.cwd(spec);
     return files.map((f) => path.relative(cwd, path.resolve(this.x.root, f)).split(path.sep).join('/')).filter((f) => !f.startsWith('..') && !path.isAbsolute(f));
   }
+}
+
+/** Whether the command runs a package.json script that npm runs with a `pre` or `post` script around it. */
+function hasScriptHooks(command: string, cwd: string): boolean {
+  const argv = splitCommand(command);
+  if (!argv || !['npm', 'yarn', 'pnpm'].includes(path.basename(argv[0] ?? ''))) return false;
+  let scripts: Record<string, unknown> = {};
+  try {
+    scripts = (JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> }).scripts ?? {};
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && !(e instanceof SyntaxError)) throw e;
+  }
+  const names = argv.slice(1).map((a) => (a === 't' ? 'test' : a));
+  return names.some((n) => scripts[`pre${n}`] !== undefined || scripts[`post${n}`] !== undefined);
 }
 
 function single(a: Attempt): Confirmed {

@@ -12,7 +12,8 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { Logger } from '../../types';
-import { CHECK_MARKER_ENV, killAndWait, processStartTime, removeCheckRecord, writeCheckRecord } from '../containment';
+import { CHECK_MARKER_ENV, killAndWait, removeCheckRecord, writeCheckRecord } from '../containment';
+import { processStartTime } from '../../liveness';
 import { splitCommand } from '../runner';
 import { WARM_TSC_WORKER_SOURCE } from './warmTscWorker';
 
@@ -71,12 +72,16 @@ function realpathOrSelf(p: string): string {
 }
 
 interface WorkerMessage {
-  type: 'ready' | 'fallback' | 'result';
+  type: 'ready' | 'fallback' | 'result' | 'settled';
   id?: number;
   reason?: string;
   output?: string;
   exitCode?: number;
   durationMs?: number;
+  /** A result: the program's source files. */
+  files?: number;
+  /** Settled: how (`signatures`, `recheck`, `failed: …`). */
+  how?: string;
 }
 
 export interface WarmTscOptions {
@@ -99,12 +104,41 @@ export class WarmTsc {
   private broken: string | undefined;
   private nextId = 1;
   private stderr = '';
+  /** Since when the worker computes its signatures (after the first build's answer), until it says it settled. */
+  private settlingSince: number | undefined;
+  /** The worker's own time for its first build (the whole program, as the command checks it). */
+  private firstBuildMs: number | undefined;
+  /** The worker's own time for its last check after the first. */
+  private lastCheckMs: number | undefined;
+  /** How many source files the last check's program holds. */
+  private programFiles: number | undefined;
+  private settleAsked = false;
 
   constructor(private readonly opts: WarmTscOptions) {}
 
   /** The reason it fell back for good, once it has. */
   get fallback(): string | undefined {
     return this.broken;
+  }
+
+  /** The worker's time for its first build: what a cold run of the command costs, measured on the same program. */
+  get buildMs(): number | undefined {
+    return this.firstBuildMs;
+  }
+
+  /** The source files of the program last checked. */
+  get files(): number | undefined {
+    return this.programFiles;
+  }
+
+  /**
+   * About how long a check asked for now would take: what is left of the settling (bounded by the
+   * first build's time: settling costs a declaration emit per file, at most a second whole check),
+   * plus the last check's own time.
+   */
+  expectedMs(now = Date.now()): number {
+    const settling = this.settlingSince === undefined ? 0 : Math.max(0, (this.firstBuildMs ?? 0) - (now - this.settlingSince));
+    return settling + (this.lastCheckMs ?? 0);
   }
 
   /** Starts the worker (idempotent); its program is built by the first check. */
@@ -117,6 +151,11 @@ export class WarmTsc {
     this.child = child;
     child.stderr?.on('data', (c: Buffer) => {
       this.stderr = (this.stderr + c.toString('utf8')).slice(-4000);
+    });
+    child.on('message', (m: WorkerMessage) => {
+      if (m.type !== 'settled') return;
+      this.settlingSince = undefined;
+      this.opts.logger.debug(`warm type check settled (${m.how ?? 'unknown'}) in ${m.durationMs ?? 0} ms`);
     });
     this.record(child.pid);
     this.ready = new Promise((resolve) => {
@@ -159,7 +198,17 @@ export class WarmTsc {
       };
       const onAbort = (): void => done({ kind: 'cancelled' });
       const onMessage = (m: WorkerMessage): void => {
-        if (m.id !== id) return;
+        if (m.id !== id || m.type === 'settled') return;
+        if (m.type === 'result') {
+          if (this.firstBuildMs === undefined) this.firstBuildMs = m.durationMs ?? 0;
+          else this.lastCheckMs = m.durationMs ?? 0;
+          if (m.files !== undefined) this.programFiles = m.files;
+          // The worker settles right after this answer (once): a check asked for meanwhile waits for it.
+          if (settle && !this.settleAsked) {
+            this.settleAsked = true;
+            this.settlingSince = Date.now();
+          }
+        }
         done(m.type === 'result' ? { kind: 'result', output: m.output ?? '', exitCode: m.exitCode ?? 1, durationMs: m.durationMs ?? 0 } : { kind: 'fallback', reason: m.reason ?? 'unknown' });
       };
       const onExit = (code: number | null, sig: string | null): void => done({ kind: 'fallback', reason: `the warm checker exited (${sig ?? code})` });
@@ -192,6 +241,11 @@ export class WarmTsc {
     const child = this.child;
     this.child = undefined;
     this.ready = undefined;
+    // A new worker builds (and settles) afresh.
+    this.firstBuildMs = undefined;
+    this.lastCheckMs = undefined;
+    this.settlingSince = undefined;
+    this.settleAsked = false;
     if (!child) return;
     child.removeAllListeners('message');
     if (child.connected) child.disconnect();

@@ -3,7 +3,8 @@
 // checks and, on each `check`, re-reads the program's files: a file whose text changed is parsed
 // again, and only what it affects is checked again. The diagnostics it prints are the ones `tsc`
 // prints for the same command line (plain `--pretty false` format), so the tsc parser reads them
-// and the failure identity is the command's. Checking `settle` also computes every file's signature.
+// and the failure identity is the command's. Checking `settle` also computes every file's signature,
+// after the check's result is sent (the caller has its answer; the settling overlaps what it does next).
 //
 // Plain JavaScript in a string: the extension and the CLI are bundles, and a worker file of its own
 // would need a bundle of its own; `-e` needs none. It exits when its parent goes (IPC disconnect).
@@ -38,6 +39,11 @@ function configPath() {
   return ts.findConfigFile(cwd, ts.sys.fileExists);
 }
 const config = configPath();
+if (config === undefined && parsed.fileNames.length === 0) {
+  // tsc itself prints its help and fails here: no program to keep warm, and nothing it would pass.
+  send({ type: 'fallback', reason: 'no tsconfig.json found and no files named: tsc would print its help' });
+  process.exit(0);
+}
 const formatHost = { getCurrentDirectory: () => cwd, getCanonicalFileName: (f) => (ts.sys.useCaseSensitiveFileNames ? f : f.toLowerCase()), getNewLine: () => '\n' };
 
 function readConfig() {
@@ -75,6 +81,7 @@ function host(options) {
 }
 
 let builder;
+let lastHost;
 function check() {
   const started = Date.now();
   const cl = readConfig();
@@ -84,7 +91,8 @@ function check() {
   const options = { ...cl.options };
   delete options.incremental;
   delete options.tsBuildInfoFile;
-  builder = ts.createSemanticDiagnosticsBuilderProgram(cl.fileNames, options, host(options), builder, ts.getConfigFileParsingDiagnostics(cl), cl.projectReferences);
+  lastHost = host(options);
+  builder = ts.createSemanticDiagnosticsBuilderProgram(cl.fileNames, options, lastHost, builder, ts.getConfigFileParsingDiagnostics(cl), cl.projectReferences);
   // What tsc reports, in the order it reports it (executeCommandLine's emitFilesAndReportErrors).
   const all = builder.getConfigFileParsingDiagnostics().slice();
   const configCount = all.length;
@@ -101,22 +109,55 @@ function check() {
 }
 
 // The builder knows a file's declaration signature only once it has computed it; after the first
-// build it has none, so the first edit would take every dependent of the edited file for changed
-// and check them all again. Settling computes every signature up front (all files taken as
-// changed, once): a run asks for it while the model thinks, so the steps' checks are small.
+// build it has none (it took each file's version for it), so the first edit would take every
+// dependent of the edited file for changed and check them all again. Settling computes every
+// signature up front, while the model thinks, so the steps' checks are small. The builder's own
+// signature function on the program just checked costs a declaration emit per file (its types are
+// already checked); where this typescript has no such function, every file is taken as changed
+// once and checked again (a second whole check).
 let settled = false;
+function signaturesInPlace() {
+  const state = builder && builder.state;
+  const B = ts.BuilderState;
+  if (!state || !(state.fileInfos instanceof Map) || !B || typeof B.computeDtsSignature !== 'function') return false;
+  const program = builder.getProgram();
+  for (const sf of program.getSourceFiles()) {
+    if (sf.isDeclarationFile || fixed(sf.fileName)) continue;
+    const info = state.fileInfos.get(sf.resolvedPath);
+    if (!info) continue;
+    B.computeDtsSignature(program, sf, undefined, lastHost, (signature) => { info.signature = signature; });
+    if (state.oldSignatures) state.oldSignatures.delete(sf.resolvedPath);
+  }
+  state.useFileVersionAsSignature = false;
+  return true;
+}
 function settle() {
-  for (const c of cache.values()) if (!fixed(c.sf.fileName)) c.sf.version = String(++version) + ':' + c.sf.version.split(':')[1];
-  check();
+  const started = Date.now();
+  let how = 'signatures';
+  if (!signaturesInPlace()) {
+    how = 'recheck';
+    for (const c of cache.values()) if (!fixed(c.sf.fileName)) c.sf.version = String(++version) + ':' + c.sf.version.split(':')[1];
+    check();
+  }
   settled = true;
+  return { how, durationMs: Date.now() - started };
 }
 
 process.on('message', (m) => {
   if (!m || m.type !== 'check') return;
   try {
     const r = check();
-    if (m.settle && !settled && r.type === 'result') settle();
     send({ ...r, id: m.id });
+    if (m.settle && !settled && r.type === 'result') {
+      try {
+        send({ type: 'settled', id: m.id, ...settle() });
+      } catch (e) {
+        // A half-settled builder is no base for the next check: that one builds afresh.
+        builder = undefined;
+        settled = true;
+        send({ type: 'settled', id: m.id, how: 'failed: ' + (e && e.message ? e.message : String(e)), durationMs: 0 });
+      }
+    }
   } catch (e) {
     send({ type: 'fallback', id: m.id, reason: 'the warm checker failed: ' + (e && e.stack ? e.stack : String(e)) });
   }

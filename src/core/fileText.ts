@@ -1,6 +1,10 @@
-// Reading a file the product keeps or trusts (the run lock, a checkpoint's manifest, a check's
-// record, settings, a replay script, a trace) without ever blocking: a FIFO, socket or device put at
-// its path would hang a plain read forever, before any time limit can fire. The file is opened
+// A file's text where a missing file is an answer, not a fault: a package.json a folder may lack, a
+// lock or a record another process may have removed. Every such read goes through here, so "missing"
+// means the same everywhere; any other error (permissions, a full disk, a broken file system) is thrown.
+//
+// Every read of a file the product keeps or trusts (the run lock, a checkpoint's manifest, a check's
+// record, settings, a replay script, a trace, a package.json) never blocks: a FIFO, socket or device
+// put at its path would hang a plain read forever, before any time limit can fire. The file is opened
 // non-blocking and anything but a regular file is a clear error naming it (code ENOTREG or EISDIR).
 import { closeSync, constants as fsc, fstatSync, openSync, readFileSync, promises as fs } from 'node:fs';
 import type { Stats } from 'node:fs';
@@ -51,5 +55,21 @@ export async function readRegularFile(file: string): Promise<string> {
     return await fh.readFile('utf8');
   } finally {
     await fh.close();
+  }
+}
+
+/**
+ * `file`'s text (UTF-8), or undefined when it is not there (`ENOENT`). `alsoMissing` names more error
+ * codes the caller reads as "no file" (`ENOTDIR`: a part of the path is a file; `EISDIR`: a folder
+ * where the file would be; `EACCES` and `ENOTREG` (a FIFO, socket or device) for a report's source
+ * lines). Anything but a regular file is never read: `ENOTREG` (or `EISDIR`) is thrown unless named.
+ */
+export function readTextIfPresent(file: string, alsoMissing: readonly string[] = []): string | undefined {
+  try {
+    return readRegularFileSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    if (code === 'ENOENT' || alsoMissing.includes(code)) return undefined;
+    throw e;
   }
 }

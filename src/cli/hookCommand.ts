@@ -1,0 +1,137 @@
+// `fix-until-green hook --host H`: an agent host's hook (issue 30). Reads the host's hook JSON on
+// stdin and answers in the host's own contract (src/core/gate/hookHosts.ts); the gate itself is
+// src/core/gate/hookGate.ts. Whatever goes wrong here, the agent is never blocked by our fault: a
+// problem is an "allow" with the problem said to the user, on stderr too, and exit 0 (exit 2 means
+// "block" to Claude Code). Only a call the hook cannot even place (an unknown host) exits 1, which
+// every host treats as a non-blocking error.
+import { existsSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { handleHookCall } from '../core/gate/hookGate';
+import type { HookAnswer, HookEvent, HookHost } from '../core/gate/hookHosts';
+import { formatHookAnswer, HOOK_EVENTS, HOOK_HOSTS, HOST_DEFAULT_TIMEOUT_S, isHookHost, readHookInput } from '../core/gate/hookHosts';
+import type { Refusal } from '../core/launch';
+import { prepareChecks } from '../core/launch';
+import { reapStrays } from '../core/verify/containment';
+import type { CliIo } from './runCommand';
+import { defaultStorageDir } from './storage';
+import { settingsAnswer } from './workspaceSettings';
+
+/** What reading stdin needs: the CLI passes process.stdin; tests pass the text. */
+export interface HookIo extends CliIo {
+  stdin?: () => Promise<string>;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A refusal of the launcher, worded for the user beside the agent: the hook stands aside, it never blocks for it. */
+export function hookRefusal(r: Refusal, root: string, event: HookEvent): string {
+  switch (r.kind) {
+    case 'busy':
+      return r.holder ? `a Fix Until Green run (${r.holder.runId}, ${r.holder.frontEnd}) is working in ${root}; the hook stands aside` : `${r.task} is working in ${root}; the hook stands aside`;
+    case 'checks':
+      return event === 'stop' ? `no checks can run in ${root} (${r.problems.join('; ')}); the agent may stop unchecked` : `no checks can run in ${root} (${r.problems.join('; ')}); the edit was not guarded`;
+    case 'settings':
+      return `the settings of ${root} cannot be read (${r.problems.join('; ')}); the agent was not gated`;
+    default:
+      return `the checks of ${root} cannot be prepared (${r.kind}); the agent was not gated`;
+  }
+}
+
+/** Margin kept from the host's timeout for starting, answering and the host's own overhead. */
+export function hookBudgetMs(timeoutSeconds: number, elapsedMs: number): number {
+  const total = timeoutSeconds * 1000;
+  return Math.max(1000, total - Math.max(3000, total * 0.15) - elapsedMs);
+}
+
+export async function hookCommand(argv: string[], io: HookIo): Promise<number> {
+  const started = Date.now();
+  let values: { host?: string; event?: string; cwd?: string; storage?: string; timeout?: string };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        host: { type: 'string' },
+        event: { type: 'string' },
+        cwd: { type: 'string' },
+        storage: { type: 'string' },
+        timeout: { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (e) {
+    // Not the CLI's usual exit 2: to Claude Code, exit 2 from a Stop hook blocks the stop.
+    io.stderr(`fix-until-green hook: ${(e as Error).message}; the agent was not gated`);
+    return 1;
+  }
+  const host = values.host ?? '';
+  if (!isHookHost(host)) {
+    io.stderr(`fix-until-green hook: ${host === '' ? '--host is required' : `unknown --host "${host}"`} (one of ${HOOK_HOSTS.join(', ')}); the agent was not gated`);
+    return 1;
+  }
+  const event = values.event;
+  if (event !== undefined && !(HOOK_EVENTS as readonly string[]).includes(event)) {
+    io.stderr(`fix-until-green hook: unknown --event "${event}" (one of ${HOOK_EVENTS.join(', ')}); the agent was not gated`);
+    return 1;
+  }
+  const timeout = values.timeout !== undefined ? Number(values.timeout) : HOST_DEFAULT_TIMEOUT_S[host];
+  if (!Number.isFinite(timeout) || timeout <= 0) {
+    io.stderr(`fix-until-green hook: --timeout must be a number of seconds above 0, got "${values.timeout}"; the agent was not gated`);
+    return 1;
+  }
+  const text = await (io.stdin ?? readStdin)();
+  const input = readHookInput(host, text, event as HookEvent | undefined);
+  const answer = (h: HookHost, ev: HookEvent, a: HookAnswer): number => {
+    const out = formatHookAnswer(h, ev, a);
+    if (out.stdout !== '') io.stdout(out.stdout);
+    return out.exitCode;
+  };
+  if (!input.ok) {
+    io.stderr(`fix-until-green hook: ${input.problem}; the agent was let go on unchecked`);
+    return answer(host, (event as HookEvent | undefined) ?? 'stop', { kind: 'allow', message: `Fix Until Green: ${input.problem}; the agent was let go on unchecked.` });
+  }
+  const call = input.call;
+  const letGo = (why: string): number => {
+    io.stderr(`fix-until-green hook: ${why}`);
+    return answer(call.host, call.event, { kind: 'allow', ...(call.event === 'stop' ? { message: `Fix Until Green: ${why}` } : {}) });
+  };
+  if (call.event === 'other') return answer(call.host, call.event, { kind: 'allow' });
+  const root = path.resolve(values.cwd ?? call.cwd ?? process.cwd());
+  if (!existsSync(root) || !statSync(root).isDirectory()) return letGo(`the session's folder ${root} is not a directory; the agent was not gated`);
+
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  try {
+    const storageDir = path.resolve(values.storage ?? defaultStorageDir(root));
+    // The one launcher, as `check` prepares its checks; a hook never gates over a live run (CHECKS_WHILE_A_RUN_HOLDS).
+    const launch = await prepareChecks({ root, frontEnd: 'hook', storageDir }, { settings: () => settingsAnswer(root, {}) });
+    if (!launch.ok) return letGo(hookRefusal(launch.refusal, root, call.event));
+    const prepared = { settings: launch.prepared.settings, engine: launch.prepared.checks, storageDir };
+    // Checks a killed hook left running (the host's timeout) are ended before new ones start.
+    await reapStrays(prepared.storageDir);
+    const r = await handleHookCall({
+      host,
+      call,
+      root,
+      settings: prepared.settings,
+      storageDir: prepared.storageDir,
+      checks: prepared.engine,
+      budgetMs: hookBudgetMs(timeout, Date.now() - started),
+      signal: controller.signal,
+    });
+    if (r.decision) io.stderr(`fix-until-green hook: ${r.decision.reason}: ${r.decision.detail}`);
+    return answer(call.host, call.event, r.answer);
+  } catch (e) {
+    return letGo(`the hook failed (${(e as Error).message}); the agent was not gated`);
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+}

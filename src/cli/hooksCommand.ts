@@ -1,0 +1,66 @@
+// `fix-until-green hooks install|uninstall --host H [--scope project|user]` (issue 30): our hook
+// entries merged into the host's own config file, or taken out, keeping every other byte.
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { HOOK_HOSTS, isHookHost } from '../core/gate/hookHosts';
+import type { InstallScope } from '../core/gate/hookInstall';
+import { applyHooksFile, HookConfigError, hookConfigFile, installedEvents } from '../core/gate/hookInstall';
+import { UsageError } from './errors';
+import type { CliIo } from './runCommand';
+import { resolveCwd } from './runCommand';
+import { resolveSettings } from './workspaceSettings';
+
+export const DEFAULT_HOOK_TIMEOUT_S = 300;
+
+/** The command that runs this CLI: the Node that runs it now and the absolute path of dist/cli.js. */
+function thisCli(): string {
+  const script = path.resolve(process.argv[1] ?? 'dist/cli.js');
+  return `"${process.execPath}" "${script}"`;
+}
+
+export async function hooksCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      host: { type: 'string' },
+      scope: { type: 'string', default: 'project' },
+      cwd: { type: 'string' },
+      timeout: { type: 'string' },
+      command: { type: 'string' },
+      home: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+  const action = positionals[0];
+  if (action !== 'install' && action !== 'uninstall') throw new UsageError(`hooks: say install or uninstall (got ${action === undefined ? 'nothing' : `"${action}"`})`);
+  if (positionals.length > 1) throw new UsageError(`hooks: unexpected argument "${positionals[1]}"`);
+  const host = values.host ?? '';
+  if (!isHookHost(host)) throw new UsageError(`hooks: --host ${host === '' ? 'is required' : `"${host}" is not one of`} ${HOOK_HOSTS.join(', ')}`);
+  const scope = values.scope as InstallScope;
+  if (scope !== 'project' && scope !== 'user') throw new UsageError(`hooks: --scope must be project or user, got "${values.scope}"`);
+  if (host === 'vscode' && scope === 'user') throw new UsageError('hooks: VS Code reads user-level hooks from Claude Code\'s ~/.claude/settings.json: use --host claude --scope user (the hook answers VS Code in its own form)');
+  const timeout = values.timeout !== undefined ? Number(values.timeout) : DEFAULT_HOOK_TIMEOUT_S;
+  if (!Number.isInteger(timeout) || timeout < 5 || timeout > 3600) throw new UsageError(`hooks: --timeout must be whole seconds from 5 to 3600, got "${values.timeout}"`);
+  const root = resolveCwd(values.cwd);
+  let r: { file: string; changed: boolean; removed: boolean };
+  try {
+    const loopLimit = action === 'install' ? (({ maxSteps, stallThreshold }) => Math.max(maxSteps, stallThreshold) + 2)(resolveSettings(root, {})) : undefined;
+    r = applyHooksFile(action, host, scope, root, values.home ?? os.homedir(), { cli: values.command ?? thisCli(), timeoutSeconds: timeout, ...(loopLimit !== undefined ? { loopLimit } : {}) });
+  } catch (e) {
+    if (e instanceof HookConfigError) throw new UsageError(e.message, 'preflight', { file: hookConfigFile(host, scope, root, values.home ?? os.homedir()) });
+    throw e;
+  }
+  const { file, changed } = r;
+  const events = installedEvents(host).map((e) => e.hostEvent);
+  if (values.json) {
+    io.stdout(JSON.stringify({ action, host, scope, file, changed, removed: r.removed, events: action === 'install' ? events : [], timeoutSeconds: timeout }, null, 2));
+  } else if (action === 'install') {
+    io.stdout(changed ? `${file}: Fix Until Green hooks installed for ${host} (${events.join(', ')}; timeout ${timeout} s)` : `${file}: already installed for ${host}; nothing changed`);
+  } else {
+    io.stdout(!changed ? `${file}: no Fix Until Green hooks for ${host}; nothing changed` : r.removed ? `${file}: removed (it held only our hooks)` : `${file}: Fix Until Green hooks for ${host} removed; everything else kept`);
+  }
+  return 0;
+}

@@ -1,0 +1,98 @@
+// What every hook call shares (issue 30): the context a front end prepares, the session record
+// opened under its lock, and the bounds a host's own loop guard imposes.
+import * as path from 'node:path';
+import type { CheckEngine } from '../engine';
+import { recordVerifier } from '../policy/integrity';
+import type { Decision } from '../policy/reasons';
+import type { Settings } from '../settings';
+import type { HookAnswer, HookCall, HookHost } from './hookHosts';
+import { HOST_BLOCK_CAP } from './hookHosts';
+import { HookSession, hookRunId, withSessionLock } from './hookSession';
+
+export interface HookContext {
+  /** The host named by `--host` (its config file); the call may answer as another (VS Code through Claude's file). */
+  host: HookHost;
+  call: HookCall;
+  /** The project folder (absolute). */
+  root: string;
+  settings: Settings;
+  storageDir: string;
+  checks: CheckEngine;
+  /** How long this call may spend running checks (the host's hook timeout, less a margin). */
+  budgetMs: number;
+  signal?: AbortSignal;
+  now?: () => Date;
+}
+
+export interface HookResult {
+  answer: HookAnswer;
+  /** The session's run id, when the call was recorded. */
+  runId: string | null;
+  tracePath: string | null;
+  /** The stop reason, when a stop was let through or cut short. */
+  decision?: Decision;
+}
+
+/** Session ids stand in for a host that sends none (Copilot CLI camelCase, a bare test): one per folder and host. */
+export function sessionIdOf(ctx: HookContext): string {
+  return ctx.call.sessionId ?? `no-session-id-${ctx.host}`;
+}
+
+export function nowOf(ctx: HookContext): Date {
+  return (ctx.now ?? (() => new Date()))();
+}
+
+export async function openSession(ctx: HookContext): Promise<HookSession> {
+  return HookSession.open({
+    storageDir: ctx.storageDir,
+    host: ctx.host,
+    sessionId: sessionIdOf(ctx),
+    root: ctx.root,
+    now: nowOf(ctx),
+    verifier: () => recordVerifier(ctx.root, ctx.checks.checks),
+    start: () => ({
+      model: ctx.call.raw.model && typeof ctx.call.raw.model === 'string' ? `${ctx.host}:${ctx.call.raw.model}` : ctx.host,
+      instruction: null,
+      checks: ctx.checks.checks.map((c) => ({ name: c.name, command: c.command })),
+      limits: limitsOf(ctx),
+      settings: { maxSteps: ctx.settings.maxSteps, stallThreshold: ctx.settings.stallThreshold, tokenCeiling: ctx.settings.tokenCeiling, timeLimitSeconds: ctx.settings.timeLimitSeconds, protectedPaths: ctx.settings.protectedPaths, forbidSuppressions: ctx.settings.forbidSuppressions },
+    }),
+  });
+}
+
+export function locked<T>(ctx: HookContext, work: () => Promise<T>): Promise<T> {
+  return withSessionLock(ctx.storageDir, hookRunId(ctx.host, sessionIdOf(ctx)), work);
+}
+
+/** `maxSteps`, kept below the host's own block cap so our reason, not the host's blunt cap, ends the loop. */
+export function effectiveMaxSteps(settings: Pick<Settings, 'maxSteps'>, host: HookHost): { maxSteps: number; capped: boolean } {
+  const cap = HOST_BLOCK_CAP[host];
+  if (cap !== null && settings.maxSteps > cap - 1) return { maxSteps: cap - 1, capped: true };
+  return { maxSteps: settings.maxSteps, capped: false };
+}
+
+export function limitsOf(ctx: HookContext): { maxSteps: number; tokenCeiling: number; timeLimitSeconds: number; costCeiling?: number } {
+  return { maxSteps: effectiveMaxSteps(ctx.settings, ctx.host).maxSteps, tokenCeiling: ctx.settings.tokenCeiling, timeLimitSeconds: ctx.settings.timeLimitSeconds, ...(ctx.settings.costCeiling > 0 ? { costCeiling: ctx.settings.costCeiling } : {}) };
+}
+
+/** Workspace-relative path of a tool's file, or undefined when it lies outside the folder. */
+export function relInside(root: string, cwd: string | null, p: string): string | undefined {
+  const abs = path.resolve(cwd ?? root, p);
+  const rel = path.relative(root, abs);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+  return rel.split(path.sep).join('/');
+}
+
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** What the workspace holds after a stop, and how to put back what the agent's edit tools wrote. */
+export function holds(session: HookSession, ctx: HookContext): string {
+  const t = session.state.touched;
+  const revert = `fix-until-green revert --session ${session.runId} --cwd ${JSON.stringify(ctx.root)}`;
+  return t.length === 0
+    ? 'The workspace holds what the agent left (its edit tools wrote no file through the hooks).'
+    : `The workspace holds the agent's edits (${plural(t.length, 'file')} its edit tools wrote: ${t.slice(0, 6).join(', ')}${t.length > 6 ? ', …' : ''}); \`${revert}\` restores their original bytes.`;
+}

@@ -1,0 +1,119 @@
+// The gate at an agent host's hooks (issue 30): at the agent's stop, the project's own checks and
+// the stop policy decide whether it may stop (stopGate.ts); before its edit tool writes, the
+// critics' rules decide whether the write may happen, and the file's bytes are checkpointed first.
+// One engine for every host: hookHosts.ts words the answer. Each call is one process; the session's
+// memory is its record (hookSession.ts).
+import picomatch from 'picomatch';
+import { readWorkspaceText } from '../edit/readText';
+import { FsWorkspace } from '../edit/workspace';
+import type { ProposedFile } from '../policy/critics';
+import { addedSuppressions, protectedPathPatterns } from '../policy/critics';
+import { VERIFIER_CONFIG_GLOBS, verifierProtection } from '../policy/integrity';
+import type { Settings } from '../settings';
+import type { HookContext, HookResult } from './hookContext';
+import { locked, nowOf, openSession, relInside } from './hookContext';
+import type { HookCall } from './hookHosts';
+import type { HookSession } from './hookSession';
+import { stopGate } from './stopGate';
+
+export async function handleHookCall(ctx: HookContext): Promise<HookResult> {
+  switch (ctx.call.event) {
+    case 'stop':
+      return stopGate(ctx);
+    case 'pre-tool':
+      return guardEdit(ctx);
+    case 'post-tool':
+      return recordEdit(ctx);
+    case 'other':
+      return { answer: { kind: 'allow' }, runId: null, tracePath: null };
+  }
+}
+
+// Before an edit tool writes
+
+function afterText(before: string | null, w: HookCall['writes'][number]): string | null {
+  if (w.deletes) return null;
+  if (w.content !== undefined) return w.content;
+  if (w.edits) {
+    let text = before ?? '';
+    for (const e of w.edits) text = e.all ? text.split(e.oldText).join(e.newText) : text.replace(e.oldText, () => e.newText);
+    return text;
+  }
+  // A patch: only its added lines are known; judged as if added to what is there.
+  if (w.addedLines) return [before ?? '', ...w.addedLines].join('\n');
+  return before;
+}
+
+/** Why the write is refused (protected path, the verifier, a suppression), or undefined when it may go ahead. */
+export function guardReason(files: readonly ProposedFile[], settings: Settings, record: ReturnType<HookSession['verifierRecord']>): string | undefined {
+  const patterns = protectedPathPatterns(settings.protectedPaths);
+  const isProtected = patterns.length > 0 ? picomatch(patterns, { dot: true }) : (): boolean => false;
+  const hits = files.filter((f) => isProtected(f.path));
+  if (hits.length > 0) {
+    return `Fix Until Green: ${hits.map((f) => f.path).join(', ')} ${hits.length === 1 ? 'is' : 'are'} protected (fixUntilGreen.protectedPaths ${JSON.stringify(settings.protectedPaths)}): the tests decide whether the code is right, so fix the code under test instead of the test.`;
+  }
+  if (!settings.allowVerifierEdits) {
+    const isConfig = picomatch([...VERIFIER_CONFIG_GLOBS], { dot: true });
+    const verifier = files.map((f) => verifierProtection(f, record, isConfig)).filter((x): x is string => x !== undefined);
+    if (verifier.length > 0) {
+      return `Fix Until Green: this edit changes what decides whether the code passes (${verifier.join('; ')}). Fix the code, not the checks (fixUntilGreen.allowVerifierEdits is off).`;
+    }
+  }
+  if (settings.forbidSuppressions) {
+    const added = addedSuppressions(files);
+    if (added.length > 0) {
+      return `Fix Until Green: this edit adds suppression(s) instead of fixing the cause: ${added.map((a) => `${a.pattern} in ${a.file}: \`${a.line}\``).join('; ')}. Fix the cause (fixUntilGreen.forbidSuppressions is on).`;
+    }
+  }
+  return undefined;
+}
+
+async function guardEdit(ctx: HookContext): Promise<HookResult> {
+  const rels = [...new Set(ctx.call.writes.map((w) => relInside(ctx.root, ctx.call.cwd, w.path)).filter((r): r is string => r !== undefined))];
+  if (rels.length === 0) return { answer: { kind: 'allow' }, runId: null, tracePath: null };
+  return locked(ctx, async () => {
+    const session = await openSession(ctx);
+    const files: ProposedFile[] = [];
+    for (const w of ctx.call.writes) {
+      const rel = relInside(ctx.root, ctx.call.cwd, w.path);
+      if (rel === undefined) continue;
+      const before = readWorkspaceText(ctx.root, rel) ?? null;
+      const after = afterText(before, w);
+      files.push({ path: rel, kind: w.deletes ? 'delete' : before === null ? 'create' : 'modify', before, after });
+    }
+    const now = nowOf(ctx);
+    const refused = guardReason(files, ctx.settings, session.verifierRecord());
+    const step = session.nextStep();
+    if (refused) {
+      session.write({ type: 'hook', step, host: ctx.call.host, event: 'pre-tool', hostEvent: ctx.call.eventName, answer: 'deny', reason: refused, files: rels, sessionId: ctx.call.sessionId }, now);
+      session.save();
+      return { answer: { kind: 'deny', reason: refused }, runId: session.runId, tracePath: session.tracePath };
+    }
+    // Nothing of the user's lost: the bytes before the agent's first write, saved outside the tree.
+    const cp = await session.checkpoint();
+    await cp.saveBeforeWriteBy(new FsWorkspace(ctx.root), rels);
+    for (const r of rels) {
+      if (!session.state.touched.includes(r)) session.state.touched.push(r);
+      if (!session.state.changedSinceStop.includes(r)) session.state.changedSinceStop.push(r);
+    }
+    session.write({ type: 'hook', step, host: ctx.call.host, event: 'pre-tool', hostEvent: ctx.call.eventName, answer: 'allow', reason: `checkpointed before the ${ctx.call.toolName ?? 'edit'} tool writes`, files: rels, sessionId: ctx.call.sessionId }, now);
+    session.save();
+    return { answer: { kind: 'allow' }, runId: session.runId, tracePath: session.tracePath };
+  });
+}
+
+async function recordEdit(ctx: HookContext): Promise<HookResult> {
+  const rels = [...new Set(ctx.call.writes.map((w) => relInside(ctx.root, ctx.call.cwd, w.path)).filter((r): r is string => r !== undefined))];
+  if (rels.length === 0) return { answer: { kind: 'allow' }, runId: null, tracePath: null };
+  return locked(ctx, async () => {
+    const session = await openSession(ctx);
+    const cp = await session.checkpoint();
+    // What the agent's tool left is the session's last write: a revert restores over it, and leaves alone a later change by the user.
+    const recorded = await cp.recordWrittenBy(new FsWorkspace(ctx.root), rels);
+    if (recorded.length > 0) {
+      session.write({ type: 'hook', step: session.nextStep(), host: ctx.call.host, event: 'post-tool', hostEvent: ctx.call.eventName, answer: 'allow', reason: `recorded what the ${ctx.call.toolName ?? 'edit'} tool wrote`, files: recorded, sessionId: ctx.call.sessionId }, nowOf(ctx));
+      session.save();
+    }
+    return { answer: { kind: 'allow' }, runId: session.runId, tracePath: session.tracePath };
+  });
+}

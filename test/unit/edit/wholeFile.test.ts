@@ -1,0 +1,93 @@
+import * as assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { applyEdits } from '../../../src/core/edit/apply';
+import { parseReply } from '../../../src/core/edit/parse';
+import { strictPathLine } from '../../../src/core/edit/pathLines';
+import { elidesCode } from '../../../src/core/edit/wholeFile';
+import { FsWorkspace } from '../../../src/core/edit/workspace';
+import { treeHash } from '../../support/fixtures';
+
+describe('edit/wholeFile', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'fug-whole-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+  const put = (rel: string, content: string): void => {
+    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), content);
+  };
+  const apply = async (reply: string): Promise<{ applied: boolean; errors: string[] }> => {
+    const parsed = parseReply(reply);
+    if (parsed.errors.length > 0) return { applied: false, errors: parsed.errors };
+    return applyEdits(parsed.edits, { workspace: new FsWorkspace(root), policy: { root } });
+  };
+
+  it('takes a path line only when it names one file and says nothing else', () => {
+    for (const [line, want] of [
+      ['src/a.ts', 'src/a.ts'],
+      ['**src/a.ts**', 'src/a.ts'],
+      ['### `src/a.ts`', 'src/a.ts'],
+      ['- `src/a.ts`:', 'src/a.ts'],
+      ['File: src/a.ts', 'src/a.ts'],
+      ['Here is the updated `src/a.ts`:', 'src/a.ts'],
+      ['README.md:', 'README.md'],
+      ['<summary>File: src/a.ts</summary>', 'src/a.ts'],
+      ['In `src/a.ts`, `add` is wrong:', null],
+      ['Run `npm test`:', null],
+      ['Then run `node scripts/b.mjs`:', null],
+      ['python', null],
+      ['```python', null],
+      ['Version 1.2.3', null],
+      ['See https://example.com/a.ts', null],
+    ] as const) {
+      assert.equal(strictPathLine(line), want, line);
+    }
+  });
+
+  it('knows a comment standing in for code, with or without dots, and leaves real comments alone', () => {
+    for (const l of ['// ... existing code ...', '/* rest unchanged */', '// rest of the file unchanged', '# existing imports', '// (unchanged)', '{/* other components */}', '<!-- rest of the file -->']) {
+      assert.equal(elidesCode(l), true, l);
+    }
+    for (const l of ['// rest of the array is copied', '// existing users are migrated below', '// Remaining items are processed in batches', 'const rest = others;', '...rest,']) {
+      assert.equal(elidesCode(l), false, l);
+    }
+  });
+
+  it('reads whole files only from a reply with no other edit, and never a path-less fence', () => {
+    const whole = 'src/a.ts\n```ts\nexport const A = 2;\n```\n';
+    assert.deepEqual(parseReply(whole).edits.map((e) => e.kind), ['whole-file']);
+    const withSr = `${whole}\nsrc/b.ts\n<<<<<<< SEARCH\nb\n=======\nc\n>>>>>>> REPLACE\n`;
+    assert.deepEqual(parseReply(withSr).edits.map((e) => e.kind), ['search-replace']);
+    assert.deepEqual(parseReply('Like this:\n\n```ts\nexport const A = 2;\n```\n').edits, []);
+    assert.deepEqual(parseReply('Run `npm test`:\n```sh\nnpm test\n```\n').edits, []);
+  });
+
+  it('keeps a README\'s own fenced examples inside it, and refuses two blocks for one file', () => {
+    const r = parseReply('README.md\n````markdown\n# Demo\n\n### `scripts/setup.sh`\n\n```sh\nnpm ci\n```\n````\n');
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(r.edits.map((e) => e.newPath), ['README.md']);
+    const twice = parseReply('src/a.ts\n```ts\nA\n```\n\nsrc/a.ts\n```ts\nB\n```\n');
+    assert.deepEqual(twice.edits, []);
+    assert.match(twice.errors[0]!, /two whole-file blocks for src\/a\.ts \(reply lines 1 and 6\)/);
+    const cut = parseReply('src/a.ts\n```ts\nexport const A = 2;\nexport fun');
+    assert.match(cut.errors[0]!, /the whole-file block for src\/a\.ts at reply line 1 runs to the end of the reply in a fence that is never closed/);
+  });
+
+  it('writes the file exactly, keeping its BOM and line endings; refusals leave every byte', async () => {
+    put('src/a.ts', '\uFEFFexport const A = 1;\r\nexport const B = 2;\r\n');
+    const r = await apply('`src/a.ts`\n```ts\n\uFEFFexport const A = 1;\nexport const B = 3;\n```\n');
+    assert.deepEqual(r.errors, []);
+    assert.equal(readFileSync(path.join(root, 'src/a.ts'), 'utf8'), '\uFEFFexport const A = 1;\r\nexport const B = 3;\r\n');
+    put('src/big.ts', Array.from({ length: 20 }, (_, i) => `export const V${i} = ${i};\n`).join(''));
+    const before = treeHash(root);
+    const frag = await apply('src/big.ts\n```ts\nexport const V3 = 30;\n```\n');
+    assert.equal(frag.applied, false);
+    assert.match(frag.errors[0]!, /holds 1 non-blank lines where the file has 20: it looks like a fragment/);
+    const elided = await apply('src/big.ts\n```ts\nexport const V0 = 0;\n// ... existing code ...\nexport const V19 = 190;\n```\n');
+    assert.equal(elided.applied, false);
+    assert.equal(treeHash(root), before);
+  });
+});
