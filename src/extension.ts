@@ -29,7 +29,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const storageRoot = context.storageUri?.fsPath;
   const defaults = defaultSettings();
 
-  const keys = new ApiKeys(context.secrets);
+  const keys = new ApiKeys(context.secrets, context.globalState);
   const lastRuns = new LastRuns(context.workspaceState);
   const controllers = new RunControllers((folder, name) => {
     const limits = { maxSteps: defaults.maxSteps, tokenCeiling: defaults.tokenCeiling, timeLimitSeconds: defaults.timeLimitSeconds };

@@ -82,6 +82,8 @@ export function describeCliError(e: unknown): CliFailure {
     return { kind: 'io', exitCode: EXIT.fault, message: oneLine(`cannot ${what}: ${code}${meaning ? ` (${meaning})` : ''}`), details: { errno: code, ...(err!.path ? { path: err!.path } : {}) } };
   }
   const message = e instanceof Error ? e.message : String(e);
+  // A FIFO, socket or device where the product keeps a file (core/fileText): the message names it.
+  if (code === 'ENOTREG') return { kind: 'io', exitCode: EXIT.fault, message: oneLine(message), details: { errno: code } };
   return { kind: code && /^E[A-Z0-9]+$/.test(code) ? 'io' : 'internal', exitCode: EXIT.fault, message: oneLine(`internal error: ${message}`), details: code ? { errno: code } : {} };
 }
 

@@ -20,6 +20,7 @@ import {
   RUN_CHECKS_DESCRIPTION,
   RUN_CHECKS_INPUT_SCHEMA,
   RUN_CHECKS_TOOL,
+  echoed,
   ToolInputError,
 } from '../core/gate/definitions';
 import { formatChecksToolResult, formatFixToolResult } from '../core/gate/tools';
@@ -69,14 +70,18 @@ function textResult(text: string, structured: object, isError = false): CallTool
   return { content: [{ type: 'text', text: redact(text) }], structuredContent: structured as Record<string, unknown>, ...(isError ? { isError } : {}) };
 }
 
+const REFUSAL_CHARS = 2000;
+
 /** A refusal (bad input, busy folder, preflight) is the tool's answer with isError; the caller reads why. */
 function errorResult(tool: string, e: unknown): CallToolResult {
   const f = e instanceof ToolInputError ? { kind: 'usage', message: e.message } : describeCliError(e);
   return failureResult(tool, f);
 }
 
+/** Whatever a refusal quotes of the call (a path, a name), it stays a refusal's size. */
 function failureResult(tool: string, f: { kind: string; message: string }): CallToolResult {
-  return textResult(`${tool} did not run: ${f.message}`, { error: { kind: f.kind, message: f.message } }, true);
+  const message = f.message.length > REFUSAL_CHARS ? `${f.message.slice(0, REFUSAL_CHARS)}… (${f.message.length} characters)` : f.message;
+  return textResult(`${echoed(tool)} did not run: ${message}`, { error: { kind: f.kind, message } }, true);
 }
 
 /** What the launcher refused, as the tool's answer: the CLI's line for it, with isError. */
@@ -122,7 +127,7 @@ export function createMcpServer(tools: McpTools, log: (s: string) => void): Serv
           return textResult(JSON.stringify(r, null, 2), r);
         }
         default:
-          return errorResult(name, new UsageError(`unknown tool "${name}" (one of ${MCP_TOOLS.map((t) => t.name).join(', ')})`));
+          return errorResult(name, new UsageError(`unknown tool "${echoed(name)}" (one of ${MCP_TOOLS.map((t) => t.name).join(', ')})`));
       }
     } catch (e) {
       log(`${name}: ${e instanceof Error ? e.message : String(e)}`);

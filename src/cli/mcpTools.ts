@@ -10,7 +10,7 @@ import { FsWorkspace } from '../core/edit/workspace';
 import type { LaunchPorts, LaunchRequest, Refusal } from '../core/launch';
 import { prepareChecks, prepareRun } from '../core/launch';
 import type { FixInput, RunChecksInput } from '../core/gate/definitions';
-import { ToolInputError } from '../core/gate/definitions';
+import { echoed, ToolInputError } from '../core/gate/definitions';
 import { SeenCounter } from '../core/gate/seen';
 import type { ChecksToolResult, FixToolResult } from '../core/gate/tools';
 import { checksToolResult, fixToolResult } from '../core/gate/tools';
@@ -20,9 +20,9 @@ import type { Failure, ParserId } from '../core/types';
 import { failureIdentity } from '../core/verify/identity';
 import { parseOutput } from '../core/verify/parsers/index';
 import { UsageError } from './errors';
-import { cliModelPort } from './providers';
+import { cliKeyPort, cliModelPort } from './providers';
 import { defaultStorageDir } from './storage';
-import { settingsAnswer } from './workspaceSettings';
+import { folderSettingKeys, settingsAnswer } from './workspaceSettings';
 
 /** What the server was started with (its flags): applied to every call. */
 export interface McpServerOptions {
@@ -77,13 +77,15 @@ export class McpTools {
   /** The folder a call names (absolute, or relative to `--cwd`), default `--cwd`. */
   folder(named: string | undefined): string {
     const dir = named === undefined ? this.options.cwd : path.resolve(this.options.cwd, named);
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ToolInputError(`folder: ${dir} is not a directory`);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ToolInputError(`folder: ${echoed(dir)} is not a directory`);
     return dir;
   }
 
   private ports(root: string, extra: Record<string, { value: unknown; flag: string }> = {}): LaunchPorts<never> {
     return {
       settings: () => settingsAnswer(root, { ...this.options.overrides, ...extra }),
+      // A key goes only where its owner sends it (issue 29): the run's model and every rung of its ladder.
+      keys: cliKeyPort(() => folderSettingKeys(root, { ...this.options.overrides, ...extra }), this.options.env ?? process.env),
       model: cliModelPort(root, NO_MODEL, this.options.env ? { env: this.options.env } : {}),
       workspace: () => new FsWorkspace(root),
     };

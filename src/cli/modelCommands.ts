@@ -2,4 +2,4 @@
 // dist/cliModel.js, loaded by main.ts only when one of them is named.
 export { runCommand } from './runCommand';
 export { evalCommand } from './evalCommand';
-export { cliModelPort, createCliProvider, parseModelSpec } from './providers';
+export { cliKeyPort, cliModelPort, createCliProvider, parseModelSpec } from './providers';

@@ -1,6 +1,8 @@
 // Builds the model provider a `--model` value names, through the core's factory. Keys come from the
 // environment only; what cannot be built is said in the CLI's own terms (its flags).
-import type { ModelAnswer } from '../core/launch';
+import type { KeyedEndpoint } from '../core/model/keyTrust';
+import { decideKeyTrust, folderSettingNotices, settingValues } from '../core/model/keyTrust';
+import type { KeyAnswer, ModelAnswer } from '../core/launch';
 import type { ModelProvider } from '../core/model/provider';
 import { createProvider, KEY_ENV, ProviderConfigError } from '../core/model/factory';
 import type { ModelSettings, Settings } from '../core/settings';
@@ -33,6 +35,41 @@ const stderrLogger: Logger = {
 export interface ProviderEnv {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
+  /** Models (by setting, see keyTrust) sent no key: the folder chose a server on this machine. */
+  withhold?: ReadonlySet<string>;
+}
+
+/**
+ * The launcher's key port (core/launch.ts, the key rule of core/model/keyTrust) for the CLI and the
+ * MCP server: `folder()` says which settings the folder's .vscode/settings.json chose, not a flag
+ * (workspaceSettings.folderSettingKeys). A folder-chosen endpoint that would get the environment's
+ * key is refused before any model is built or any request, naming the file, the setting, the host and
+ * the flag that confirms it; a folder-chosen loopback server is sent none. On a pass, the notices are
+ * the run's first lines: the money and gate settings the folder's file set.
+ */
+export function cliKeyPort(folder: () => { file: string; keys: readonly string[] }, env: NodeJS.ProcessEnv = process.env): (settings: Settings, ownModel: boolean) => KeyAnswer<never> {
+  return (settings, ownModel) => {
+    const from = folder();
+    const keyOf = (provider: string): boolean => (provider === 'openai-compatible' || provider === 'anthropic') && (env[KEY_ENV[provider]] ?? '').trim() !== '';
+    const chose = (k: string): boolean => from.keys.includes(k);
+    const m = settings.model;
+    const endpoints: KeyedEndpoint[] = [
+      ...(ownModel ? [{ setting: 'fixUntilGreen.model', provider: m.provider, baseUrl: m.baseUrl, keyed: keyOf(m.provider), fromFolder: (['provider', 'baseUrl'] as const).filter((f) => chose(`model.${f}`)) }] : []),
+      ...m.escalation.map((r, i): KeyedEndpoint => ({ setting: `fixUntilGreen.model.escalation[${i}]`, provider: r.provider, baseUrl: r.baseUrl, keyed: keyOf(r.provider), fromFolder: chose('model.escalation') ? ['provider', 'baseUrl'] : [] })),
+    ];
+    const d = decideKeyTrust({
+      endpoints,
+      file: from.file,
+      howToConfirm: (e, url) =>
+        e.setting.includes('[')
+          ? `name the ladder yourself with --escalate ${e.provider}:ID (a rung of --model's provider goes to --base-url)`
+          : e.fromFolder.includes('baseUrl')
+            ? `name the same URL yourself: --base-url ${url}`
+            : `name the model yourself: --model ${e.provider}:${m.id || 'ID'}`,
+    });
+    if (!d.ok) return { ok: false, refusal: d.refusal };
+    return { ok: true, withhold: d.withhold, notices: folderSettingNotices(from.file, from.keys, settingValues(settings)) };
+  };
 }
 
 /** The CLI's wording of a provider that cannot be built: in its flags, where a flag can fix it. */
@@ -55,7 +92,7 @@ export function providerUsageError(e: ProviderConfigError): UsageError {
 
 /** The provider `settings.model` names, with the key from the environment. @throws UsageError */
 export function createCliProvider(settings: Settings, cwd: string, opts: ProviderEnv = {}): ModelProvider {
-  return createCliModel(settings.model, cwd, opts);
+  return createCliModel(settings.model, cwd, opts, opts.withhold?.has('fixUntilGreen.model') === true);
 }
 
 /**
@@ -64,11 +101,11 @@ export function createCliProvider(settings: Settings, cwd: string, opts: Provide
  * `fixUntilGreen.model.escalation[i]`). `noModel`: what the front end says when the settings name
  * VS Code's chat models for the run's own model (`run`: pass --model; the MCP server: start it with one).
  */
-export function cliModelPort(cwd: string, noModel: string, opts: ProviderEnv = {}): (m: ModelSettings, rung: number) => ModelAnswer<never> {
-  return (m, rung) => {
+export function cliModelPort(cwd: string, noModel: string, opts: ProviderEnv = {}): (m: ModelSettings, rung: number, settings: Settings, withholdKey: boolean) => ModelAnswer<never> {
+  return (m, rung, _settings, withholdKey) => {
     if (m.provider === 'vscode-lm') return { ok: false, problem: rung === 0 ? noModel : `fixUntilGreen.model.escalation[${rung - 1}]: the vscode-lm provider runs only inside VS Code; use --escalate ${MODEL_FORMS}` };
     try {
-      return { ok: true, provider: createCliModel(m, cwd, opts) };
+      return { ok: true, provider: createCliModel(m, cwd, opts, withholdKey) };
     } catch (e) {
       if (!(e instanceof UsageError)) throw e;
       return { ok: false, problem: rung === 0 ? e.message : `escalation model ${rung} (${m.provider}:${m.id}): ${e.message}` };
@@ -76,11 +113,11 @@ export function cliModelPort(cwd: string, noModel: string, opts: ProviderEnv = {
   };
 }
 
-function createCliModel(model: ModelSettings, cwd: string, opts: ProviderEnv): ModelProvider {
+function createCliModel(model: ModelSettings, cwd: string, opts: ProviderEnv, withheld: boolean): ModelProvider {
   const { provider } = model;
   const env = opts.env ?? process.env;
   const keyed = provider === 'openai-compatible' || provider === 'anthropic';
-  const apiKey = keyed ? env[KEY_ENV[provider]] : undefined;
+  const apiKey = keyed && !withheld ? env[KEY_ENV[provider]] : undefined;
   try {
     return createProvider(model, {
       root: cwd,

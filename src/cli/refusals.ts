@@ -30,6 +30,8 @@ export function cliRefusal(r: Refusal, ctx: RefusalContext): CliFailure {
       return failure('usage', r.problems.join('; '));
     case 'model':
       return failure('usage', r.problem);
+    case 'endpoint':
+      return failure('preflight', r.key.message, { keyRefused: { file: r.key.file, setting: r.key.setting, host: r.key.host } });
     case 'checks':
       return failure('preflight', r.problems.join('; '));
     case 'busy': {

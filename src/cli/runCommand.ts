@@ -10,7 +10,7 @@ import { printFailure, UsageError } from './errors';
 import { createTimelinePrinter, formatSummary } from './printer';
 import { cliRefusal } from './refusals';
 import { defaultStorageDir } from './storage';
-import { settingsAnswer } from './workspaceSettings';
+import { folderSettingKeys, settingsAnswer } from './workspaceSettings';
 
 export interface CliIo {
   stdout: (s: string) => void;
@@ -116,7 +116,7 @@ async function withSignals<T>(controller: AbortController, work: () => Promise<T
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   // The providers bring the SDKs: loaded by `run` alone, not by the commands that share this module's helpers.
-  const { cliModelPort, parseModelSpec } = await import('./providers');
+  const { cliKeyPort, cliModelPort, parseModelSpec } = await import('./providers');
   const { values } = parseArgs({ args: argv, options: RUN_OPTIONS, strict: true, allowPositionals: false });
   const cwd = resolveCwd(values.cwd);
   const overrides = runOverrides(values, parseModelSpec);
@@ -124,9 +124,12 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   // No checks configured: the launcher discovers them (tsconfig, ESLint config, scripts.test), as `check` does.
   const launch = await prepareRun(
     { root: cwd, frontEnd: 'cli', storageDir, ignoreInterrupted: values['ignore-interrupted'] },
-    { settings: () => settingsAnswer(cwd, overrides), model: cliModelPort(cwd, NO_MODEL), workspace: () => new FsWorkspace(cwd) },
+    // A key goes only where its owner sends it (issue 29): the key port refuses before any request.
+    { settings: () => settingsAnswer(cwd, overrides), keys: cliKeyPort(() => folderSettingKeys(cwd, overrides)), model: cliModelPort(cwd, NO_MODEL), workspace: () => new FsWorkspace(cwd) },
   );
   if (!launch.ok) return printFailure('run', argv, cliRefusal(launch.refusal, { what: 'start another run', cwd, storageFlag: values.storage !== undefined, ignoreFlag: true }), io);
+  // The run's first lines: money and gate settings the folder's file set, before anything runs.
+  for (const line of launch.prepared.notices) io.stderr(`fix-until-green: ${line}`);
 
   const controller = new AbortController();
   const printer = values.json || values.quiet ? undefined : createTimelinePrinter(io.stdout);

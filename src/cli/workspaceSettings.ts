@@ -1,5 +1,4 @@
 // Reads `fixUntilGreen.*` from `.vscode/settings.json` under the workspace, as VS Code does (JSONC).
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse, printParseErrorCode } from 'jsonc-parser';
 import type { ParseError } from 'jsonc-parser';
@@ -7,16 +6,17 @@ import { pickPrefixed, validateSettings } from '../core/settings';
 import type { SettingsAnswer } from '../core/launch';
 import type { Settings } from '../core/settings';
 import { UsageError } from './errors';
+import { readTextIfPresent } from '../core/fileText';
 
 export function readWorkspaceSettingsFile(cwd: string): Record<string, unknown> {
   const file = path.join(cwd, '.vscode', 'settings.json');
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readTextIfPresent(file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
   }
+  if (text === undefined) return {};
   const errors: ParseError[] = [];
   const data: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0) {
@@ -62,4 +62,19 @@ export function settingsAnswer(cwd: string, overrides: Record<string, { value: u
     return `${i.message} (in ${file})`;
   });
   return { ok: false, problems: messages };
+}
+
+/**
+ * Which settings (dotted: `maxSteps`, `model.baseUrl`) the folder's own .vscode/settings.json chose,
+ * flags aside: what the key rule (core/model/keyTrust) and the run's first lines need to know.
+ */
+export function folderSettingKeys(cwd: string, overrides: Record<string, unknown>): { file: string; keys: string[] } {
+  const raw = readWorkspaceSettingsFile(cwd);
+  const keys = new Set<string>();
+  for (const [k, v] of Object.entries(raw)) {
+    if (k === 'model' && typeof v === 'object' && v !== null && !Array.isArray(v)) for (const sub of Object.keys(v)) keys.add(`model.${sub}`);
+    else keys.add(k);
+  }
+  for (const k of Object.keys(overrides)) keys.delete(k);
+  return { file: path.join(cwd, '.vscode', 'settings.json'), keys: [...keys] };
 }

@@ -18,6 +18,7 @@ import { liveRunLock, runLockPath } from './edit/runLock';
 import type { Workspace } from './edit/workspace';
 import type { CheckEngine, RunEngine, RunSetup } from './engine';
 import { checkProblems, createCheckEngine, createRunEngine } from './engine';
+import type { KeyRefusal } from './model/keyTrust';
 import type { ModelProvider } from './model/provider';
 import { unpricedProblems } from './model/pricing';
 import type { ModelSettings, Settings } from './settings';
@@ -53,6 +54,12 @@ export type Refusal<D = unknown> =
   | { kind: 'settings'; problems: string[]; detail?: D }
   /** Something else works in the folder: a live run's lock (`holder`), or this process's own `task`. */
   | { kind: 'busy'; task: string; holder?: RunLockRecord; lockPath?: string }
+  /**
+   * The key rule (model/keyTrust.ts): an endpoint only the folder's files chose (base URL, provider,
+   * escalation rung) would be sent the owner's key; refused before any model is built or any request,
+   * naming the file, the setting, the host and how the owner confirms it (`key`).
+   */
+  | { kind: 'endpoint'; key: KeyRefusal; detail?: D }
   /** A model cannot be built: `rung` 0 is the run's own model, `i` the i-th of `model.escalation`. */
   | { kind: 'model'; rung: number; model: ModelSettings; problem: string; detail?: D }
   /** The checks cannot run (none found, an executable missing, a duplicate name), with what discovery looked for. */
@@ -70,10 +77,35 @@ export type SettingsAnswer<D = unknown> = { ok: true; settings: Settings } | { o
 /** A front end's answer for one model. */
 export type ModelAnswer<D = unknown> = { ok: true; provider: ModelProvider } | { ok: false; problem: string; detail?: D };
 
+/**
+ * A front end's answer to the key rule (model/keyTrust.ts decideKeyTrust over where its keys come
+ * from): the models (by setting: `fixUntilGreen.model`, `fixUntilGreen.model.escalation[i]`) to send
+ * no key, with the run's first lines naming the money and gate settings the folder's files set; or
+ * the endpoint refused.
+ */
+export type KeyAnswer<D = unknown> = { ok: true; withhold: readonly string[]; notices?: readonly string[] } | { ok: false; refusal: KeyRefusal; detail?: D };
+
+/** The setting a rung's model comes from, as the key rule names it. */
+export function rungSetting(rung: number): string {
+  return rung === 0 ? 'fixUntilGreen.model' : `fixUntilGreen.model.escalation[${rung - 1}]`;
+}
+
+/** The key port of a front end whose models carry no key (replay scripts: the evals, tests). */
+export const NO_KEYS = (): KeyAnswer<never> => ({ ok: true, withhold: [] });
+
 export interface LaunchPorts<D = unknown> {
   settings(): SettingsAnswer<D> | Promise<SettingsAnswer<D>>;
-  /** Builds `m`, the `rung`-th model (0: the run's own; i: `model.escalation[i - 1]`), with the front end's keys. */
-  model(m: ModelSettings, rung: number, settings: Settings): ModelAnswer<D> | Promise<ModelAnswer<D>>;
+  /**
+   * The key rule, before any model is built: every model the run will build (`ownModel` false: the
+   * request brings the run's own, only the escalation rungs are built) is sent its key only where the
+   * owner sends it. Required: a front end that builds models says where its keys come from.
+   */
+  keys(settings: Settings, ownModel: boolean): KeyAnswer<D> | Promise<KeyAnswer<D>>;
+  /**
+   * Builds `m`, the `rung`-th model (0: the run's own; i: `model.escalation[i - 1]`), with the front
+   * end's keys; `withholdKey`: the key rule sends this model no key (a loopback server the folder chose).
+   */
+  model(m: ModelSettings, rung: number, settings: Settings, withholdKey: boolean): ModelAnswer<D> | Promise<ModelAnswer<D>>;
   /** The workspace a run writes through (plain files, VS Code's buffers). */
   workspace(): Workspace;
   /** What this process itself is doing in the folder that the run lock may not show yet (a run starting, a revert). */
@@ -115,6 +147,8 @@ export interface PreparedRun extends PreparedChecks {
    * over a model without a price. A front end that asks the user before a run may say it first.
    */
   problems: string[];
+  /** The run's first lines: money and gate settings the folder's files set (the key port's notices). */
+  notices: string[];
   found: PreflightFound;
   /** The run over what was prepared (nothing is built again). */
   build(hooks?: RunHooks): RunEngine;
@@ -158,11 +192,11 @@ function checksOf<D>(req: LaunchRequest, ports: CheckPorts<D>, settings: Setting
 }
 
 /** The run's own model (unless the request brings one), then each of `model.escalation`, in order. */
-async function modelsOf<D>(req: LaunchRequest, ports: LaunchPorts<D>, settings: Settings): Promise<Launch<ModelProvider[], D>> {
+async function modelsOf<D>(req: LaunchRequest, ports: LaunchPorts<D>, settings: Settings, withhold: ReadonlySet<string>): Promise<Launch<ModelProvider[], D>> {
   const wanted: [ModelSettings, number][] = [...(req.provider ? [] : [[settings.model, 0] as [ModelSettings, number]]), ...settings.model.escalation.map((m, i): [ModelSettings, number] => [m, i + 1])];
   const built: ModelProvider[] = req.provider ? [req.provider] : [];
   for (const [m, rung] of wanted) {
-    const a = await ports.model(m, rung, settings);
+    const a = await ports.model(m, rung, settings, withhold.has(rungSetting(rung)));
     if (!a.ok) return refused({ kind: 'model', rung, model: m, problem: a.problem, ...(a.detail !== undefined ? { detail: a.detail } : {}) });
     built.push(a.provider);
   }
@@ -175,8 +209,8 @@ async function settingsOf<D>(ports: CheckPorts<D>): Promise<Launch<Settings, D>>
 }
 
 /**
- * Preflight of a run, in its one order: settings → busy → models → checks → storage → interrupted
- * runs. Nothing is written before the storage step (a refusal before it leaves no storage folder
+ * Preflight of a run, in its one order: settings → busy → endpoints (the key rule) → models → checks
+ * → storage → interrupted runs. Nothing is written before the storage step (a refusal before it leaves no storage folder
  * behind); the models and the checks are built once, and handed to the run.
  */
 export async function prepareRun<D = unknown>(req: LaunchRequest, ports: LaunchPorts<D>): Promise<Launch<PreparedRun, D>> {
@@ -185,7 +219,9 @@ export async function prepareRun<D = unknown>(req: LaunchRequest, ports: LaunchP
   const settings = s.prepared;
   const held = busy(req, ports);
   if (held) return refused(held);
-  const models = await modelsOf(req, ports, settings);
+  const keys = await ports.keys(settings, req.provider === undefined);
+  if (!keys.ok) return refused({ kind: 'endpoint', key: keys.refusal, ...(keys.detail !== undefined ? { detail: keys.detail } : {}) });
+  const models = await modelsOf(req, ports, settings, new Set(keys.withhold));
   if (!models.ok) return models;
   const checks = checksOf(req, ports, settings);
   if (!checks.ok) return checks;
@@ -203,6 +239,7 @@ export async function prepareRun<D = unknown>(req: LaunchRequest, ports: LaunchP
     provider,
     escalation,
     problems: unpricedProblems(settings.model, settings.costCeiling),
+    notices: [...(keys.notices ?? [])],
     found,
     build(hooks: RunHooks = {}): RunEngine {
       if (built) throw new Error('a prepared run is built once: prepare another for the next run');

@@ -59,15 +59,43 @@ const MIN_FRAGMENT_LENGTH = 4;
 
 // Longest first, so a secret containing another is replaced whole.
 let secrets: string[] = [];
+/**
+ * Of `secrets`, the provider keys (and the key in use): these never reach a check. The others
+ * (GITHUB_TOKEN, NPM_TOKEN...) are the check's own to use, and only masked in what it prints.
+ */
+let keys: string[] = [];
 
 export function isProviderKeyEnvName(name: string): boolean {
   return NAMES.has(name.toUpperCase());
 }
 
+/**
+ * A variable whose name marks a secret, as CI systems read names: `*_TOKEN`, `*_SECRET*`,
+ * `*_PASSWORD`, `*_PASSWD`, `*_PASS`, `*_KEY`, `*_API_KEY`, `*_APIKEY`, `*_CREDENTIALS`,
+ * `*_PRIVATE_KEY*`, `*_AUTH_TOKEN` (GITHUB_TOKEN, NPM_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD...).
+ * Its value is masked wherever output leaves the machine or is kept.
+ */
+export function isSecretEnvName(name: string): boolean {
+  const n = name.toUpperCase();
+  if (NAMES.has(n)) return true;
+  return /(^|_)(TOKEN|SECRET|SECRETS|PASSWORD|PASSWD|PASS|KEY|APIKEY|CREDENTIAL|CREDENTIALS)$/.test(n) || /(^|_)(SECRET|PASSWORD|PRIVATE_KEY|ACCESS_KEY)(_|$)/.test(n);
+}
+
+/**
+ * Files that hold secrets by their nature (`.env*`, key and certificate files, `.npmrc`, `.netrc`,
+ * credentials files): their lines are never quoted to the model, in a report or as context.
+ */
+export function isSecretBearingFile(rel: string): boolean {
+  const base = rel.replace(/\\/g, '/').split('/').pop() ?? '';
+  return /^\.env(\..*)?$/i.test(base) || /\.(pem|key|p12|pfx|jks|keystore)$/i.test(base) || /^(\.npmrc|\.netrc|\.pypirc|id_rsa|id_ed25519|id_ecdsa|credentials(\..*)?)$/i.test(base);
+}
+
 /** Treats `value` as a secret from now on (this process). Empty and very short values are ignored. */
-export function registerSecret(value: string | undefined | null): void {
+export function registerSecret(value: string | undefined | null, kind: 'key' | 'masked' = 'key'): void {
   const v = value?.trim();
-  if (!v || v.length < MIN_SECRET_LENGTH || secrets.includes(v)) return;
+  if (!v || v.length < MIN_SECRET_LENGTH) return;
+  if (kind === 'key' && !keys.includes(v)) keys = [...keys, v];
+  if (secrets.includes(v)) return;
   secrets = [...secrets, v].sort((a, b) => b.length - a.length);
 }
 
@@ -76,10 +104,7 @@ export function registerSecret(value: string | undefined | null): void {
  * before every redaction, so a key set after startup counts too).
  */
 export function registerEnvSecrets(env: NodeJS.ProcessEnv = process.env): void {
-  for (const name of PROVIDER_KEY_ENV_NAMES) {
-    const v = env[name];
-    if (v !== undefined) registerSecret(v);
-  }
+  for (const [name, v] of Object.entries(env)) if (v !== undefined && isSecretEnvName(name)) registerSecret(v, isProviderKeyEnvName(name) ? 'key' : 'masked');
 }
 
 export function registeredSecretCount(): number {
@@ -89,6 +114,7 @@ export function registeredSecretCount(): number {
 /** For tests: forget every secret, then register the environment's again. */
 export function resetSecretsForTest(): void {
   secrets = [];
+  keys = [];
   registerEnvSecrets();
 }
 
@@ -158,7 +184,7 @@ export function scrubEnv(env: Readonly<Record<string, string>>): Record<string, 
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
     if (isProviderKeyEnvName(k)) continue;
-    if (secrets.some((s) => v.includes(s))) continue;
+    if (keys.some((s) => v.includes(s))) continue;
     out[k] = v;
   }
   return out;

@@ -10,7 +10,7 @@ import { parse, printParseErrorCode } from 'jsonc-parser';
 import type { ParseError } from 'jsonc-parser';
 import { FsWorkspace } from '../core/edit/workspace';
 import type { ModelAnswer, Refusal, SettingsAnswer } from '../core/launch';
-import { prepareRun } from '../core/launch';
+import { NO_KEYS, prepareRun } from '../core/launch';
 import { createProvider, ProviderConfigError } from '../core/model/factory';
 import type { Outcome, StopReason } from '../core/policy/reasons';
 import { isStopReason, OUTCOMES } from '../core/policy/reasons';
@@ -334,7 +334,7 @@ export async function runScenario(s: Scenario, opts: EvalOptions = {}): Promise<
     // Started as every front end starts a run (no checks configured: the launcher discovers them).
     const launch = await prepareRun(
       { root: project, frontEnd: 'evals', storageDir },
-      { settings: () => scenarioSettings(s, opts.overrides), model: scenarioModel(s), workspace: () => new FsWorkspace(project), logger },
+      { settings: () => scenarioSettings(s, opts.overrides), keys: NO_KEYS, model: scenarioModel(s), workspace: () => new FsWorkspace(project), logger },
     );
     let r: Stop;
     if (launch.ok) {

@@ -4,6 +4,7 @@
 // server asks for one. Every field goes to one scope (the folder's workspace settings), and the last
 // message says which.
 import * as vscode from 'vscode';
+import { effectiveBaseUrl, endpointOrigin } from '../core/model/keyTrust';
 import { listModels } from '../core/model/modelList';
 import type { ModelChoice, SetupProvider } from './modelSetup';
 import { baseUrlProblem, keyAsked, savedSentence, scopeName } from './modelSetup';
@@ -87,7 +88,10 @@ export async function chooseModel(folder: string, keys: ApiKeys, offer: readonly
     const provider = picked.provider as 'openai-compatible' | 'anthropic';
     const baseUrl = await askBaseUrl(cfg.get<string>('model.provider') === provider ? (cfg.get<string>('model.baseUrl') ?? '') : '', provider);
     if (baseUrl === undefined) return undefined;
-    let key = await keys.get(provider);
+    // The endpoint the user typed here is their own choice: its origin is confirmed for this folder (the key rule, core/model/keyTrust).
+    const origin = endpointOrigin(effectiveBaseUrl(provider, baseUrl));
+    await keys.confirm(folder, origin);
+    let key = await keys.get(provider, origin);
     if (keyAsked(baseUrl, provider, Boolean(key))) {
       key = await askKey(baseUrl ? new URL(baseUrl).host : provider === 'anthropic' ? 'api.anthropic.com' : 'api.openai.com');
       if (key === undefined) return undefined;
@@ -101,7 +105,7 @@ export async function chooseModel(folder: string, keys: ApiKeys, offer: readonly
     }
     const id = await pickModelId(listing.ok ? listing.ids : [], cfg.get<string>('model.id') ?? '', listing.ok ? undefined : listing.reason);
     if (id === undefined) return undefined;
-    if (key !== undefined && key !== (await keys.get(provider))) await keys.store(provider, key);
+    if (key !== undefined && key !== (await keys.get(provider, origin))) await keys.store(provider, origin, key);
     choice = { provider, id, baseUrl };
   }
   // One scope for every field: a single folder's workspace settings, or the folder's own in a multi-root workspace.

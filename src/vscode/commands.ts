@@ -23,6 +23,8 @@ import { openReviewDiff } from './reviewUi';
 import { chooseFolder } from './folders';
 import { canRevert } from './runState';
 import type { ApiKeys } from './secrets';
+import { defaultOrigin } from './secrets';
+import { effectiveBaseUrl, endpointOrigin } from '../core/model/keyTrust';
 import { resolveInterrupted } from './recovery';
 import { readSettings, reportInvalidSettings, settingsSource } from './settings';
 
@@ -224,6 +226,11 @@ export class Commands {
         // `@id:` shows that one setting, not every setting whose text mentions it.
         await vscode.commands.executeCommand('workbench.action.openSettings', `@id:${a.setting}`);
         return;
+      case 'confirmEndpoint':
+        // Remembered in the extension's global state, never in the workspace the settings came from.
+        await this.deps.keys.confirm(a.folder, a.origin);
+        void vscode.window.showInformationMessage(`Fix Until Green: ${a.origin} is trusted with your key for ${a.folder}. Run again.`);
+        return;
     }
   }
 
@@ -328,7 +335,9 @@ export class Commands {
     const active = this.deps.controllers.active;
     const folder = active ? vscode.Uri.file(active.folder) : vscode.workspace.workspaceFolders?.[0]?.uri;
     const read = folder ? readSettings(folder) : undefined;
-    return this.deps.keys.promptAndStore(read?.ok ? read.settings.model.provider : undefined, offer);
+    const model = read?.ok ? read.settings.model : undefined;
+    // The key is stored for the endpoint the settings name (its origin), and sent nowhere else.
+    return this.deps.keys.promptAndStore(model?.provider, (p) => (model && p === model.provider ? endpointOrigin(effectiveBaseUrl(p, model.baseUrl)) : defaultOrigin(p)), offer);
   }
 
   private async offerRunAgain(ctl: RunController, again: string, what: string): Promise<void> {

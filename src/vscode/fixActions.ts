@@ -4,7 +4,13 @@
 import type { ProviderConfigError } from '../core/model/factory';
 import { ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL } from '../core/model/endpoint';
 
-export type FixAction = { kind: 'setApiKey' } | { kind: 'setBaseUrl' } | { kind: 'chooseModel' } | { kind: 'openSetting'; setting: string };
+export type FixAction =
+  | { kind: 'setApiKey' }
+  | { kind: 'setBaseUrl' }
+  | { kind: 'chooseModel' }
+  | { kind: 'openSetting'; setting: string }
+  /** The key rule's one-time confirmation: the owner trusts this endpoint origin for this folder. */
+  | { kind: 'confirmEndpoint'; folder: string; origin: string };
 
 /** A problem in a short sentence, with the fixes offered as buttons. */
 export interface Problem {
@@ -22,6 +28,8 @@ export function actionLabel(a: FixAction): string {
       return 'Choose Model…';
     case 'openSetting':
       return 'Open Settings';
+    case 'confirmEndpoint':
+      return `Trust ${a.origin} for this folder`;
   }
 }
 

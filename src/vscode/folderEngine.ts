@@ -6,7 +6,7 @@ import type { ModelProvider } from '../core/model/provider';
 import type { Logger } from '../core/types';
 import type { FolderEngine } from './controller';
 import { launchingEngine } from './launchingEngine';
-import { vscodeModelPort } from './modelProvider';
+import { vscodeKeyPort, vscodeModelPort } from './modelProvider';
 import type { ApiKeys } from './secrets';
 import { VscodeWorkspace } from './vscodeWorkspace';
 import type * as vscode from 'vscode';
@@ -25,6 +25,8 @@ export interface EngineDeps {
 export function folderEngine(root: string, storageDir: string, deps: EngineDeps): FolderEngine {
   const { logger } = deps;
   return launchingEngine(root, storageDir, {
+    // A key goes only where its owner sends it (issue 29): judged for the run's model and every rung.
+    keys: vscodeKeyPort(root, deps.keys),
     model: vscodeModelPort(root, deps.keys, logger),
     workspace: (label) => new VscodeWorkspace(root, logger, label),
     logger,

@@ -3,16 +3,18 @@
 // run's models and checks are built once. No `vscode` import: the unit tests build it with a replay
 // model and plain files, and count what it builds.
 import type { Workspace } from '../core/edit/workspace';
-import type { ModelAnswer } from '../core/launch';
+import type { KeyAnswer, ModelAnswer } from '../core/launch';
 import { prepareChecks, prepareRun } from '../core/launch';
-import type { ModelSettings } from '../core/settings';
+import type { ModelSettings, Settings } from '../core/settings';
 import type { Logger } from '../core/types';
 import type { FolderEngine } from './controller';
 import type { VscodeDetail } from './refusals';
 
 export interface EnginePorts {
-  /** Builds one model (0: the run's own; i: `model.escalation[i - 1]`), its problem with its fix buttons. */
-  model(m: ModelSettings, rung: number): ModelAnswer<VscodeDetail> | Promise<ModelAnswer<VscodeDetail>>;
+  /** The key rule before any model is built (core/launch.ts KeyAnswer): a refusal carries its confirm button. */
+  keys(settings: Settings, ownModel: boolean): KeyAnswer<VscodeDetail> | Promise<KeyAnswer<VscodeDetail>>;
+  /** Builds one model (0: the run's own; i: `model.escalation[i - 1]`), its problem with its fix buttons; `withholdKey`: sent no key. */
+  model(m: ModelSettings, rung: number, withholdKey: boolean): ModelAnswer<VscodeDetail> | Promise<ModelAnswer<VscodeDetail>>;
   /** The workspace writes go through; `label` is the editor's undo entry. */
   workspace(label?: string): Workspace;
   logger: Logger;
@@ -25,7 +27,7 @@ export function launchingEngine(root: string, storageDir: string, ports: EngineP
     prepareRun: (settings, extras, ownWork) =>
       prepareRun(
         { root, storageDir, frontEnd: extras.frontEnd ?? 'vscode', ...(extras.provider ? { provider: extras.provider } : {}) },
-        { settings, ownWork, logger, model: (m, rung) => ports.model(m, rung), workspace: () => ports.workspace() },
+        { settings, ownWork, logger, keys: (s, ownModel) => ports.keys(s, ownModel), model: (m, rung, _s, withholdKey) => ports.model(m, rung, withholdKey), workspace: () => ports.workspace() },
       ),
     prepareChecks: (settings) => prepareChecks({ root, storageDir, frontEnd: 'vscode' }, { settings, logger }),
     workspace: (label) => ports.workspace(label),

@@ -2,6 +2,7 @@
 // buttons (the commands show it as a notification; the tools and `@fix` answer its sentence). Pure,
 // no `vscode` import: the unit tests read it directly.
 import type { Refusal } from '../core/launch';
+import type { KeyRefusal } from '../core/model/keyTrust';
 import type { Problem } from './fixActions';
 import { checksProblem } from './fixActions';
 
@@ -13,6 +14,14 @@ export interface RefusalWords {
   folderName: string;
   /** What did not happen, before a settings problem: `the run did not start`, `the checks did not run`. */
   what: string;
+}
+
+/**
+ * The key rule's refusal (core/model/keyTrust) as VS Code shows it: its sentence, the one-time
+ * "Trust <origin> for this folder" button (remembered outside the folder) and the setting's button.
+ */
+export function endpointProblem(key: KeyRefusal, folder: string): Problem {
+  return { message: key.message, actions: [{ kind: 'confirmEndpoint', folder, origin: key.origin }, { kind: 'openSetting', setting: key.setting.replace(/\[\d+\]$/, '') }] };
 }
 
 /** This window's own run in the folder: the command offers Show Panel and Stop It rather than a fix. */
@@ -27,6 +36,9 @@ export function refusalProblem(r: Refusal<VscodeDetail>, w: RefusalWords): Probl
       return { message: `${w.what}: ${r.problems.join('; ')}`, actions: r.detail?.actions ?? [] };
     case 'model':
       return r.detail ?? { message: r.problem, actions: [] };
+    case 'endpoint':
+      // VS Code's key port attaches "Trust <origin> for this folder" and the setting's button.
+      return r.detail ?? { message: r.key.message, actions: [{ kind: 'openSetting', setting: r.key.setting.replace(/\[\d+\]$/, '') }] };
     case 'checks':
       return checksProblem(r.problems);
     case 'busy': {

@@ -54,3 +54,15 @@ export function explicitValues(inspect: (key: SettingKey) => InspectedValue | un
   }
   return raw;
 }
+
+/**
+ * The settings whose winning value comes from the workspace or the folder (a cloned repository's
+ * .vscode/settings.json or .code-workspace), not the user's own settings: what the key rule
+ * (core/model/keyTrust) does not trust with a key. Dotted names, as the CLI's (`model.baseUrl`).
+ */
+export function folderScopedKeys(inspect: (key: SettingKey) => InspectedValue | undefined): string[] {
+  return SETTING_KEYS.filter((key) => {
+    const i = inspect(key);
+    return i !== undefined && (i.workspaceFolderValue !== undefined || i.workspaceValue !== undefined);
+  });
+}

@@ -4,7 +4,7 @@ import type { SettingsAnswer } from '../core/launch';
 import type { Settings, SettingsIssue } from '../core/settings';
 import type { Problem } from './fixActions';
 import { validateSettings } from '../core/settings';
-import { explicitValues, SETTINGS_SECTION } from './settingKeys';
+import { explicitValues, folderScopedKeys, SETTINGS_SECTION } from './settingKeys';
 
 export type SettingsRead = { ok: true; settings: Settings } | { ok: false; issues: SettingsIssue[]; message: string };
 
@@ -13,6 +13,12 @@ export function readSettings(folder: vscode.Uri): SettingsRead {
   const r = validateSettings(explicitValues((key) => cfg.inspect(key)));
   if (r.ok) return r;
   return { ok: false, issues: r.issues, message: r.issues.map((i) => i.message).join('; ') };
+}
+
+/** The settings the workspace or the folder chose for `folder`, not the user (see folderScopedKeys). */
+export function folderChosenSettings(folder: vscode.Uri): string[] {
+  const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION, folder);
+  return folderScopedKeys((key) => cfg.inspect(key));
 }
 
 /**

@@ -581,6 +581,20 @@ class Planner {
   }
 }
 
+/**
+ * A NUL byte would turn a text file binary (to git, to editors, to this product's own reader): an
+ * edit that adds one to a file that had none is refused with the reason.
+ */
+function nulRefusals(changes: readonly FileChange[], before: ReadonlyMap<string, Uint8Array | undefined>): string[] {
+  const out: string[] = [];
+  for (const c of changes) {
+    if (c.content === null || !c.content.includes(0)) continue;
+    if (before.get(c.path)?.includes(0)) continue;
+    out.push(`${c.path}: the edit puts a NUL byte (\\0) into the file, which would make a text file binary; give the text without it`);
+  }
+  return out;
+}
+
 /** Computes every file's new content; writes nothing. */
 export async function computeChanges(edits: readonly ProposedEdit[], opts: ApplyOptions): Promise<ApplyResult> {
   const planner = new Planner(opts);
@@ -594,7 +608,7 @@ export async function computeChanges(edits: readonly ProposedEdit[], opts: Apply
   }
   const r = planner.result();
   await planner.refuseUnwritable(r.changes);
-  const errors = [...planner.errors];
+  const errors = [...planner.errors, ...nulRefusals(r.changes, r.before)];
   if (errors.length === 0 && r.changes.length === 0) errors.push('the edits change nothing: every file already has the content they produce');
   return { applied: false, ...r, errors, conflicts: [] };
 }

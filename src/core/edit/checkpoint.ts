@@ -6,6 +6,7 @@ import { closeSync, fsyncSync, openSync, promises as fs, renameSync, writeSync }
 import * as path from 'node:path';
 import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
+import { readRegularFile } from '../fileText';
 
 interface Entry {
   path: string;
@@ -100,7 +101,7 @@ export class Checkpoint {
   static async load(dir: string): Promise<Checkpoint | undefined> {
     let text: string;
     try {
-      text = await fs.readFile(path.join(dir, CHECKPOINT_FILE), 'utf8');
+      text = await readRegularFile(path.join(dir, CHECKPOINT_FILE));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw e;

@@ -4,5 +4,6 @@ import * as path from 'node:path';
 import { readTextIfPresent } from '../fileText';
 
 export function readWorkspaceText(root: string, rel: string): string | undefined {
-  return readTextIfPresent(path.join(root, rel), ['EISDIR', 'EACCES']);
+  // Never blocks: a FIFO or device a failure names shows no source, as a missing file does.
+  return readTextIfPresent(path.join(root, rel), ['EISDIR', 'EACCES', 'ENOTREG']);
 }

@@ -96,7 +96,10 @@ export async function restoreState(target: ReadonlyMap<string, Uint8Array | null
     // The run's own bytes only: its original, or what it last wrote. What the run merely read
     // (the tracker) does not count: a user's save the prompt happened to see is still the user's.
     const ours = cp.has(rel) ? await cp.owns(rel, disk ?? undefined) : opts.tracker?.lastKnown(rel) === contentHash(disk);
-    if (!ours) {
+    // A file the run wrote that is gone now (a check deleted it) is recreated: that overwrites
+    // nothing of anyone's. A file changed, not deleted, behind the run's back stays a conflict.
+    const goneOfOurs = disk === null && want !== null && cp.has(rel);
+    if (!ours && !goneOfOurs) {
       await conflict(rel, `${rel} changed outside the run; left as the user has it`);
       continue;
     }

@@ -64,11 +64,19 @@ export class ToolInputError extends Error {
   }
 }
 
+/** How much of a caller's input a refusal quotes back: a 1 MB argument is not echoed whole. */
+export const ECHO_CHARS = 200;
+
+/** A caller's input as a refusal quotes it: at most ECHO_CHARS characters, the cut said. */
+export function echoed(s: string): string {
+  return s.length > ECHO_CHARS ? `${s.slice(0, ECHO_CHARS)}… (${s.length} characters)` : s;
+}
+
 function objectInput(tool: string, raw: unknown, keys: readonly string[]): Record<string, unknown> {
   const input = raw ?? {};
   if (typeof input !== 'object' || Array.isArray(input)) throw new ToolInputError(`${tool}: the input must be an object`);
   const extra = Object.keys(input).filter((k) => !keys.includes(k));
-  if (extra.length > 0) throw new ToolInputError(`${tool}: unknown input ${extra.map((k) => `"${k}"`).join(', ')} (expected ${keys.join(', ')})`);
+  if (extra.length > 0) throw new ToolInputError(`${tool}: unknown input ${extra.slice(0, 5).map((k) => `"${echoed(k)}"`).join(', ')}${extra.length > 5 ? ` and ${extra.length - 5} more` : ''} (expected ${keys.join(', ')})`);
   return input as Record<string, unknown>;
 }
 

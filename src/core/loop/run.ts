@@ -78,6 +78,11 @@ export class Run {
   private userCancelled = false;
   /** A file changed outside the run stopped it: the disk may not hold the state the run last saw. */
   private conflicted = false;
+  /**
+   * A step's edit may be on disk but not yet settled into the history (a stop landed during its
+   * apply, checks or flake re-run): the stop must restore, even to what the history calls current.
+   */
+  private unsettled = false;
   /** This folder's run lock, held from preflight to the stop (and again while a continuation works). */
   private lock: RunLock | undefined;
   /** The run's model, then `model.escalation`'s. */
@@ -250,6 +255,7 @@ export class Run {
     this.allowance.stepsDone = step;
     const previous = this.history.current;
     const call = await callModel(this.callDeps, step, prompt, measured);
+    this.unsettled = true;
     const apply = { workspace: this.opts.workspace, policy: { root: this.opts.workspace.root, forbiddenDirs: [this.opts.storageDir] }, tracker: this.tracker, ...(this.checkpoint ? { checkpoint: this.checkpoint } : {}) };
     const edit = await editTurn({ editFormat: this.opts.settings.editFormat, apply, review: this.review('proposal', step, previous) }, step, call);
     if (edit.conflict) throw this.conflictStop(edit.conflict);
@@ -279,6 +285,7 @@ export class Run {
     const { final, rolledBack, criticStop, error } = stepLeaves(f);
     const { verify } = final;
     const budget = this.history.settle({ step: f.step, verify, files: final.files }, rolledBack !== null);
+    this.unsettled = false;
     if (budget) this.emit({ type: 'budget', floor: BUDGET_FLOOR, ...budget });
     const self = f.call.self;
     const reconciled = reconcileSelfReport(self, verify.green, verify.failures.length);
@@ -316,7 +323,7 @@ export class Run {
     this.clock.pause();
     // Nothing kept warm outlives the run's stop (a continuation starts it again).
     await this.opts.verifier.release?.().catch((e: unknown) => this.logger.error(`could not stop the warm checks: ${(e as Error).message}`));
-    const { decision, judged, resumeNote, held } = await this.restorer.atStop(this.history, this.opts.settings.onStop, stop, this.history.outcome(stop.reason === 'green'), this.conflicted);
+    const { decision, judged, resumeNote, held } = await this.restorer.atStop(this.history, this.opts.settings.onStop, stop, this.history.outcome(stop.reason === 'green'), this.conflicted || this.unsettled);
     if (decision !== stop) this.logger.error(decision.detail);
     // Only a continuation reads this: it resumes from what the workspace now holds.
     this.resumeNote = resumeNote;

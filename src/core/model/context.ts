@@ -8,6 +8,7 @@ import type { PromptFile, StepPromptInput } from './prompts';
 import { formatFile, stepPrompt, systemPrompt } from './prompts';
 import { calledNames, definitionLine, enclosingBlock, importedNames, relevantRanges } from '../verify/relevance';
 import { countTokens, truncateToTokens } from '../tokens';
+import { isSecretBearingFile } from '../secrets';
 
 export interface StepContextInput {
   step: number;
@@ -137,6 +138,8 @@ function textCache(readText: StepContextInput['readText'], logger: Logger): Text
   const texts = new Map<string, string | undefined>();
   const read = async (rel: string): Promise<string | undefined> => {
     if (texts.has(rel)) return texts.get(rel);
+    // A secret-bearing file (.env*, keys, .npmrc...) is never quoted to the model.
+    if (isSecretBearingFile(rel)) return undefined;
     let t: string | undefined;
     try {
       t = await readText(rel);

@@ -139,8 +139,15 @@ export function notAnApiHint(ctx: Pick<FaultContext, 'provider'>): string {
  * 5xx and, when it persists, ends the run with a message that says what the server sent.
  */
 export function badAnswer(what: string, a: Pick<ProviderAnswer, 'status' | 'contentType' | 'text'>, ctx: Pick<FaultContext, 'provider' | 'secrets'>): TransientProviderError {
-  return new TransientProviderError(`the server answered ${a.status} (${a.contentType}) ${what}: ${bodySnippet(a.text, ctx.secrets)}`, undefined, notAnApiHint(ctx));
+  return new TransientProviderError(`the server answered ${a.status} (${a.contentType}) ${what}: ${bodySnippet(a.text, ctx.secrets)}`, undefined, notAnApiHint(ctx), BAD_ANSWER_LIMIT);
 }
+
+/**
+ * How often, and how patiently, an answer that is not the API's is retried: a proxy's page or a
+ * misrouted base URL answers the same way every time, so the run says what came back within seconds
+ * (three attempts, at most 2 s apart) instead of waiting out a 429's or a 5xx's backoff.
+ */
+export const BAD_ANSWER_LIMIT = { attempts: 3, maxDelayMs: 2000 } as const;
 
 function abortError(signal: AbortSignal): unknown {
   return signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason ?? 'aborted'));

@@ -1,9 +1,9 @@
 // The `replay` provider: scripted replies from a file (DESIGN §8), for tests, demos and evals.
-import { readFileSync } from 'node:fs';
 import type { Completion, CompletionRequest, Usage } from '../types';
 import type { ModelProvider } from './provider';
 import { ProviderFatalError } from './provider';
 import { countTokens } from '../tokens';
+import { readRegularFileSync } from '../fileText';
 
 export interface ReplayResponse {
   text: string;
@@ -48,9 +48,9 @@ export function parseReplayScript(json: string, source: string): ReplayScript {
 export function loadReplayScript(file: string): ReplayScript {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRegularFileSync(file);
   } catch (e) {
-    throw new ReplayFileError(`replay file ${file} cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new ReplayFileError(`replay file ${file} cannot be read: ${(e as Error).message}`);
   }
   return parseReplayScript(text, file);
 }

@@ -29,6 +29,11 @@ export class TransientProviderError extends Error {
     readonly retryAfterMs?: number,
     /** What the user can do if this fault outlasts the policy, when it differs from the caller's hint. */
     readonly giveUpHint?: string,
+    /**
+     * A tighter bound for this kind of fault than the policy's: a server that answers, but not as
+     * the API does, is rarely cured by waiting; its attempts end well inside any time limit.
+     */
+    readonly limit?: { attempts: number; maxDelayMs: number },
   ) {
     super(message);
     this.name = 'TransientProviderError';
@@ -115,13 +120,16 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
           `${opts.describe}: ${e.message}; the server asked to wait ${Math.ceil(e.retryAfterMs / 1000)} s before retrying, longer than the ${Math.round(policy.maxRetryAfterMs / 1000)} s a run waits.${hint}`,
         );
       }
-      if (attempt >= policy.attempts) {
+      if (attempt >= Math.min(policy.attempts, e.limit?.attempts ?? Infinity)) {
         throw new ProviderFatalError(
           `${opts.describe}: still failing after ${attempt} attempts over ${Math.round((now() - started) / 1000)} s; last fault: ${e.message}.${hint}`,
         );
       }
       // Never earlier than the server asked; a little later, so that clients told the same instant spread out.
-      const delayMs = e.retryAfterMs !== undefined ? e.retryAfterMs + Math.round(random() * Math.min(1000, e.retryAfterMs * 0.1)) : backoffDelay(attempt, policy, random);
+      const delayMs =
+        e.retryAfterMs !== undefined
+          ? e.retryAfterMs + Math.round(random() * Math.min(1000, e.retryAfterMs * 0.1))
+          : backoffDelay(attempt, e.limit ? { ...policy, maxDelayMs: Math.min(policy.maxDelayMs, e.limit.maxDelayMs) } : policy, random);
       opts.onRetry?.({ attempt, delayMs, reason: e.message, ...(e.retryAfterMs !== undefined ? { retryAfterMs: e.retryAfterMs } : {}) });
       await abortableSleep(delayMs, opts.signal);
     }

@@ -5,7 +5,7 @@
 // settings. An edit that touches any of them is refused (retry, the reason fed back) unless the
 // user set `allowVerifierEdits`; a definition that changes on disk during a step stops the run.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
 import type { CheckSpec } from '../types';
@@ -178,6 +178,55 @@ function namedFiles(root: string, cwd: string, command: string): string[] {
   return out;
 }
 
+/**
+ * What a package manager writes on every install: an `npm install` (or yarn, pnpm, bun) in another
+ * terminal during a step rewrites one of these, and the tools the checks run may have changed.
+ */
+const INSTALL_MARKERS: readonly string[] = [
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'yarn.lock',
+  'pnpm-lock.yaml',
+  'bun.lock',
+  'bun.lockb',
+  'node_modules/.package-lock.json',
+  'node_modules/.yarn-state.yml',
+  'node_modules/.yarn-integrity',
+  'node_modules/.modules.yaml',
+];
+
+const LAUNCHERS = new Set(['npx', 'exec', 'pnpm', 'yarn', 'bunx', 'dlx']);
+
+/**
+ * The runner binaries a command starts from `node_modules/.bin` (in its folder or one above, inside
+ * the workspace): the `.bin` entry and the file it links to, whose bytes are the tool itself.
+ */
+function installedTools(root: string, cwd: string, command: string): string[] {
+  const out: string[] = [];
+  for (const segment of command.split(/&&|\|\||;|\|/)) {
+    const words = segment.trim().split(/\s+/).filter((w) => w !== '' && !/^[A-Z_][A-Z0-9_]*=/.test(w));
+    const program = words.find((w) => !LAUNCHERS.has(w) && !w.startsWith('-'));
+    if (program === undefined || program.includes('/')) continue;
+    for (let dir = cwd; ; dir = path.dirname(dir)) {
+      const bin = path.join(dir, 'node_modules', '.bin', program);
+      const rel = toRel(root, bin);
+      if (rel === undefined) break;
+      if (existsSync(bin)) {
+        out.push(rel);
+        try {
+          const target = toRel(root, path.resolve(path.dirname(bin), readlinkSync(bin)));
+          if (target) out.push(target);
+        } catch {
+          // Not a link (a shim file): the entry's own bytes are what is recorded.
+        }
+        break;
+      }
+      if (path.dirname(dir) === dir) break;
+    }
+  }
+  return out;
+}
+
 /** What defines the checks at step 0. Reads the disk directly: this runs before any edit. */
 export function recordVerifier(root: string, checks: readonly CheckSpec[]): VerifierRecord {
   const rels = new Set<string>(['package.json', '.vscode/settings.json', '.vscode/tasks.json']);
@@ -185,17 +234,22 @@ export function recordVerifier(root: string, checks: readonly CheckSpec[]): Veri
   for (const c of checks) {
     const cwd = path.resolve(root, c.cwd ?? '.');
     dirs.add(cwd);
-    for (const f of namedFiles(root, cwd, c.command)) rels.add(f);
-    // Scripts the command runs through npm/pnpm/yarn: the files their text names too.
+    for (const f of [...namedFiles(root, cwd, c.command), ...installedTools(root, cwd, c.command)]) rels.add(f);
+    // Scripts the command runs through npm/pnpm/yarn: the files and tools their text names too.
     const scripts = readJson(path.join(cwd, 'package.json'))?.scripts;
     if (typeof scripts === 'object' && scripts !== null) {
-      for (const text of Object.values(scripts as Record<string, unknown>)) if (typeof text === 'string') for (const f of namedFiles(root, cwd, text)) rels.add(f);
+      for (const text of Object.values(scripts as Record<string, unknown>)) if (typeof text === 'string') for (const f of [...namedFiles(root, cwd, text), ...installedTools(root, cwd, text)]) rels.add(f);
     }
   }
   const tsconfigs = new Set<string>();
   for (const d of dirs) {
     const rel = toRel(root, path.join(d, 'package.json'));
     if (rel) rels.add(rel);
+    // node_modules is part of what defines the checks: an install during the run is seen.
+    for (const m of INSTALL_MARKERS) {
+      const marker = d === root ? m : toRel(root, path.join(d, m));
+      if (marker) rels.add(marker);
+    }
     const tsconfig = path.join(d, 'tsconfig.json');
     if (existsSync(tsconfig)) tsconfigChain(root, tsconfig, tsconfigs);
   }

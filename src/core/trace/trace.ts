@@ -1,8 +1,9 @@
 // Writes the run's events as JSONL, one line each, appended as they happen.
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { redactDeep } from '../secrets';
 import type { RunEvent, TimedEvent } from './events';
+import { readRegularFileSync } from '../fileText';
 
 export class TraceWriter {
   constructor(readonly file: string) {
@@ -18,7 +19,7 @@ export class TraceWriter {
 }
 
 export function readTrace(file: string): TimedEvent[] {
-  return readFileSync(file, 'utf8')
+  return readRegularFileSync(file)
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l, i) => {

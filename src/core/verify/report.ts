@@ -2,6 +2,7 @@
 import type { Failure } from '../types';
 import { countTokens } from '../tokens';
 import { normalizeId, normalizeMessage } from './identity';
+import { isSecretBearingFile } from '../secrets';
 
 export interface ReportOptions {
   /** Reads a workspace file's text, for the source lines around a failure. */
@@ -275,7 +276,8 @@ export function formatFailureReport(failures: readonly Failure[], opts: ReportOp
   }
   const files = [...byFile.keys()].sort((a, b) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b)));
   const sections = files.map((file) => {
-    const text = file !== '' ? opts.readText?.(file) : undefined;
+    // A secret-bearing file (.env*, keys, .npmrc...): its failures are listed, its lines never quoted.
+    const text = file !== '' && !isSecretBearingFile(file) ? opts.readText?.(file) : undefined;
     return { file, src: text?.split(/\r?\n/), shapes: shapes(fold(byFile.get(file)!, root), root) };
   });
   const distinct = sections.reduce((n, s) => n + s.shapes.reduce((k, g) => k + g.entries.length, 0), 0);

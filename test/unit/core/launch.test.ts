@@ -10,19 +10,21 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mcpRefusal } from '../../../src/cli/mcpCommand';
+import { cliKeyPort } from '../../../src/cli/providers';
+import { folderSettingKeys } from '../../../src/cli/workspaceSettings';
 import { cliRefusal } from '../../../src/cli/refusals';
 import { Checkpoint } from '../../../src/core/edit/checkpoint';
 import { RUN_LOCK_DIR_ENV } from '../../../src/core/edit/runLock';
 import { FsWorkspace } from '../../../src/core/edit/workspace';
 import type { LaunchPorts, LaunchRequest, Refusal, RefusalKind } from '../../../src/core/launch';
-import { CHECKS_WHILE_A_RUN_HOLDS, prepareChecks, prepareRun } from '../../../src/core/launch';
+import { CHECKS_WHILE_A_RUN_HOLDS, NO_KEYS, prepareChecks, prepareRun } from '../../../src/core/launch';
 import { ReplayProvider } from '../../../src/core/model/replay';
 import { defaultSettings } from '../../../src/core/settings';
 import type { Settings } from '../../../src/core/settings';
 import type { TimedEvent } from '../../../src/core/trace/events';
 import type { Problem } from '../../../src/vscode/fixActions';
 import { noChatModel } from '../../../src/vscode/fixActions';
-import { refusalProblem } from '../../../src/vscode/refusals';
+import { endpointProblem, refusalProblem } from '../../../src/vscode/refusals';
 import { calcCheckCommand } from '../../support/checks';
 import { copyFixture, REPO } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
@@ -53,9 +55,10 @@ describe('the launcher: one preflight, refusals as values every front end words'
   const settings = (over: Partial<Settings> = {}): Settings => ({ ...defaultSettings(), checks: [CALC_CHECK], ...over });
 
   /** VS Code-like ports: answers carry their sentence with its fix buttons. */
-  function ports(o: { settings?: Settings; settingsProblem?: Problem; model?: Problem; onModel?: () => void } = {}): LaunchPorts<Problem> {
+  function ports(o: { settings?: Settings; settingsProblem?: Problem; model?: Problem; onModel?: () => void; keys?: LaunchPorts<Problem>['keys'] } = {}): LaunchPorts<Problem> {
     return {
       settings: () => (o.settingsProblem ? { ok: false, problems: [o.settingsProblem.message], detail: o.settingsProblem } : { ok: true, settings: o.settings ?? settings() }),
+      keys: o.keys ?? NO_KEYS,
       model: () => {
         o.onModel?.();
         return o.model ? { ok: false, problem: o.model.message, detail: o.model } : { ok: true, provider: new ReplayProvider({ responses: [] }) };
@@ -69,6 +72,20 @@ describe('the launcher: one preflight, refusals as values every front end words'
     const launch = await prepareRun(req, p);
     assert.ok(!launch.ok, 'refused');
     return launch.refusal;
+  }
+
+  const REMOTE = 'https://models.example.invalid/v1';
+  /** The folder's own .vscode/settings.json names a remote endpoint; the owner's key is in the environment. */
+  function folderChoosesEndpoint(): { settings: Settings; keys: LaunchPorts<Problem>['keys'] } {
+    mkdirSync(path.join(s.project, '.vscode'), { recursive: true });
+    writeFileSync(path.join(s.project, '.vscode', 'settings.json'), JSON.stringify({ 'fixUntilGreen.model.baseUrl': REMOTE }));
+    const cli = cliKeyPort(() => folderSettingKeys(s.project, {}), { OPENAI_API_KEY: 'sk-owner' });
+    // As VS Code's key port does: the refusal carries its "Trust <origin> for this folder" button.
+    const keys: LaunchPorts<Problem>['keys'] = (st, own) => {
+      const a = cli(st, own);
+      return a.ok ? a : { ...a, detail: endpointProblem(a.refusal, s.project) };
+    };
+    return { settings: settings({ model: { ...defaultSettings().model, provider: 'openai-compatible', id: 'm', baseUrl: REMOTE } }), keys };
   }
 
   async function holdFolder(): Promise<ChildProcess> {
@@ -115,6 +132,23 @@ describe('the launcher: one preflight, refusals as values every front end words'
       vscode: { message: /^a run of test \(pid \d+, holder-\d+\) is in progress in calc; try again when it is done$/, actions: [] },
     },
     {
+      kind: 'endpoint',
+      make: () => {
+        let built = 0;
+        const r = refusalOf(request(), ports({ ...folderChoosesEndpoint(), onModel: () => built++ }));
+        return r.then((x) => {
+          assert.equal(built, 0, 'refused before any model is built');
+          return x;
+        });
+      },
+      cli: {
+        kind: 'preflight',
+        message: /^refused before any request: .*\.vscode\/settings\.json sets fixUntilGreen\.model\.baseUrl to https:\/\/models\.example\.invalid\/v1, so your openai-compatible key would be sent to models\.example\.invalid, .* If you trust it, name the same URL yourself: --base-url https:\/\/models\.example\.invalid\/v1\.$/,
+        details: (d) => assert.deepEqual(d.keyRefused, { file: path.join(s.project, '.vscode', 'settings.json'), setting: 'fixUntilGreen.model.baseUrl', host: 'models.example.invalid' }),
+      },
+      vscode: { message: /^refused before any request: .*fixUntilGreen\.model\.baseUrl/, actions: [{ kind: 'confirmEndpoint', folder: '', origin: 'https://models.example.invalid' }, { kind: 'openSetting', setting: 'fixUntilGreen.model.baseUrl' }] },
+    },
+    {
       kind: 'model',
       make: () => refusalOf(request(), ports({ model: noChatModel('') })),
       cli: { kind: 'usage', message: /^No chat model is available in VS Code\.$/ },
@@ -147,7 +181,7 @@ describe('the launcher: one preflight, refusals as values every front end words'
   ];
 
   it('the table covers every refusal kind, once', () => {
-    const kinds: Record<RefusalKind, true> = { settings: true, busy: true, model: true, checks: true, storage: true, interrupted: true };
+    const kinds: Record<RefusalKind, true> = { settings: true, busy: true, endpoint: true, model: true, checks: true, storage: true, interrupted: true };
     assert.deepEqual(table.map((r) => r.kind), Object.keys(kinds));
   });
 
@@ -172,11 +206,11 @@ describe('the launcher: one preflight, refusals as values every front end words'
 
       const vs = refusalProblem(r, { folderName: 'calc', what: 'the run did not start' });
       assert.match(vs.message, row.vscode.message);
-      assert.deepEqual(vs.actions, row.vscode.actions);
+      assert.deepEqual(vs.actions, row.vscode.actions.map((a) => (a.kind === 'confirmEndpoint' ? { ...a, folder: s.project } : a)));
     });
   }
 
-  it('refuses in one order, the cheap and writeless first: settings, busy, models, checks, storage, interrupted', async () => {
+  it('refuses in one order, the cheap and writeless first: settings, busy, endpoints, models, checks, storage, interrupted', async () => {
     await holdFolder();
     await interruptedRun();
     let built = 0;
@@ -189,6 +223,10 @@ describe('the launcher: one preflight, refusals as values every front end words'
       c.kill('SIGKILL');
       await gone;
     }
+    const endpoint = folderChoosesEndpoint();
+    assert.equal((await refusalOf(request(), ports({ ...broken, keys: endpoint.keys, settings: { ...endpoint.settings, checks: broken.settings.checks } }))).kind, 'endpoint');
+    assert.equal(built, 0, 'no model is built for an endpoint the key rule refuses');
+    rmSync(path.join(s.project, '.vscode', 'settings.json'));
     assert.equal((await refusalOf(request(), ports(broken))).kind, 'model');
     assert.equal((await refusalOf(request(), ports({ settings: broken.settings }))).kind, 'checks');
     writeFileSync(path.join(s.dir, 'a-file'), 'x');
@@ -205,6 +243,29 @@ describe('the launcher: one preflight, refusals as values every front end words'
       if (!launch.ok) assert.equal(launch.refusal.kind, 'busy');
     }
     assert.deepEqual(Object.entries(CHECKS_WHILE_A_RUN_HOLDS).filter(([, may]) => may).map(([f]) => f), ['cli'], 'only a person at a terminal checks beside a run');
+  });
+
+  it('the key rule judges the run\'s model and every rung before any is built; a folder-chosen loopback rung is built with no key', async () => {
+    mkdirSync(path.join(s.project, '.vscode'), { recursive: true });
+    const local = { provider: 'openai-compatible' as const, id: 'm', baseUrl: 'http://127.0.0.1:9/v1' };
+    const remote = { provider: 'openai-compatible' as const, id: 'm', baseUrl: REMOTE };
+    const keyPort = cliKeyPort(() => folderSettingKeys(s.project, {}), { OPENAI_API_KEY: 'sk-owner' });
+    const withheld: [number, boolean][] = [];
+    const p = (escalation: Settings['model']['escalation']): LaunchPorts<Problem> => {
+      writeFileSync(path.join(s.project, '.vscode', 'settings.json'), JSON.stringify({ 'fixUntilGreen.model.escalation': escalation, 'fixUntilGreen.maxSteps': 50 }));
+      return { ...ports({ settings: settings({ maxSteps: 50, model: { ...defaultSettings().model, escalation } }) }), keys: keyPort, model: (_m, rung, _s, w) => (withheld.push([rung, w]), { ok: true, provider: new ReplayProvider({ responses: [] }) }) };
+    };
+    const r = await refusalOf(request(), p([local, remote]));
+    assert.equal(r.kind === 'endpoint' && r.key.setting, 'fixUntilGreen.model.escalation[1]');
+    assert.deepEqual(withheld, [], 'nothing built');
+    const launch = await prepareRun(request(), p([local]));
+    assert.ok(launch.ok);
+    assert.deepEqual(withheld, [[0, false], [1, true]], 'the run\'s own (replay) model as set; the folder\'s loopback rung sent no key');
+    assert.deepEqual(launch.prepared.notices, [`${path.join(s.project, '.vscode', 'settings.json')} sets fixUntilGreen.maxSteps = 50: it spends more of your money`]);
+    // The chat's model stands in for the run's own (@fix): only the rungs are judged.
+    writeFileSync(path.join(s.project, '.vscode', 'settings.json'), JSON.stringify({ 'fixUntilGreen.model.baseUrl': REMOTE }));
+    const chat = await prepareRun(request({ provider: new ReplayProvider({ responses: [] }) }), { ...ports({ settings: settings({ model: { ...defaultSettings().model, ...remote } }) }), keys: keyPort });
+    assert.ok(chat.ok, 'the folder\'s base URL is not the chat model\'s');
   });
 
   it('prepares once: the run is built from what preflight built, and run-start carries what it found', async () => {

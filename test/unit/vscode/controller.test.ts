@@ -24,6 +24,7 @@ import type { Verifier } from '../../../src/core/verify/verifier';
 import { silentLogger } from '../../../src/core/types';
 import type { RunReport } from '../../../src/core/trace/events';
 import { launchingEngine } from '../../../src/vscode/launchingEngine';
+import { NO_KEYS } from '../../../src/core/launch';
 import { refusalProblem } from '../../../src/vscode/refusals';
 import { calcCheckCommand } from '../../support/checks';
 import { CALC, calcVerifier } from './calcVerifier';
@@ -167,6 +168,7 @@ describe('the controller owns the folder\'s files', () => {
   function engine(responses: ReplayResponse[], hold?: string, model?: Problem, checks: CheckSpec[] = [{ name: 'test', command: calcCheckCommand(hold), parser: 'tap' }]): FolderEngine & { labels: string[] } {
     const labels: string[] = [];
     const inner = launchingEngine(s.project, s.storage, {
+      keys: NO_KEYS,
       model: () => (model ? { ok: false, problem: model.message, detail: model } : { ok: true, provider: new ReplayProvider({ responses }) }),
       workspace: (label) => {
         if (label !== undefined) labels.push(label);
@@ -391,7 +393,7 @@ describe('the controller and a run of another process', function () {
     try {
       const line = await new Promise<string>((resolve) => holder.stdout.once('data', (d: Buffer) => resolve(d.toString())));
       assert.equal((JSON.parse(line) as { ok: boolean }).ok, true);
-      const engine = launchingEngine(s.project, s.storage, { model: () => ({ ok: false, problem: 'not used' }), workspace: () => new FsWorkspace(s.project), logger: silentLogger });
+      const engine = launchingEngine(s.project, s.storage, { keys: NO_KEYS, model: () => ({ ok: false, problem: 'not used' }), workspace: () => new FsWorkspace(s.project), logger: silentLogger });
       const checked: Settings = { ...defaultSettings(), checks: [{ name: 'test', command: calcCheckCommand(), parser: 'tap' }] };
       const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine });
       await assert.rejects(c.verify(checked), (e: Error) => e instanceof FolderBusyError && new RegExp(`a run of test \\(pid ${holder.pid}`).test(e.message));

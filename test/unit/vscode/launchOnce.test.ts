@@ -12,6 +12,7 @@ import type { Settings } from '../../../src/core/settings';
 import type { Logger } from '../../../src/core/types';
 import { RunController } from '../../../src/vscode/controller';
 import { launchingEngine } from '../../../src/vscode/launchingEngine';
+import { NO_KEYS } from '../../../src/core/launch';
 import { tempTree } from '../../support/fixtures';
 
 describe('a VS Code run prepares once', function () {
@@ -28,6 +29,7 @@ describe('a VS Code run prepares once', function () {
       const logged: string[] = [];
       const logger: Logger = { info: (m) => void logged.push(m), warn: (m) => void logged.push(m), error: (m) => void logged.push(m), debug: () => undefined };
       const engine = launchingEngine(root, path.join(t.dir, 'storage'), {
+        keys: NO_KEYS,
         model: (_m, rung) => {
           built.push(rung);
           return { ok: true, provider: new ReplayProvider({ responses: [] }) };
