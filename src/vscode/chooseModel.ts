@@ -4,7 +4,8 @@
 // server asks for one. Every field goes to one scope (the folder's workspace settings), and the last
 // message says which.
 import * as vscode from 'vscode';
-import { effectiveBaseUrl, endpointOrigin } from '../core/model/keyTrust';
+import { effectiveBaseUrl, endpointOrigin } from '../core/endpoints';
+
 import { listModels } from '../core/model/modelList';
 import type { ModelChoice, SetupProvider } from './modelSetup';
 import { baseUrlProblem, keyAsked, savedSentence, scopeName } from './modelSetup';

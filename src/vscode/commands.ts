@@ -3,6 +3,7 @@
 // tells the user what happened. The engine and the files are the controller's: no handler builds a
 // run or writes a file.
 import * as path from 'node:path';
+import { effectiveBaseUrl, endpointOrigin } from '../core/endpoints';
 import * as vscode from 'vscode';
 import type { RestoreReport } from '../core/edit/restore';
 import type { Settings } from '../core/settings';
@@ -24,7 +25,7 @@ import { chooseFolder } from './folders';
 import { canRevert } from './runState';
 import type { ApiKeys } from './secrets';
 import { defaultOrigin } from './secrets';
-import { effectiveBaseUrl, endpointOrigin } from '../core/model/keyTrust';
+
 import { resolveInterrupted } from './recovery';
 import { readSettings, reportInvalidSettings, settingsSource } from './settings';
 

@@ -2,7 +2,8 @@
 // model, or open the settings UI at the one setting that fixes it. Pure (no `vscode` import): the
 // commands turn these into notification buttons, the unit tests read them directly.
 import type { ProviderConfigError } from '../core/model/factory';
-import { ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL } from '../core/model/endpoint';
+import { ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL } from '../core/endpoints';
+
 
 export type FixAction =
   | { kind: 'setApiKey' }

@@ -2,6 +2,7 @@
 // factory, with the key from SecretStorage. The run's own model and each model of its escalation
 // ladder are built the same way. Problems are worded for VS Code (settings and commands).
 import type { ModelProvider } from '../core/model/provider';
+import { effectiveBaseUrl, endpointOrigin } from '../core/endpoints';
 import { createProvider, ProviderConfigError, VSCODE_KEY_HINT } from '../core/model/factory';
 import type { KeyAnswer, ModelAnswer } from '../core/launch';
 import { modelName } from '../core/model/pricing';
@@ -13,7 +14,7 @@ import type { ModelSettings, Settings } from '../core/settings';
 import type { Logger } from '../core/types';
 import type { ApiKeys } from './secrets';
 import type { KeyedEndpoint } from '../core/model/keyTrust';
-import { decideKeyTrust, effectiveBaseUrl, endpointOrigin } from '../core/model/keyTrust';
+import { decideKeyTrust } from '../core/model/keyTrust';
 import * as vscode from 'vscode';
 import { folderChosenSettings } from './settings';
 import { describeAvailableModels, selectLanguageModel, VscodeLmProvider } from './lmProvider';

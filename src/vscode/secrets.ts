@@ -1,6 +1,7 @@
 // API keys live in VS Code's SecretStorage only: never in settings, logs or traces.
 import * as vscode from 'vscode';
-import { effectiveBaseUrl, endpointOrigin } from '../core/model/keyTrust';
+import { effectiveBaseUrl, endpointOrigin } from '../core/endpoints';
+
 import type { ProviderId } from '../core/settings';
 
 /** A provider's public endpoint's origin. */

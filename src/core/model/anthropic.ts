@@ -1,9 +1,10 @@
 // The `anthropic` provider: Anthropic's Messages API through the official SDK, its own retries off.
 import type Anthropic from '@anthropic-ai/sdk';
+import { ANTHROPIC_DEFAULT_BASE_URL } from '../endpoints';
 import type { Message } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ChatMessage, Completion, CompletionRequest, Logger, Usage } from '../types';
 import { silentLogger } from '../types';
-import { ANTHROPIC_DEFAULT_BASE_URL, describeEndpoint, redactSecrets } from './endpoint';
+import { describeEndpoint, redactSecrets } from './endpoint';
 import type { FaultContext, ProviderAnswer } from './httpFaults';
 import { GIVE_UP_HINT, PREFLIGHT_TIMEOUT_MS, badAnswer, classifyProviderError, readAnswer, unreachableProblem } from './httpFaults';
 import type { ModelProvider } from './provider';

@@ -1,16 +1,7 @@
 // Endpoints and keys: where a provider talks to, whether it needs a key, and keeping keys out of
 // every message that could reach a log, a trace or a report.
 
-/** True for localhost, 127.0.0.0/8 and ::1: a server on this machine, which needs no key. */
-/** The providers' default endpoints (defined here so that naming them loads no SDK). */
-export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-
-export function isLoopbackUrl(url: string): boolean {
-  if (!URL.canParse(url)) return false;
-  const host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
-}
+import { isLoopbackUrl } from '../endpoints';
 
 /** Host and path of a base URL, without credentials or query, for labels and messages. */
 export function describeEndpoint(url: string): string {

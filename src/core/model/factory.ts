@@ -3,11 +3,12 @@
 // is a ProviderConfigError with a code and the setting at fault, so each front end words it its own
 // way (the CLI in its flags, VS Code in its settings and commands) instead of passing on another's.
 import * as path from 'node:path';
+import { ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL } from '../endpoints';
 import { registerSecret } from '../secrets';
 import type { ModelSettings } from '../settings';
 import type { Logger } from '../types';
 import { AnthropicProvider } from './anthropic';
-import { ANTHROPIC_DEFAULT_BASE_URL, missingKeyProblem, OPENAI_DEFAULT_BASE_URL } from './endpoint';
+import { missingKeyProblem } from './endpoint';
 import { OpenAICompatibleProvider } from './openaiCompatible';
 import type { ModelProvider } from './provider';
 import { loadReplayScript, ReplayFileError, ReplayProvider } from './replay';

@@ -6,7 +6,8 @@
 // host and how to confirm it. Pure: each front end says where settings came from and words the
 // confirmation its own way; nothing here reads a file or makes a request.
 import type { Settings } from '../settings';
-import { ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL, isLoopbackUrl } from './endpoint';
+import { effectiveBaseUrl, endpointOrigin, isLoopbackUrl } from '../endpoints';
+
 
 /** The fields of a model that choose where its requests (and so its key) go. */
 export type EndpointField = 'provider' | 'baseUrl';
@@ -50,16 +51,6 @@ export type KeyTrust =
   | { ok: true; withhold: string[] }
   | { ok: false; refusal: KeyRefusal };
 
-/** The URL requests go to: the base URL, or the provider's public endpoint. */
-export function effectiveBaseUrl(provider: string, baseUrl: string): string {
-  if (baseUrl.trim() !== '') return baseUrl.trim();
-  return provider === 'anthropic' ? ANTHROPIC_DEFAULT_BASE_URL : OPENAI_DEFAULT_BASE_URL;
-}
-
-/** `scheme://host:port` of a URL (the unit keys are trusted to), or the text itself when unreadable. */
-export function endpointOrigin(url: string): string {
-  return URL.canParse(url) ? new URL(url).origin : url;
-}
 
 /** The one decision: every keyed endpoint the folder chose is withheld its key (loopback) or refused. */
 export function decideKeyTrust(input: KeyTrustInput): KeyTrust {

@@ -1,7 +1,8 @@
 // The models a server serves, from its own `/models` list, for a set-up that lets the user pick one
 // instead of typing an id (Choose Model…). OpenAI-compatible servers (OpenAI, Ollama, LM Studio, vLLM,
 // OpenRouter) answer `GET {baseUrl}/models`; Anthropic answers `GET {baseUrl}/v1/models`.
-import { ANTHROPIC_DEFAULT_BASE_URL, describeEndpoint, OPENAI_DEFAULT_BASE_URL, redactSecrets } from './endpoint';
+import { describeEndpoint, redactSecrets } from './endpoint';
+import { ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL } from '../endpoints';
 
 export type ModelListing =
   | { ok: true; ids: string[] }

@@ -1,10 +1,11 @@
 // The `openai-compatible` provider: any server speaking OpenAI's chat-completions API (OpenAI,
 // Ollama, LM Studio, vLLM, OpenRouter), through the official SDK with its own retries off.
 import type OpenAI from 'openai';
+import { OPENAI_DEFAULT_BASE_URL } from '../endpoints';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { Completion, CompletionRequest, Logger, Usage } from '../types';
 import { silentLogger } from '../types';
-import { OPENAI_DEFAULT_BASE_URL, describeEndpoint, redactSecrets } from './endpoint';
+import { describeEndpoint, redactSecrets } from './endpoint';
 import type { FaultContext, ProviderAnswer } from './httpFaults';
 import { GIVE_UP_HINT, PREFLIGHT_TIMEOUT_MS, badAnswer, classifyProviderError, readAnswer, unreachableProblem } from './httpFaults';
 import type { ModelProvider } from './provider';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { describeEndpoint, isLoopbackUrl, missingKeyProblem, redactSecrets } from '../../../src/core/model/endpoint';
+import { isLoopbackUrl } from '../../../src/core/endpoints';
+import { describeEndpoint, missingKeyProblem, redactSecrets } from '../../../src/core/model/endpoint';
 import { InputGauge, MARGIN_TOKENS, UNCALIBRATED_FACTOR, COUNTED_FACTOR, CALIBRATION_HEADROOM } from '../../../src/core/model/budget';
 
 describe('endpoints and keys', () => {

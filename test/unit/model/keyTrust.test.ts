@@ -3,7 +3,8 @@
 // and how to confirm; an endpoint the owner named or confirmed is trusted.
 import assert from 'node:assert/strict';
 import type { KeyedEndpoint } from '../../../src/core/model/keyTrust';
-import { decideKeyTrust, endpointOrigin, folderSettingNotices } from '../../../src/core/model/keyTrust';
+import { endpointOrigin } from '../../../src/core/endpoints';
+import { decideKeyTrust, folderSettingNotices } from '../../../src/core/model/keyTrust';
 
 const FILE = '/repo/.vscode/settings.json';
 const confirm = (_e: KeyedEndpoint, url: string): string => `pass --base-url ${url}`;
