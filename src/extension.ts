@@ -17,8 +17,7 @@ import { LastRuns } from './vscode/lastRuns';
 import { channelLogger } from './vscode/logger';
 import { PanelHost } from './vscode/panelHost';
 import { offerRecovery } from './vscode/recovery';
-import { lazyFolderEngine } from './vscode/shellEngine';
-import { describeEvent } from './vscode/runLog';
+import { lazyFolderEngine, loadedEngine } from './vscode/shellEngine';
 import { FailureTests } from './vscode/testResults';
 import { ApiKeys } from './vscode/secrets';
 
@@ -35,7 +34,8 @@ export function activate(context: vscode.ExtensionContext): void {
     const limits = { maxSteps: defaults.maxSteps, tokenCeiling: defaults.tokenCeiling, timeLimitSeconds: defaults.timeLimitSeconds };
     const engine = storageRoot ? lazyFolderEngine(folder, folderStorageDir(storageRoot, folder), { keys, logger }) : undefined;
     const c = new RunController(folder, name, limits, lastRuns.load(folder), { engine, logger });
-    c.onEvent((e) => logger.info(`[${name}] ${describeEvent(e)}`));
+    // A loop event comes from the engine's loop, so the engine (and its log lines, runLog.ts) is loaded.
+    c.onEvent((e) => logger.info(`[${name}] ${loadedEngine()?.describeEvent(e) ?? e.type}`));
     return c;
   });
   const panel = new PanelHost(context.extensionUri, controllers, logger);

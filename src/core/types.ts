@@ -25,6 +25,21 @@ export interface Failure {
    * It counts in the identity like any other, so a state compares like with like.
    */
   carried?: boolean;
+  /**
+   * What the failed assertion got and expected, and the mismatch in one line, as the verifier read
+   * them from `message` (verify/values.ts): the extension's shell shows them without bundling the
+   * reader. Absent when the message shows no values, and in traces written before it. Derived from
+   * `message`, so not part of the identity (verify/identity.ts).
+   */
+  values?: FailureValues;
+}
+
+/** A failed assertion's values (Failure.values). */
+export interface FailureValues {
+  /** `'12.5 EUR' !== '12.05 EUR'`, `Expected "12.05 EUR", received "12.5 EUR"`: as the runner words it. */
+  headline: string;
+  actual: string;
+  expected: string;
 }
 
 /** How a check ran in one verification (DESIGN §4 staged checks): only `full` can decide green. */

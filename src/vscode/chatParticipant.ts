@@ -3,62 +3,19 @@
 // "@fix /checks" runs the checks once (the same seen-counter as the tools); "@fix /continue" resumes
 // a run stopped by step-cap or token-ceiling, offered as a follow-up. The run is the folder's
 // controller's: the panel, the status bar, Revert and the trace are the same as from the palette.
+// The turn itself is the engine bundle's (chatTurn.ts); registering, refusing and the follow-ups are here.
 import * as vscode from 'vscode';
-import type { ChecksToolResult } from '../core/gate/tools';
-import type { RunReport, TimedEvent } from '../core/trace/events';
-import type { RunController } from './controller';
-import { md, plural, stepLine, stopMarkdown } from './chatWords';
-import { pendingFiles } from './reviewState';
-import { keepReviewed, undoReviewed } from './reviewUi';
+import type { FixChatResult } from './chatTurn';
+import { md } from './chatWords';
+import { CHAT_KEEP_COMMAND, CHAT_UNDO_COMMAND } from './commandIds';
 import type { GateHost } from './gateHost';
 import { GateRefusal, isRefusal } from './gateHost';
-import { canContinue, canRevert } from './runState';
+import { keepReviewed, undoReviewed } from './reviewUi';
 import { loadEngine } from './shellEngine';
 
+export type { FixChatResult } from './chatTurn';
+
 export const PARTICIPANT_ID = 'fixUntilGreen.fix';
-
-/** What a response leaves for its follow-ups. */
-export interface FixChatResult extends vscode.ChatResult {
-  metadata: { command: string; folder?: string; stopReason?: string; canContinue?: boolean; refused?: string };
-}
-
-/** The review's buttons in a response: internal commands (not in the palette), with the folder as argument. */
-const KEEP_COMMAND = 'fixUntilGreen.chat.keep';
-const UNDO_COMMAND = 'fixUntilGreen.chat.undo';
-
-/**
- * Streams a run's events as a short list of steps, as an agent's response reads: what the checks
- * found before any edit, then each step's files and what is left. No run id, no identity hash.
- */
-export class StepStreamer {
-  private files = new Map<number, string[]>();
-  private notApplied = new Map<number, string>();
-
-  constructor(private readonly stream: vscode.ChatResponseStream) {}
-
-  // Only markdown: the Chat view folds progress messages, and the markdown between them, into a
-  // collapsed "Completed N steps" section, which would hide the first check's line.
-  on(e: TimedEvent): void {
-    switch (e.type) {
-      case 'run-start':
-        this.stream.markdown(`Working with ${md(e.model)}, at most ${plural(e.limits.maxSteps, 'step')}.\n\n`);
-        return;
-      case 'edit':
-        if (e.applied) this.files.set(e.step, e.files.map((f) => f.path));
-        else if (!e.rolledBack) this.notApplied.set(e.step, e.errors[0] ?? 'not applied');
-        return;
-      case 'verify':
-        this.stream.markdown(`${this.verifyLine(e)}\n`);
-        return;
-      default:
-        return;
-    }
-  }
-
-  private verifyLine(e: Extract<TimedEvent, { type: 'verify' }>): string {
-    return stepLine(e, this.files.get(e.step), this.notApplied.get(e.step));
-  }
-}
 
 export class FixParticipant {
   constructor(private readonly host: GateHost) {}
@@ -68,8 +25,8 @@ export class FixParticipant {
     p.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'icon.png');
     p.followupProvider = { provideFollowups: (result: FixChatResult) => followups(result) };
     // The response's Keep and Undo: the review's own actions on the files the run left pending.
-    const keep = vscode.commands.registerCommand(KEEP_COMMAND, (folder: string) => keepReviewed(this.host.controller(this.host.folder(folder))));
-    const undo = vscode.commands.registerCommand(UNDO_COMMAND, (folder: string) => undoReviewed(this.host.controller(this.host.folder(folder)), this.host.logger));
+    const keep = vscode.commands.registerCommand(CHAT_KEEP_COMMAND, (folder: string) => keepReviewed(this.host.controller(this.host.folder(folder))));
+    const undo = vscode.commands.registerCommand(CHAT_UNDO_COMMAND, (folder: string) => undoReviewed(this.host.controller(this.host.folder(folder)), this.host.logger));
     return vscode.Disposable.from(p, keep, undo);
   }
 
@@ -78,88 +35,14 @@ export class FixParticipant {
     try {
       this.host.requireTrust();
       const c = this.host.controller(this.host.folder(undefined));
-      if (command === 'checks') return await this.checks(c, stream, token);
-      if (command === 'continue') return await this.continueRun(c, stream, token);
-      return await this.fix(c, request, stream, token);
+      if (command === 'continue' && !c.canContinue) throw new GateRefusal(`nothing to continue in ${c.folderName}: only a run of this window stopped by step-cap or token-ceiling can continue`);
+      return await (await loadEngine(this.host.logger)).chatTurn(command, this.host, c, request, stream, token);
     } catch (e) {
       if (!isRefusal(e)) throw e;
       stream.markdown(`**Fix Until Green did not run:** ${md(e.message)}`);
       return { metadata: { command, refused: e.message } };
     }
   }
-
-  private async checks(c: RunController, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<FixChatResult> {
-    stream.progress(`Running the checks of ${c.folderName}…`);
-    const abort = new AbortController();
-    const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
-    let r: ChecksToolResult;
-    try {
-      r = await this.host.runChecks(c, abort.signal);
-    } finally {
-      sub.dispose();
-    }
-    stream.markdown(checksMarkdown(r));
-    if (!r.green) stream.button({ command: 'workbench.actions.view.problems', title: 'Show Problems' });
-    return { metadata: { command: 'checks', folder: c.folder } };
-  }
-
-  private async fix(c: RunController, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<FixChatResult> {
-    // The chat's selected model proposes the edits: no model setting or key is needed for it.
-    const provider = (await loadEngine(this.host.logger)).chatModelProvider(request.model);
-    const prepared = await this.host.prepare(c, { provider, frontEnd: 'vscode-chat' });
-    const report = await this.follow(c, stream, token, () => c.run(prepared, request.prompt.trim()));
-    return this.stopped(c, report, stream, 'fix');
-  }
-
-  private async continueRun(c: RunController, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<FixChatResult> {
-    if (!c.canContinue) throw new GateRefusal(`nothing to continue in ${c.folderName}: only a run of this window stopped by step-cap or token-ceiling can continue`);
-    const settings = this.host.settings(c);
-    const extra = { extraSteps: settings.maxSteps, extraTokens: settings.tokenCeiling };
-    stream.markdown(`Continuing with ${plural(extra.extraSteps, 'more step')} and ${extra.extraTokens.toLocaleString('en-US')} more tokens.\n\n`);
-    const report = await this.follow(c, stream, token, () => c.continue(extra));
-    return this.stopped(c, report, stream, 'continue');
-  }
-
-  /** Runs `work` with its events streamed and the chat's Stop wired to the run's. */
-  private async follow(c: RunController, stream: vscode.ChatResponseStream, token: vscode.CancellationToken, work: () => Promise<RunReport>): Promise<RunReport> {
-    const streamer = new StepStreamer(stream);
-    const events = c.onEvent((e) => streamer.on(e));
-    const stop = token.onCancellationRequested(() => c.stop());
-    try {
-      return await work();
-    } finally {
-      stop.dispose();
-      events.dispose();
-    }
-  }
-
-  /** One closing sentence, the changed files with Keep and Undo, and the details behind a button. */
-  private stopped(c: RunController, r: RunReport, stream: vscode.ChatResponseStream, command: string): FixChatResult {
-    stream.markdown(stopMarkdown(r, c.state.held ?? null));
-    const pending = pendingFiles(c.state.review);
-    if (pending.length > 0) {
-      stream.markdown(`\n${pending.length === 1 ? 'Changed file' : `${pending.length} changed files`}: `);
-      for (const f of pending) stream.anchor(vscode.Uri.file(`${c.folder}/${f}`), f);
-      stream.markdown('\n\n');
-      stream.button({ command: KEEP_COMMAND, arguments: [c.folder], title: 'Keep' });
-      stream.button({ command: UNDO_COMMAND, arguments: [c.folder], title: 'Undo' });
-    } else if (canRevert(c.state)) stream.button({ command: 'fixUntilGreen.revertRun', arguments: [c.folder], title: 'Revert Run' });
-    stream.button({ command: 'fixUntilGreen.showPanel', title: 'Details' });
-    return { metadata: { command, folder: c.folder, stopReason: r.stopReason, canContinue: canContinue(c.state) } };
-  }
-}
-
-export function checksMarkdown(r: ChecksToolResult): string {
-  const head = r.green ? '**Green:** every check passes.' : `**Not green: ${plural(r.failureCount, 'failure')}.**`;
-  return [
-    `${head} Failure identity \`${r.failureHash.slice(0, 12)}\`, seen ${plural(r.seen, 'time')} in this session.`,
-    '',
-    `> ${md(r.verdict)}`,
-    '',
-    ...r.checks.map((c) => `- ${md(c.name)}: ${c.timedOut ? 'timed out' : plural(c.failures, 'failure')} (exit ${c.exitCode ?? '-'})`),
-    ...(r.report ? ['', '```text', r.report.replace(/```/g, '``\u200b`'), '```'] : []),
-    '',
-  ].join('\n');
 }
 
 export function followups(result: FixChatResult): vscode.ChatFollowup[] {

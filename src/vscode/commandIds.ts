@@ -17,3 +17,7 @@ export type CommandId = (typeof COMMAND_IDS)[number];
 
 /** Registered apart from the run's commands (src/vscode/gateAgentMode.ts, issue 30). */
 export const GATE_AGENT_MODE_COMMAND = 'fixUntilGreen.gateAgentMode';
+
+/** The Keep and Undo buttons of an `@fix` response: internal (not in the palette), the folder as argument. */
+export const CHAT_KEEP_COMMAND = 'fixUntilGreen.chat.keep';
+export const CHAT_UNDO_COMMAND = 'fixUntilGreen.chat.undo';

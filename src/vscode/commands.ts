@@ -16,9 +16,8 @@ import type { FixAction, Problem } from './fixActions';
 import { actionLabel, settingFix } from './fixActions';
 import type { PreparedRun } from '../core/launch';
 import { isOwnRun, refusalProblem } from './refusals';
-import { askBaseUrl, chooseModel } from './chooseModel';
+import { loadEngine } from './shellEngine';
 import { withRunProgress } from './runProgress';
-import { announceStop } from './stopNotice';
 import { pendingFiles } from './reviewState';
 import { openReviewDiff } from './reviewUi';
 import { chooseFolder } from './folders';
@@ -185,7 +184,8 @@ export class Commands {
     const report = await withRunProgress(ctl, work);
     const read = readSettings(vscode.Uri.file(ctl.folder));
     const extra = read.ok ? { steps: read.settings.maxSteps, tokens: read.settings.tokenCeiling } : { steps: report.limits.maxSteps, tokens: report.limits.tokenCeiling };
-    announceStop(ctl, report, { logger: this.deps.logger, showPanel: () => this.deps.showPanel(true), offerFix: (p, more) => this.offerFix(p, ctl, more), where: this.where(ctl), extra });
+    // The stop's notification words are the engine bundle's (stopNotice.ts): a run has loaded it.
+    (await loadEngine(this.deps.logger)).announceStop(ctl, report, { logger: this.deps.logger, showPanel: () => this.deps.showPanel(true), offerFix: (p, more) => this.offerFix(p, ctl, more), where: this.where(ctl), extra });
     return report;
   }
 
@@ -210,11 +210,11 @@ export class Commands {
         if ((await this.setApiKey([again])).picked === again) await this.run(ctl.folder);
         return;
       case 'chooseModel':
-        if ((await chooseModel(ctl.folder, this.deps.keys, [again]))?.picked === again) await this.run(ctl.folder);
+        if ((await (await this.setUp()).chooseModel(ctl.folder, this.deps.keys, [again]))?.picked === again) await this.run(ctl.folder);
         return;
       case 'setBaseUrl': {
         const cfg = vscode.workspace.getConfiguration('fixUntilGreen', vscode.Uri.file(ctl.folder));
-        const url = await askBaseUrl(cfg.get<string>('model.baseUrl') ?? '', cfg.get<'openai-compatible' | 'anthropic'>('model.provider') ?? 'openai-compatible');
+        const url = await (await this.setUp()).askBaseUrl(cfg.get<string>('model.baseUrl') ?? '', cfg.get<'openai-compatible' | 'anthropic'>('model.provider') ?? 'openai-compatible');
         if (url === undefined) return;
         // The scope the provider is set in, so the pair stays together (Choose Model… writes them all there).
         const where = cfg.inspect<string>('model.provider');
@@ -349,7 +349,12 @@ export class Commands {
   /** Choose Model… from the palette: the guided set-up for the folder the user means. */
   async chooseModel(folder?: string): Promise<void> {
     const c = await this.folderController('Choose Model', folder);
-    if (c) await chooseModel(c.folder, this.deps.keys);
+    if (c) await (await this.setUp()).chooseModel(c.folder, this.deps.keys);
+  }
+
+  /** Choose Model…'s set-up (its quick inputs, the servers' model lists) is the engine bundle's: rarely used, never at startup. */
+  private setUp(): ReturnType<typeof loadEngine> {
+    return loadEngine(this.deps.logger);
   }
 
   /** The run-wide review: the panel lists the changed files with Keep and Undo; the multi-file diff shows them. */

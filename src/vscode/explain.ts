@@ -5,7 +5,7 @@
 import type { Outcome, StopReason } from '../core/policy/reasons';
 import type { HeldState } from '../core/trace/events';
 import type { Failure } from '../core/types';
-import { failureHeadline, tellingFailure } from '../core/verify/values';
+import { failureHeadline, tellingFailure } from '../core/headline';
 import { explainError } from './fixActions';
 
 /** What a stop sentence is built from: a RunState and a RunReport both have these. */

@@ -36,4 +36,13 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
 // The gate's results for the Language Model Tools and @fix (shell side: src/vscode/lmTools.ts),
 // built here because the failure report counts tokens: the tokenizer is the engine bundle's.
 export { checksToolResult, fixToolResult, formatChecksToolResult, formatFixToolResult } from '../core/gate/tools';
-export { agentHostsFound, applyHooksFile } from '../core/gate/hookInstall';
+export { installAgentHooks } from './agentHooks';
+// Choose Model…'s guided set-up (the palette's command, and the fixes of the no-model and base-URL
+// stops): rarely used, so the shell loads it with the engine rather than at every window's startup.
+export { askBaseUrl, chooseModel } from './chooseModel';
+// An `@fix` turn's streamed steps and closing words (the participant's registration is the shell's).
+export { chatTurn } from './chatTurn';
+// A loop event's line in the log (loop events come from the engine, so it is loaded by then).
+export { describeEvent } from './runLog';
+// What a run's stop tells the user in a notification (a run has loaded the engine by then).
+export { announceStop } from './stopNotice';

@@ -6,7 +6,7 @@
 // setting (`all`) lists everything. No `vscode` import: unit-tested.
 import type { DiagnosticsMode } from '../core/settings';
 import type { Failure } from '../core/types';
-import { failureHeadline } from '../core/verify/values';
+import { failureHeadline } from '../core/headline';
 
 /** A diagnostic another source (TypeScript, an ESLint extension) shows for a file right now. */
 export interface ShownDiagnostic {

@@ -12,6 +12,7 @@ type EngineModule = typeof FolderEngineModule;
 
 let loading: Promise<EngineModule> | undefined;
 let loadedAfterMs: number | undefined;
+let loaded: EngineModule | undefined;
 
 /**
  * The engine module, loaded once. The shell bundle resolves `./folderEngine` to the separate
@@ -22,6 +23,7 @@ export function loadEngine(logger: Logger): Promise<EngineModule> {
     const t = performance.now();
     const m = await import('./folderEngine');
     loadedAfterMs = performance.now() - t;
+    loaded = m;
     // The e2e suite reads this line to tell that a window loaded the engine, and when.
     logger.info(`engine loaded in ${loadedAfterMs.toFixed(1)} ms`);
     return m;
@@ -29,6 +31,11 @@ export function loadEngine(logger: Logger): Promise<EngineModule> {
   // A failed load (a broken install) is retried at the next command rather than remembered.
   loading.catch(() => (loading = undefined));
   return loading;
+}
+
+/** The engine module once loaded, else undefined: for what only follows the engine's work (a loop event's log line). */
+export function loadedEngine(): EngineModule | undefined {
+  return loaded;
 }
 
 /** Whether this extension host has loaded the engine bundle (for the e2e suite and the bench). */

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Failure, ParserId } from '../core/types';
 import type { RunController, RunControllers } from './controller';
-import { assertionValues, failureHeadline } from '../core/verify/values';
+import { failureHeadline } from '../core/headline';
 
 const TEST_PARSERS: ReadonlySet<ParserId> = new Set<ParserId>(['mocha', 'jest', 'vitest', 'node-test', 'tap']);
 
@@ -63,7 +63,8 @@ export class FailureTests implements vscode.Disposable {
 }
 
 function message(f: Failure, item: vscode.TestItem): vscode.TestMessage {
-  const values = assertionValues(f.message);
+  // The values the verifier read (an older trace's failure has none: a plain message).
+  const values = f.values;
   const text = `${failureHeadline(f)}\n\n${f.message.trim()}`;
   const m = values ? vscode.TestMessage.diff(text, values.expected, values.actual) : new vscode.TestMessage(text);
   if (item.uri && item.range) m.location = new vscode.Location(item.uri, item.range);

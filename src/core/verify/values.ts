@@ -2,6 +2,7 @@
 // failure's headline built from them: `'12.5 EUR' !== '12.05 EUR'`, `Expected "12.05 EUR", received
 // "12.5 EUR"`, never the diff's legend (`+ actual - expected`). Pure, no Node imports: the CLI, the
 // extension and the panel's webview bundle all headline a failure the same way.
+import { ERROR_HEAD as HEAD, headlineWith } from '../headline';
 import type { Failure } from '../types';
 
 /** How the runner words a mismatch, so a headline reads as the runner's own report does. */
@@ -23,7 +24,6 @@ const STACK = /^\s*at\s+\S|^\s*at\s*$/;
 const CARET = /^\s*\^+\s*$/;
 // Node's "... 3 lines skipped" and Jest's "..." rows of a long diff carry no values.
 const SKIPPED = /^\s*[-+]?\s*\.\.\.(\s*Lines skipped.*)?\s*$|^\s*\.\.\. \d+ lines? skipped/;
-const HEAD = /^(?:AssertionError(?: \[\w+\])?|Error): /;
 
 function trimmedLines(message: string): string[] {
   return message.replace(/\r\n?/g, '\n').split('\n').map((l) => l.trim());
@@ -148,14 +148,21 @@ export function valuesHeadline(message: string): string | undefined {
 
 /** A failure in a few words: its name (test title, rule, code) and its values, else the first line of its message. */
 export function failureHeadline(f: Failure): string {
-  const name = f.id ?? (f.file ? `${f.file}${f.line ? `:${f.line}` : ''}` : f.check);
-  const first = f.message.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
-  const what = valuesHeadline(f.message) ?? first.replace(HEAD, '');
-  const short = what.length > 100 ? `${what.slice(0, 99)}…` : what;
-  return short ? `${name}: ${short}` : name;
+  return headlineWith(f, f.values?.headline ?? valuesHeadline(f.message));
 }
 
 /** The failure a sentence names: the first that shows its values, else the first. */
 export function tellingFailure(failures: readonly Failure[]): Failure {
-  return failures.find((f) => assertionValues(f.message) !== undefined) ?? failures[0]!;
+  return failures.find((f) => f.values !== undefined || assertionValues(f.message) !== undefined) ?? failures[0]!;
+}
+
+/**
+ * Sets `f.values` from its message (the verifier does, for every failure it reports), so readers
+ * without this module (the extension's shell: core/headline.ts) show the values. Returns `f`.
+ */
+export function readValues(f: Failure): Failure {
+  const v = f.values === undefined ? assertionValues(f.message) : undefined;
+  const headline = v ? valuesHeadline(f.message) : undefined;
+  if (v && headline !== undefined) f.values = { headline, actual: v.actual, expected: v.expected };
+  return f;
 }

@@ -12,6 +12,7 @@ import { checkEnv, runCommand, splitCommand } from './runner';
 import type { Attempt, Confirmed } from './staged/attempt';
 import { checkResult, looseKey } from './staged/attempt';
 import { gateReuse } from './staged/gateReuse';
+import { readValues } from './values';
 import type { RunFull } from './staged/stager';
 import { Stager } from './staged/stager';
 import { writesFiles } from './writers';
@@ -168,8 +169,9 @@ export class Verifier {
     }
     if (this.stager && options.warmStart && !checks) checks = await this.each((c) => this.initialCheck(c, previous, signal));
     checks ??= await this.each(full);
-    const failures: Failure[] = checks.flatMap((c) => c.failures);
-    const flaky: Failure[] = checks.flatMap((c) => c.flaky);
+    // Each failure's values read here, once, for the readers without the values reader (the extension's shell).
+    const failures: Failure[] = checks.flatMap((c) => c.failures).map(readValues);
+    const flaky: Failure[] = checks.flatMap((c) => c.flaky).map(readValues);
     const result: VerifyResult = {
       green: failures.length === 0 && checks.every((c) => c.exitCode === 0),
       failures,

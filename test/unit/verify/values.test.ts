@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseOutput } from '../../../src/core/verify/parsers/index';
 import type { ParserId } from '../../../src/core/types';
-import { assertionValues, failureHeadline, tellingFailure, valuesHeadline } from '../../../src/core/verify/values';
+import { assertionValues, failureHeadline, readValues, tellingFailure, valuesHeadline } from '../../../src/core/verify/values';
+import * as shell from '../../../src/core/headline';
+import { failureIdentity } from '../../../src/core/verify/identity';
 import { REPO } from '../../support/fixtures';
 import { formatSummary } from '../../../src/cli/printer';
 import type { RunReport } from '../../../src/core/trace/events';
@@ -99,6 +101,29 @@ describe('assertion values (for the Testing view diff)', () => {
     const str = { check: 'test', id: 'formats', message: "AssertionError: Expected values to be strictly equal:\n+ actual - expected\n\n+ '12.5 EUR'\n- '12.05 EUR'\n" };
     assert.equal(tellingFailure([type, str]), str);
     assert.equal(tellingFailure([type]), type);
+  });
+});
+
+describe("the verifier's reading, for the extension's shell", () => {
+  const MESSAGE = "AssertionError: Expected values to be strictly equal:\n+ actual - expected\n\n+ '12.5 EUR'\n- '12.05 EUR'\n      ^\n    at t (test/invoice.test.ts:9:10)";
+
+  it('carries the values and their headline, which the shell shows without the reader', () => {
+    const f = readValues({ check: 'test', file: 'test/invoice.test.ts', line: 9, id: 'formats the total', message: MESSAGE });
+    assert.deepEqual(f.values, { headline: "'12.5 EUR' !== '12.05 EUR'", actual: "'12.5 EUR'", expected: "'12.05 EUR'" });
+    assert.equal(shell.failureHeadline(f), "formats the total: '12.5 EUR' !== '12.05 EUR'");
+    assert.equal(shell.failureHeadline(f), failureHeadline(f));
+    const type = readValues({ check: 'typecheck', id: 'TS2322', message: "Type 'string' is not assignable to type 'number'." });
+    assert.equal(type.values, undefined, 'no values: nothing set');
+    assert.equal(shell.tellingFailure([type, f]), f);
+  });
+
+  it("leaves the failure's identity alone", () => {
+    const plain = { check: 'test', id: 'formats the total', message: MESSAGE };
+    assert.equal(failureIdentity([readValues({ ...plain })], { root: ROOT }), failureIdentity([plain], { root: ROOT }));
+  });
+
+  it("headlines an older trace's failure (no values read) by its message's first line", () => {
+    assert.equal(shell.failureHeadline({ check: 'test', id: 'formats the total', message: MESSAGE }), 'formats the total: Expected values to be strictly equal:');
   });
 });
 

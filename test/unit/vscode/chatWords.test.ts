@@ -2,6 +2,7 @@
 // words (reason id, outcome, evidence, identity hashes, run id, trace path).
 import assert from 'node:assert/strict';
 import type { RunReport, TimedEvent } from '../../../src/core/trace/events';
+import { readValues } from '../../../src/core/verify/values';
 import { stepLine, stopMarkdown } from '../../../src/vscode/chatWords';
 
 type Verify = Extract<TimedEvent, { type: 'verify' }>;
@@ -18,7 +19,7 @@ describe('@fix answers in plain words', () => {
   it('closes with the one sentence of the stop, and nothing of the engine', () => {
     const r = {
       runId: '20261127-011440-ab12', stopReason: 'step-cap', outcome: 'partial', detail: '1 of 1 steps done and the checks are not green; identity 8b9e206b62e8',
-      steps: [{ index: 1, applied: true, failureCount: 1 }], remainingFailures: [{ check: 'test', id: 'applyDiscount', message: "AssertionError: Expected values to be strictly equal:\n\n190 !== 180\n" }],
+      steps: [{ index: 1, applied: true, failureCount: 1 }], remainingFailures: [readValues({ check: 'test', id: 'applyDiscount', message: "AssertionError: Expected values to be strictly equal:\n\n190 !== 180\n" })],
       limits: { maxSteps: 1, tokenCeiling: 200000, timeLimitSeconds: 600 }, tracePath: '/home/u/.vscode-server/data/User/workspaceStorage/abc/fix-until-green/runs/x.jsonl', tokensUsed: 1200, held: null,
     } as unknown as RunReport;
     const text = stopMarkdown(r);

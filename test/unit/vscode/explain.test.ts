@@ -5,16 +5,17 @@ import { STOP_REASONS } from '../../../src/core/policy/reasons';
 import type { StopReason } from '../../../src/core/policy/reasons';
 import type { Failure } from '../../../src/core/types';
 import type { StopFacts } from '../../../src/vscode/explain';
-import { failureHeadline } from '../../../src/core/verify/values';
+import { failureHeadline, readValues } from '../../../src/core/verify/values';
 import { explainEscalation, explainHeld, explainStop, failuresLeft, notAppliedWhy, stopMessage } from '../../../src/vscode/explain';
 
-const DISCOUNT: Failure = {
+// As the verifier reports it: its values read (Failure.values), which the shell headlines.
+const DISCOUNT: Failure = readValues({
   check: 'test',
   file: 'test/cart.test.ts',
   line: 12,
   id: 'applyDiscount',
   message: 'AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n20 !== 180\n',
-};
+});
 const TYPE: Failure = { check: 'typecheck', file: 'src/cart.ts', line: 3, id: 'TS2322', message: "Type 'string' is not assignable to type 'number'." };
 const LIMITS = { maxSteps: 5, tokenCeiling: 200000, timeLimitSeconds: 600 };
 

@@ -2,12 +2,14 @@
 // error in a closed file is ours to list, the same error TypeScript shows in an open one is not.
 import assert from 'node:assert/strict';
 import type { Failure } from '../../../src/core/types';
+import { readValues } from '../../../src/core/verify/values';
 import type { ShownDiagnostic } from '../../../src/vscode/problemsFilter';
 import { diagnosticMessage, problemsToShow, shownByEditor } from '../../../src/vscode/problemsFilter';
 
 const TYPE: Failure = { check: 'typecheck', file: 'src/cart.ts', line: 3, id: 'TS2322', message: "Type 'string' is not assignable to type 'number'." };
 const LINT: Failure = { check: 'lint', file: 'src/cart.ts', line: 9, id: 'no-unused-vars', message: "'x' is assigned a value but never used." };
-const TEST: Failure = { check: 'test', file: 'test/cart.test.ts', line: 12, id: 'applyDiscount takes a percentage off', message: 'AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n190 !== 180\n' };
+// As the verifier reports it: its values read (Failure.values).
+const TEST: Failure = readValues({ check: 'test', file: 'test/cart.test.ts', line: 12, id: 'applyDiscount takes a percentage off', message: 'AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n190 !== 180\n' });
 const VUE: Failure = { check: 'typecheck', file: 'src/App.vue', line: 1, id: 'TS2322', message: 'vue-tsc finding' };
 
 describe('problems filter', () => {
