@@ -405,6 +405,7 @@ function view(st: RunState | null): Child[] {
 /** Patches the panel to the current state; the clock ticks once a second while a run is in progress. */
 function draw(): void {
   renderInto(view(state), app);
+  if (focusPending) holdFocus();
   if (state?.status === 'running' && ticker === undefined) {
     ticker = window.setInterval(draw, 1000);
   } else if (state?.status !== 'running' && ticker !== undefined) {
@@ -420,11 +421,27 @@ function persist(): void {
 
 // Show Panel gives the webview the keyboard; the document then holds it on its first control, so
 // Tab walks the panel's own buttons and rows (not the browser's frame chain back to the workbench).
-window.addEventListener('focus', () => {
-  if (document.activeElement !== null && document.activeElement !== document.body) return;
+// A panel brought back from hidden is a new document whose state arrives after the focus: the first
+// draw that finds the document focused and no control holding it places the focus then.
+let focusPending = false;
+function holdFocus(): void {
+  focusPending = false;
+  if (!document.hasFocus() || (document.activeElement !== null && document.activeElement !== document.body)) return;
   const first = document.querySelector<HTMLElement>('.actions button:not(:disabled), button:not(:disabled), [tabindex="0"]');
-  first?.focus({ preventScroll: true });
+  if (first) first.focus({ preventScroll: true });
+  else focusPending = true;
+}
+window.addEventListener('focus', holdFocus);
+// A Tab in the panel's document while no control holds the focus (the webview took the keyboard
+// before its document was drawn, or the focus event came before this script) starts at the first control.
+window.addEventListener('keydown', (e: KeyboardEvent) => {
+  if (e.key !== 'Tab' || (document.activeElement !== null && document.activeElement !== document.body)) return;
+  const first = document.querySelector<HTMLElement>('.actions button:not(:disabled), button:not(:disabled), [tabindex="0"]');
+  if (!first) return;
+  e.preventDefault();
+  first.focus({ preventScroll: true });
 });
+if (document.hasFocus()) focusPending = true;
 
 window.addEventListener('message', (ev: MessageEvent<unknown>) => {
   const m = ev.data;
