@@ -4,7 +4,7 @@
 // test/e2e/install.sh installs the tools under .cache/e2e; test/e2e/run.mjs packages the .vsix files.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
@@ -19,6 +19,40 @@ const CODE_SERVER = path.join(CACHE, 'cs', 'bin', 'code-server');
 export const EXTENSION_VSIX = path.join(CACHE, 'fix-until-green.vsix');
 export const LM_VSIX = path.join(CACHE, 'fug-scripted-lm.vsix');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+/**
+ * Every code-server this process started, each in its own process group: killed when the process
+ * ends, however it ends (a launch that failed half way, a spec that threw before its close), so no
+ * server outlives the suite and keeps the machine (and a CI run waiting on it) busy.
+ */
+const servers = new Set<number>();
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
+  }
+}
+process.once('exit', () => {
+  for (const pid of servers) killGroup(pid, 'SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const pid of servers) killGroup(pid, 'SIGKILL');
+    process.exit(130);
+  });
+}
+
+/**
+ * A short temporary folder for code-server's and Chromium's sockets: a Unix socket's path is at
+ * most 107 bytes, and a run's own folder under a CI clone's .cache is longer than that once Chromium
+ * adds `org.chromium.Chromium.XXXXXX/SingletonSocket` (Chromium then aborts at start).
+ */
+function shortTmp(name: string): string {
+  const base = existsSync('/tmp') ? '/tmp' : path.join(CACHE, 't');
+  mkdirSync(base, { recursive: true });
+  return mkdtempSync(path.join(base, `fug-${name.slice(0, 12)}-`));
+}
 
 const t0 = Date.now();
 export function log(...a: unknown[]): void {
@@ -115,6 +149,7 @@ export class VsCode {
     private readonly browser: Browser,
     private readonly server: ChildProcess,
     readonly root: string,
+    private readonly tmp: string,
     readonly workspace: string,
     readonly serverLog: string,
   ) {}
@@ -123,7 +158,8 @@ export class VsCode {
     requireTools();
     const root = path.join(CACHE, 'runs', o.name);
     rmSync(root, { recursive: true, force: true });
-    for (const d of ['data/User', 'exts', 'xdg/config', 'xdg/data', 'xdg/cache', 'tmp']) mkdirSync(path.join(root, d), { recursive: true });
+    for (const d of ['data/User', 'exts', 'xdg/config', 'xdg/data', 'xdg/cache']) mkdirSync(path.join(root, d), { recursive: true });
+    const tmp = shortTmp(o.name);
     writeFileSync(
       path.join(root, 'data', 'User', 'settings.json'),
       JSON.stringify(
@@ -159,7 +195,7 @@ export class VsCode {
       XDG_CONFIG_HOME: path.join(root, 'xdg', 'config'),
       XDG_DATA_HOME: path.join(root, 'xdg', 'data'),
       XDG_CACHE_HOME: path.join(root, 'xdg', 'cache'),
-      TMPDIR: path.join(root, 'tmp'),
+      TMPDIR: tmp,
       ...o.env,
     };
     const common = ['--config', config, '--user-data-dir', path.join(root, 'data'), '--extensions-dir', path.join(root, 'exts')];
@@ -177,6 +213,16 @@ export class VsCode {
     if (o.trusted) args.push('--disable-workspace-trust');
     // Its own process group, so the whole tree (extension host, checks) is killed at the end.
     const server = spawn(CODE_SERVER, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (server.pid !== undefined) servers.add(server.pid);
+    try {
+      return await VsCode.open(o, root, tmp, env, port, server, serverLog);
+    } catch (e) {
+      await stopServer(server, tmp);
+      throw e;
+    }
+  }
+
+  private static async open(o: LaunchOptions, root: string, tmp: string, env: NodeJS.ProcessEnv, port: number, server: ChildProcess, serverLog: string): Promise<VsCode> {
     const logStream: string[] = [];
     const flush = (): void => writeFileSync(serverLog, logStream.join(''));
     server.stdout!.on('data', (d: Buffer) => {
@@ -195,16 +241,21 @@ export class VsCode {
       env: { ...process.env, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME, XDG_CACHE_HOME: env.XDG_CACHE_HOME, TMPDIR: env.TMPDIR },
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-    const page = await (await browser.newContext({ viewport: o.viewport ?? { width: 1440, height: 900 } })).newPage();
-    page.on('pageerror', (e) => log('pageerror', e.message.slice(0, 200)));
-    const vs = new VsCode(o.name, page, browser, server, root, o.workspace, serverLog);
-    // A folder, or a multi-root workspace file.
-    const open = o.workspace.endsWith('.code-workspace') ? 'workspace' : 'folder';
-    await page.goto(`http://127.0.0.1:${port}/?${open}=${encodeURIComponent(o.workspace)}`);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90000 });
-    await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: 90000 });
-    log(`${o.name}: workbench up on port ${port}`);
-    return vs;
+    try {
+      const page = await (await browser.newContext({ viewport: o.viewport ?? { width: 1440, height: 900 } })).newPage();
+      page.on('pageerror', (e) => log('pageerror', e.message.slice(0, 200)));
+      const vs = new VsCode(o.name, page, browser, server, root, tmp, o.workspace, serverLog);
+      // A folder, or a multi-root workspace file.
+      const open = o.workspace.endsWith('.code-workspace') ? 'workspace' : 'folder';
+      await page.goto(`http://127.0.0.1:${port}/?${open}=${encodeURIComponent(o.workspace)}`);
+      await page.locator('.monaco-workbench').waitFor({ timeout: 90000 });
+      await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: 90000 });
+      log(`${o.name}: workbench up on port ${port}`);
+      return vs;
+    } catch (e) {
+      await browser.close().catch(() => undefined);
+      throw e;
+    }
   }
 
   /** Runs a command from the palette by its full title ("Category: Title"). */
@@ -351,19 +402,18 @@ export class VsCode {
 
   async close(): Promise<void> {
     await this.browser.close().catch((e: unknown) => log('browser close:', (e as Error).message));
-    if (this.server.pid !== undefined && this.server.exitCode === null) {
-      const exited = new Promise((r) => this.server.once('exit', r));
-      try {
-        process.kill(-this.server.pid, 'SIGTERM');
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
-      }
-      await Promise.race([exited, sleep(5000)]);
-      try {
-        process.kill(-this.server.pid, 'SIGKILL');
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
-      }
-    }
+    await stopServer(this.server, this.tmp);
   }
+}
+
+/** Ends a code-server's whole process group (TERM, then KILL after 5 s) and removes its temp folder. */
+async function stopServer(server: ChildProcess, tmp: string): Promise<void> {
+  if (server.pid !== undefined && server.exitCode === null && server.signalCode === null) {
+    const exited = new Promise((r) => server.once('exit', r));
+    killGroup(server.pid, 'SIGTERM');
+    await Promise.race([exited, sleep(5000)]);
+    killGroup(server.pid, 'SIGKILL');
+  }
+  if (server.pid !== undefined) servers.delete(server.pid);
+  rmSync(tmp, { recursive: true, force: true });
 }
