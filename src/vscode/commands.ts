@@ -5,10 +5,10 @@
 import * as path from 'node:path';
 import { effectiveBaseUrl, endpointOrigin } from '../core/endpoints';
 import * as vscode from 'vscode';
-import type { RestoreReport } from '../core/edit/restore';
 import type { Settings } from '../core/settings';
 import type { RunReport } from '../core/trace/events';
-import type { Logger, VerifyResult } from '../core/types';
+import type { Logger } from '../core/types';
+import { announceChecks, announceRestore, verifyWithProgress } from './checkNotices';
 import type { RunController, RunControllers } from './controller';
 import type { CommandId } from './commandIds';
 import { COMMAND_IDS } from './commandIds';
@@ -269,7 +269,7 @@ export class Commands {
       const ok = await vscode.window.showWarningMessage(`Revert Run also undoes ${pending.length === 1 ? 'a file' : `${pending.length} files`} you have not reviewed yet (${names}).`, { modal: true }, revert);
       if (ok !== revert) return;
     }
-    this.tell(`run ${c.state.runId}`, await c.revertRun(), 'their original bytes');
+    announceRestore(this.deps.logger, `run ${c.state.runId}`, await c.revertRun(), 'their original bytes');
   }
 
   async revertToBest(folder?: string): Promise<void> {
@@ -277,23 +277,12 @@ export class Commands {
     const c = await this.finishedRun('Revert to Best Step', folder);
     if (!c) return;
     const { report, step } = await c.revertToBest();
-    this.tell(`run ${c.state.runId}`, report, `the state of step ${step}`);
+    announceRestore(this.deps.logger, `run ${c.state.runId}`, report, `the state of step ${step}`);
     // The Problems panel shows what the checks say about the restored files.
-    const verified = await this.verifyFolder(c, 'Checking the restored state');
-    if (verified) this.deps.logger.info(`after the revert to step ${step}: ${verified.failures.length} failure(s)`);
-  }
-
-  /** Says what a restore wrote and, loudly, what it left alone because someone else changed it. */
-  private tell(what: string, r: RestoreReport, target: string): void {
-    const written = r.actions.length;
-    this.deps.logger.info(`${what}: ${written} file(s) brought to ${target}; ${r.unchanged.length} already there; ${r.conflicts.length} left alone`);
-    for (const x of r.conflicts) this.deps.logger.warn(x.reason);
-    const head = written === 0 ? `the files of ${what} already hold ${target}` : `restored ${written} file(s) to ${target}`;
-    if (r.conflicts.length === 0) {
-      void vscode.window.showInformationMessage(`Fix Until Green: ${head}.`);
-      return;
-    }
-    void vscode.window.showWarningMessage(`Fix Until Green: ${head}; left alone: ${r.conflicts.map((x) => x.reason).join('; ')}`);
+    const settings = await this.settingsOf(c, 'the checks did not run');
+    if (!settings) return;
+    const verified = await verifyWithProgress(c, settings, 'Checking the restored state', this.deps.logger);
+    this.deps.logger.info(`after the revert to step ${step}: ${verified.failures.length} failure(s)`);
   }
 
   async runChecks(folder?: string): Promise<void> {
@@ -304,32 +293,8 @@ export class Commands {
       void vscode.window.showInformationMessage(`Fix Until Green: a run is in progress in ${c.folderName}; its checks are already running.`);
       return;
     }
-    const v = await this.verifyFolder(c, 'Running checks');
-    if (!v) return;
-    const show = 'Show Problems';
-    if (v.green) {
-      void vscode.window.showInformationMessage(`Fix Until Green: all ${v.checks.length} check(s) pass in ${c.folderName}.`);
-    } else {
-      const per = v.checks.filter((x) => x.failures.length > 0 || x.exitCode !== 0).map((x) => `${x.name}: ${x.failures.length}`);
-      const p = await vscode.window.showWarningMessage(`Fix Until Green: ${v.failures.length} failure(s) in ${c.folderName} (${per.join(', ')}).`, show);
-      if (p === show) await vscode.commands.executeCommand('workbench.actions.view.problems');
-    }
-  }
-
-  /** Asks the controller for one check pass (no model) under a cancellable progress notification. */
-  private async verifyFolder(c: RunController, title: string): Promise<VerifyResult | undefined> {
     const settings = await this.settingsOf(c, 'the checks did not run');
-    if (!settings) return undefined;
-    const v = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Fix Until Green: ${title} in ${c.folderName}`, cancellable: true },
-      (_p, token) => {
-        const abort = new AbortController();
-        const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
-        return c.verify(settings, abort.signal).finally(() => sub.dispose());
-      },
-    );
-    this.deps.logger.info(`checks in ${c.folderName}: ${v.green ? 'green' : `${v.failures.length} failure(s)`} (${v.checks.map((x) => `${x.name} exit ${x.exitCode}`).join(', ')})`);
-    return v;
+    if (settings) await announceChecks(c, await verifyWithProgress(c, settings, 'Running checks', this.deps.logger));
   }
 
   async setApiKey(offer: readonly string[] = []): Promise<{ stored: boolean; picked?: string }> {

@@ -29,11 +29,16 @@ export function continuationGrant(last: RunReport | undefined, extra: ContinueGr
   return grant;
 }
 
-/** The hook's grant for a continuable stop, when it adds what ran out; undefined: the run stops. */
-export async function hookGrant(hook: ContinuationHook | undefined, stop: Decision, allowance: RunAllowance, elapsedMs: number): Promise<Required<ContinueGrant> | undefined> {
+/**
+ * Asks the continuation hook about a continuable stop: a grant that adds what ran out extends the
+ * run, and the event saying so (the stop it overrides, and why) is returned; undefined: the run stops.
+ */
+export async function hookOverride(hook: ContinuationHook | undefined, stop: Decision, allowance: RunAllowance, elapsedMs: number): Promise<RunEvent | undefined> {
   if (!hook || !CONTINUABLE.includes(stop.reason)) return undefined;
   const grant = normalizeGrant(await hook(stop, allowance.continuation(elapsedMs)));
-  return grantAddsWhatRanOut(stop.reason, grant) ? grant : undefined;
+  if (!grantAddsWhatRanOut(stop.reason, grant)) return undefined;
+  const { reason, detail, evidence } = stop;
+  return extend(allowance, grant, { type: 'decision', step: allowance.stepsDone, reason, detail, ...(evidence ? { evidence } : {}) }, 'overridden by the continuation hook');
 }
 
 /** Adds a grant's budget to the run; the event records the stop it overrides, and why. */

@@ -6,8 +6,10 @@ import type { CriticsResult, CriticVerdict, StepOutcome } from '../policy/critic
 import type { Decision } from '../policy/reasons';
 import type { RunEvent } from '../trace/events';
 import type { VerifyResult } from '../types';
+import type { EditTurn } from './editTurn';
 import { proposedFiles } from './editTurn';
 import type { Observed, RestoreOutcome } from './state';
+import { saveSnapshot } from './state';
 
 export interface ResultTurn {
   /** The state the checks observed right after the edit, kept or not. */
@@ -58,4 +60,15 @@ export async function resultTurn(d: ResultTurnDeps, step: number, previous: Obse
     error,
     ...(restored.conflict ? { conflict: restored.conflict } : {}),
   };
+}
+
+/**
+ * After the edit turn: a written edit's files are remembered for the prompts, saved as the step's
+ * snapshot (before and after), then checked and judged; nothing written, nothing to check.
+ */
+export async function checkWritten(d: ResultTurnDeps & { runDir: string; edited: Set<string> }, step: number, previous: Observed, edit: EditTurn): Promise<{ result?: ResultTurn; snapshotDir: string | null }> {
+  if (!edit.applied || !edit.result) return { snapshotDir: null };
+  for (const c of edit.result.changes) d.edited.add(c.path);
+  const snapshotDir = saveSnapshot(d.runDir, step, edit.result);
+  return { result: await resultTurn(d, step, previous, edit.result), snapshotDir };
 }

@@ -34,16 +34,16 @@ import type { ModelCallDeps } from './modelCall';
 import { callModel } from './modelCall';
 import { editNotes, nextFeedback, reconcileSelfReport } from './notes';
 import type { ContinueGrant, RunOptions } from './options';
-import { continuationGrant, extend, hookGrant } from './continuation';
+import { continuationGrant, extend, hookOverride } from './continuation';
 import type { Prompt } from './prompter';
 import { Prompter } from './prompter';
-import type { ResultTurn } from './resultTurn';
-import { resultTurn } from './resultTurn';
+import type { ResultTurnDeps } from './resultTurn';
+import { checkWritten } from './resultTurn';
 import { Restorer } from './restorer';
 import type { Review } from './review';
 import { createReview } from './review';
 import type { Observed } from './state';
-import { decisionFor, runStartEvent, saveSnapshot, StopSignal, verifyEvent } from './state';
+import { decisionFor, runStartEvent, StopSignal, verifyEvent } from './state';
 
 export type { ContinuationHook, ContinuationState, ContinueGrant, LadderRung, RunOptions, VerifierPort } from './options';
 
@@ -234,19 +234,16 @@ export class Run {
       const measured = early ? undefined : await this.prompter.measure(prompt);
       const gate = early ?? gateDecision(this.allowance.gate(this.userCancelled, this.clock.elapsed(), this.clock.limitMs, measured!.allowance));
       if (gate) {
-        if (await this.overridden(gate)) continue;
+        const overridden = await hookOverride(this.opts.continuation, gate, this.allowance, this.clock.elapsed());
+        if (overridden) {
+          this.emit(overridden);
+          continue;
+        }
         return this.finish(gate);
       }
       const decision = await this.step(step, prompt, measured!);
       if (decision) return this.finish(decision);
     }
-  }
-
-  /** Asks the continuation hook about a continuable stop; a useful grant extends the run. */
-  private async overridden(stop: Decision): Promise<boolean> {
-    const grant = await hookGrant(this.opts.continuation, stop, this.allowance, this.clock.elapsed());
-    if (grant) this.emit(extend(this.allowance, grant, { type: 'decision', step: this.allowance.stepsDone, reason: stop.reason, detail: stop.detail, ...(stop.evidence ? { evidence: stop.evidence } : {}) }, 'overridden by the continuation hook'));
-    return grant !== undefined;
   }
 
   /** Model turn → edit turn → result turn; then the step is settled and decided. */
@@ -260,24 +257,22 @@ export class Run {
     const edit = await editTurn({ editFormat: this.opts.settings.editFormat, apply, review: this.review('proposal', step, previous) }, step, call);
     if (edit.conflict) throw this.conflictStop(edit.conflict);
     this.emit({ type: 'edit', step, applied: edit.applied, files: edit.result?.files ?? [], errors: edit.error ? edit.error.split('\n') : [] });
-    let result: ResultTurn | undefined;
-    let snapshotDir: string | null = null;
-    if (edit.applied && edit.result) {
-      for (const c of edit.result.changes) this.prompter.editedFiles.add(c.path);
-      snapshotDir = saveSnapshot(this.runDir, step, edit.result);
-      const changed = edit.result.changes.map((c) => c.path);
-      const deps = {
-        verify: () => this.verifyNow(step, 'step', changed),
-        observed: (o: Observed) => this.history.observed.push(o),
-        review: this.review('result', step, previous),
-        restore: (target: Observed) => this.restorer.restore(target),
-        emit: (e: RunEvent) => this.emit(e),
-        best: () => this.history.best,
-      };
-      result = await resultTurn(deps, step, previous, edit.result);
-      if (result.conflict) throw this.conflictStop(result.conflict);
-    }
+    const changed = edit.result?.changes.map((c) => c.path);
+    const { result, snapshotDir } = await checkWritten({ runDir: this.runDir, edited: this.prompter.editedFiles, ...this.resultDeps(step, previous, changed) }, step, previous, edit);
+    if (result?.conflict) throw this.conflictStop(result.conflict);
     return this.settle({ step, previous, call, edit, result, snapshotDir, durationMs: this.now() - started });
+  }
+
+  /** What a step's result turn needs of the run: its checks, its history, its critics and its restorer. */
+  private resultDeps(step: number, previous: Observed, changed: readonly string[] | undefined): ResultTurnDeps {
+    return {
+      verify: () => this.verifyNow(step, 'step', changed),
+      observed: (o) => this.history.observed.push(o),
+      review: this.review('result', step, previous),
+      restore: (target) => this.restorer.restore(target),
+      emit: (e) => this.emit(e),
+      best: () => this.history.best,
+    };
   }
 
   /** The state a step leaves is what the stall count, the budget and the next prompt see. */

@@ -1,0 +1,52 @@
+// What a check pass (Run Checks, the check after Revert to Best Step) and a restore (Revert Run,
+// Revert to Best Step) tell the user: a cancellable progress notification over the checks, then one
+// line with what was found or written, and, loudly, what a restore left alone because someone else
+// changed it.
+import * as vscode from 'vscode';
+import type { RestoreReport } from '../core/edit/restore';
+import type { Settings } from '../core/settings';
+import type { Logger, VerifyResult } from '../core/types';
+import type { RunController } from './controller';
+
+/** One check pass (no model) of the controller's folder under a cancellable progress notification. */
+export async function verifyWithProgress(c: RunController, settings: Settings, title: string, logger: Logger): Promise<VerifyResult> {
+  const v = await vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: `Fix Until Green: ${title} in ${c.folderName}`,
+      cancellable: true,
+    },
+    (_p, token) => {
+      const abort = new AbortController();
+      const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
+      return c.verify(settings, abort.signal).finally(() => sub.dispose());
+    },
+  );
+  logger.info(`checks in ${c.folderName}: ${v.green ? 'green' : `${v.failures.length} failure(s)`} (${v.checks.map((x) => `${x.name} exit ${x.exitCode}`).join(', ')})`);
+  return v;
+}
+
+/** Run Checks' answer: all pass, or the failures per check with Show Problems. */
+export async function announceChecks(c: RunController, v: VerifyResult): Promise<void> {
+  const show = 'Show Problems';
+  if (v.green) {
+    void vscode.window.showInformationMessage(`Fix Until Green: all ${v.checks.length} check(s) pass in ${c.folderName}.`);
+    return;
+  }
+  const per = v.checks.filter((x) => x.failures.length > 0 || x.exitCode !== 0).map((x) => `${x.name}: ${x.failures.length}`);
+  const p = await vscode.window.showWarningMessage(`Fix Until Green: ${v.failures.length} failure(s) in ${c.folderName} (${per.join(', ')}).`, show);
+  if (p === show) await vscode.commands.executeCommand('workbench.actions.view.problems');
+}
+
+/** Says what a restore wrote and, loudly, what it left alone because someone else changed it. */
+export function announceRestore(logger: Logger, what: string, r: RestoreReport, target: string): void {
+  const written = r.actions.length;
+  logger.info(`${what}: ${written} file(s) brought to ${target}; ${r.unchanged.length} already there; ${r.conflicts.length} left alone`);
+  for (const x of r.conflicts) logger.warn(x.reason);
+  const head = written === 0 ? `the files of ${what} already hold ${target}` : `restored ${written} file(s) to ${target}`;
+  if (r.conflicts.length === 0) {
+    void vscode.window.showInformationMessage(`Fix Until Green: ${head}.`);
+    return;
+  }
+  void vscode.window.showWarningMessage(`Fix Until Green: ${head}; left alone: ${r.conflicts.map((x) => x.reason).join('; ')}`);
+}
