@@ -281,3 +281,42 @@ describe('trust: what step 0 records as the verifier', () => {
     }
   });
 });
+
+describe('trust: no process of a check outlives it, step 0 included', function () {
+  this.timeout(120_000);
+  for (const stagedChecks of [true, false]) {
+    it(`a writer the step-0 check left in the background is ended with that check: it never writes mid-run (${stagedChecks ? 'staged' : 'whole'} checks)`, async () => {
+      const s = copyFixture('loop/calc');
+      try {
+        const once = path.join(s.dir, 'started');
+        const wrote = path.join(s.dir, 'stray-wrote');
+        // Only the first check (step 0) starts it: it waits (up to 10 s) for the model's fix to be
+        // written, then appends to that file (a change behind the run's back) and leaves a mark.
+        const script = path.join(s.dir, 'check.sh');
+        writeFileSync(
+          script,
+          [
+            `if [ ! -e ${once} ]; then`,
+            `  touch ${once}`,
+            `  ( i=0; while ! grep -q 'a \\* b' src/calc.ts && [ "$i" -lt 200 ]; do sleep 0.05; i=$((i + 1)); done; echo '// stray' >> src/calc.ts; touch ${wrote} ) &`,
+            'fi',
+            'exec node --import tsx --test test/calc.test.ts',
+            '',
+          ].join('\n'),
+        );
+        const check: CheckSpec = { name: 'test', command: `sh ${script}`, parser: 'node-test' };
+        const before = read(s, CALC);
+        const fixed = before.replace(/(mul\(a: number, b: number\): number \{\n {2}return )a \+ b/, '$1a * b');
+        const r = await start(s, [{ text: reply([diffOf(CALC, before, fixed)], { status: 'done' }) }], { checks: [check], stagedChecks }).start();
+        await new Promise((res) => setTimeout(res, 1000));
+        assert.equal(r.stopReason, 'green', r.detail);
+        assert.equal(read(s, CALC), fixed, 'the file holds the fix and nothing else');
+        const { existsSync } = await import('node:fs');
+        assert.ok(existsSync(once), 'the step-0 check ran the script');
+        assert.ok(!existsSync(wrote), 'the background writer never ran to its end');
+      } finally {
+        s.cleanup();
+      }
+    });
+  }
+});
