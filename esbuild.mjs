@@ -1,8 +1,9 @@
 // Node bundles (the extension's shell, its engine, the CLI) plus the panel's browser script; codicons
-// are copied into dist/. Imported by the guard test (test/unit/build) for the same options it builds.
+// and the programs a check runs inside the project's tools (PROGRAMS) are copied into dist/.
+// Imported by the guard test (test/unit/build) for the same options it builds.
 import * as esbuild from 'esbuild';
 import { LAZY, lazyModules } from './scripts/lazyModules.mjs';
-import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, watch as watchFolder, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 const watch = process.argv.includes('--watch');
@@ -17,6 +18,14 @@ const common = {
   logLevel: 'warning',
   mainFields: ['module', 'main'],
 };
+
+/**
+ * The programs a check runs inside the project's own tools (the Jest runner, the mocha hooks, the
+ * Vitest reporter, the warm tsc worker): plain JavaScript files, copied as they are to
+ * dist/programs. The code that starts them finds them beside its bundle
+ * (src/core/verify/staged/programFile.ts), so every bundle below defines `import.meta.dirname`.
+ */
+export const PROGRAMS = { from: 'src/core/verify/staged/programs', to: 'programs' };
 
 /** The shell bundle's budget (issue 16): what every window pays for at startup. */
 export const SHELL_BUDGET_BYTES = 100 * 1024;
@@ -75,7 +84,8 @@ function cliCommandsApart() {
 
 /** The Node bundles; `overrides` (e.g. metafile, outdir) apply to each. */
 export function nodeTargets(overrides = {}) {
-  const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', ...overrides };
+  // A CommonJS bundle has no import.meta: the folder of a module is the bundle's own.
+  const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', define: { 'import.meta.dirname': '__dirname' }, ...overrides };
   return [
     // `import()` becomes a plain require: the extension host loads engine.js as CommonJS, as it loads the shell.
     { ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], supported: { 'dynamic-import': false }, plugins: [engineApart()] },
@@ -110,12 +120,19 @@ function copyCodicons() {
   }
 }
 
+function copyPrograms() {
+  cpSync(PROGRAMS.from, `${outdir ?? 'dist'}/${PROGRAMS.to}`, { recursive: true });
+}
+
 if (isMain) await buildAll();
 
 async function buildAll() {
   if (watch) {
     markCommonJs();
     copyCodicons();
+    copyPrograms();
+    // The programs are no entry point of esbuild's: copied again when one changes.
+    watchFolder(PROGRAMS.from, () => copyPrograms());
     for (const t of targets) {
       const ctx = await esbuild.context(t);
       await ctx.watch();
@@ -124,5 +141,6 @@ async function buildAll() {
     await Promise.all(targets.map((t) => esbuild.build(t)));
     markCommonJs();
     copyCodicons();
+    copyPrograms();
   }
 }

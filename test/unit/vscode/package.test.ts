@@ -1,10 +1,11 @@
 // `npm run package` builds a real .vsix with @vscode/vsce; it holds only the bundles, media,
-// README, LICENSE and CHANGELOG (and the manifest files vsce adds).
+// README, LICENSE and CHANGELOG (and the manifest files vsce adds), and the programs the checks run.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { PROGRAM_NAMES } from '../../../src/core/verify/staged/programFile';
 import { REPO } from '../../support/fixtures';
 
 /** Entry names from a zip's central directory (a .vsix is a zip). */
@@ -65,6 +66,8 @@ describe('the .vsix package', function () {
         'extension/dist/openai-sdk.js',
         'extension/dist/package.json',
         'extension/dist/panel.js',
+        // The programs the staged checks run inside the project's own tools (src/core/verify/staged/programFile.ts).
+        ...PROGRAM_NAMES.map((f) => `extension/dist/programs/${f}`),
         'extension/dist/tokenizer.js',
         'extension/media/icon.png',
         'extension/media/panel.css',

@@ -2,7 +2,7 @@
 // words the trace and the panel show. Green is still only ever decided by full checks; these runs
 // are full checks on the bytes the gate judges (the same verification, no edit in between):
 // - a warm type check: the warm checker re-reads every file of the program and answers with tsc's
-//   own diagnostics for the whole program, as the command prints them (./warmTscWorker);
+//   own diagnostics for the whole program, as the command prints them (./programs/warmTscWorker.cjs);
 // - a test run that was the command itself, the narrowed selection having covered every test file.
 // A test that passed in that run after failing before is not run again: a re-run of a passing test
 // could only call it flaky, never turn a green into a failure.

@@ -11,6 +11,7 @@ import type { ParseContext } from '../parsers/common';
 import { jestJsonFailures } from '../parsers/jest';
 import type { KnownFailure, RetryOutcome } from './inRunRetry';
 import { InRunRetry } from './inRunRetry';
+import { writeProgram } from './programFile';
 
 /** A test of one file that ran more than once in a run. */
 export interface RetriedTest {
@@ -86,8 +87,10 @@ export class JestRetry extends InRunRetry {
 
   private constructor(dir: string, circus: string, retries: number) {
     super(dir, retries);
+    // The runner (./programs/jestRunner.cjs) reads what it runs with from the file beside it.
     this.runnerFile = path.join(dir, 'retry-runner.cjs');
-    writeFileSync(this.runnerFile, runnerSource(circus, dir, retries));
+    writeFileSync(path.join(dir, 'retry-runner.json'), JSON.stringify({ circus, retries }));
+    writeProgram('jestRunner.cjs', this.runnerFile);
   }
 
   /** Retries for this check, or why the changed tests are re-run in a process of their own. */
@@ -138,66 +141,4 @@ export function flakyFromRecords(records: readonly RetryRecord[], ctx: ParseCont
 export function retriedFailures(records: readonly RetryRecord[], ctx: ParseContext): Failure[] {
   const testResults = records.map((r) => ({ name: r.testPath, assertionResults: r.retried.map((t) => ({ ancestorTitles: t.ancestorTitles, title: t.title, status: 'failed', failureMessages: ['retried'], location: t.location })) }));
   return jestJsonFailures({ testResults }, ctx, ' › ');
-}
-
-function runnerSource(circus: string, dir: string, retries: number): string {
-  return `'use strict';
-// Written by Fix Until Green for a targeted run: the project's jest-circus runner, with failing tests
-// retried in place (as jest.retryTimes(${retries})) and the tests that ran more than once recorded.
-// A describe block that holds a known failure that ran into its timeout is not retried.
-const fs = require('node:fs');
-const path = require('node:path');
-const circus = require(${JSON.stringify(circus)});
-const run = typeof circus === 'function' ? circus : circus.default;
-const DIR = ${JSON.stringify(dir)};
-const RESULTS = path.join(DIR, 'results');
-const RECORDS = path.join(RESULTS, process.pid + '.jsonl');
-const KNOWN = new Map();
-for (const k of JSON.parse(fs.readFileSync(path.join(DIR, 'known.json'), 'utf8'))) {
-  if (!KNOWN.has(k.file)) KNOWN.set(k.file, new Set());
-  KNOWN.get(k.file).add(k.id);
-}
-const RETRY_TIMES = Symbol.for('RETRY_TIMES');
-const LOG_ERRORS_BEFORE_RETRY = Symbol.for('LOG_ERRORS_BEFORE_RETRY');
-// Truthy, so jest-circus keeps each retried test's earlier errors; ours, so they are taken out of
-// the result again and the reporters print what they print without retries.
-const KEEP_REASONS = 'fix-until-green';
-const RETRIES = ${retries};
-
-function idOf(test) {
-  const names = [test.name];
-  for (let b = test.parent; b && b.parent; b = b.parent) names.unshift(b.name);
-  return names.join(' \u203a ');
-}
-
-module.exports = async function fixUntilGreenRetryRunner(globalConfig, config, environment, runtime, testPath, sendMessageToJest) {
-  const g = environment.global;
-  // The test file's own jest.retryTimes wins: retries are only managed while the count is ours.
-  let ours;
-  if (g[RETRY_TIMES] === undefined) {
-    ours = g[RETRY_TIMES] = RETRIES;
-    if (!g[LOG_ERRORS_BEFORE_RETRY]) g[LOG_ERRORS_BEFORE_RETRY] = KEEP_REASONS;
-    const known = KNOWN.get(testPath);
-    const own = environment.handleTestEvent;
-    environment.handleTestEvent = function (event, state) {
-      // jest-circus reads the count when a describe block starts running, after this event.
-      if (event.name === 'run_describe_start' && g[RETRY_TIMES] === ours) {
-        const kept = known !== undefined && event.describeBlock.children.some((c) => c.type === 'test' && known.has(idOf(c)));
-        ours = g[RETRY_TIMES] = kept ? 0 : RETRIES;
-      }
-      return own ? own.call(this, event, state) : undefined;
-    };
-  }
-  const result = await run(globalConfig, config, environment, runtime, testPath, sendMessageToJest);
-  const retried = (result.testResults || []).filter((t) => t.invocations > 1).map((t) => ({
-    ancestorTitles: t.ancestorTitles || [], title: t.title, status: t.status, invocations: t.invocations,
-    retryReasons: t.retryReasons || [], location: t.location || null,
-  }));
-  if (g[LOG_ERRORS_BEFORE_RETRY] === KEEP_REASONS) {
-    result.testResults = (result.testResults || []).map((t) => ({ ...t, retryReasons: [], retryMessages: undefined }));
-  }
-  fs.appendFileSync(RECORDS, JSON.stringify({ testPath, retried }) + '\\n');
-  return result;
-};
-`;
 }

@@ -2,11 +2,12 @@
 // which adds to the project's own requires) that records each test that passed or failed after a
 // retry, and keeps a test that already failed before from being retried. The output is what the
 // reporter prints without retries.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ParseContext } from '../parsers/common';
 import type { RetryOutcome } from './inRunRetry';
 import { InRunRetry, outcomeOfRetried } from './inRunRetry';
+import { writeProgram } from './programFile';
 
 export class MochaRetry extends InRunRetry {
   private readonly hookFile: string;
@@ -14,7 +15,7 @@ export class MochaRetry extends InRunRetry {
   private constructor(dir: string, retries: number) {
     super(dir, retries);
     this.hookFile = path.join(dir, 'retry-hooks.cjs');
-    writeFileSync(this.hookFile, hookSource(dir));
+    writeProgram('mochaHooks.cjs', this.hookFile);
   }
 
   static plan(dir: string, retries: number): MochaRetry | { reason: string } {
@@ -43,30 +44,4 @@ function setsRetries(argv: readonly string[]): boolean {
   } catch {
     return false;
   }
-}
-
-function hookSource(dir: string): string {
-  return `'use strict';
-// Written by Fix Until Green for a targeted run: records each test that passed or failed after a
-// retry, and keeps a test that failed before the run from being retried.
-const fs = require('node:fs');
-const path = require('node:path');
-const DIR = ${JSON.stringify(dir)};
-const RECORDS = path.join(DIR, 'results', process.pid + '.jsonl');
-const KNOWN = new Set(JSON.parse(fs.readFileSync(path.join(DIR, 'known.json'), 'utf8')).map((k) => k.file + '\\0' + k.id));
-const write = (o) => fs.appendFileSync(RECORDS, JSON.stringify(o) + '\\n');
-exports.mochaHooks = {
-  beforeAll() {
-    write({ ran: true });
-  },
-  beforeEach() {
-    const t = this.currentTest;
-    if (t && t.currentRetry() === 0 && KNOWN.has(t.file + '\\0' + t.fullTitle())) t.retries(0);
-  },
-  afterEach() {
-    const t = this.currentTest;
-    if (t && t.currentRetry() > 0 && (t.state === 'passed' || t.state === 'failed')) write({ file: t.file, id: t.fullTitle(), state: t.state, retry: t.currentRetry() });
-  },
-};
-`;
 }

@@ -4,12 +4,13 @@
 // whose known failures include a timeout (its retry would cost the whole timeout again) is
 // confirmed in a second process instead. Not where the project's config names its own reporters
 // (ours would replace them), nor before Vitest 3 (no `onTestCaseResult`).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { ParseContext } from '../parsers/common';
 import type { KnownFailure, RetryOutcome } from './inRunRetry';
 import { InRunRetry, outcomeOfRetried } from './inRunRetry';
+import { writeProgram } from './programFile';
 
 /** Vitest's message for a test stopped by its timeout. */
 const TIMED_OUT = /Test timed out in \d+ ?ms/;
@@ -21,7 +22,7 @@ export class VitestRetry extends InRunRetry {
   private constructor(dir: string, retries: number) {
     super(dir, retries);
     this.reporterFile = path.join(dir, 'retry-reporter.mjs');
-    writeFileSync(this.reporterFile, reporterSource(dir));
+    writeProgram('vitestReporter.mjs', this.reporterFile);
   }
 
   static plan(cwd: string, argv: readonly string[], dir: string, retries: number): VitestRetry | { reason: string } {
@@ -54,27 +55,4 @@ export class VitestRetry extends InRunRetry {
     return outcomeOfRetried(records, ctx, 'Vitest');
   }
 
-}
-
-function reporterSource(dir: string): string {
-  return `// Written by Fix Until Green for a targeted run: records each test that ran again after failing.
-import { appendFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-const RECORDS = join(${JSON.stringify(dir)}, 'results', process.pid + '.jsonl');
-const write = (o) => appendFileSync(RECORDS, JSON.stringify(o) + '\\n');
-
-export default class FixUntilGreenRetryReporter {
-  onInit() {
-    write({ ran: true });
-  }
-  onTestCaseResult(test) {
-    const retry = test.diagnostic()?.retryCount ?? 0;
-    if (retry === 0) return;
-    const result = test.result();
-    const first = (result.errors || [])[0];
-    write({ file: test.module.moduleId, id: test.fullName, state: result.state, retry, message: first ? String(first.message ?? '') : '' });
-  }
-}
-`;
 }

@@ -1,10 +1,10 @@
 // The warm type checker: one child process per tsc check, kept for the run's lifetime, holding the
-// program between steps (./warmTscWorker). It runs only where it gives what the command gives: a
-// plain `tsc` of the workspace's own `typescript` (5.x or older: tsc 7 is native), no build or
-// watch mode, no project references, nothing emitted. Anywhere else it says why, and the check runs
-// its command. The child is contained like a check: its own process group, the check marker, a
-// record in storage so a crash of ours is reaped; it is killed at the run's end, on cancel and on
-// any fault, and exits by itself when we go.
+// program between steps (./programs/warmTscWorker.cjs, run from where it ships: ./programFile). It
+// runs only where it gives what the command gives: a plain `tsc` of the workspace's own `typescript`
+// (5.x or older: tsc 7 is native), no build or watch mode, no project references, nothing emitted.
+// Anywhere else it says why, and the check runs its command. The child is contained like a check:
+// its own process group, the check marker, a record in storage so a crash of ours is reaped; it is
+// killed at the run's end, on cancel and on any fault, and exits by itself when we go.
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -15,7 +15,7 @@ import type { Logger } from '../../types';
 import { CHECK_MARKER_ENV, killAndWait, removeCheckRecord, writeCheckRecord } from '../containment';
 import { processStartTime } from '../../liveness';
 import { splitCommand } from '../runner';
-import { WARM_TSC_WORKER_SOURCE } from './warmTscWorker';
+import { programFile } from './programFile';
 
 /** How the warm checker is started for a check, or why it cannot be. */
 export type WarmTscPlan = { args: string[]; typescript: string; version: string } | { fallback: string };
@@ -147,7 +147,7 @@ export class WarmTsc {
     const node = findOnPath('node', this.opts.env);
     const env: Record<string, string> = { ...this.opts.env, [CHECK_MARKER_ENV]: this.marker, ...(node === undefined ? { ELECTRON_RUN_AS_NODE: '1' } : {}) };
     const init = JSON.stringify({ typescript: this.opts.plan.typescript, args: this.opts.plan.args });
-    const child = spawn(node ?? process.execPath, ['-e', WARM_TSC_WORKER_SOURCE, init], { cwd: this.opts.cwd, env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], detached: true });
+    const child = spawn(node ?? process.execPath, [programFile('warmTscWorker.cjs'), init], { cwd: this.opts.cwd, env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], detached: true });
     this.child = child;
     child.stderr?.on('data', (c: Buffer) => {
       this.stderr = (this.stderr + c.toString('utf8')).slice(-4000);

@@ -1,26 +1,39 @@
-// The warm type checker's child process, as the source `node -e` runs. It loads the checked
-// project's own `typescript` (never ours), keeps a semantic-diagnostics builder program between
-// checks and, on each `check`, re-reads the program's files: a file whose text changed is parsed
-// again, and only what it affects is checked again. The diagnostics it prints are the ones `tsc`
-// prints for the same command line (plain `--pretty false` format), so the tsc parser reads them
-// and the failure identity is the command's. Checking `settle` also computes every file's signature,
-// after the check's result is sent (the caller has its answer; the settling overlaps what it does next).
-//
-// Plain JavaScript in a string: the extension and the CLI are bundles, and a worker file of its own
-// would need a bundle of its own; `-e` needs none. It exits when its parent goes (IPC disconnect).
-
-export const WARM_TSC_WORKER_SOURCE = String.raw`
+// @ts-check
 'use strict';
+// The warm type checker's child process (../warmTsc.ts starts it with `node FILE INIT`, INIT the
+// last argument: the workspace's typescript and the command's arguments, as JSON). It loads the
+// checked project's own `typescript` (never ours), keeps a semantic-diagnostics builder program
+// between checks and, on each `check`, re-reads the program's files: a file whose text changed is
+// parsed again, and only what it affects is checked again. The diagnostics it prints are the ones
+// `tsc` prints for the same command line (plain `--pretty false` format), so the tsc parser reads
+// them and the failure identity is the command's. Checking `settle` also computes every file's
+// signature, after the check's result is sent (the caller has its answer; the settling overlaps what
+// it does next). It exits when its parent goes (IPC disconnect).
+//
+// Typed against this repository's typescript; the workspace's may be older or newer, so what is
+// not public API (the builder's state, a source file's version) is looked for before it is used.
 const path = require('node:path');
-const { createHash } = require('node:crypto');
+const crypto = require('node:crypto');
+
+/**
+ * @typedef {import('typescript').SourceFile & { version: string }} VersionedSourceFile
+ * @typedef {import('typescript').SourceFile & { resolvedPath: string }} ResolvedSourceFile
+ * @typedef {{ fileInfos?: Map<string, { signature?: string }>, oldSignatures?: Map<string, unknown>, useFileVersionAsSignature?: boolean }} BuilderInternals
+ * @typedef {{ computeDtsSignature?: (program: import('typescript').Program, sf: import('typescript').SourceFile, cancellationToken: undefined, host: import('typescript').CompilerHost | undefined, onNewSignature: (signature: string) => void) => void }} BuilderStateApi
+ * @typedef {{ type?: string, id?: unknown, settle?: boolean }} CheckRequest
+ */
+
+/** @type {{ typescript: string, args: string[] }} */
 const init = JSON.parse(process.argv[process.argv.length - 1]);
-const send = (m) => { if (process.connected) process.send(m); };
+/** @param {object} m */
+const send = (m) => { if (process.connected && process.send) process.send(m); };
 process.on('disconnect', () => process.exit(0));
+/** @type {typeof import('typescript')} */
 let ts;
 try {
   ts = require(init.typescript);
 } catch (e) {
-  send({ type: 'fallback', reason: 'the workspace typescript could not be loaded: ' + e.message });
+  send({ type: 'fallback', reason: 'the workspace typescript could not be loaded: ' + /** @type {Error} */ (e).message });
   process.exit(0);
 }
 const parsed = ts.parseCommandLine(init.args);
@@ -44,11 +57,15 @@ if (config === undefined && parsed.fileNames.length === 0) {
   send({ type: 'fallback', reason: 'no tsconfig.json found and no files named: tsc would print its help' });
   process.exit(0);
 }
+/** @type {import('typescript').FormatDiagnosticsHost} */
 const formatHost = { getCurrentDirectory: () => cwd, getCanonicalFileName: (f) => (ts.sys.useCaseSensitiveFileNames ? f : f.toLowerCase()), getNewLine: () => '\n' };
 
+/** @returns {import('typescript').ParsedCommandLine} */
 function readConfig() {
   if (config === undefined) return { fileNames: parsed.fileNames, options: parsed.options, errors: [] };
+  /** @type {import('typescript').Diagnostic[]} */
   const unrecoverable = [];
+  /** @type {import('typescript').ParseConfigFileHost} */
   const host = { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => unrecoverable.push(d) };
   const r = ts.getParsedCommandLineOfConfigFile(config, parsed.options, host);
   return r ?? { fileNames: [], options: parsed.options, errors: unrecoverable };
@@ -56,9 +73,12 @@ function readConfig() {
 
 // A file outside node_modules is read again on every check: its text decides whether it changed.
 // Dependencies and the default libraries are taken as fixed for the run.
+/** @type {Map<string, { key: string, text: string, sf: VersionedSourceFile }>} */
 const cache = new Map();
+/** @param {string} f */
 const fixed = (f) => f.includes('/node_modules/') || f.startsWith(path.dirname(ts.getDefaultLibFilePath(parsed.options)));
 let version = 0;
+/** @param {import('typescript').CompilerOptions} options */
 function host(options) {
   const h = ts.createCompilerHost(options);
   h.getSourceFile = (fileName, language, onError) => {
@@ -72,15 +92,17 @@ function host(options) {
       return undefined;
     }
     if (c && c.key === key && c.text === text) return c.sf;
-    const sf = ts.createSourceFile(fileName, text, language, false);
-    sf.version = String(++version) + ':' + createHash('sha1').update(text).digest('hex');
+    const sf = /** @type {VersionedSourceFile} */ (ts.createSourceFile(fileName, text, language, false));
+    sf.version = String(++version) + ':' + crypto.createHash('sha1').update(text).digest('hex');
     cache.set(fileName, { key, text, sf });
     return sf;
   };
   return h;
 }
 
+/** @type {import('typescript').SemanticDiagnosticsBuilderProgram | undefined} */
 let builder;
+/** @type {import('typescript').CompilerHost | undefined} */
 let lastHost;
 function check() {
   const started = Date.now();
@@ -94,6 +116,7 @@ function check() {
   lastHost = host(options);
   builder = ts.createSemanticDiagnosticsBuilderProgram(cl.fileNames, options, lastHost, builder, ts.getConfigFileParsingDiagnostics(cl), cl.projectReferences);
   // What tsc reports, in the order it reports it (executeCommandLine's emitFilesAndReportErrors).
+  /** @type {import('typescript').Diagnostic[]} */
   const all = builder.getConfigFileParsingDiagnostics().slice();
   const configCount = all.length;
   all.push(...builder.getSyntacticDiagnostics());
@@ -117,11 +140,11 @@ function check() {
 // once and checked again (a second whole check).
 let settled = false;
 function signaturesInPlace() {
-  const state = builder && builder.state;
-  const B = ts.BuilderState;
-  if (!state || !(state.fileInfos instanceof Map) || !B || typeof B.computeDtsSignature !== 'function') return false;
+  const state = builder && /** @type {{ state?: BuilderInternals }} */ (/** @type {unknown} */ (builder)).state;
+  const B = /** @type {{ BuilderState?: BuilderStateApi }} */ (/** @type {unknown} */ (ts)).BuilderState;
+  if (!builder || !state || !(state.fileInfos instanceof Map) || !B || typeof B.computeDtsSignature !== 'function') return false;
   const program = builder.getProgram();
-  for (const sf of program.getSourceFiles()) {
+  for (const sf of /** @type {readonly ResolvedSourceFile[]} */ (program.getSourceFiles())) {
     if (sf.isDeclarationFile || fixed(sf.fileName)) continue;
     const info = state.fileInfos.get(sf.resolvedPath);
     if (!info) continue;
@@ -143,7 +166,8 @@ function settle() {
   return { how, durationMs: Date.now() - started };
 }
 
-process.on('message', (m) => {
+process.on('message', (message) => {
+  const m = /** @type {CheckRequest | null | undefined} */ (message);
   if (!m || m.type !== 'check') return;
   try {
     const r = check();
@@ -155,12 +179,13 @@ process.on('message', (m) => {
         // A half-settled builder is no base for the next check: that one builds afresh.
         builder = undefined;
         settled = true;
-        send({ type: 'settled', id: m.id, how: 'failed: ' + (e && e.message ? e.message : String(e)), durationMs: 0 });
+        const err = /** @type {Error | undefined} */ (e);
+        send({ type: 'settled', id: m.id, how: 'failed: ' + (err && err.message ? err.message : String(e)), durationMs: 0 });
       }
     }
   } catch (e) {
-    send({ type: 'fallback', id: m.id, reason: 'the warm checker failed: ' + (e && e.stack ? e.stack : String(e)) });
+    const err = /** @type {Error | undefined} */ (e);
+    send({ type: 'fallback', id: m.id, reason: 'the warm checker failed: ' + (err && err.stack ? err.stack : String(e)) });
   }
 });
 send({ type: 'ready', version: ts.version });
-`;
