@@ -15,6 +15,49 @@ const MEMO_MAX_CHARS = 16 * 2 ** 20;
 const memo = new Map<string, number>();
 let memoChars = 0;
 
+// BPE merges within one pre-token take time quadratic in its length: one 150 KB run of letters
+// (a minified bundle, a base64 blob, a test's `'x'.repeat(n)`) took 40 s to count. A run of
+// non-space characters longer than this is cut into pieces of at most this many characters, counted
+// (and encoded) one by one: linear. The count errs high: within a token a cut on data (base64, hex,
+// minified code), up to a quarter over on a run of one repeated pair (test/unit/model/tokens.test.ts).
+const RUN_PIECE_CHARS = 256;
+
+/**
+ * `text` as consecutive pieces whose concatenation is `text`: unchanged unless it holds a run of
+ * more than RUN_PIECE_CHARS non-space characters, which is cut (never inside a surrogate pair).
+ */
+export function tokenPieces(text: string): string[] {
+  const pieces: string[] = [];
+  let from = 0;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // Space, tab, CR, LF: a pre-token boundary for the tokenizer's own split.
+    if (c === 32 || c === 9 || c === 10 || c === 13) {
+      run = 0;
+      continue;
+    }
+    // A low surrogate stays with its high one.
+    if (++run > RUN_PIECE_CHARS && !(c >= 0xdc00 && c <= 0xdfff)) {
+      pieces.push(text.slice(from, i));
+      from = i;
+      run = 1;
+    }
+  }
+  pieces.push(text.slice(from));
+  return pieces;
+}
+
+function countPieces(text: string): number {
+  const pieces = tokenPieces(text);
+  return pieces.length === 1 ? countO200k(text, OPTIONS) : pieces.reduce((n, p) => n + countO200k(p, OPTIONS), 0);
+}
+
+function encodePieces(text: string): number[] {
+  const pieces = tokenPieces(text);
+  return pieces.length === 1 ? encode(text, OPTIONS) : pieces.flatMap((p) => encode(p, OPTIONS));
+}
+
 export function countTokens(text: string): number {
   if (text.length < MEMO_MIN_CHARS) return countO200k(text, OPTIONS);
   const hit = memo.get(text);
@@ -24,7 +67,7 @@ export function countTokens(text: string): number {
     memo.set(text, hit);
     return hit;
   }
-  const n = countO200k(text, OPTIONS);
+  const n = countPieces(text);
   if (text.length <= MEMO_MAX_CHARS / 4) {
     memo.set(text, n);
     memoChars += text.length;
@@ -55,7 +98,7 @@ export function countRequestTokens(req: { system: string; messages: readonly Cha
 
 /** The longest prefix of `text` within `maxTokens` tokens, marked when cut. */
 export function truncateToTokens(text: string, maxTokens: number): string {
-  const ids = encode(text, OPTIONS);
+  const ids = encodePieces(text);
   if (ids.length <= maxTokens) return text;
   const note = `\n[… cut to fit the context budget]`;
   const keep = Math.max(0, maxTokens - countTokens(note));
