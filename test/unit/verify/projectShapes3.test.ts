@@ -100,6 +100,23 @@ const shapes: Shape[] = [
     failures: [['test', 'test/jobs.jest.js', 5, 'a job with no steps is done']],
     fix: { 'src/jobs.js': ["  if (steps.length === 0) state = 'failed';\n", ''] },
   },
+  {
+    title: 'mocha under tsx (`node-option: import=tsx` in .mocharc.json): a timeout and a hook\'s timeout, which print no stack, at their tests\' lines',
+    fixture: 'mocha-tsx-timeout',
+    checks: [{ name: 'test', command: 'npm test --silent', parser: 'mocha' }],
+    failures: [
+      ['test', 'test/clock.spec.ts', 22, 'Queue "before each" hook for "starts empty"'],
+      ['test', 'test/clock.spec.ts', 9, 'pause waits milliseconds, not seconds'],
+    ],
+    fix: { 'src/clock.ts': ['ms * 1000', 'ms'] },
+  },
+  {
+    title: 'node:test under tsx: a timeout, whose location is in the compiled code (line 1), at its test\'s line',
+    fixture: 'node-test-tsx-timeout',
+    checks: [{ name: 'test', command: 'npm test --silent', parser: 'node-test' }],
+    failures: [['test', 'test/retry.test.ts', 10, 'retry > tries again after a short delay']],
+    fix: { 'src/retry.ts': ['delayMs * 1000', 'delayMs'] },
+  },
 ];
 
 function applyFix(root: string, fix: Shape['fix']): void {
