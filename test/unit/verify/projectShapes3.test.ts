@@ -117,6 +117,16 @@ const shapes: Shape[] = [
     failures: [['test', 'test/retry.test.ts', 10, 'retry > tries again after a short delay']],
     fix: { 'src/retry.ts': ['delayMs * 1000', 'delayMs'] },
   },
+  {
+    title: 'Vitest `projects`: each failure printed after its project\'s label (`|money|`), placed in its file at its line',
+    fixture: 'vitest-projects',
+    checks: [{ name: 'test', command: 'npm test --silent', parser: 'vitest' }],
+    failures: [
+      ['test', 'test/money/price.test.js', 10, 'price > pads cents below ten'],
+      ['test', 'test/text/truncate.test.js', 11, 'truncate > shortens a price label'],
+    ],
+    fix: { 'src/money.js': ['`${whole}.${rest}`', "`${whole}.${String(rest).padStart(2, '0')}`"] },
+  },
 ];
 
 function applyFix(root: string, fix: Shape['fix']): void {
