@@ -127,6 +127,33 @@ const shapes: Shape[] = [
     ],
     fix: { 'src/money.js': ['`${whole}.${rest}`', "`${whole}.${String(rest).padStart(2, '0')}`"] },
   },
+  {
+    title: 'a pnpm selector (`test: pnpm run "/^test:.*/"`): the scripts it matches, each its own check with its own parser, run once and without pnpm',
+    fixture: 'pnpm-regex',
+    checks: [
+      { name: 'test:lint', command: 'eslint src test --format json', parser: 'eslint' },
+      { name: 'test:types', command: 'tsc --noEmit', parser: 'tsc' },
+      { name: 'test:spec', command: 'npm run test:spec --silent', parser: 'vitest' },
+    ],
+    failures: [
+      ['test:lint', 'src/slug.ts', 5, 'eqeqeq'],
+      ['test:spec', 'test/slug.test.ts', 10, 'slug > treats runs of spaces as one'],
+      ['test:spec', 'test/slug.test.ts', 14, 'slug > cuts a long title'],
+      ['test:spec', 'test/slug.test.ts', 6, 'slug > joins words with dashes'],
+      ['test:types', 'src/slug.ts', 5, 'TS2322'],
+    ],
+    notes: [
+      /^test: package\.json scripts\.test \("pnpm run "\/\^test:\.\*\/""\) is a pnpm selector: pnpm runs every script whose name matches \/\^test:\.\*\/ \(test:types, test:lint, test:spec\); each runs as a check of its own, read by its own parser and run once \(pnpm itself is not needed\); test:lint is already a check, not run twice$/m,
+      /^tsc: the project's scripts already run tsc: not run a second time$/m,
+    ],
+    reasons: { 'test:spec': /`vitest run` in scripts\.test:spec/, 'test:types': /tsc, run directly/ },
+    fix: {
+      'src/slug.ts': [
+        "split(' ');\n  const joined = words.join('-');\n  return joined.length == max ? joined : joined.slice(0, max).length;",
+        "split(/\\s+/);\n  const joined = words.join('-');\n  return joined.length <= max ? joined : joined.slice(0, max);",
+      ],
+    },
+  },
 ];
 
 function applyFix(root: string, fix: Shape['fix']): void {
