@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { readTextIfPresent } from '../fileText';
 import { parse as parseJsonc } from 'jsonc-parser';
 import type { CheckSpec, ParserId } from '../types';
-import { parserForCommand, resolveScript } from './infer';
+import { parserForCommand, pnpmSelected, resolveScript } from './infer';
 import { planScript } from './scriptPlan';
 import { findExecutable } from './verifier';
 import type { Workspace, WorkspacePackage } from './workspaces';
@@ -107,14 +107,35 @@ function describeSteps(name: string, scripts: Record<string, string>): string {
     .join(' && ');
 }
 
-/** A check that runs the project's script `name` (through npm, or directly for a machine-readable report). */
-function addScript(found: Found, scope: Scope, scripts: Record<string, string>, name: string, kind: string): void {
+/**
+ * A check that runs the project's script `name` (through npm, or directly for a machine-readable
+ * report); a script that is one pnpm selector (`pnpm run "/^test:/"`) stands for the scripts it
+ * matches, each a check of its own (`via`: the selector's script, for the origin).
+ */
+function addScript(found: Found, scope: Scope, scripts: Record<string, string>, name: string, kind: string, via?: string): void {
+  if (via === undefined && addSelected(found, scope, scripts, name, kind)) return;
   const viaNpm = name === 'test' ? 'npm test --silent' : `npm run ${name} --silent`;
   const plan = planScript(scripts, name, scope.dir, viaNpm);
-  found.add(scope, { name, command: plan.command, parser: plan.parser }, { source: `${scope.label} scripts.${name}`, reason: plan.reason });
+  found.add(scope, { name, command: plan.command, parser: plan.parser }, { source: `${scope.label} scripts.${name}${via !== undefined ? ` (run by ${via})` : ''}`, reason: plan.reason });
   const chain = plan.steps.length > 1 ? `, resolved to ${describeSteps(name, scripts)}` : '';
   found.note(scope, `${name}: ${scope.label} scripts.${name} ("${scripts[name]}")${chain}; ${kind}, read with the ${plan.parser} parser: ${plan.reason}`);
   for (const n of plan.notes) found.note(scope, `${name}: ${n}`);
+}
+
+/**
+ * pnpm runs each script a selector matches, in one process whose output prefixes every line and
+ * which npm's `--silent` quiets entirely: no parser reads that. The scripts are run one by one
+ * instead, each read by its own parser, those already checked (a lint entry point) not again;
+ * pnpm itself is not needed. False when `name` is not one selector call matching a script.
+ */
+function addSelected(found: Found, scope: Scope, scripts: Record<string, string>, name: string, kind: string): boolean {
+  const selected = pnpmSelected(scripts, name);
+  if (selected === undefined || selected.names.length === 0) return false;
+  const checked = selected.names.filter((n) => found.checks.some((c) => c.name === scope.prefix + n));
+  const again = checked.length > 0 ? `; ${checked.join(', ')} ${checked.length > 1 ? 'are' : 'is'} already a check, not run twice` : '';
+  found.note(scope, `${name}: ${scope.label} scripts.${name} ("${scripts[name]}") is a pnpm selector: pnpm runs every script whose name matches ${selected.pattern} (${selected.names.join(', ')}); each runs as a check of its own, read by its own parser and run once (pnpm itself is not needed)${again}`);
+  for (const n of selected.names) if (!checked.includes(n)) addScript(found, scope, scripts, n, kind, `scripts.${name}: pnpm ${selected.pattern}`);
+  return true;
 }
 
 /** A solution-style tsconfig (project references): `tsc -b` builds and checks each referenced project. */

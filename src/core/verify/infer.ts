@@ -166,8 +166,41 @@ export function unwrapCommand(command: string): string {
   return t.join(' ');
 }
 
+/**
+ * pnpm's script selector: `pnpm run "/^test:/"` (or `pnpm "/^test:/"`) runs every script whose name the
+ * pattern matches. pnpm reads the argument as a RegExp literal without flags (it refuses flags);
+ * undefined for any other command.
+ */
+export function pnpmScriptPattern(command: string): RegExp | undefined {
+  const t = tokens(command);
+  if (t[0] !== 'pnpm') return undefined;
+  let i = 1;
+  if (t[i] === 'run' || t[i] === 'run-script') i++;
+  // Its options (`--parallel`, `--sequential`, `--no-bail`, `--silent`) before the selector.
+  while (t[i]?.startsWith('-')) i++;
+  const selector = /^(["'])(.*)\1$/.exec(t[i] ?? '')?.[2] ?? t[i] ?? '';
+  const m = /^\/((?:\\\/|[^/])+)\/$/.exec(selector);
+  if (!m) return undefined;
+  try {
+    return new RegExp(m[1]!);
+  } catch (e) {
+    if (e instanceof SyntaxError) return undefined;
+    throw e;
+  }
+}
+
+/** The scripts a script that is one pnpm selector call runs, in package.json's order (pnpm's); undefined for any other script. */
+export function pnpmSelected(scripts: Record<string, string>, name: string): { pattern: string; names: string[] } | undefined {
+  const parts = splitChain(scripts[name] ?? '');
+  const re = parts.length === 1 ? pnpmScriptPattern(unwrapCommand(parts[0]!)) : undefined;
+  if (re === undefined) return undefined;
+  return { pattern: `/${re.source}/`, names: Object.keys(scripts).filter((k) => k !== name && re.test(k)) };
+}
+
 /** The script a command runs (`npm run x`, `npm test`, `pnpm x`, `yarn run x`, `bun run x`), if it runs one. */
 function scriptReference(command: string, scripts: Record<string, string>): string[] | undefined {
+  const selected = pnpmScriptPattern(command);
+  if (selected !== undefined) return Object.keys(scripts).filter((k) => selected.test(k));
   const t = tokens(command).filter((a) => a !== '--silent' && a !== '-s' && a !== '--if-present');
   const [pm, a, b] = t;
   if (pm === 'npm' || pm === 'bun') {

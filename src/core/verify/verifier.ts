@@ -218,7 +218,7 @@ export class Verifier {
   private async gate(spec: CheckSpec, staged: CheckResult, previous: VerifyResult, signal?: AbortSignal): Promise<CheckResult> {
     const reused = gateReuse(staged);
     if (reused !== undefined) return { ...staged, stagedNote: `${staged.stagedNote ? `${staged.stagedNote}; ` : ''}${reused}` };
-    const r = await this.runCheck(spec, previous, signal, 'gate');
+    const r = await this.runCheck(spec, previous, signal);
     // A test that flaked in the staged run (failed, then passed on a retry) stays reported as flaky.
     const seen = new Set([...r.flaky, ...r.failures].map(looseKey));
     const flaky = [...r.flaky, ...staged.flaky.filter((f) => !seen.has(looseKey(f)))];
@@ -302,25 +302,27 @@ export class Verifier {
   }
 
   /**
-   * One check, confirmed (DESIGN §4 Flakes). A check whose failures differ from the previous state's
-   * (or that turned green, or has no previous state) is re-run `flakyReruns` times:
+   * One check, confirmed (DESIGN §4 Flakes). A check that failed, and whose failures differ from the
+   * previous state's (or that has no previous state), is re-run `flakyReruns` times:
    * - a failure counts when the same (check, file, test or rule) fails in every run;
    * - the others are flaky: reported apart, kept out of the identity;
    * - a check that failed in every run but never the same way has all of its first run's failures
    *   counted: it never passed, so none of them can be called flaky.
-   * Not re-run: static checks (tsc, eslint), timeouts (waiting the limit out twice costs more than a
-   * flaky timeout), cancelled checks.
+   * Not re-run: a run that passed (exit 0, no failure: a re-run could only call a failure of its own
+   * flaky, never make one count, so it cannot change the verdict), static checks (tsc, eslint),
+   * timeouts (waiting the limit out twice costs more than a flaky timeout), cancelled checks.
    */
-  private async runCheck(spec: CheckSpec, previous: VerifyResult | undefined, signal?: AbortSignal, stage: 'gate' | 'full' = 'full'): Promise<CheckResult> {
+  private async runCheck(spec: CheckSpec, previous: VerifyResult | undefined, signal?: AbortSignal): Promise<CheckResult> {
     const parser = this.parserOf(spec);
     const first = await this.attempt(spec, parser, signal);
     const reruns = Math.max(0, this.opts.flakyReruns ?? 1);
-    if (reruns === 0 || DETERMINISTIC.has(parser) || first.r.timedOut || first.r.cancelled || first.r.spawnError !== undefined || !this.changed(spec.name, first.failures, previous)) {
+    const passed = first.r.exitCode === 0 && first.failures.length === 0;
+    if (reruns === 0 || passed || DETERMINISTIC.has(parser) || first.r.timedOut || first.r.cancelled || first.r.spawnError !== undefined || !this.changed(spec.name, first.failures, previous)) {
       return checkResult(spec, parser, confirm([first]), 'full');
     }
     // Staged: only the tests whose result changed are re-run, where the runner can be narrowed to them.
     const before = previous?.checks.find((c) => c.name === spec.name);
-    const targeted = this.stager && before && !before.cancelled ? await this.stager.confirm(spec, parser, first, before.failures, signal, stage) : undefined;
+    const targeted = this.stager && before && !before.cancelled ? await this.stager.confirm(spec, parser, first, before.failures, signal) : undefined;
     if (targeted) return checkResult(spec, parser, targeted, 'full');
     const attempts = [first];
     for (let i = 0; i < reruns && !signal?.aborted; i++) {
@@ -337,7 +339,7 @@ export class Verifier {
     const ctx = { root: this.opts.root };
     const a = failures.map((f) => failureKey(f, ctx)).sort();
     const b = before.failures.map((f) => failureKey(f, ctx)).sort();
-    if (a.length === 0 && b.length === 0) return before.exitCode !== 0; // green after not green: confirm it
+    if (a.length === 0 && b.length === 0) return before.exitCode !== 0; // neither run named a failure: confirm one that did not pass before
     return a.length !== b.length || a.some((k, i) => k !== b[i]);
   }
 }

@@ -429,4 +429,27 @@ describe('check discovery', function () {
       s.cleanup();
     }
   });
+
+  // Issue 27, class 5: a pnpm selector stands for the scripts it matches, as pnpm reads it.
+  it('a pnpm selector script (`pnpm run "/^test:/"`) is the scripts it matches, each a check with its own parser', () => {
+    const scripts = { test: 'pnpm run --parallel "/^test:/"', 'test:unit': 'vitest run', 'test:types': 'tsc --noEmit', 'pretest:x': 'echo', lint: "pnpm '/^lint:(?!fix)/'", 'lint:src': 'eslint src', 'lint:fix': 'eslint --fix src' };
+    write('package.json', JSON.stringify({ scripts }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks, [
+      { name: 'lint:src', command: 'eslint src --format json', parser: 'eslint' },
+      { name: 'test:unit', command: 'npm run test:unit --silent', parser: 'vitest' },
+      { name: 'test:types', command: 'tsc --noEmit', parser: 'tsc' },
+    ], d.notes.join('\n'));
+    assert.match(d.notes.join('\n'), /^test: package\.json scripts\.test \("pnpm run --parallel "\/\^test:\/""\) is a pnpm selector: pnpm runs every script whose name matches \/\^test:\/ \(test:unit, test:types\); each runs as a check of its own, read by its own parser and run once \(pnpm itself is not needed\)$/m);
+    assert.equal(d.origins['test:types']!.source, 'package.json scripts.test:types (run by scripts.test: pnpm /^test:/)');
+    // What the selector runs, as the scripts' steps: what the parser inference and `dropRepeats` read.
+    assert.deepEqual(resolveScript(scripts, 'test').map((st) => [st.script, st.command]), [['test:unit', 'vitest run'], ['test:types', 'tsc --noEmit']]);
+    assert.equal(parserForScript(scripts, 'test'), 'vitest');
+  });
+
+  it('a pnpm selector pnpm would refuse (flags) or that matches nothing stays the script it is', () => {
+    write('package.json', JSON.stringify({ scripts: { test: 'pnpm run "/^test:/i"', 'test:unit': 'vitest run', lint: 'pnpm run "/^lint:/"' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks.map((c) => [c.name, c.command]), [['lint', 'npm run lint --silent'], ['test', 'npm test --silent']]);
+  });
 });

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ParserId } from '../../../src/core/types';
 import { parseOutput, timedOutFailures } from '../../../src/core/verify/parsers/index';
-import { findTest, testDeclarations } from '../../../src/core/verify/parsers/locate';
+import { findTest, locateByTitle, testDeclarations } from '../../../src/core/verify/parsers/locate';
 import { REPO } from '../../support/fixtures';
 
 const FIXTURES = path.join(REPO, 'test', 'fixtures', 'verify');
@@ -105,5 +105,33 @@ describe('locations the runner does not print', () => {
     assert.equal(findTest(d, 'outer inner each 2')?.line, 7);
     assert.equal(findTest(d, 'top')?.line, 11);
     assert.equal(findTest(d, 'outer inner missing'), undefined);
+  });
+
+  // Issue 27, class 9: failures with no stack, or a position in compiled code, placed at the test's declaration.
+  it('a mocha hook\'s failure at the test it ran for (or its suite); a position not in the source at the declaration', () => {
+    const src = [
+      "import assert from 'node:assert/strict';",
+      '',
+      "describe('Queue', () => {",
+      '  beforeEach(async () => {});',
+      "  describe('drain', () => {",
+      "    it('empties it', () => {});",
+      '  });',
+      "  it('starts empty', () => {});",
+      '});',
+    ].join('\n');
+    const ctx = { check: 't', root: '/nowhere', exitCode: 1, readText: (rel: string): string | undefined => (rel === 'test/q.spec.ts' ? src : undefined) };
+    const at = (id: string, line?: number, column?: number): [number | undefined, number | undefined] => {
+      const [f] = locateByTitle([{ check: 't', file: 'test/q.spec.ts', id, message: 'Error: Timeout of 300ms exceeded.', ...(line !== undefined ? { line } : {}), ...(column !== undefined ? { column } : {}) }], ctx);
+      return [f!.line, f!.column];
+    };
+    assert.deepEqual(at('Queue "before each" hook for "starts empty"'), [8, 3]);
+    assert.deepEqual(at('Queue drain "before each" hook: reset for "empties it"'), [6, 5], 'a named hook');
+    assert.deepEqual(at('Queue drain "after all" hook in "drain"'), [5, 3], 'a hook of a suite: the suite');
+    assert.deepEqual(at('Queue > starts empty', 1, 219), [8, 3], 'node:test under tsx: the compiled code\'s 1:219');
+    assert.deepEqual(at('Queue > starts empty', 40, 1), [8, 3], 'past the end of the file');
+    assert.deepEqual(at('Queue > starts empty', 1, 5), [8, 3], 'line 1 declares no test, the test is further down');
+    assert.deepEqual(at('Queue > starts empty', 8, 30), [8, 30], 'a position in the source stays');
+    assert.deepEqual(at('Queue > gone', 1, 219), [undefined, undefined], 'not in the source and no declaration: no line rather than a wrong one');
   });
 });

@@ -217,4 +217,23 @@ describe('parser rules', () => {
     assert.equal(parseOutput('tsc', line + line, ctx(2)).length, 1);
     assert.equal(parseOutput('tsc', line + line.replace('(3,5)', '(9,5)'), ctx(2)).length, 2);
   });
+
+  // Issue 27, class 6: with Vitest projects every file and frame is printed after its project's label.
+  it('vitest: a project label (`|core|`) is not part of the file, on the FAIL line or a frame; the line is kept', () => {
+    const out = [
+      '⎯⎯⎯⎯⎯⎯⎯ Failed Suites 1 ⎯⎯⎯⎯⎯⎯⎯',
+      '',
+      ' FAIL  |dom| test/boot.test.ts [ test/boot.test.ts ]',
+      "Error: Cannot find module '../src/missing'",
+      '',
+      '⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯',
+      '',
+      ' FAIL  |zustand| tests/store.test.ts > store > keeps state',
+      'AssertionError: expected 1 to be 2',
+      ' ❯ |zustand| tests/store.test.ts:806:5',
+      '',
+      ' Test Files  2 failed (2)',
+    ].join('\n');
+    assert.deepEqual(rows(parseOutput('vitest', out, ctx(1))), sorted([['test/boot.test.ts', undefined, 'Test suite failed to run'], ['tests/store.test.ts', 806, 'store > keeps state']]));
+  });
 });

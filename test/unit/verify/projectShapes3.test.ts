@@ -100,6 +100,60 @@ const shapes: Shape[] = [
     failures: [['test', 'test/jobs.jest.js', 5, 'a job with no steps is done']],
     fix: { 'src/jobs.js': ["  if (steps.length === 0) state = 'failed';\n", ''] },
   },
+  {
+    title: 'mocha under tsx (`node-option: import=tsx` in .mocharc.json): a timeout and a hook\'s timeout, which print no stack, at their tests\' lines',
+    fixture: 'mocha-tsx-timeout',
+    checks: [{ name: 'test', command: 'npm test --silent', parser: 'mocha' }],
+    failures: [
+      ['test', 'test/clock.spec.ts', 22, 'Queue "before each" hook for "starts empty"'],
+      ['test', 'test/clock.spec.ts', 9, 'pause waits milliseconds, not seconds'],
+    ],
+    fix: { 'src/clock.ts': ['ms * 1000', 'ms'] },
+  },
+  {
+    title: 'node:test under tsx: a timeout, whose location is in the compiled code (line 1), at its test\'s line',
+    fixture: 'node-test-tsx-timeout',
+    checks: [{ name: 'test', command: 'npm test --silent', parser: 'node-test' }],
+    failures: [['test', 'test/retry.test.ts', 10, 'retry > tries again after a short delay']],
+    fix: { 'src/retry.ts': ['delayMs * 1000', 'delayMs'] },
+  },
+  {
+    title: 'Vitest `projects`: each failure printed after its project\'s label (`|money|`), placed in its file at its line',
+    fixture: 'vitest-projects',
+    checks: [{ name: 'test', command: 'npm test --silent', parser: 'vitest' }],
+    failures: [
+      ['test', 'test/money/price.test.js', 10, 'price > pads cents below ten'],
+      ['test', 'test/text/truncate.test.js', 11, 'truncate > shortens a price label'],
+    ],
+    fix: { 'src/money.js': ['`${whole}.${rest}`', "`${whole}.${String(rest).padStart(2, '0')}`"] },
+  },
+  {
+    title: 'a pnpm selector (`test: pnpm run "/^test:.*/"`): the scripts it matches, each its own check with its own parser, run once and without pnpm',
+    fixture: 'pnpm-regex',
+    checks: [
+      { name: 'test:lint', command: 'eslint src test --format json', parser: 'eslint' },
+      { name: 'test:types', command: 'tsc --noEmit', parser: 'tsc' },
+      { name: 'test:spec', command: 'npm run test:spec --silent', parser: 'vitest' },
+    ],
+    failures: [
+      ['test:lint', 'src/slug.ts', 5, 'eqeqeq'],
+      ['test:spec', 'test/slug.test.ts', 10, 'slug > treats runs of spaces as one'],
+      ['test:spec', 'test/slug.test.ts', 14, 'slug > cuts a long title'],
+      ['test:spec', 'test/slug.test.ts', 6, 'slug > joins words with dashes'],
+      ['test:types', 'src/slug.ts', 5, 'TS2322'],
+    ],
+    notes: [
+      /^test: package\.json scripts\.test \("pnpm run "\/\^test:\.\*\/""\) is a pnpm selector: pnpm runs every script whose name matches \/\^test:\.\*\/ \(test:types, test:lint, test:spec\); each runs as a check of its own, read by its own parser and run once \(pnpm itself is not needed\); test:lint is already a check, not run twice$/m,
+      /^tsc: the project's scripts already run tsc: not run a second time$/m,
+    ],
+    reasons: { 'test:spec': /`vitest run` in scripts\.test:spec/, 'test:types': /tsc, run directly/ },
+    fix: {
+      'src/slug.ts': [
+        "split(' ');\n  const joined = words.join('-');\n  return joined.length == max ? joined : joined.slice(0, max).length;",
+        "split(/\\s+/);\n  const joined = words.join('-');\n  return joined.length <= max ? joined : joined.slice(0, max);",
+      ],
+    },
+  },
 ];
 
 function applyFix(root: string, fix: Shape['fix']): void {

@@ -78,23 +78,65 @@ function defaultRead(ctx: Pick<ParseContext, 'root'>): (rel: string) => string |
   };
 }
 
+// Mocha's title for a failing hook: `suite "before each" hook for "test"`, `: name` for a named
+// hook function, `in "suite"` for a hook of a suite with no test to name.
+const HOOK = /^(.*?)\s*"(?:before|after) (?:each|all)" hook(?::[^"]*?)?(?: (for|in) "(.*)")?$/s;
+
+/** The declaration a mocha hook's failure names: the test it ran for, else its suite. */
+function findHookTarget(decls: readonly TestDecl[], id: string): TestDecl | undefined {
+  const m = HOOK.exec(id);
+  if (!m) return undefined;
+  const suite = m[1]!.trim();
+  if (m[2] === 'for') return findTest(decls, suite === '' ? m[3]! : `${suite} ${m[3]!}`);
+  const name = suite !== '' ? suite : (m[3] ?? '');
+  const suites = decls.filter((d) => !d.isTest && new RegExp(`(?:^| )${d.titles.map(titlePattern).join(' ')}$`, 's').test(name));
+  return suites.length === 1 ? suites[0] : undefined;
+}
+
+/**
+ * A position that is not in the file as written: past its end, past the end of its line, or on a
+ * first line that declares no test while the test is declared further down. node:test under a
+ * loader that compiles TypeScript (tsx) reports a test's `location` in the compiled code
+ * (`file.ts:1:219`), which source maps do not reach.
+ */
+function notInSource(f: Failure, text: string, decl: TestDecl | undefined): boolean {
+  const lines = splitLines(text);
+  const l = lines[f.line! - 1];
+  if (l === undefined || (f.column !== undefined && f.column > l.length + 1)) return true;
+  return f.line === 1 && decl !== undefined && decl.line !== 1;
+}
+
 /**
  * Fills in the line of failures whose runner gave none: a test by its title in its file (a mocha
- * timeout, a Jest/Vitest report without a location), a file that failed to load at the import of
- * the module it could not find.
+ * timeout, a Jest/Vitest report without a location), a failing mocha hook at the test it ran for,
+ * a file that failed to load at the import of the module it could not find. A test placed where
+ * its file has no such position (compiled code's line 1) is placed at its declaration instead.
  */
 export function locateByTitle(failures: readonly Failure[], ctx: ParseContext): Failure[] {
   const read = ctx.readText ?? defaultRead(ctx);
+  const texts = new Map<string, string | undefined>();
+  const textOf = (file: string): string | undefined => {
+    if (!texts.has(file)) texts.set(file, read(file));
+    return texts.get(file);
+  };
   const decls = new Map<string, TestDecl[] | undefined>();
   const declsOf = (file: string): TestDecl[] | undefined => {
     if (!decls.has(file)) {
-      const t = read(file);
+      const t = textOf(file);
       decls.set(file, t === undefined ? undefined : testDeclarations(t));
     }
     return decls.get(file);
   };
   let files: string[] | undefined;
   return failures.map((f) => {
+    if (f.line !== undefined && f.file !== undefined && f.id !== undefined && TEST_FILE.test(f.file)) {
+      const text = textOf(f.file);
+      const list = declsOf(f.file);
+      const t = list ? (findTest(list, f.id) ?? findHookTarget(list, f.id)) : undefined;
+      if (text === undefined || !notInSource(f, text, t)) return f;
+      const { line: _line, column: _column, ...rest } = f;
+      return t ? failure({ ...rest, line: t.line, column: t.column }) : failure(rest);
+    }
     if (f.line === undefined && f.file === undefined && f.id !== undefined && f.id !== 'exit') {
       // A runner that names no file (ava's TAP): the one test file declaring that title, never a guess between two.
       files ??= testFiles(ctx);
@@ -112,7 +154,7 @@ export function locateByTitle(failures: readonly Failure[], ctx: ParseContext): 
       return at >= 0 ? failure({ ...f, line: at + 1, column: 1 }) : f;
     }
     const list = declsOf(f.file);
-    const t = list ? findTest(list, f.id) : undefined;
+    const t = list ? (findTest(list, f.id) ?? findHookTarget(list, f.id)) : undefined;
     return t ? failure({ ...f, line: t.line, column: t.column }) : f;
   });
 }

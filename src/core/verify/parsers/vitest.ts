@@ -10,6 +10,13 @@ const FAIL = /^ *FAIL +(.+?)(?: \[ (.+) \])?\s*$/;
 // Vitest's frames: ` ❯ file:line:col` or ` ❯ fn file:line:col`.
 const ARROW_FRAME = /^\s*❯\s+(?:(\S+)\s+)?(\S+?):(\d+):(\d+)\s*$/;
 const CODE_FRAME = /^\s*\d*\|/;
+// With Vitest `projects` (or a workspace), each file and frame is printed after its project's label: `|name| file`.
+const PROJECT_LABEL = /(^|\s)\|[^|\s][^|]*\|\s+(?=\S)/;
+
+/** A line with its project label taken out: the file after it is the file. */
+function unlabelled(line: string): string {
+  return line.replace(PROJECT_LABEL, '$1');
+}
 
 interface Block {
   head: string;
@@ -38,12 +45,12 @@ function blocks(lines: readonly string[]): Block[] {
       cur = undefined;
       continue;
     }
-    const m = FAIL.exec(t);
+    const m = FAIL.exec(unlabelled(t));
     if (m) {
       // Several `FAIL` heads in a row share the one error block that follows them (tests that
       // failed the same way, e.g. in a `beforeEach`): each gets that block, with its location.
       const shared = cur !== undefined && cur.body.every((x) => x.trim() === '');
-      cur = { head: t, body: shared ? cur!.body : [] };
+      cur = { head: unlabelled(t), body: shared ? cur!.body : [] };
       out.push(cur);
       continue;
     }
@@ -65,7 +72,7 @@ function fromText(output: string, ctx: ParseContext): Failure[] {
     const frameLines: string[] = [];
     let inCause = false;
     for (const l of b.body) {
-      const f = ARROW_FRAME.exec(l);
+      const f = ARROW_FRAME.exec(unlabelled(l));
       if (f) {
         if (!inCause) frameLines.push(`    at ${f[1] ? `${f[1]} (${f[2]}:${f[3]}:${f[4]})` : `${f[2]}:${f[3]}:${f[4]}`}`);
         continue;

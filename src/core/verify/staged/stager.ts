@@ -49,8 +49,6 @@ export class Stager {
   private readonly warm = new Map<string, WarmTsc | RunFull>();
   private readonly lint = new Map<string, LintCommand | RunFull>();
   private readonly tests = new Map<string, TestCommand | RunFull>();
-  /** Per test check, the test files its last staged run ran, when that run passed (for the gate's confirmation). */
-  private readonly passedStaged = new Map<string, Set<string>>();
   /** Per Jest, Vitest or mocha check, its in-run retries, or why its changed tests are re-run in a process of their own. */
   private readonly retries = new Map<string, InRunRetry | { reason: string }>();
 
@@ -103,26 +101,19 @@ export class Stager {
   }
 
   /**
-   * Flake confirmation of a test check by re-running only the test files whose result changed from
-   * `before`; undefined when that cannot be done (the verifier then re-runs the whole check).
-   * - `targeted` (a staged run): only newly failing tests; one that passes now is confirmed before
-   *   any green, by the full run.
-   * - `gate` (the full run after a green staged run): a test that failed before and passes now has
-   *   passed twice when the staged run ran its file (staged, then full): confirmed without a third
-   *   run. Newly failing tests are re-run, as always.
-   * - `full`: every test whose result changed.
+   * Flake confirmation of a test check by re-running only the test files of its newly failing tests
+   * (those that did not fail in `before`); undefined when that cannot be done (the verifier then
+   * re-runs the whole check). A test that passes now after failing before is not re-run: a re-run
+   * could only call a failure of it flaky, never make it count, so it cannot change the verdict.
    */
-  async confirm(spec: CheckSpec, parser: ParserId, first: Attempt, before: readonly Failure[] | undefined, signal?: AbortSignal, stage: 'targeted' | 'gate' | 'full' = 'full'): Promise<Confirmed | undefined> {
+  async confirm(spec: CheckSpec, parser: ParserId, first: Attempt, before: readonly Failure[] | undefined, signal?: AbortSignal): Promise<Confirmed | undefined> {
     if (!TEST_PARSERS.has(parser) || before === undefined) return undefined;
     const cmd = this.testCommandFor(spec, parser);
     if ('full' in cmd) return undefined;
     if ([...first.failures, ...before].some((f) => f.file === undefined || UNTIED.has(f.id ?? ''))) return undefined;
     const keys = (fs: readonly Failure[]): Set<string> => new Set(fs.map((f) => `${f.file}\0${f.id}`));
-    const now = keys(first.failures);
     const then = keys(before);
-    const passedTwice = stage === 'gate' ? (this.passedStaged.get(spec.name) ?? new Set<string>()) : new Set<string>();
-    const nowPassing = stage === 'targeted' ? [] : before.filter((f) => !now.has(`${f.file}\0${f.id}`) && !this.cwdFiles(spec, [f.file!]).some((g) => passedTwice.has(g)));
-    const changedTests = [...first.failures.filter((f) => !then.has(`${f.file}\0${f.id}`)), ...nowPassing];
+    const changedTests = first.failures.filter((f) => !then.has(`${f.file}\0${f.id}`));
     if (this.outsideFolder(spec, changedTests) !== undefined) return undefined;
     const files = this.cwdFiles(spec, changedTests.map((f) => f.file!)).filter((f) => existsSync(path.join(this.x.cwd(spec), f)));
     if (files.length === 0) return confirmTargeted(first, [], before);
@@ -233,26 +224,20 @@ export class Stager {
     const edited = this.cwdFiles(spec, changed).filter(exists);
     let argv: string[] | undefined;
     let note: string;
-    // The test files certainly run (jest and vitest run a test file named as related to itself).
-    let ran: string[];
-    this.passedStaged.delete(spec.name);
     const related = relatedTestFiles(cwd, edited);
     const whole = this.wholeSuite(spec, cwd, new Set([...failing, ...related]));
     let mode: 'targeted' | 'full' = 'targeted';
     if (whole !== undefined) {
       // Narrowing would select every test file there is: the command's own run is no dearer, and it is the full test run.
-      ran = whole.tests;
       argv = cmd.argv;
       mode = 'full';
       note = whole.note;
     } else if (cmd.related) {
       const inputs = [...new Set([...failing, ...edited])];
-      ran = inputs;
       argv = inputs.length > 0 ? cmd.related(inputs) : undefined;
       note = `the ${failing.length} failing test file(s) and the tests ${cmd.runner} relates to ${edited.length} changed file(s)`;
     } else {
       const files = [...new Set([...failing, ...related])];
-      ran = files;
       argv = files.length > 0 ? await this.filesArgv(spec, cmd, files, signal) : undefined;
       note = `${files.length} test file(s): ${failing.length} failing, ${related.length} importing the ${edited.length} changed file(s)`;
     }
@@ -262,13 +247,11 @@ export class Stager {
     const first = argv ? await this.x.run(spec, parser, inRunRetry ? inRunRetry.argv(argv, known) : argv, signal) : noRun();
     if (!argv || first.r.cancelled || first.r.timedOut || first.r.spawnError !== undefined) return checkResult(spec, parser, single(first), mode, { note });
     const inRun = inRunRetry ? this.retriedInRun(spec, first, inRunRetry) : undefined;
-    // A test that passes now is confirmed by the full run's re-run before any green: here only new
-    // failures are, those the run retried itself counting as confirmed (they failed every time).
-    const rerun = await this.confirm(spec, parser, first, [...before.failures, ...(inRun?.retried ?? [])], signal, 'targeted');
+    // Only new failures are confirmed, those the run retried itself counting as confirmed (they failed every time).
+    const rerun = await this.confirm(spec, parser, first, [...before.failures, ...(inRun?.retried ?? [])], signal);
     const confirmed = rerun ? { ...rerun, flaky: [...(inRun?.confirmed.flaky ?? []), ...rerun.flaky] } : (inRun?.confirmed ?? single(first));
     if (inRun) note = `${note}; ${inRun.note}`;
     if (confirmed.attempts.length > 1) note = `${note}; the tests whose result changed re-run${retry && 'reason' in retry ? ` (not in the same run: ${retry.reason})` : inRun ? ' (those the run did not retry)' : ''}`;
-    if (confirmed.shown.r.exitCode === 0 && confirmed.counted.length === 0) this.passedStaged.set(spec.name, new Set(ran));
     return checkResult(spec, parser, confirmed, mode, { note });
   }
 
