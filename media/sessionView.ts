@@ -52,7 +52,8 @@ function header(st: Session, k: PanelKit): VNode {
     // Not a run of ours: say whose work this is before anything else.
     h('p', { class: 'session-host', 'data-testid': 'session-host' }, icon('hubot'), ' ', h('strong', {}, `${s.hostLabel}'s session`), ', gated by Fix Until Green'),
     h('p', { class: `sentence ${tone(st)}`, 'data-testid': 'session-sentence' }, icon(st.status === 'running' ? 'debug-restart' : st.stopReason === 'green' ? 'pass' : 'warning'), ' ', s.sentence),
-    h('div', { class: 'badges' }, badge),
+    // After Revert session the files are as before the agent's edits: the sentence is history.
+    h('div', { class: 'badges' }, badge, st.reverted ? h('span', { class: 'badge reverted', 'data-testid': 'reverted' }, 'reverted') : null),
     h(
       'div',
       { class: 'meta' },
@@ -83,7 +84,7 @@ function budgets(st: Session, k: PanelKit): VNode {
     'section',
     { class: 'budgets', 'aria-label': 'Budget' },
     // A hook session's "steps" are the stops sent back; its tokens are the host's to count.
-    k.bar('budget-steps', 'Sent back', b, st.limits.maxSteps, `${b} / ${st.limits.maxSteps}`),
+    k.bar('budget-steps', 'Stops', b, st.limits.maxSteps, `${b} / ${st.limits.maxSteps} sent back`),
     k.bar('budget-time', 'Time', el, st.limits.timeLimitSeconds * 1000, `${formatDuration(el)} / ${formatDuration(st.limits.timeLimitSeconds * 1000)}`),
   );
 }
@@ -95,7 +96,7 @@ function stopRow(stop: SessionStop, k: PanelKit): VNode {
     ? h('span', { class: 'chip bad', 'data-testid': 'session-answer' }, icon('debug-restart'), ' sent back to work')
     : h('span', { class: `chip ${stop.decision?.reason === 'green' ? 'ok' : 'warn'}`, 'data-testid': 'session-answer' }, icon(stop.decision?.reason === 'green' ? 'pass' : 'debug-pause'), ` let stop${stop.decision ? `: ${stopBadge(stop.decision.reason)}` : ''}`);
   const failures = blocked && stop.failures.length > 0
-    ? h('ul', { class: 'session-failures' }, stop.failures.slice(0, 3).map((f, i) => h('li', { key: i, title: f.message }, h('span', { class: 'where' }, `${f.file ?? '(no file)'}${f.line ? `:${f.line}` : ''}`), ` ${f.id ? `${f.id}: ` : ''}`, h('span', { 'data-testid': 'failure-headline' }, failureHeadline(f)))), stop.failureCount > 3 ? h('li', { key: 'more', class: 'more' }, `and ${stop.failureCount - 3} more`) : null)
+    ? h('ul', { class: 'session-failures' }, stop.failures.slice(0, 3).map((f, i) => h('li', { key: i, title: f.message }, h('span', { class: 'where' }, `${f.file ?? '(no file)'}${f.line ? `:${f.line}` : ''}`), ' ', h('span', { 'data-testid': 'failure-headline' }, failureHeadline(f)))), stop.failureCount > 3 ? h('li', { key: 'more', class: 'more' }, `and ${stop.failureCount - 3} more`) : null)
     : null;
   // What the agent was sent back with, or the user told: the gate's own words, folded away.
   const told = h('details', { class: 'told' }, h('summary', {}, blocked ? 'What the agent was told' : 'What you were told'), h('pre', { class: 'feedback', 'data-testid': 'session-reason' }, stop.reason));
@@ -109,7 +110,7 @@ function stopRow(stop: SessionStop, k: PanelKit): VNode {
       chip,
       k.checkChips(stop.checks),
       h('span', { class: 'count', title: stop.failureHash ? `failure identity ${stop.failureHash.slice(0, 12)}` : '' }, `${stop.failureCount} fail`),
-      h('span', { class: 'tokens', title: `the host's ${stop.hostEvent} hook` }, `${stop.hostEvent} · ${clock(stop.at)}`),
+      h('span', { class: 'tokens', title: `the host's ${stop.hostEvent} hook` }, `${stop.hostEvent} hook · ${clock(stop.at)}`),
     ),
     blocked && stop.verdict ? h('div', { class: 'postmortem open', 'data-testid': 'session-verdict' }, icon('lightbulb'), ` ${stop.verdict}`) : null,
     !blocked && stop.decision ? h('div', { class: 'postmortem open', 'data-testid': 'session-decision' }, icon(stop.decision.reason === 'green' ? 'pass' : 'info'), ` ${stop.decision.reason}: ${stop.decision.detail}`) : null,
