@@ -16,6 +16,8 @@ import { checkWords, stopBadge } from '../src/vscode/stepWords';
 import type { ParserId } from '../src/core/types';
 import type { ReviewFile } from '../src/vscode/reviewState';
 import { pendingFiles } from '../src/vscode/reviewState';
+import type { HookSessionView } from '../src/vscode/sessionTypes';
+import { sessionSections } from './sessionView';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -290,7 +292,7 @@ function chart(st: RunState): VNode | null {
   return h('section', { class: 'chart-box', 'aria-label': 'Failures per step' }, h('h2', {}, 'Failures per step'), svg, legend(st));
 }
 
-function checkChips(step: StepView, parsers: Readonly<Record<string, ParserId>>): VNode {
+function checkChips(step: Pick<StepView, 'checks'>, parsers: Readonly<Record<string, ParserId>>): VNode {
   return h(
     'span',
     { class: 'checks' },
@@ -397,6 +399,12 @@ function remaining(st: RunState): VNode | null {
 
 function view(st: RunState | null): Child[] {
   if (!st) return [h('p', { class: 'empty' }, 'No run yet. Run ', h('strong', {}, 'Fix Until Green'), ' from the command palette.')];
+  // An agent's session our hooks gate (issue 30): its own header, actions and rows.
+  if (st.session) {
+    const session = st as RunState & { session: HookSessionView };
+    const kit = { h, icon, button, bar, now, checkChips: (checks: StepView['checks']) => checkChips({ checks }, st.checkParsers ?? {}) };
+    return [...sessionSections(session, kit), remaining(st)];
+  }
   // Each section has a fixed slot (an absent chart or failure list holds its slot as null), so an
   // update patches each section's own elements.
   return [header(st), actions(st), review(st), budgets(st), chart(st), timeline(st), remaining(st)];

@@ -9,6 +9,7 @@ import { RunController, RunControllers } from './vscode/controller';
 import { FailureDiagnostics } from './vscode/diagnostics';
 import { registerGateAgentMode } from './vscode/gateAgentMode';
 import { GateHost } from './vscode/gateHost';
+import { watchHookSessions } from './vscode/hookWatch';
 import { registerGateTools } from './vscode/lmTools';
 import { registerMcpDefinitions } from './vscode/mcpDefinition';
 import { followActiveEditor, followSettings, followWorkspaceFolders } from './vscode/followers';
@@ -60,6 +61,8 @@ export function activate(context: vscode.ExtensionContext): void {
     new FixParticipant(gate).register(context.extensionUri),
     ...registerMcpDefinitions(context.extensionUri),
     registerGateAgentMode({ extensionUri: context.extensionUri, storageRoot, logger }),
+    // The panel follows an agent's session the installed hooks record (issue 30).
+    watchHookSessions(controllers, storageRoot, logger),
   );
 
   // The e2e suite reads this line; the engine's own line ("engine loaded in") comes at the first run or check.

@@ -111,12 +111,16 @@ export async function hookCommand(argv: string[], io: HookIo): Promise<number> {
   const onSignal = (): void => controller.abort();
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  // A staged check kept warm (a type checker's watch process) would keep this process, and the host
+  // waiting on it, alive past the answer: it ends with the call.
+  let release: (() => Promise<void>) | undefined;
   try {
     const storageDir = path.resolve(values.storage ?? defaultStorageDir(root));
     // The one launcher, as `check` prepares its checks; a hook never gates over a live run (CHECKS_WHILE_A_RUN_HOLDS).
     const launch = await prepareChecks({ root, frontEnd: 'hook', storageDir }, { settings: () => settingsAnswer(root, {}) });
     if (!launch.ok) return letGo(hookRefusal(launch.refusal, root, call.event));
     const prepared = { settings: launch.prepared.settings, engine: launch.prepared.checks, storageDir };
+    release = () => prepared.engine.verifier.release();
     // Checks a killed hook left running (the host's timeout) are ended before new ones start.
     await reapStrays(prepared.storageDir);
     const r = await handleHookCall({
@@ -134,6 +138,7 @@ export async function hookCommand(argv: string[], io: HookIo): Promise<number> {
   } catch (e) {
     return letGo(`the hook failed (${(e as Error).message}); the agent was not gated`);
   } finally {
+    await release?.();
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
   }

@@ -114,7 +114,7 @@ export class RunController {
     this.now = options.now ?? Date.now;
     // A state persisted while running belongs to a window that is gone: the run did not finish.
     this.current = restored
-      ? restored.status === 'running'
+      ? restored.status === 'running' && !restored.session
         ? { ...restored, status: 'stopped', stopReason: restored.stopReason ?? 'error', detail: restored.detail ?? 'the window closed while the run was in progress', phase: '' }
         : restored
       : idleState(folder, folderName, limits);
@@ -151,6 +151,13 @@ export class RunController {
   /** Updates the idle limits shown before any run (settings changed). */
   setIdleLimits(limits: Limits): void {
     if (this.current.status === 'idle') this.set({ ...this.current, limits });
+  }
+
+  /** An agent's hook session (hookFollower.ts): shown unless a run or task of ours holds the folder. */
+  showSession(state: RunState): boolean {
+    if (this.busy || this.task) return false;
+    this.set(state);
+    return true;
   }
 
   private handle(e: TimedEvent): void {

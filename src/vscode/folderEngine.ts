@@ -37,6 +37,8 @@ export function folderEngine(root: string, storageDir: string, deps: EngineDeps)
 // built here because the failure report counts tokens: the tokenizer is the engine bundle's.
 export { checksToolResult, fixToolResult, formatChecksToolResult, formatFixToolResult } from '../core/gate/tools';
 export { installAgentHooks } from './agentHooks';
+// The panel following an agent's hook session (the shell's watch, hookWatch.ts, starts it when one shows up).
+export { followHookSessions } from './hookFollower';
 // Choose Model…'s guided set-up (the palette's command, and the fixes of the no-model and base-URL
 // stops): rarely used, so the shell loads it with the engine rather than at every window's startup.
 export { askBaseUrl, chooseModel } from './chooseModel';

@@ -95,6 +95,18 @@ export function meterView(s: RunState | undefined, now: number = Date.now()): Me
       ariaLabel: 'Fix Until Green: no run yet',
     };
   }
+  const folder = s.folderName ? ` · ${escapeMarkdown(s.folderName)}` : '';
+  const hs = s.session;
+  if (hs) {
+    // An agent's session our hooks gate (sessionState.ts): its stops sent back, then the stop's reason.
+    const live = s.status === 'running';
+    return {
+      text: live ? `$(sync~spin) ${METER_LABEL}: ${hs.hostLabel} · ${hs.blocks}/${s.limits.maxSteps} stops sent back` : `${reasonIcon(s.stopReason)} ${METER_LABEL}: ${s.stopReason ?? 'ended'} · ${hs.hostLabel}`,
+      tooltip: `**Fix Until Green** gates ${escapeMarkdown(hs.hostLabel)}'s session${folder}\n\n${escapeMarkdown(hs.sentence)}\n\nClick to open the panel.`,
+      warning: false,
+      ariaLabel: `Fix Until Green: ${hs.sentence}`,
+    };
+  }
   // Named, with units: "Fix Until Green: 2/5 steps · 3.1k/200k tokens".
   const money = moneyText(s);
   const budget = `${s.step}/${s.limits.maxSteps} steps · ${formatTokens(s.tokensUsed)}/${formatTokens(s.limits.tokenCeiling)} tokens${money ? ` · ${money}` : ''}`;
@@ -110,7 +122,6 @@ export function meterView(s: RunState | undefined, now: number = Date.now()): Me
     ...cost.row,
     ...(cost.notes.length > 0 ? ['', ...cost.notes] : []),
   ];
-  const folder = s.folderName ? ` · ${escapeMarkdown(s.folderName)}` : '';
   if (s.status === 'running') {
     const warning = f.steps > WARN_FRACTION || f.tokens > WARN_FRACTION || f.cost > WARN_FRACTION;
     return {

@@ -9,6 +9,7 @@ import type { EscalationFacts } from './explain';
 import { explainEscalation } from './explain';
 import type { Failure, ParserId } from '../core/types';
 import type { ReviewState } from './reviewState';
+import type { HookSessionView } from './sessionTypes';
 
 export type RunStatus = 'idle' | 'running' | 'stopped';
 
@@ -97,6 +98,8 @@ export interface RunState {
   checkParsers?: Record<string, ParserId>;
   /** A check-only pass (Run Checks) after the run: newer than the run's stop, so it leads the panel. */
   checked?: { at: number; green: boolean; failureCount: number } | null;
+  /** Set when the state is an agent host's session gated by our hooks, not a run of ours (sessionState.ts). */
+  session?: HookSessionView | null;
 }
 
 /** The parsers the checks of a verify event (or a check pass) used, added to what is known. */
@@ -287,7 +290,7 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
       // Shown in the step row through the step's record; nothing else to fold.
       return s;
     case 'hook':
-      // An agent host's hook session (issue 30): the panel does not follow those yet.
+      // An agent host's hook session (issue 30) is folded by sessionState.ts, from its own trace.
       return s;
   }
 }
@@ -328,5 +331,6 @@ export function canContinue(s: RunState): boolean {
 }
 
 export function canRevert(s: RunState): boolean {
-  return s.status === 'stopped' && s.runDir !== null && s.steps.some((x) => x.applied);
+  // A hook session's checkpoint holds what the agent's edit tools wrote (`revert --session`).
+  return s.status === 'stopped' && s.runDir !== null && (s.steps.some((x) => x.applied) || (s.session?.touched.length ?? 0) > 0);
 }

@@ -57,6 +57,7 @@ describe('the .vsix package', function () {
         'extension/LICENSE.txt',
         'extension/changelog.md',
         'extension/dist/anthropic-sdk.js',
+        'extension/dist/cli-hook.js',
         'extension/dist/cli-mcp.js',
         'extension/dist/cli.js',
         'extension/dist/codicons/codicon.css',
