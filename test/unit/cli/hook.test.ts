@@ -2,11 +2,11 @@
 // hook JSON on stdin. Each host session becomes a run in the storage; nothing ever blocks the agent
 // by our fault, and no byte of the user's is lost.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import Ajv from 'ajv';
-import { runCli } from '../../support/cli';
+import { CLI, runCli } from '../../support/cli';
 import { copyFixture, REPO, tempTree } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 
@@ -194,4 +194,29 @@ describe('cli hook', function () {
     assert.equal(readFileSync(cart, 'utf8'), 'user\n');
     assert.match(conflict.stdout, /NOT restored/);
   });
+
+  it('a stop over an edit checked staged (a type checker kept warm) answers and exits: nothing of the checks keeps the host waiting', () => {
+    const c = copyFixture('loop/calc');
+    try {
+      writeFileSync(path.join(c.project, 'package.json'), JSON.stringify({ name: 'calc-fixture', private: true, version: '1.0.0', scripts: { test: 'node --import tsx --test test/calc.test.ts' } }));
+      const calc = path.join(c.project, 'src', 'calc.ts');
+      // A first stop checks in full; the agent's edit after it, recorded by PostToolUse, makes the next stop's checks staged.
+      assert.equal(hook('claude', claudeStop(c.project, 'w-1'), c).out.decision, 'block');
+      hook('claude', { session_id: 'w-1', cwd: c.project, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: calc } }, c);
+      writeFileSync(calc, readFileSync(calc, 'utf8').replace('return a + b;\n}\n\nexport function mul', 'return a + b;\n}\n\n// edited\nexport function mul'));
+      hook('claude', { session_id: 'w-1', cwd: c.project, hook_event_name: 'PostToolUse', tool_name: 'Edit', tool_input: { file_path: calc }, tool_response: {} }, c);
+      const started = Date.now();
+      const r = spawnSync(process.execPath, [CLI, 'hook', '--host', 'claude'], { input: JSON.stringify(claudeStop(c.project, 'w-1')), encoding: 'utf8', env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: c.storage }, timeout: 90_000, killSignal: 'SIGKILL' });
+      assert.equal(r.signal, null, `the hook process ended by itself (it was killed after ${Date.now() - started} ms)`);
+      assert.equal(r.status, 0, r.stderr);
+      const out = JSON.parse(r.stdout) as { decision?: string; reason?: string };
+      assert.equal(out.decision, 'block', 'the failing mul is sent back');
+      const staged = traceEvents(c.storage).filter((e) => e.type === 'verify');
+      assert.equal(staged.length, 2, 'each stop ran the checks');
+      assert.ok(JSON.stringify(staged.at(-1)).includes('"mode":"staged"') || JSON.stringify(staged.at(-1)).includes('warm'), `the second stop ran staged: ${JSON.stringify(staged.at(-1))}`);
+    } finally {
+      c.cleanup();
+    }
+  });
 });
+
