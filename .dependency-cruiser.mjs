@@ -9,6 +9,8 @@
 //   4  engine factory  src/core/engine.ts, launch.ts                  (settings → verifier, run; preflight → prepared run or refusal)
 //   4b gate            src/core/gate/                                 (the checks and the run as tools for other agents)
 //   5  front ends      src/cli/, src/vscode/, src/evals/              (cli and vscode never import each other)
+//        5a              src/vscode/common/                             (the extension's words and state: no vscode,
+//                                                                        no other src/vscode module; the webview uses them too)
 //   6  composition     src/extension.ts                               (imported by nobody)
 //
 // A new folder under src/core must be placed in a layer here before it can be imported at all
@@ -110,6 +112,13 @@ export default {
       severity: 'error',
       from: { path: '^src/evals/' },
       to: { path: '^src/(cli|vscode)/' },
+    },
+    {
+      name: 'vscode-common-runs-anywhere',
+      comment: "src/vscode/common holds what the webview (media/), the engine bundle and the tests share: the run's state, its words, the panel's protocol. It imports neither the vscode API nor the rest of src/vscode, so it loads in a browser frame and in a plain Node test.",
+      severity: 'error',
+      from: { path: '^src/vscode/common/' },
+      to: { path: ['^node_modules/@types/vscode/', '^src/vscode/(?!common/)', '^src/(cli|evals)/'] },
     },
     {
       name: 'nobody-imports-the-entry',

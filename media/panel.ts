@@ -5,18 +5,18 @@
 // running run posts up to ten times a second.
 import type { ComponentChildren, VNode } from 'preact';
 import { h as createElement, render as renderInto } from 'preact';
-import type { FromWebview, PanelAction, PersistedPanelState, ToWebview } from '../src/vscode/protocol';
-import { isPersistedPanelState, isToWebview } from '../src/vscode/protocol';
-import type { RunState, StepView } from '../src/vscode/runState';
-import { canContinue, canRevert, elapsedAt } from '../src/vscode/runState';
-import { formatDuration, formatTokens, shortRunId } from '../src/vscode/meterView';
+import type { FromWebview, PanelAction, PersistedPanelState, ToWebview } from '../src/vscode/common/protocol';
+import { isPersistedPanelState, isToWebview } from '../src/vscode/common/protocol';
+import type { RunState, StepView } from '../src/vscode/common/runState';
+import { canContinue, canRevert, elapsedAt } from '../src/vscode/common/runState';
+import { formatDuration, formatTokens, shortRunId } from '../src/vscode/common/meterView';
 import { failureHeadline } from '../src/core/verify/values';
-import { explainEscalation, explainStop, formatMoney, notAppliedWhy } from '../src/vscode/explain';
-import { checkWords, stopBadge } from '../src/vscode/stepWords';
+import { explainEscalation, explainStop, formatMoney, notAppliedWhy } from '../src/vscode/common/explain';
+import { checkWords, stopBadge } from '../src/vscode/common/stepWords';
 import type { ParserId } from '../src/core/types';
-import type { ReviewFile } from '../src/vscode/reviewState';
-import { pendingFiles } from '../src/vscode/reviewState';
-import type { HookSessionView } from '../src/vscode/sessionTypes';
+import type { ReviewFile } from '../src/vscode/common/reviewState';
+import { pendingFiles } from '../src/vscode/common/reviewState';
+import type { HookSessionView } from '../src/vscode/common/sessionTypes';
 import { sessionSections } from './sessionView';
 
 interface VsCodeApi {

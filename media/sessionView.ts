@@ -4,14 +4,14 @@
 // Stop or Continue (the agent is not ours to stop or resume), Revert session when its edit tools
 // wrote files (their bytes were checkpointed first), Export trace. Drawn with the panel's helpers.
 import type { ComponentChildren, VNode } from 'preact';
-import type { PanelAction } from '../src/vscode/protocol';
-import type { RunState } from '../src/vscode/runState';
-import { canRevert, elapsedAt } from '../src/vscode/runState';
-import type { HookSessionView, SessionDenial, SessionStop } from '../src/vscode/sessionTypes';
+import type { PanelAction } from '../src/vscode/common/protocol';
+import type { RunState } from '../src/vscode/common/runState';
+import { canRevert, elapsedAt } from '../src/vscode/common/runState';
+import type { HookSessionView, SessionDenial, SessionStop } from '../src/vscode/common/sessionTypes';
 import type { CheckSummary } from '../src/core/trace/events';
 import { failureHeadline } from '../src/core/verify/values';
-import { formatDuration } from '../src/vscode/meterView';
-import { stopBadge } from '../src/vscode/stepWords';
+import { formatDuration } from '../src/vscode/common/meterView';
+import { stopBadge } from '../src/vscode/common/stepWords';
 
 export interface PanelKit {
   h: (tag: string, attrs?: Record<string, unknown>, ...children: ComponentChildren[]) => VNode;

@@ -2,7 +2,7 @@
 // token budget while running; click opens the panel.
 import * as vscode from 'vscode';
 import type { RunControllers } from './controller';
-import { meterView } from './meterView';
+import { meterView } from './common/meterView';
 
 export const METER_ID = 'fixUntilGreen.budget';
 

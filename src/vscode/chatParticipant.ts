@@ -6,8 +6,8 @@
 // The turn itself is the engine bundle's (chatTurn.ts); registering, refusing and the follow-ups are here.
 import * as vscode from 'vscode';
 import type { FixChatResult } from './chatTurn';
-import { md } from './chatWords';
-import { CHAT_KEEP_COMMAND, CHAT_UNDO_COMMAND } from './commandIds';
+import { md } from './common/chatWords';
+import { CHAT_KEEP_COMMAND, CHAT_UNDO_COMMAND } from './common/commandIds';
 import type { GateHost } from './gateHost';
 import { GateRefusal, isRefusal } from './gateHost';
 import { keepReviewed, undoReviewed } from './reviewUi';

@@ -6,14 +6,14 @@
 import * as vscode from 'vscode';
 import type { ChecksToolResult } from '../core/gate/tools';
 import type { RunReport, TimedEvent } from '../core/trace/events';
-import { CHAT_KEEP_COMMAND as KEEP_COMMAND, CHAT_UNDO_COMMAND as UNDO_COMMAND } from './commandIds';
+import { CHAT_KEEP_COMMAND as KEEP_COMMAND, CHAT_UNDO_COMMAND as UNDO_COMMAND } from './common/commandIds';
 import type { PreparedRun } from '../core/launch';
 import type { Settings } from '../core/settings';
 import type { RunController, RunExtras } from './controller';
-import { md, plural, stepLine, stopMarkdown } from './chatWords';
+import { md, plural, stepLine, stopMarkdown } from './common/chatWords';
 import { VscodeLmProvider } from './lmProvider';
-import { pendingFiles } from './reviewState';
-import { canContinue, canRevert } from './runState';
+import { pendingFiles } from './common/reviewState';
+import { canContinue, canRevert } from './common/runState';
 
 /** What a response leaves for its follow-ups. */
 export interface FixChatResult extends vscode.ChatResult {

@@ -7,8 +7,8 @@ import * as vscode from 'vscode';
 import { effectiveBaseUrl, endpointOrigin } from '../core/endpoints';
 
 import { listModels } from '../core/model/modelList';
-import type { ModelChoice, SetupProvider } from './modelSetup';
-import { baseUrlProblem, keyAsked, savedSentence, scopeName } from './modelSetup';
+import type { ModelChoice, SetupProvider } from './common/modelSetup';
+import { baseUrlProblem, keyAsked, savedSentence, scopeName } from './common/modelSetup';
 import type { ApiKeys } from './secrets';
 
 const TITLE = 'Fix Until Green: Choose Model';

@@ -3,7 +3,7 @@
 // commands once a run exists, Review Changes while a run's changes wait for a decision.
 import * as vscode from 'vscode';
 import type { RunControllers } from './controller';
-import { pendingFiles } from './reviewState';
+import { pendingFiles } from './common/reviewState';
 
 export class ContextKeys implements vscode.Disposable {
   private readonly sub: { dispose(): void };

@@ -13,15 +13,15 @@ import type { Settings } from '../core/settings';
 import type { RunReport, TimedEvent } from '../core/trace/events';
 import type { VerifyResult } from '../core/types';
 import type { FrontEnd, Launch, PreparedChecks, PreparedRun, SettingsAnswer } from '../core/launch';
-import type { VscodeDetail } from './refusals';
-import { refusalProblem } from './refusals';
+import type { VscodeDetail } from './common/refusals';
+import { refusalProblem } from './common/refusals';
 import type { Logger } from '../core/types';
-import type { ReviewState } from './reviewState';
+import type { ReviewState } from './common/reviewState';
 import { buildReview } from './review';
-import { decide, pendingFiles } from './reviewState';
+import { decide, pendingFiles } from './common/reviewState';
 import { bestContents, loadCheckpoint } from './runFiles';
-import type { Limits, RunState } from './runState';
-import { canContinue, canRevert, continuing, idleState, reduceRunState, withParsers } from './runState';
+import type { Limits, RunState } from './common/runState';
+import { canContinue, canRevert, continuing, idleState, reduceRunState, withParsers } from './common/runState';
 
 /** The part of the engine's `Run` the controller uses. */
 export interface RunLike {

@@ -8,8 +8,8 @@ import * as vscode from 'vscode';
 import type { DiagnosticsMode } from '../core/settings';
 import type { Failure } from '../core/types';
 import type { RunController, RunControllers } from './controller';
-import type { ShownDiagnostic } from './problemsFilter';
-import { diagnosticMessage, problemsToShow } from './problemsFilter';
+import type { ShownDiagnostic } from './common/problemsFilter';
+import { diagnosticMessage, problemsToShow } from './common/problemsFilter';
 import { readSettings, watchSettings } from './settings';
 
 export const DIAGNOSTIC_SOURCE = 'fix-until-green';

@@ -45,6 +45,6 @@ export { askBaseUrl, chooseModel } from './chooseModel';
 // An `@fix` turn's streamed steps and closing words (the participant's registration is the shell's).
 export { chatTurn } from './chatTurn';
 // A loop event's line in the log (loop events come from the engine, so it is loaded by then).
-export { describeEvent } from './runLog';
+export { describeEvent } from './common/runLog';
 // What a run's stop tells the user in a notification (a run has loaded the engine by then).
 export { announceStop } from './stopNotice';

@@ -4,7 +4,7 @@
 // own CLI with the editor's Node and keeps its sessions in this folder's extension storage.
 import * as vscode from 'vscode';
 import type { Logger } from '../core/types';
-import { GATE_AGENT_MODE_COMMAND } from './commandIds';
+import { GATE_AGENT_MODE_COMMAND } from './common/commandIds';
 import { chooseFolder, folderStorageDir } from './folders';
 import { loadEngine } from './shellEngine';
 

@@ -14,7 +14,7 @@ import { UNTRUSTED_MESSAGE } from './commands';
 import { FolderBusyError, RunInProgressError } from './controller';
 import type { RunController, RunControllers, RunExtras } from './controller';
 import type { PreparedRun } from '../core/launch';
-import { refusalProblem } from './refusals';
+import { refusalProblem } from './common/refusals';
 import { resolveInterrupted } from './recovery';
 import { readSettings, settingsSource } from './settings';
 import { loadEngine } from './shellEngine';

@@ -13,8 +13,8 @@ import * as path from 'node:path';
 import type { TimedEvent } from '../core/trace/events';
 import type { Logger } from '../core/types';
 import type { Disposable } from './controller';
-import type { RunState } from './runState';
-import { idleState } from './runState';
+import type { RunState } from './common/runState';
+import { idleState } from './common/runState';
 import { foldSession, isSession, sessionLeads, settleQuiet } from './sessionState';
 
 export interface FollowerDeps {

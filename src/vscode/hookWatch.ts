@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { Logger } from '../core/types';
 import type { Disposable, RunControllers } from './controller';
 import { folderStorageDir } from './folders';
-import type { RunState } from './runState';
+import type { RunState } from './common/runState';
 import { loadEngine } from './shellEngine';
 
 /** Whether `runs` holds a hook session changed after what `s` shows (a live session shown: always, to follow it). */

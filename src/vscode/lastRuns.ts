@@ -1,8 +1,8 @@
 // The last run of each folder survives a reload: the meter and the panel show it, and Revert works.
 import type * as vscode from 'vscode';
 import type { RunControllers } from './controller';
-import { isRunState } from './protocol';
-import type { RunState } from './runState';
+import { isRunState } from './common/protocol';
+import type { RunState } from './common/runState';
 
 const KEY = 'fixUntilGreen.lastRuns';
 

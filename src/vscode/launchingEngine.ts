@@ -8,7 +8,7 @@ import { prepareChecks, prepareRun } from '../core/launch';
 import type { ModelSettings, Settings } from '../core/settings';
 import type { Logger } from '../core/types';
 import type { FolderEngine } from './controller';
-import type { VscodeDetail } from './refusals';
+import type { VscodeDetail } from './common/refusals';
 
 export interface EnginePorts {
   /** The key rule before any model is built (core/launch.ts KeyAnswer): a refusal carries its confirm button. */

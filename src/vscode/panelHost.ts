@@ -7,11 +7,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../core/types';
 import type { RunControllers } from './controller';
-import type { FromWebview, ToWebview } from './protocol';
-import { isFromWebview, isPersistedPanelState, PANEL_ACTION_COMMANDS, PANEL_VIEW_TYPE } from './protocol';
-import { notAppliedWhy } from './explain';
-import type { RunState } from './runState';
-import { panelIcon } from './meterView';
+import type { FromWebview, ToWebview } from './common/protocol';
+import { isFromWebview, isPersistedPanelState, PANEL_ACTION_COMMANDS, PANEL_VIEW_TYPE } from './common/protocol';
+import { notAppliedWhy } from './common/explain';
+import type { RunState } from './common/runState';
+import { panelIcon } from './common/meterView';
 import { SnapshotDocuments, snapshotUri } from './snapshotDocs';
 import { keepReviewed, openReviewDiff, undoReviewed } from './reviewUi';
 

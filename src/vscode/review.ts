@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { Checkpoint } from '../core/edit/checkpoint';
 import type { Workspace } from '../core/edit/workspace';
 import { snapshotFile } from './runFiles';
-import type { ReviewFile, ReviewState } from './reviewState';
+import type { ReviewFile, ReviewState } from './common/reviewState';
 
 export function reviewDir(runDir: string): string {
   return path.join(runDir, 'review');

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../core/types';
 import type { RunController } from './controller';
-import type { ReviewFile, ReviewState } from './reviewState';
+import type { ReviewFile, ReviewState } from './common/reviewState';
 import { snapshotUri } from './snapshotDocs';
 
 function sides(c: RunController, review: ReviewState, f: ReviewFile): { original: vscode.Uri; now: vscode.Uri } {

@@ -5,7 +5,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Checkpoint } from '../core/edit/checkpoint';
 import type { FileChange } from '../core/edit/workspace';
-import type { StepView } from './runState';
+import type { StepView } from './common/runState';
 
 export function checkpointDir(runDir: string): string {
   return path.join(runDir, 'checkpoint');

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { RunReport } from '../core/trace/events';
 import type { RunController } from './controller';
-import { progressMessage } from './meterView';
+import { progressMessage } from './common/meterView';
 
 export function withRunProgress(ctl: RunController, work: () => Promise<RunReport>): Thenable<RunReport> {
   return vscode.window.withProgress(

@@ -7,10 +7,10 @@
 import type { TimedEvent } from '../core/trace/events';
 import { AGENT_HOST_LABELS } from '../core/gate/hookInstall';
 import type { HookHost } from '../core/gate/hookHosts';
-import type { RunState } from './runState';
-import { idleState, MAX_KEPT_FAILURES, withParsers } from './runState';
-import type { HookSessionView, SessionStop } from './sessionTypes';
-import { stopBadge } from './stepWords';
+import type { RunState } from './common/runState';
+import { idleState, MAX_KEPT_FAILURES, withParsers } from './common/runState';
+import type { HookSessionView, SessionStop } from './common/sessionTypes';
+import { stopBadge } from './common/stepWords';
 
 /** A state is an agent host's session, not a run of ours. */
 export function isSession(s: RunState | undefined | null): s is RunState & { session: HookSessionView } {

@@ -2,9 +2,9 @@
 import * as vscode from 'vscode';
 import type { SettingsAnswer } from '../core/launch';
 import type { Settings, SettingsIssue } from '../core/settings';
-import type { Problem } from './fixActions';
+import type { Problem } from './common/fixActions';
 import { validateSettings } from '../core/settings';
-import { explicitValues, folderScopedKeys, SETTINGS_SECTION } from './settingKeys';
+import { explicitValues, folderScopedKeys, SETTINGS_SECTION } from './common/settingKeys';
 
 export type SettingsRead = { ok: true; settings: Settings } | { ok: false; issues: SettingsIssue[]; message: string };
 

@@ -5,12 +5,12 @@ import * as vscode from 'vscode';
 import type { RunReport } from '../core/trace/events';
 import type { Logger } from '../core/types';
 import type { RunController } from './controller';
-import { explainStop, stopMessage } from './explain';
-import type { Problem } from './fixActions';
-import { explainError } from './fixActions';
-import { pendingFiles } from './reviewState';
-import { canContinue } from './runState';
-import { continueLabel } from './stepWords';
+import { explainStop, stopMessage } from './common/explain';
+import type { Problem } from './common/fixActions';
+import { explainError } from './common/fixActions';
+import { pendingFiles } from './common/reviewState';
+import { canContinue } from './common/runState';
+import { continueLabel } from './common/stepWords';
 
 export interface NoticeDeps {
   logger: Logger;

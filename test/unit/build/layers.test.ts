@@ -27,7 +27,7 @@ describe('layering rules (dependency-cruiser)', function () {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('fails on an uphill import, a folder cycle, the extension importing the CLI, vscode outside the extension and a front end building its own run', () => {
+  it('fails on an uphill import, a folder cycle, the extension importing the CLI, vscode outside the extension, the webview\'s modules importing the extension and a front end building its own run', () => {
     const add = (rel: string, line: string): void => appendFileSync(path.join(dir, rel), `\n${line}\n`);
     // verify → loop is uphill, and with loop → model → verify it closes a cycle of folders.
     add('src/core/verify/report.ts', "import type { RunOptions } from '../loop/run';\nexport type Uphill = RunOptions;");
@@ -35,6 +35,9 @@ describe('layering rules (dependency-cruiser)', function () {
     add('src/evals/calibrate.ts', "import * as vscode from 'vscode';\nexport const host = vscode.version;");
     add('src/cli/errors.ts', "export { Run } from '../core/loop/run';");
     add('src/core/trace/trace.ts', "export { createRunEngine } from '../engine';");
+    // The webview's modules: neither the vscode API nor the rest of the extension.
+    add('src/vscode/common/stepWords.ts', "import * as vscode from 'vscode';\nexport const editorVersion = vscode.version;");
+    add('src/vscode/common/protocol.ts', "export type { FolderEngine } from '../folderEngine';");
     const r = cruise(dir);
     assert.equal(r.code !== 0, true, r.out);
     for (const rule of [
@@ -44,6 +47,8 @@ describe('layering rules (dependency-cruiser)', function () {
       'vscode-api-in-the-extension-only: src/evals/calibrate.ts → node_modules/@types/vscode/index.d.ts',
       'front-ends-build-through-the-engine: src/cli/errors.ts → src/core/loop/run.ts',
       'trace-imports-downhill: src/core/trace/trace.ts → src/core/engine.ts',
+      'vscode-common-runs-anywhere: src/vscode/common/stepWords.ts → node_modules/@types/vscode/index.d.ts',
+      'vscode-common-runs-anywhere: src/vscode/common/protocol.ts → src/vscode/folderEngine.ts',
     ]) {
       assert.ok(r.out.includes(rule), `expected "${rule}" in:\n${r.out}`);
     }

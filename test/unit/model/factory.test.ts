@@ -9,7 +9,7 @@ import { createCliProvider, providerUsageError } from '../../../src/cli/provider
 import { createProvider, ProviderConfigError, VSCODE_KEY_HINT } from '../../../src/core/model/factory';
 import type { ModelSettings } from '../../../src/core/settings';
 import { defaultSettings } from '../../../src/core/settings';
-import { providerProblem } from '../../../src/vscode/providerProblem';
+import { providerProblem } from '../../../src/vscode/common/providerProblem';
 
 function configError(f: () => unknown): ProviderConfigError {
   try {

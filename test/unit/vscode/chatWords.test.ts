@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { RunReport, TimedEvent } from '../../../src/core/trace/events';
 import { readValues } from '../../../src/core/verify/values';
-import { stepLine, stopMarkdown } from '../../../src/vscode/chatWords';
+import { stepLine, stopMarkdown } from '../../../src/vscode/common/chatWords';
 
 type Verify = Extract<TimedEvent, { type: 'verify' }>;
 const verify = (o: Partial<Verify>): Verify => ({ type: 'verify', t: 0, step: 0, reason: 'initial', green: false, failureCount: 3, failureHash: '8b9e206b62e8aa00', checks: [], ...o }) as unknown as Verify;

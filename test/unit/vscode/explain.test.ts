@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { STOP_REASONS } from '../../../src/core/policy/reasons';
 import type { StopReason } from '../../../src/core/policy/reasons';
 import type { Failure } from '../../../src/core/types';
-import type { StopFacts } from '../../../src/vscode/explain';
+import type { StopFacts } from '../../../src/vscode/common/explain';
 import { failureHeadline, readValues } from '../../../src/core/verify/values';
-import { explainEscalation, explainHeld, explainStop, failuresLeft, notAppliedWhy, stopMessage } from '../../../src/vscode/explain';
+import { explainEscalation, explainHeld, explainStop, failuresLeft, notAppliedWhy, stopMessage } from '../../../src/vscode/common/explain';
 
 // As the verifier reports it: its values read (Failure.values), which the shell headlines.
 const DISCOUNT: Failure = readValues({

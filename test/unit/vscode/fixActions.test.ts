@@ -2,7 +2,7 @@
 // the fix as an action instead of prose.
 import assert from 'node:assert/strict';
 import { ProviderConfigError, VSCODE_KEY_HINT } from '../../../src/core/model/factory';
-import { actionLabel, checksProblem, explainError, ladderFix, missingKey, noChatModel, providerFix } from '../../../src/vscode/fixActions';
+import { actionLabel, checksProblem, explainError, ladderFix, missingKey, noChatModel, providerFix } from '../../../src/vscode/common/fixActions';
 
 describe('fix actions of a problem', () => {
   it('a 401 says the server refused the key, names the model once, and offers Set API Key', () => {

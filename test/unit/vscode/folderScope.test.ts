@@ -1,8 +1,8 @@
 // The extension's half of the key rule's provenance (issue 29): which settings the workspace or the
 // folder chose, as `inspect` reports them, is what core/model/keyTrust does not trust with a key.
 import assert from 'node:assert/strict';
-import type { InspectedValue, SettingKey } from '../../../src/vscode/settingKeys';
-import { folderScopedKeys } from '../../../src/vscode/settingKeys';
+import type { InspectedValue, SettingKey } from '../../../src/vscode/common/settingKeys';
+import { folderScopedKeys } from '../../../src/vscode/common/settingKeys';
 
 describe('folderScopedKeys: settings the workspace or folder chose', () => {
   it('names a folder or workspace value, never a user-level one or a default', () => {

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { defaultSettings, validateSettings } from '../../../src/core/settings';
-import { COMMAND_IDS, GATE_AGENT_MODE_COMMAND } from '../../../src/vscode/commandIds';
-import { explicitValues, SETTING_KEYS } from '../../../src/vscode/settingKeys';
+import { COMMAND_IDS, GATE_AGENT_MODE_COMMAND } from '../../../src/vscode/common/commandIds';
+import { explicitValues, SETTING_KEYS } from '../../../src/vscode/common/settingKeys';
 import { REPO } from '../../support/fixtures';
 
 interface Prop {

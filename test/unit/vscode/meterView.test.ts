@@ -1,8 +1,8 @@
 // The status-bar meter's text, tooltip and warning threshold, as pure functions of the run state.
 import assert from 'node:assert/strict';
-import { escapeMarkdown, formatDuration, formatTokens, meterView, panelIcon, progressMessage, reasonIcon, shortRunId, WARN_FRACTION } from '../../../src/vscode/meterView';
-import type { RunState } from '../../../src/vscode/runState';
-import { idleState } from '../../../src/vscode/runState';
+import { escapeMarkdown, formatDuration, formatTokens, meterView, panelIcon, progressMessage, reasonIcon, shortRunId, WARN_FRACTION } from '../../../src/vscode/common/meterView';
+import type { RunState } from '../../../src/vscode/common/runState';
+import { idleState } from '../../../src/vscode/common/runState';
 
 const LIMITS = { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 };
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { listModels, modelIds, modelsUrl } from '../../../src/core/model/modelList';
 import type { FakeOpenAI } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
-import { baseUrlProblem, keyAsked, savedSentence, scopeName } from '../../../src/vscode/modelSetup';
+import { baseUrlProblem, keyAsked, savedSentence, scopeName } from '../../../src/vscode/common/modelSetup';
 
 describe('Choose Model… set-up', () => {
   it('accepts an http(s) base URL or none, and says what is wrong with another', () => {

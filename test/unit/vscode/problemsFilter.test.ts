@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import type { Failure } from '../../../src/core/types';
 import { readValues } from '../../../src/core/verify/values';
-import type { ShownDiagnostic } from '../../../src/vscode/problemsFilter';
-import { diagnosticMessage, problemsToShow, shownByEditor } from '../../../src/vscode/problemsFilter';
+import type { ShownDiagnostic } from '../../../src/vscode/common/problemsFilter';
+import { diagnosticMessage, problemsToShow, shownByEditor } from '../../../src/vscode/common/problemsFilter';
 
 const TYPE: Failure = { check: 'typecheck', file: 'src/cart.ts', line: 3, id: 'TS2322', message: "Type 'string' is not assignable to type 'number'." };
 const LINT: Failure = { check: 'lint', file: 'src/cart.ts', line: 9, id: 'no-unused-vars', message: "'x' is assigned a value but never used." };

@@ -1,8 +1,8 @@
 // The panel's message protocol: what each side accepts from the other.
 import assert from 'node:assert/strict';
-import { COMMAND_IDS } from '../../../src/vscode/commandIds';
-import { isFromWebview, isPersistedPanelState, isRunState, isToWebview, PANEL_ACTION_COMMANDS, PANEL_ACTIONS } from '../../../src/vscode/protocol';
-import { idleState } from '../../../src/vscode/runState';
+import { COMMAND_IDS } from '../../../src/vscode/common/commandIds';
+import { isFromWebview, isPersistedPanelState, isRunState, isToWebview, PANEL_ACTION_COMMANDS, PANEL_ACTIONS } from '../../../src/vscode/common/protocol';
+import { idleState } from '../../../src/vscode/common/runState';
 
 const STATE = { ...idleState('/w/app', 'app', { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 }), status: 'stopped' as const, stopReason: 'green' as const };
 

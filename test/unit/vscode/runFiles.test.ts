@@ -10,7 +10,7 @@ import { ReplayProvider } from '../../../src/core/model/replay';
 import { defaultSettings } from '../../../src/core/settings';
 import { RunController } from '../../../src/vscode/controller';
 import { bestContents, loadCheckpoint, originalContents, snapshotFile } from '../../../src/vscode/runFiles';
-import type { StepView } from '../../../src/vscode/runState';
+import type { StepView } from '../../../src/vscode/common/runState';
 import { copyFixture, treeHash } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 import { diffOf, reply } from '../../support/replies';

@@ -1,8 +1,8 @@
 // Folding loop events into the state the meter and the panel draw.
 import assert from 'node:assert/strict';
 import type { StepRecord, TimedEvent } from '../../../src/core/trace/events';
-import type { RunState } from '../../../src/vscode/runState';
-import { canContinue, canRevert, continuing, elapsedAt, idleState, reduceRunState } from '../../../src/vscode/runState';
+import type { RunState } from '../../../src/vscode/common/runState';
+import { canContinue, canRevert, continuing, elapsedAt, idleState, reduceRunState } from '../../../src/vscode/common/runState';
 
 const LIMITS = { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 };
 const ts = '2026-01-01T00:00:00.000Z';

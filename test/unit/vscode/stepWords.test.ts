@@ -2,7 +2,7 @@
 // progress"; never `tsc · warm`, `test 1 · targeted` or a reason id beside the sentence.
 import assert from 'node:assert/strict';
 import { STOP_REASONS } from '../../../src/core/policy/reasons';
-import { checkWords, continueLabel, stopBadge } from '../../../src/vscode/stepWords';
+import { checkWords, continueLabel, stopBadge } from '../../../src/vscode/common/stepWords';
 
 const ok = { exitCode: 0, failureCount: 0, timedOut: false };
 

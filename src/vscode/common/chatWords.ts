@@ -2,7 +2,7 @@
 // found before any edit, each step's files and what is left) and one closing sentence; no reason id,
 // outcome, evidence, identity hash, run id or storage path (the panel's details keep those). No
 // `vscode` import: unit-tested.
-import type { HeldState, RunReport, TimedEvent } from '../core/trace/events';
+import type { HeldState, RunReport, TimedEvent } from '../../core/trace/events';
 import { explainStop, stopMessage } from './explain';
 
 export function plural(n: number, one: string, many = `${one}s`): string {

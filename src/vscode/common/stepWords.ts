@@ -2,9 +2,9 @@
 // failing tests re-run", "no progress", never the engine's `tsc · warm`, `test 1 · targeted` or a
 // reason id beside the sentence that already says it. The ids stay in the tooltip and the technical
 // detail. No `vscode` import: the panel's webview bundle uses it, the unit tests read it.
-import type { StopReason } from '../core/policy/reasons';
-import type { CheckSummary } from '../core/trace/events';
-import type { ParserId } from '../core/types';
+import type { StopReason } from '../../core/policy/reasons';
+import type { CheckSummary } from '../../core/trace/events';
+import type { ParserId } from '../../core/types';
 
 type Kind = 'types' | 'lint' | 'tests' | 'other';
 

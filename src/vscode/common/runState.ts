@@ -2,12 +2,12 @@
 // only from the loop's events (data flows one way: loop → events → UI) and is plain JSON, so the
 // panel can keep it across reloads and the extension can persist the last result per folder.
 // No `vscode` import: the webview bundle and the unit tests use it too.
-import type { FileSummary } from '../core/edit/apply';
-import type { Outcome, StopReason } from '../core/policy/reasons';
-import type { CheckSummary, CriticVerdict, HeldState, RunReport, StepRecord, TimedEvent } from '../core/trace/events';
+import type { FileSummary } from '../../core/edit/apply';
+import type { Outcome, StopReason } from '../../core/policy/reasons';
+import type { CheckSummary, CriticVerdict, HeldState, RunReport, StepRecord, TimedEvent } from '../../core/trace/events';
 import type { EscalationFacts } from './explain';
 import { explainEscalation } from './explain';
-import type { Failure, ParserId } from '../core/types';
+import type { Failure, ParserId } from '../../core/types';
 import type { ReviewState } from './reviewState';
 import type { HookSessionView } from './sessionTypes';
 

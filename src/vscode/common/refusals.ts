@@ -1,8 +1,8 @@
 // How VS Code words what the launcher refused (core/launch.ts): a short sentence with its fixes as
 // buttons (the commands show it as a notification; the tools and `@fix` answer its sentence). Pure,
 // no `vscode` import: the unit tests read it directly.
-import type { Refusal } from '../core/launch';
-import type { KeyRefusal } from '../core/model/keyTrust';
+import type { Refusal } from '../../core/launch';
+import type { KeyRefusal } from '../../core/model/keyTrust';
 import type { Problem } from './fixActions';
 import { checksProblem } from './fixActions';
 

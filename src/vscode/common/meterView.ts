@@ -1,6 +1,6 @@
 // What the status-bar budget meter, the panel's header and its tab show, as pure functions of the
 // run state (unit-tested without VS Code; `budgetMeter.ts` puts the meter on the status bar item).
-import type { StopReason } from '../core/policy/reasons';
+import type { StopReason } from '../../core/policy/reasons';
 import type { RunState } from './runState';
 import { elapsedAt } from './runState';
 import { explainStop, formatMoney, stopMessage } from './explain';

@@ -1,5 +1,5 @@
 // One line per loop event in the "Fix Until Green" log: what a user needs to follow a run.
-import type { TimedEvent } from '../core/trace/events';
+import type { TimedEvent } from '../../core/trace/events';
 
 export function describeEvent(e: TimedEvent): string {
   switch (e.type) {

@@ -2,10 +2,10 @@
 // engine's detail (hashes, thresholds, critic names) stays available as the technical detail for a
 // tooltip or an expandable section. Pure and free of Node and `vscode` imports: the panel's webview
 // bundle, the notifications and the status bar all say the same thing, and the unit tests read it.
-import type { Outcome, StopReason } from '../core/policy/reasons';
-import type { HeldState } from '../core/trace/events';
-import type { Failure } from '../core/types';
-import { failureHeadline, tellingFailure } from '../core/headline';
+import type { Outcome, StopReason } from '../../core/policy/reasons';
+import type { HeldState } from '../../core/trace/events';
+import type { Failure } from '../../core/types';
+import { failureHeadline, tellingFailure } from '../../core/headline';
 import { explainError } from './fixActions';
 
 /** What a stop sentence is built from: a RunState and a RunReport both have these. */

@@ -1,8 +1,8 @@
 // The state of an agent host's session gated by our hooks (issue 30), as the RunState carries it:
 // types only, shared by the fold (sessionState.ts), the panel's webview and the meter.
-import type { StopReason } from '../core/policy/reasons';
-import type { CheckSummary } from '../core/trace/events';
-import type { Failure } from '../core/types';
+import type { StopReason } from '../../core/policy/reasons';
+import type { CheckSummary } from '../../core/trace/events';
+import type { Failure } from '../../core/types';
 
 /** The check pass of a stop whose answer is not recorded yet (its `hook` event follows, same step). */
 export interface PendingVerify {

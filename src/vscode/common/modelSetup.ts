@@ -1,6 +1,6 @@
 // The words and checks of Choose Model…'s guided set-up (chooseModel.ts), apart from the quick
 // inputs that show them: no `vscode` import, unit-tested.
-import { isLoopbackUrl } from '../core/endpoints';
+import { isLoopbackUrl } from '../../core/endpoints';
 
 export type SetupProvider = 'vscode-lm' | 'openai-compatible' | 'anthropic';
 

@@ -4,9 +4,9 @@
 // problem matcher lists the whole project; once the file is open and TypeScript shows the same error
 // on the same line (`ts(2322)`), our entry would double it and goes. The `fixUntilGreen.diagnostics`
 // setting (`all`) lists everything. No `vscode` import: unit-tested.
-import type { DiagnosticsMode } from '../core/settings';
-import type { Failure } from '../core/types';
-import { failureHeadline } from '../core/headline';
+import type { DiagnosticsMode } from '../../core/settings';
+import type { Failure } from '../../core/types';
+import { failureHeadline } from '../../core/headline';
 
 /** A diagnostic another source (TypeScript, an ESLint extension) shows for a file right now. */
 export interface ShownDiagnostic {

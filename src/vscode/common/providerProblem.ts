@@ -1,6 +1,6 @@
 // The extension's wording of a model provider that cannot be built: the settings and commands that
 // fix it, never the CLI's flags. Kept apart from modelProvider.ts, which needs the vscode module.
-import type { ProviderConfigError } from '../core/model/factory';
+import type { ProviderConfigError } from '../../core/model/factory';
 
 /** VS Code's wording of a provider that cannot be built: the settings and commands that fix it. */
 export function providerProblem(e: ProviderConfigError): string {

@@ -1,8 +1,8 @@
 // What the user can do about a problem that stops a run, as buttons: set the API key, choose a
 // model, or open the settings UI at the one setting that fixes it. Pure (no `vscode` import): the
 // commands turn these into notification buttons, the unit tests read them directly.
-import type { ProviderConfigError } from '../core/model/factory';
-import { ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL } from '../core/endpoints';
+import type { ProviderConfigError } from '../../core/model/factory';
+import { ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL } from '../../core/endpoints';
 
 
 export type FixAction =
