@@ -20,11 +20,33 @@ const vsce = path.join(path.dirname(vscePkg), JSON.parse(readFileSync(vscePkg, '
 
 // The bundles carry every runtime dependency, so node_modules stays out of the package. The
 // extension's page gets a README of its own (what a user does in VS Code, not how to build this
-// repository); its screenshots are in the package, so the links stay relative to it.
-const r = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--readme-path', 'README.vsix.md', '--no-rewrite-relative-links', '--out', out], { cwd: repo, stdio: 'inherit' });
+// repository). VS Code's Extensions page draws a README's pictures only from https addresses (its
+// page allows `img-src https: data:`, and its sanitizer drops relative and data: sources), so the
+// README's relative links become absolute: FUG_README_BASE_URL, else the repository's raw files
+// (package.json `repository`), the addresses the Marketplace would use.
+const base = readmeBaseUrl(process.env.FUG_README_BASE_URL, pkg.repository);
+const r = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--readme-path', 'README.vsix.md', '--baseContentUrl', base, '--baseImagesUrl', base, '--out', out], { cwd: repo, stdio: 'inherit' });
 if (r.error) throw r.error;
 if (r.status !== 0) {
   console.error(`vsce package failed with exit code ${r.status}`);
   process.exit(r.status ?? 1);
 }
 console.log(`\nPackaged ${out}\nInstall it with: code --install-extension ${path.relative(process.cwd(), out) || out}`);
+
+/** Where the packaged README's relative links point: an https folder address ending in `/`. */
+function readmeBaseUrl(fromEnv, repository) {
+  let base = fromEnv;
+  if (!base) {
+    const url = typeof repository === 'string' ? repository : repository?.url;
+    if (!url) {
+      console.error('package.json has no repository: set FUG_README_BASE_URL to the https folder the README\'s pictures are served from');
+      process.exit(1);
+    }
+    base = `${url.replace(/^git\+/, '').replace(/\.git$/, '')}/raw/HEAD/`;
+  }
+  if (!/^https:\/\//.test(base)) {
+    console.error(`the README's base URL must be https (VS Code's Extensions page draws no other pictures): ${base}`);
+    process.exit(1);
+  }
+  return base.endsWith('/') ? base : `${base}/`;
+}

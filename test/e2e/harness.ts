@@ -140,6 +140,8 @@ export interface LaunchOptions {
   withLmExtension?: boolean;
   /** The browser window's size (default 1440×900). */
   viewport?: { width: number; height: number };
+  /** Accept the self-signed certificate of a local https server a spec starts. */
+  ignoreHttpsErrors?: boolean;
 }
 
 export class VsCode {
@@ -242,7 +244,7 @@ export class VsCode {
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     try {
-      const page = await (await browser.newContext({ viewport: o.viewport ?? { width: 1440, height: 900 } })).newPage();
+      const page = await (await browser.newContext({ viewport: o.viewport ?? { width: 1440, height: 900 }, ignoreHTTPSErrors: o.ignoreHttpsErrors === true })).newPage();
       page.on('pageerror', (e) => log('pageerror', e.message.slice(0, 200)));
       const vs = new VsCode(o.name, page, browser, server, root, tmp, o.workspace, serverLog);
       // A folder, or a multi-root workspace file.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the real-VS-Code e2e suite needs, from Debian apt and the npm registry only:
-# Chromium (+ gssapi headers for code-server's kerberos module), Node 24 from npm (code-server
+# Chromium (+ gssapi headers for code-server's kerberos module; openssl for the README spec's local
+# https certificate), Node 24 from npm (code-server
 # 4.139.1 demands it) and code-server 4.139.1. (@vscode/vsce 3.9.2 runs on Node 20 and is a
 # devDependency; playwright-core drives Debian's Chromium.) Everything lands under the gitignored
 # .cache/e2e and is skipped when already present. Pin the Node major and code-server together.
@@ -14,11 +15,11 @@ export JOBS=${JOBS:-max}
 export npm_config_cache=${NPM_CACHE:-$ROOT/npm-cache} npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 T0=$(date +%s); lap() { echo "== [$(( $(date +%s) - T0 ))s] $*"; }
 
-if ! command -v chromium >/dev/null || ! [ -e /usr/include/gssapi/gssapi.h ]; then
-  lap "apt: chromium libkrb5-dev"
+if ! command -v chromium >/dev/null || ! [ -e /usr/include/gssapi/gssapi.h ] || ! command -v openssl >/dev/null; then
+  lap "apt: chromium libkrb5-dev openssl"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium libkrb5-dev >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium libkrb5-dev openssl >/dev/null
 fi
 
 # Read with the machine's own npm, before Node 24 comes first on PATH.

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:net';
 import * as esbuild from 'esbuild';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -23,9 +24,21 @@ function run(cmd, args, opts = {}) {
 // Screenshots are this run's CI artifacts: start from an empty folder.
 rmSync(path.join(repo, 'test', 'e2e', 'screenshots'), { recursive: true, force: true });
 
+// The packaged README's pictures are https addresses (the only ones VS Code's Extensions page
+// draws): here a local https server of the repository's files, which the vsix-readme spec starts.
+const readmePort = await new Promise((resolve, reject) => {
+  const s = createServer();
+  s.once('error', reject);
+  s.listen(0, '127.0.0.1', () => {
+    const a = s.address();
+    s.close(() => resolve(a.port));
+  });
+});
+process.env.FUG_E2E_README_PORT = String(readmePort);
+
 const t0 = Date.now();
 console.log('== packaging the extension');
-run(process.execPath, ['scripts/package.mjs', '--out', path.join(cache, 'fix-until-green.vsix')]);
+run(process.execPath, ['scripts/package.mjs', '--out', path.join(cache, 'fix-until-green.vsix')], { env: { ...process.env, FUG_README_BASE_URL: `https://127.0.0.1:${readmePort}/` } });
 
 console.log('== packaging the scripted test model extension');
 const lmSrc = path.join(repo, 'test', 'e2e', 'lmExtension');

@@ -2,14 +2,28 @@
 // README, LICENSE and CHANGELOG (and the manifest files vsce adds), and the programs the checks run.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { PROGRAM_NAMES } from '../../../src/core/verify/staged/programFile';
 import { REPO } from '../../support/fixtures';
 
 /** Entry names from a zip's central directory (a .vsix is a zip). */
 function zipEntries(zip: Buffer): string[] {
+  return zipDirectory(zip).map((e) => e.name);
+}
+
+/** One entry's bytes (stored or deflated). */
+function zipRead(zip: Buffer, name: string): Buffer {
+  const e = zipDirectory(zip).find((x) => x.name === name);
+  if (!e) throw new Error(`${name} is not in the zip`);
+  const start = e.offset + 30 + zip.readUInt16LE(e.offset + 26) + zip.readUInt16LE(e.offset + 28);
+  const data = zip.subarray(start, start + e.compressedSize);
+  return e.method === 0 ? data : inflateRawSync(data);
+}
+
+function zipDirectory(zip: Buffer): { name: string; offset: number; method: number; compressedSize: number }[] {
   let eocd = -1;
   for (let i = zip.length - 22; i >= Math.max(0, zip.length - 65557); i--) {
     if (zip.readUInt32LE(i) === 0x06054b50) {
@@ -20,23 +34,23 @@ function zipEntries(zip: Buffer): string[] {
   if (eocd < 0) throw new Error('not a zip: no end-of-central-directory record');
   const count = zip.readUInt16LE(eocd + 10);
   let p = zip.readUInt32LE(eocd + 16);
-  const names: string[] = [];
+  const entries: { name: string; offset: number; method: number; compressedSize: number }[] = [];
   for (let n = 0; n < count; n++) {
     if (zip.readUInt32LE(p) !== 0x02014b50) throw new Error(`bad central directory entry at ${p}`);
     const nameLen = zip.readUInt16LE(p + 28);
     const extraLen = zip.readUInt16LE(p + 30);
     const commentLen = zip.readUInt16LE(p + 32);
-    names.push(zip.subarray(p + 46, p + 46 + nameLen).toString('utf8'));
+    entries.push({ name: zip.subarray(p + 46, p + 46 + nameLen).toString('utf8'), offset: zip.readUInt32LE(p + 42), method: zip.readUInt16LE(p + 10), compressedSize: zip.readUInt32LE(p + 20) });
     p += 46 + nameLen + extraLen + commentLen;
   }
-  return names;
+  return entries;
 }
 
 describe('the .vsix package', function () {
   // Production bundles and vsce take a while on a shared machine.
   this.timeout(600000);
 
-  it('holds only the bundles, media, README, LICENSE and CHANGELOG', () => {
+  it('holds only the bundles, media, README (its pictures https addresses), LICENSE and CHANGELOG', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-vsix-'));
     // vsce builds the production bundles into dist/ first: in a copy of the package's sources, so
     // the repo's own dist/ (which other test files run, in parallel) is never rewritten under them.
@@ -72,7 +86,6 @@ describe('the .vsix package', function () {
         'extension/dist/tokenizer.js',
         'extension/media/icon.png',
         'extension/media/panel.css',
-        ...readdirSync(path.join(REPO, 'media', 'screenshots')).filter((f) => f.endsWith('.png')).map((f) => `extension/media/screenshots/${f}`),
         'extension/media/status-error.svg',
         'extension/media/status-green.svg',
         'extension/media/status-running.svg',
@@ -84,6 +97,12 @@ describe('the .vsix package', function () {
       const readme = readFileSync(path.join(copy, 'README.vsix.md'), 'utf8');
       assert.match(readme, /^# Fix Until Green\n/);
       assert.doesNotMatch(readme, /npm install|npm run/);
+      // Its pictures are https addresses (the only ones VS Code's Extensions page draws): the repository's raw files.
+      const packaged = zipRead(readFileSync(out), 'extension/readme.md').toString('utf8');
+      const pictures = [...packaged.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1]);
+      assert.ok(pictures.length >= 3, packaged.slice(0, 400));
+      const repo = (JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { repository: { url: string } }).repository.url.replace(/\.git$/, '');
+      for (const p of pictures) assert.match(p!, new RegExp(`^${repo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/raw/HEAD/media/screenshots/[\\w-]+\\.png$`), `an https picture of the repository: ${p}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
       rmSync(copy, { recursive: true, force: true });
