@@ -3,7 +3,7 @@
 // decides (stopGate, hookGuard); only this file knows how a host words "block", "deny" and "allow".
 //
 // Sources (as of 2026-11): Claude Code's hooks reference (and a real Claude Code 2.1.328 run here),
-// Codex's published schemas (codex-rs/hooks/schema/generated/stop.command.output.schema.json:
+// a real Codex CLI 0.171.0 run here (its Stop answered as below), Codex's published schemas (codex-rs/hooks/schema/generated/stop.command.output.schema.json:
 // additionalProperties false), Gemini CLI's hooks reference, Cursor's hooks docs, VS Code's agent
 // hooks reference (Stop reads only hookSpecificOutput), GitHub Copilot CLI's hooks reference.
 

@@ -1,5 +1,7 @@
 // Token usage from an agent host's transcript, where the host writes it (Claude Code's JSONL: one
-// line per message part, each assistant message's `usage` repeated on every part of the same id).
+// line per message part, each assistant message's `usage` repeated on every part of the same id;
+// Codex's rollout JSONL: one `token_usage_record` line per model response, its model in the
+// `turn_context` line before it, `input_tokens` already counting `cached_input_tokens`).
 // The stop gate's token and cost ceilings read it; a host that writes none is said to be unknown.
 import { readFileSync } from 'node:fs';
 import type { ModelPrice } from '../settings';
@@ -38,13 +40,26 @@ export function transcriptUsage(file: string, pricing: Record<string, ModelPrice
   }
   const byId = new Map<string, { usage: Usage; model: string | null }>();
   let anon = 0;
+  let codexModel: string | null = null;
   for (const line of text.split('\n')) {
-    if (!line.includes('"usage"')) continue;
-    let o: { message?: { id?: unknown; usage?: Usage; model?: unknown; role?: unknown } };
+    if (!line.includes('"usage"') && !line.includes('"turn_context"')) continue;
+    let o: { type?: unknown; payload?: { usage?: Usage; response_id?: unknown; model?: unknown }; message?: { id?: unknown; usage?: Usage; model?: unknown; role?: unknown } };
     try {
       o = JSON.parse(line) as typeof o;
     } catch {
       // The host writes the transcript while the hook reads it: a torn last line is skipped.
+      continue;
+    }
+    if (o.type === 'turn_context') {
+      codexModel = typeof o.payload?.model === 'string' ? o.payload.model : codexModel;
+      continue;
+    }
+    if (o.type === 'token_usage_record') {
+      const u = o.payload?.usage;
+      if (typeof u !== 'object' || u === null) continue;
+      // OpenAI counts cached input inside input_tokens: no cache fields are added on top.
+      const id = typeof o.payload?.response_id === 'string' ? o.payload.response_id : `anon-${anon++}`;
+      byId.set(id, { usage: { input_tokens: u.input_tokens, output_tokens: u.output_tokens }, model: codexModel });
       continue;
     }
     const m = o.message;

@@ -78,6 +78,17 @@ describe('hook hosts: inputs read into one call', () => {
     assert.equal(r.call.lastMessage, 'Done, all tests pass.');
   });
 
+  it("reads Codex's Stop input exactly as the real Codex CLI 0.171.0 sent it", () => {
+    const r = readHookInput('codex', JSON.stringify({ session_id: '01a2-s', turn_id: '01a2-t', transcript_path: '/h/sessions/rollout-01a2-s.jsonl', cwd: '/p', hook_event_name: 'Stop', model: 'gpt-5.5', permission_mode: 'bypassPermissions', stop_hook_active: true, last_assistant_message: 'Fixed: the total multiplies price by quantity.' }));
+    assert.ok(r.ok);
+    assert.equal(r.call.event, 'stop');
+    assert.equal(r.call.host, 'codex');
+    assert.equal(r.call.sessionId, '01a2-s');
+    assert.equal(r.call.transcriptPath, '/h/sessions/rollout-01a2-s.jsonl');
+    assert.equal(r.call.stopHookActive, true);
+    assert.equal(r.call.lastMessage, 'Fixed: the total multiplies price by quantity.');
+  });
+
   it("answers VS Code in its own form when VS Code calls the hook through Claude Code's settings file", () => {
     const r = readHookInput('claude', JSON.stringify({ timestamp: '2026-11-01T00:00:00Z', cwd: '/p', sessionId: 'v-1', hookEventName: 'Stop', transcript_path: '/t', stop_hook_active: false }));
     assert.ok(r.ok);

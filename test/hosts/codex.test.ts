@@ -1,0 +1,171 @@
+// The real Codex CLI (from the npm registry, scripts/installCodex.mjs) in `codex exec` mode, offline
+// against a scripted OpenAI Responses server, with our Stop hook installed by
+// `hooks install --host codex`. Real host, real hook, real checks (`node --test`), real files; the
+// model is the only fake. CODEX_HOME is a scratch folder: nothing of the user's is read or written.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import type { OutputItem, ScriptedResponses } from '../support/openaiResponsesScripted';
+import { startScriptedResponses } from '../support/openaiResponsesScripted';
+import { copyFixture, REPO } from '../support/fixtures';
+import type { Scratch } from '../support/fixtures';
+
+const run = promisify(execFile);
+const CLI = path.join(REPO, 'dist', 'cli.js');
+
+const BEFORE = '  const sum = lines.reduce((acc, l) => acc + l.price, 0);';
+// Wrong: the quantity is added, not multiplied.
+const WRONG = '  const sum = lines.reduce((acc, l) => acc + l.price + l.quantity, 0);';
+const RIGHT = '  const sum = lines.reduce((acc, l) => acc + l.price * l.quantity, 0);';
+
+let codex: string;
+
+interface Session {
+  /** `codex exec --json` events. */
+  events: Record<string, unknown>[];
+  threadId: string;
+  server: ScriptedResponses;
+}
+
+function patch(file: string, from: string, to: string): OutputItem {
+  return { type: 'custom_tool_call', name: 'apply_patch', input: `*** Begin Patch\n*** Update File: ${file}\n@@\n-${from}\n+${to}\n*** End Patch\n` };
+}
+
+function say(text: string): OutputItem {
+  return { type: 'text', text };
+}
+
+async function fug(args: string[], s: Scratch): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, [CLI, ...args], { env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: s.storage } });
+}
+
+async function codexSession(s: Scratch, script: (n: number) => OutputItem[]): Promise<Session> {
+  const server = await startScriptedResponses(script);
+  const home = path.join(s.dir, 'codex-home');
+  mkdirSync(home, { recursive: true });
+  writeFileSync(
+    path.join(home, 'config.toml'),
+    [
+      'model_provider = "scripted"',
+      'check_for_update_on_startup = false',
+      '[model_providers.scripted]',
+      'name = "scripted"',
+      `base_url = "${server.url}"`,
+      'wire_api = "responses"',
+      'env_key = "SCRIPTED_API_KEY"',
+      '',
+    ].join('\n'),
+  );
+  try {
+    const exec = run(
+      codex,
+      [
+        'exec',
+        '--json',
+        '--skip-git-repo-check',
+        // A slug Codex knows offers its own apply_patch tool; an unknown one falls back to metadata without it.
+        '-m',
+        'gpt-5.5',
+        '-s',
+        'workspace-write',
+        // Project config (.codex/hooks.json) loads only in a trusted project; --trust records it in CODEX_HOME.
+        '--trust',
+        // Hooks run only once reviewed, and only the TUI reviews them: an automated run must bypass it.
+        '--dangerously-bypass-hook-trust',
+        'Fix the failing cart total.',
+      ],
+      {
+        cwd: s.project,
+        timeout: 150_000,
+        maxBuffer: 16 * 1024 * 1024,
+        env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, SCRIPTED_API_KEY: 'sk-offline-test', FIX_UNTIL_GREEN_STORAGE: s.storage },
+      },
+    );
+    // With stdin open, `codex exec` waits to append it to the prompt ("Reading additional input from stdin").
+    exec.child.stdin?.end();
+    const { stdout } = await exec;
+    const events = stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const threadId = (events.find((e) => e.type === 'thread.started') as { thread_id?: string } | undefined)?.thread_id;
+    assert.ok(threadId, `codex exec --json named its thread: ${stdout.slice(0, 500)}`);
+    return { events, threadId, server };
+  } finally {
+    await server.close();
+  }
+}
+
+function readdirOne(dir: string, keep: (n: string) => boolean = () => true): string {
+  const names = readdirSync(dir).filter(keep);
+  assert.equal(names.length, 1, `one entry in ${dir}: ${names.join(', ')}`);
+  return names[0]!;
+}
+
+function traceOf(s: Scratch, sessionId: string): Record<string, unknown>[] {
+  const runs = path.join(s.storage, readdirOne(s.storage), 'runs');
+  const dir = readdirOne(runs, (n) => n.startsWith('hook-codex-') && !n.endsWith('.lock'));
+  const text = readFileSync(path.join(runs, dir, 'trace.jsonl'), 'utf8');
+  const events = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.ok(events.some((e) => e.sessionId === sessionId), `the trace names session ${sessionId}`);
+  return events;
+}
+
+describe('Codex CLI (real, offline) with the Fix Until Green Stop hook', function () {
+  this.timeout(240_000);
+  let s: Scratch;
+
+  before(async function () {
+    const { ensureCodex } = await import('../../scripts/installCodex.mjs');
+    codex = ensureCodex();
+  });
+
+  beforeEach(async () => {
+    s = copyFixture('hooks/cart');
+    const { stdout } = await fug(['hooks', 'install', '--host', 'codex', '--scope', 'project', '--cwd', s.project, '--command', `"${process.execPath}" "${CLI}"`, '--timeout', '120', '--json'], s);
+    assert.equal((JSON.parse(stdout) as { changed: boolean }).changed, true);
+  });
+
+  afterEach(() => s.cleanup());
+
+  it('(1) blocks "all tests pass" over a wrong edit with the failures, then lets the right edit stop green', async () => {
+    const file = path.join(s.project, 'src', 'cart.js');
+    const session = await codexSession(s, (n) => {
+      switch (n) {
+        case 0:
+          return [patch('src/cart.js', BEFORE, WRONG)];
+        case 1:
+          return [say('Done, all tests pass.')];
+        case 2:
+          return [patch('src/cart.js', WRONG, RIGHT)];
+        default:
+          return [say('Fixed: the total multiplies price by quantity.')];
+      }
+    });
+    assert.ok(readFileSync(file, 'utf8').includes(RIGHT));
+    assert.deepEqual(session.server.requests, Array(4).fill('POST /v1/responses'));
+    assert.equal(session.server.mainRequests.length, 4);
+    // The block's reason reached the model as the next request's last input: a user message that
+    // Codex wraps in <hook_prompt>, with the failures and the claim.
+    const after = session.server.mainRequests[2]!;
+    const last = (after.input as { role?: string; content?: { text?: string }[] }[]).at(-1)!;
+    assert.equal(last.role, 'user');
+    const text = last.content?.map((c) => c.text).join('\n') ?? '';
+    assert.match(text, /^<hook_prompt hook_run_id="stop:[^"]*\.codex\/hooks\.json">Fix Until Green: you may not stop yet/);
+    assert.match(text, /"Done, all tests pass\.", but the checks disagree/);
+    assert.match(text, /total multiplies price by quantity/);
+    const messages = session.events.filter((e) => (e.item as { type?: string } | undefined)?.type === 'agent_message').map((e) => (e.item as { text: string }).text);
+    assert.deepEqual(messages, ['Done, all tests pass.', 'Fixed: the total multiplies price by quantity.']);
+
+    const events = traceOf(s, session.threadId);
+    assert.equal((events[0] as { frontEnd?: string }).frontEnd, 'hook:codex');
+    const stops = events.filter((e) => e.type === 'hook' && e.event === 'stop');
+    assert.deepEqual(
+      stops.map((e) => e.answer),
+      ['block', 'allow'],
+    );
+    assert.equal((events.find((e) => e.type === 'decision') as { reason: string }).reason, 'green');
+  });
+});

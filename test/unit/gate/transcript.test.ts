@@ -1,0 +1,39 @@
+// Token usage read from the hosts' transcripts, in the shapes the real hosts wrote them.
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { transcriptUsage } from '../../../src/core/gate/transcript';
+import { tempTree } from '../../support/fixtures';
+
+describe('transcriptUsage', () => {
+  it("reads Codex's rollout: one token_usage_record per response, its model from turn_context, cached input not added twice", () => {
+    const usage = (input: number, cached: number, output: number): Record<string, number> => ({ input_tokens: input, cached_input_tokens: cached, cache_write_input_tokens: 0, output_tokens: output, reasoning_output_tokens: 0, total_tokens: input + output });
+    const lines = [
+      { type: 'session_meta', payload: { id: 's' } },
+      { type: 'turn_context', payload: { turn_id: 't', cwd: '/p', model: 'gpt-5.5' } },
+      { type: 'token_usage_record', payload: { turn_id: 't', response_id: 'resp_1', usage: usage(100, 0, 50), thread_token_usage: usage(100, 0, 50) } },
+      { type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: usage(100, 0, 50) } } },
+      { type: 'token_usage_record', payload: { turn_id: 't', response_id: 'resp_2', usage: usage(300, 200, 20), thread_token_usage: usage(400, 200, 70) } },
+    ];
+    const t = tempTree({ 'rollout.jsonl': lines.map((l) => JSON.stringify(l)).join('\n') + '\n{"type":"token_usage_rec' });
+    try {
+      const u = transcriptUsage(path.join(t.dir, 'rollout.jsonl'), { 'gpt-5.5': { input: 1, output: 10 } });
+      assert.deepEqual({ ...u, costUsed: null }, { tokensUsed: 470, lastInputTokens: 300, calls: 2, costUsed: null, nextCallMinCost: 300 / 1e6 });
+      assert.ok(Math.abs(u!.costUsed! - (400 + 700) / 1e6) < 1e-12);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("reads Claude Code's transcript: usage repeated on each part of a message counts once", () => {
+    const part = (output: number): string => JSON.stringify({ type: 'assistant', message: { id: 'msg_1', role: 'assistant', model: 'claude-x', usage: { input_tokens: 10, cache_read_input_tokens: 90, output_tokens: output } } });
+    const t = tempTree({ 't.jsonl': [part(1), part(40)].join('\n') + '\n' });
+    try {
+      const u = transcriptUsage(path.join(t.dir, 't.jsonl'));
+      assert.equal(u?.tokensUsed, 140);
+      assert.equal(u?.calls, 1);
+      assert.equal(u?.costUsed, null);
+    } finally {
+      t.cleanup();
+    }
+  });
+});
