@@ -61,6 +61,8 @@ export async function hooksCommand(argv: string[], io: CliIo): Promise<number> {
     io.stdout(changed ? `${file}: Fix Until Green hooks installed for ${host} (${events.join(', ')}; timeout ${timeout} s)` : `${file}: already installed for ${host}; nothing changed`);
     // Codex 0.171 skips, without a word, project hooks of an untrusted project and hooks not yet reviewed.
     if (host === 'codex') io.stdout('Codex runs them only once trusted: trust the project (`codex exec --trust`, or when Codex asks) and review the new hooks when the Codex TUI lists them at start-up; `codex exec --dangerously-bypass-hook-trust` skips that review for one run.');
+    // Gemini CLI 0.61 skips every settings hook in a folder it does not trust, and folder trust is on by default.
+    if (host === 'gemini') io.stdout('Gemini CLI runs them only in a trusted folder: trust it when Gemini asks (or `GEMINI_CLI_TRUST_WORKSPACE=true` for a headless run); in an untrusted folder it also turns `--yolo` back to asking.');
   } else {
     io.stdout(!changed ? `${file}: no Fix Until Green hooks for ${host}; nothing changed` : r.removed ? `${file}: removed (it held only our hooks)` : `${file}: Fix Until Green hooks for ${host} removed; everything else kept`);
   }

@@ -3,7 +3,8 @@
 // decides (stopGate, hookGuard); only this file knows how a host words "block", "deny" and "allow".
 //
 // Sources (as of 2026-11): Claude Code's hooks reference (and a real Claude Code 2.1.328 run here),
-// a real Codex CLI 0.171.0 run here (its Stop answered as below), Codex's published schemas (codex-rs/hooks/schema/generated/stop.command.output.schema.json:
+// a real Codex CLI 0.171.0 run here (its Stop answered as below), a real Gemini CLI 0.61.0 run here
+// (its AfterAgent, BeforeTool and AfterTool answered as below), Codex's published schemas (codex-rs/hooks/schema/generated/stop.command.output.schema.json:
 // additionalProperties false), Gemini CLI's hooks reference, Cursor's hooks docs, VS Code's agent
 // hooks reference (Stop reads only hookSpecificOutput), GitHub Copilot CLI's hooks reference.
 
@@ -42,8 +43,16 @@ export interface HookCall {
   sessionId: string | null;
   cwd: string | null;
   transcriptPath: string | null;
-  /** The agent's last message, where the host sends it (the claim "all tests pass"). */
+  /**
+   * The agent's last message, where the host sends it (the claim "all tests pass"). Gemini's
+   * `prompt_response` is every text the model gave since the prompt, joined by newlines (0.61.0):
+   * after a deny it still holds the claim that was denied.
+   */
   lastMessage: string | null;
+  /**
+   * Advisory only: the engine counts its own blocks per session. Gemini (0.61.0) sets it only when
+   * the retried turn stops without a tool call; after a deny, a fix, then a stop, it is false again.
+   */
   stopHookActive: boolean;
   /** Cursor's count of follow-ups already sent in this conversation. */
   loopCount: number | null;

@@ -1,7 +1,9 @@
 // Token usage from an agent host's transcript, where the host writes it (Claude Code's JSONL: one
 // line per message part, each assistant message's `usage` repeated on every part of the same id;
 // Codex's rollout JSONL: one `token_usage_record` line per model response, its model in the
-// `turn_context` line before it, `input_tokens` already counting `cached_input_tokens`).
+// `turn_context` line before it, `input_tokens` already counting `cached_input_tokens`; Gemini CLI's
+// chat JSONL: one `"type":"gemini"` line per model response, rewritten whole under the same id as
+// the response gains tool calls, its `tokens` the API's usageMetadata, `input` counting `cached`).
 // The stop gate's token and cost ceilings read it; a host that writes none is said to be unknown.
 import { readFileSync } from 'node:fs';
 import type { ModelPrice } from '../settings';
@@ -42,8 +44,15 @@ export function transcriptUsage(file: string, pricing: Record<string, ModelPrice
   let anon = 0;
   let codexModel: string | null = null;
   for (const line of text.split('\n')) {
-    if (!line.includes('"usage"') && !line.includes('"turn_context"')) continue;
-    let o: { type?: unknown; payload?: { usage?: Usage; response_id?: unknown; model?: unknown }; message?: { id?: unknown; usage?: Usage; model?: unknown; role?: unknown } };
+    if (!line.includes('"usage"') && !line.includes('"turn_context"') && !line.includes('"tokens"')) continue;
+    let o: {
+      type?: unknown;
+      id?: unknown;
+      model?: unknown;
+      tokens?: { input?: number; output?: number; thoughts?: number; tool?: number };
+      payload?: { usage?: Usage; response_id?: unknown; model?: unknown };
+      message?: { id?: unknown; usage?: Usage; model?: unknown; role?: unknown };
+    };
     try {
       o = JSON.parse(line) as typeof o;
     } catch {
@@ -60,6 +69,14 @@ export function transcriptUsage(file: string, pricing: Record<string, ModelPrice
       // OpenAI counts cached input inside input_tokens: no cache fields are added on top.
       const id = typeof o.payload?.response_id === 'string' ? o.payload.response_id : `anon-${anon++}`;
       byId.set(id, { usage: { input_tokens: u.input_tokens, output_tokens: u.output_tokens }, model: codexModel });
+      continue;
+    }
+    if (o.type === 'gemini') {
+      const t = o.tokens;
+      if (typeof t !== 'object' || t === null) continue;
+      // promptTokenCount already counts cached content; thinking and tool-use prompt tokens are billed on top.
+      const id = typeof o.id === 'string' ? o.id : `anon-${anon++}`;
+      byId.set(id, { usage: { input_tokens: n(t.input) + n(t.tool), output_tokens: n(t.output) + n(t.thoughts) }, model: typeof o.model === 'string' ? o.model : null });
       continue;
     }
     const m = o.message;

@@ -36,4 +36,26 @@ describe('transcriptUsage', () => {
       t.cleanup();
     }
   });
+
+  it("reads Gemini CLI's chat JSONL: a response rewritten under its id counts once, thoughts and tool-use prompt on top", () => {
+    // As Gemini CLI 0.61.0 wrote it here: the same response again once it gained its tool calls.
+    const response = (id: string, extra: Record<string, unknown> = {}): string =>
+      JSON.stringify({ id, timestamp: '2026-11-27T06:00:34.299Z', type: 'gemini', content: '', thoughts: [], tokens: { input: 100, output: 5, cached: 60, thoughts: 20, tool: 3, total: 128 }, model: 'gemini-2.5-flash', ...extra });
+    const lines = [
+      JSON.stringify({ sessionId: 's', projectHash: 'h', startTime: '2026-11-27T06:00:33.759Z', kind: 'main' }),
+      JSON.stringify({ id: 'u1', type: 'user', content: [{ text: 'Fix the failing cart total.' }] }),
+      response('r1'),
+      JSON.stringify({ $set: { lastUpdated: '2026-11-27T06:00:34.300Z' } }),
+      response('r1', { toolCalls: [{ id: 'replace_1', name: 'replace' }] }),
+      response('r2', { content: 'Done, all tests pass.' }),
+    ];
+    const t = tempTree({ 'session.jsonl': lines.join('\n') + '\n' });
+    try {
+      const u = transcriptUsage(path.join(t.dir, 'session.jsonl'), { 'gemini-2.5-flash': { input: 1, output: 10 } });
+      assert.deepEqual({ ...u, costUsed: null }, { tokensUsed: 2 * 128, lastInputTokens: 103, calls: 2, costUsed: null, nextCallMinCost: 103 / 1e6 });
+      assert.ok(Math.abs(u!.costUsed! - 2 * (103 + 250) / 1e6) < 1e-12);
+    } finally {
+      t.cleanup();
+    }
+  });
 });

@@ -1,0 +1,171 @@
+// The real Gemini CLI (from the npm registry, scripts/installGemini.mjs) in non-interactive mode
+// (`-p`, `--yolo`), offline against a scripted Gemini API server, with our hooks installed by
+// `hooks install --host gemini`. Real host, real hook, real checks (`node --test`), real files; the
+// model is the only fake. HOME is a scratch folder: nothing of the user's is read or written.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import type { Content, Part, ScriptedGemini } from '../support/geminiScripted';
+import { startScriptedGemini } from '../support/geminiScripted';
+import { copyFixture, REPO } from '../support/fixtures';
+import type { Scratch } from '../support/fixtures';
+
+const run = promisify(execFile);
+const CLI = path.join(REPO, 'dist', 'cli.js');
+
+const BEFORE = '  const sum = lines.reduce((acc, l) => acc + l.price, 0);';
+// Wrong: the quantity is added, not multiplied.
+const WRONG = '  const sum = lines.reduce((acc, l) => acc + l.price + l.quantity, 0);';
+const RIGHT = '  const sum = lines.reduce((acc, l) => acc + l.price * l.quantity, 0);';
+
+let gemini: string;
+
+interface Session {
+  /** `gemini --output-format json`: the session, the final response, the stats. */
+  out: { session_id?: string; response?: string; error?: unknown };
+  /** Where Gemini CLI prints its warnings and the hooks' `systemMessage`s (`Hook system message: …`). */
+  stderr: string;
+  server: ScriptedGemini;
+}
+
+function replace(file: string, from: string, to: string): Part {
+  return { functionCall: { name: 'replace', args: { file_path: file, old_string: from, new_string: to, instruction: 'Fix the cart total.' } } };
+}
+
+function say(text: string): Part {
+  return { text };
+}
+
+function textOf(c: Content): string {
+  return (c.parts ?? []).map((p) => p.text ?? '').join('\n');
+}
+
+async function fug(args: string[], s: Scratch): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, [CLI, ...args], { env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: s.storage } });
+}
+
+async function geminiSession(s: Scratch, script: (n: number) => Part[]): Promise<Session> {
+  const server = await startScriptedGemini(script);
+  const home = path.join(s.dir, 'gemini-home');
+  mkdirSync(path.join(home, '.gemini'), { recursive: true });
+  writeFileSync(
+    path.join(home, '.gemini', 'settings.json'),
+    JSON.stringify({
+      // GOOGLE_GEMINI_BASE_URL alone selects the "gateway" auth type, which `-p` refuses ("Invalid
+      // auth method selected."); the API-key type reads the same variable for its base URL.
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+    }),
+  );
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      // A named model skips the router's classifier request; `--yolo` lets the edit tools write.
+      [gemini, '-m', 'gemini-2.5-flash', '--yolo', '--output-format', 'json', '-p', 'Fix the failing cart total.'],
+      {
+        cwd: s.project,
+        timeout: 150_000,
+        maxBuffer: 16 * 1024 * 1024,
+        env: {
+          PATH: process.env.PATH,
+          HOME: home,
+          GEMINI_API_KEY: 'offline-test',
+          GOOGLE_GEMINI_BASE_URL: server.url,
+          // Project hooks (.gemini/settings.json) run only in a trusted folder, and folder trust is on by default.
+          GEMINI_CLI_TRUST_WORKSPACE: 'true',
+          FIX_UNTIL_GREEN_STORAGE: s.storage,
+        },
+      },
+    );
+    const out = JSON.parse(stdout) as Session['out'];
+    assert.equal(out.error, undefined, `gemini -p ended without an error: ${stdout.slice(0, 500)}`);
+    assert.ok(out.session_id, `gemini named its session: ${stdout.slice(0, 500)}`);
+    return { out, stderr, server };
+  } finally {
+    await server.close();
+  }
+}
+
+function readdirOne(dir: string, keep: (n: string) => boolean = () => true): string {
+  const names = readdirSync(dir).filter(keep);
+  assert.equal(names.length, 1, `one entry in ${dir}: ${names.join(', ')}`);
+  return names[0]!;
+}
+
+function traceOf(s: Scratch, sessionId: string): Record<string, unknown>[] {
+  const runs = path.join(s.storage, readdirOne(s.storage), 'runs');
+  const dir = readdirOne(runs, (n) => n.startsWith('hook-gemini-') && !n.endsWith('.lock'));
+  const text = readFileSync(path.join(runs, dir, 'trace.jsonl'), 'utf8');
+  const events = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.ok(events.some((e) => e.sessionId === sessionId), `the trace names session ${sessionId}`);
+  return events;
+}
+
+describe('Gemini CLI (real, offline) with the Fix Until Green AfterAgent hook', function () {
+  this.timeout(240_000);
+  let s: Scratch;
+
+  before(async function () {
+    const { ensureGemini } = await import('../../scripts/installGemini.mjs');
+    gemini = ensureGemini();
+  });
+
+  beforeEach(async () => {
+    s = copyFixture('hooks/cart');
+    const { stdout } = await fug(['hooks', 'install', '--host', 'gemini', '--scope', 'project', '--cwd', s.project, '--command', `"${process.execPath}" "${CLI}"`, '--timeout', '120', '--json'], s);
+    const installed = JSON.parse(stdout) as { changed: boolean; events: string[] };
+    assert.equal(installed.changed, true);
+    assert.deepEqual(installed.events, ['AfterAgent', 'BeforeTool', 'AfterTool']);
+  });
+
+  afterEach(() => s.cleanup());
+
+  it('(1) denies "all tests pass" over a wrong edit with the failures, then lets the right edit stop green', async () => {
+    const file = path.join(s.project, 'src', 'cart.js');
+    const session = await geminiSession(s, (n) => {
+      switch (n) {
+        case 0:
+          return [replace('src/cart.js', BEFORE, WRONG)];
+        case 1:
+          return [say('Done, all tests pass.')];
+        case 2:
+          return [replace('src/cart.js', WRONG, RIGHT)];
+        default:
+          return [say('Fixed: the total multiplies price by quantity.')];
+      }
+    });
+    assert.ok(readFileSync(file, 'utf8').includes(RIGHT));
+    assert.equal(session.server.mainRequests.length, 4);
+    assert.ok(
+      session.server.requests.every((r) => r === 'POST /v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse'),
+      session.server.requests.join('\n'),
+    );
+    // The deny's reason reached the model as the next request's last turn: a user turn holding our
+    // text as it is (Gemini sends `reason` as a new prompt, unwrapped), after the claim.
+    const after = session.server.mainRequests[2]!.contents;
+    assert.equal(after.at(-2)?.role, 'model');
+    assert.equal(textOf(after.at(-2)!), 'Done, all tests pass.');
+    const last = after.at(-1)!;
+    assert.equal(last.role, 'user');
+    assert.match(textOf(last), /^Fix Until Green: you may not stop yet/);
+    assert.match(textOf(last), /"Done, all tests pass\.", but the checks disagree/);
+    assert.match(textOf(last), /total multiplies price by quantity/);
+    assert.equal(session.out.response, 'Fixed: the total multiplies price by quantity.');
+    // The user sees our systemMessage; the tokens come from Gemini's chat JSONL at transcript_path
+    // (two model responses of 150 tokens each before the first stop).
+    assert.match(session.stderr, /Hook system message: Fix Until Green sent the agent back: 2 failures.*tokens: 300 used in the session's transcript/);
+
+    const events = traceOf(s, session.out.session_id!);
+    assert.equal((events[0] as { frontEnd?: string }).frontEnd, 'hook:gemini');
+    const stops = events.filter((e) => e.type === 'hook' && e.event === 'stop');
+    assert.deepEqual(
+      stops.map((e) => e.answer),
+      ['block', 'allow'],
+    );
+    assert.equal((events.find((e) => e.type === 'decision') as { reason: string }).reason, 'green');
+  });
+});
