@@ -1,5 +1,5 @@
 // The real Codex CLI (from the npm registry, scripts/installCodex.mjs) in `codex exec` mode, offline
-// against a scripted OpenAI Responses server, with our Stop hook installed by
+// against a scripted OpenAI Responses server, with our Stop and apply_patch hooks installed by
 // `hooks install --host codex`. Real host, real hook, real checks (`node --test`), real files; the
 // model is the only fake. CODEX_HOME is a scratch folder: nothing of the user's is read or written.
 import assert from 'node:assert/strict';
@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { OutputItem, ScriptedResponses } from '../support/openaiResponsesScripted';
 import { startScriptedResponses } from '../support/openaiResponsesScripted';
-import { copyFixture, REPO } from '../support/fixtures';
+import { defaultSettings } from '../../src/core/settings';
+import { copyFixture, REPO, treeHash } from '../support/fixtures';
 import type { Scratch } from '../support/fixtures';
 
 const run = promisify(execFile);
@@ -29,8 +30,9 @@ interface Session {
   server: ScriptedResponses;
 }
 
-function patch(file: string, from: string, to: string): OutputItem {
-  return { type: 'custom_tool_call', name: 'apply_patch', input: `*** Begin Patch\n*** Update File: ${file}\n@@\n-${from}\n+${to}\n*** End Patch\n` };
+function patch(file: string, from: string, to: string, add?: { file: string; text: string }): OutputItem {
+  const added = add ? `*** Add File: ${add.file}\n+${add.text}\n` : '';
+  return { type: 'custom_tool_call', name: 'apply_patch', input: `*** Begin Patch\n*** Update File: ${file}\n@@\n-${from}\n+${to}\n${added}*** End Patch\n` };
 }
 
 function say(text: string): OutputItem {
@@ -113,9 +115,14 @@ function traceOf(s: Scratch, sessionId: string): Record<string, unknown>[] {
   return events;
 }
 
-describe('Codex CLI (real, offline) with the Fix Until Green Stop hook', function () {
+function stops(events: Record<string, unknown>[]): { answer: unknown; reason: string }[] {
+  return events.filter((e) => e.type === 'hook' && e.event === 'stop').map((e) => ({ answer: e.answer, reason: String(e.reason) }));
+}
+
+describe('Codex CLI (real, offline) with the Fix Until Green hooks', function () {
   this.timeout(240_000);
   let s: Scratch;
+  let pristine: string;
 
   before(async function () {
     const { ensureCodex } = await import('../../scripts/installCodex.mjs');
@@ -124,6 +131,7 @@ describe('Codex CLI (real, offline) with the Fix Until Green Stop hook', functio
 
   beforeEach(async () => {
     s = copyFixture('hooks/cart');
+    pristine = treeHash(s.project);
     const { stdout } = await fug(['hooks', 'install', '--host', 'codex', '--scope', 'project', '--cwd', s.project, '--command', `"${process.execPath}" "${CLI}"`, '--timeout', '120', '--json'], s);
     assert.equal((JSON.parse(stdout) as { changed: boolean }).changed, true);
   });
@@ -161,11 +169,62 @@ describe('Codex CLI (real, offline) with the Fix Until Green Stop hook', functio
 
     const events = traceOf(s, session.threadId);
     assert.equal((events[0] as { frontEnd?: string }).frontEnd, 'hook:codex');
-    const stops = events.filter((e) => e.type === 'hook' && e.event === 'stop');
+    assert.deepEqual(stops(events).map((x) => x.answer), ['block', 'allow']);
+    assert.equal((events.find((e) => e.type === 'decision') as { reason: string }).reason, 'green');
+  });
+
+  it('(2) the same wrong patch claimed green forever stops as stalled: our bound is the only one, Codex has none', async () => {
+    const { stallThreshold } = defaultSettings();
+    // Patch, claim; patch (the same wrong line again), claim; … until the gate lets go.
+    const session = await codexSession(s, (n) => (n % 2 === 0 ? [patch('src/cart.js', n === 0 ? BEFORE : WRONG, WRONG)] : [say('Done, all tests pass.')]));
+    const events = traceOf(s, session.threadId);
+    assert.deepEqual(stops(events).map((x) => x.answer), [...Array<string>(stallThreshold - 1).fill('block'), 'allow']);
+    assert.match(stops(events).at(-1)!.reason, /let the agent stop: stalled/);
+    assert.equal((events.find((e) => e.type === 'decision') as { reason: string }).reason, 'stalled');
+    // Codex ended its turn on our allow: one patch and one claim per stop, nothing asked after.
+    assert.equal(session.server.mainRequests.length, 2 * stallThreshold);
+    assert.equal(session.events.at(-1)?.type, 'turn.completed');
+  });
+
+  it('(3) a patch to a test file is denied before it is written; the code fix then goes green', async () => {
+    const testFile = path.join(s.project, 'test', 'cart.test.js');
+    const testBytes = readFileSync(testFile);
+    const TEST_LINE = '  assert.equal(total([{ price: 10, quantity: 3 }, { price: 5, quantity: 2 }]), 40);';
+    const session = await codexSession(s, (n) => {
+      switch (n) {
+        case 0:
+          return [patch('test/cart.test.js', TEST_LINE, TEST_LINE.replace('), 40);', '), 15);'))];
+        case 1:
+          return [patch('src/cart.js', BEFORE, RIGHT)];
+        default:
+          return [say('Done, all tests pass.')];
+      }
+    });
+    assert.deepEqual(readFileSync(testFile), testBytes);
+    // Codex hands our deny reason back to the model as the patch's output.
+    assert.match(JSON.stringify(session.server.mainRequests[1]!.input), /test\/cart\.test\.js is protected/);
+    const events = traceOf(s, session.threadId);
     assert.deepEqual(
-      stops.map((e) => e.answer),
-      ['block', 'allow'],
+      events.filter((e) => e.type === 'hook').map((e) => `${String(e.event)} ${String(e.answer)}`),
+      ['pre-tool deny', 'pre-tool allow', 'post-tool allow', 'stop allow'],
     );
     assert.equal((events.find((e) => e.type === 'decision') as { reason: string }).reason, 'green');
+  });
+
+  it("(4) Codex's apply_patch edits reach our PreToolUse/PostToolUse: revert --session restores every byte, uninstall the config", async () => {
+    const session = await codexSession(s, (n) => (n === 0 ? [patch('src/cart.js', BEFORE, RIGHT, { file: 'notes/why.md', text: 'price times quantity' })] : [say('Fixed: the total multiplies price by quantity.')]));
+    assert.ok(readFileSync(path.join(s.project, 'src', 'cart.js'), 'utf8').includes(RIGHT));
+    assert.equal(readFileSync(path.join(s.project, 'notes', 'why.md'), 'utf8'), 'price times quantity\n');
+    const events = traceOf(s, session.threadId);
+    const tools = events.filter((e) => e.type === 'hook' && e.event !== 'stop');
+    assert.deepEqual(tools.map((e) => `${String(e.event)} ${String(e.answer)}`), ['pre-tool allow', 'post-tool allow'], 'one patch: checkpointed first, recorded after');
+    assert.deepEqual(stops(events).map((x) => x.answer), ['allow']);
+
+    // Every byte back (the new folder gone too), then the hooks out: the tree is as it was before the install.
+    const { stdout } = await fug(['revert', '--cwd', s.project, '--session', session.threadId, '--json'], s);
+    const reverted = JSON.parse(stdout) as { runs: { actions: unknown[]; conflicts: unknown[] }[] };
+    assert.equal(reverted.runs[0]!.conflicts.length, 0, stdout);
+    await fug(['hooks', 'uninstall', '--host', 'codex', '--scope', 'project', '--cwd', s.project], s);
+    assert.equal(treeHash(s.project), pristine);
   });
 });

@@ -34,8 +34,9 @@ export function hookConfigFile(host: HookHost, scope: InstallScope, root: string
 /** Each host's event names for our three events, and the tool matcher where the host takes one. */
 const EVENTS: Record<HookHost, { stop: string; pre?: string; post?: string; matcher?: string }> = {
   claude: { stop: 'Stop', pre: 'PreToolUse', post: 'PostToolUse', matcher: 'Write|Edit|MultiEdit|NotebookEdit' },
-  // Codex's PreToolUse sees shell commands only: its edits are guarded at the stop (verifier integrity).
-  codex: { stop: 'Stop' },
+  // Codex 0.171 sends its apply_patch edits to PreToolUse/PostToolUse as tool_name "apply_patch",
+  // tool_input.command the patch text (seen from the real CLI); its shell ("Bash") is guarded at the stop.
+  codex: { stop: 'Stop', pre: 'PreToolUse', post: 'PostToolUse', matcher: 'apply_patch' },
   gemini: { stop: 'AfterAgent', pre: 'BeforeTool', post: 'AfterTool', matcher: 'write_file|replace' },
   cursor: { stop: 'stop' },
   'copilot-cli': { stop: 'agentStop', pre: 'preToolUse', post: 'postToolUse' },

@@ -89,6 +89,22 @@ describe('hook hosts: inputs read into one call', () => {
     assert.equal(r.call.lastMessage, 'Fixed: the total multiplies price by quantity.');
   });
 
+  it("reads Codex's apply_patch PreToolUse input exactly as the real Codex CLI 0.171.0 sent it (its shell is tool_name Bash)", () => {
+    const patchText = '*** Begin Patch\n*** Update File: src/cart.js\n@@\n-  const a = 1;\n+  const a = 2;\n*** Add File: notes/why.md\n+why\n*** End Patch\n';
+    const base = { session_id: '01a2-s', turn_id: '01a2-t', transcript_path: '/h/sessions/rollout-01a2-s.jsonl', cwd: '/p', model: 'gpt-5.5', permission_mode: 'bypassPermissions', tool_use_id: 'call_1' };
+    const r = readHookInput('codex', JSON.stringify({ ...base, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: patchText } }));
+    assert.ok(r.ok);
+    assert.equal(r.call.event, 'pre-tool');
+    assert.deepEqual(r.call.writes, [
+      { path: 'src/cart.js', addedLines: ['  const a = 2;'] },
+      { path: 'notes/why.md', addedLines: ['why'] },
+    ]);
+    const post = readHookInput('codex', JSON.stringify({ ...base, hook_event_name: 'PostToolUse', tool_name: 'apply_patch', tool_input: { command: patchText }, tool_response: 'Exit code: 0\nOutput:\nSuccess. Updated the following files:\nM src/cart.js\n' }));
+    assert.ok(post.ok && post.call.event === 'post-tool' && post.call.writes.length === 2);
+    const shell = readHookInput('codex', JSON.stringify({ ...base, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo hi > new.txt' } }));
+    assert.ok(shell.ok && shell.call.writes.length === 0);
+  });
+
   it("answers VS Code in its own form when VS Code calls the hook through Claude Code's settings file", () => {
     const r = readHookInput('claude', JSON.stringify({ timestamp: '2026-11-01T00:00:00Z', cwd: '/p', sessionId: 'v-1', hookEventName: 'Stop', transcript_path: '/t', stop_hook_active: false }));
     assert.ok(r.ok);

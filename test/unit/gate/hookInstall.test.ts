@@ -53,7 +53,7 @@ describe('hooks install / uninstall', () => {
     assert.equal(uninstallHooksText('copilot-cli', file, text), null);
   });
 
-  it("writes each host's own shape: Gemini's timeout in ms, Cursor's loop_limit, Codex's Stop only", () => {
+  it("writes each host's own shape: Gemini's timeout in ms, Cursor's loop_limit, Codex's apply_patch matcher", () => {
     const gemini = parse(installHooksText('gemini', '/p/.gemini/settings.json', '{ "theme": "dark" }\n', opts)) as { theme: string; hooks: Record<string, { matcher?: string; hooks: { timeout: number; name: string }[] }[]> };
     assert.equal(gemini.theme, 'dark');
     assert.equal(gemini.hooks.AfterAgent![0]!.hooks[0]!.timeout, 120_000);
@@ -61,9 +61,11 @@ describe('hooks install / uninstall', () => {
     const cursor = parse(installHooksText('cursor', '/p/.cursor/hooks.json', null, { ...opts, loopLimit: 10 })) as { version: number; hooks: { stop: { loop_limit: number; command: string }[] } };
     assert.equal(cursor.version, 1);
     assert.equal(cursor.hooks.stop[0]!.loop_limit, 10);
-    const codex = parse(installHooksText('codex', '/p/.codex/hooks.json', null, opts)) as Record<string, unknown>;
+    const codex = parse(installHooksText('codex', '/p/.codex/hooks.json', null, opts)) as { hooks: Record<string, { matcher?: string }[]> };
     assert.deepEqual(Object.keys(codex), ['hooks'], "Codex refuses a hooks.json with any root key but description and hooks");
-    assert.deepEqual(Object.keys(codex.hooks as object), ['Stop']);
+    assert.deepEqual(Object.keys(codex.hooks), ['Stop', 'PreToolUse', 'PostToolUse']);
+    assert.equal(codex.hooks.Stop![0]!.matcher, undefined);
+    assert.equal(codex.hooks.PreToolUse![0]!.matcher, 'apply_patch', 'Codex names its edit tool apply_patch; its shell is "Bash"');
   });
 
   it('refuses a file it cannot read as a JSON object, leaving it alone', () => {
