@@ -1,7 +1,8 @@
 // The real Gemini CLI (from the npm registry, scripts/installGemini.mjs) in non-interactive mode
-// (`-p`, `--yolo`), offline against a scripted Gemini API server, with our hooks installed by
-// `hooks install --host gemini`. Real host, real hook, real checks (`node --test`), real files; the
-// model is the only fake. HOME is a scratch folder: nothing of the user's is read or written.
+// (`-p`, `--yolo`), offline against a scripted Gemini API server, with our hooks (AfterAgent,
+// BeforeTool, AfterTool) installed by `hooks install --host gemini`. Real host, real hook, real
+// checks (`node --test`), real files; the model is the only fake. HOME is a scratch folder:
+// nothing of the user's is read or written.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,8 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { Content, Part, ScriptedGemini } from '../support/geminiScripted';
 import { startScriptedGemini } from '../support/geminiScripted';
-import { copyFixture, REPO } from '../support/fixtures';
+import { defaultSettings } from '../../src/core/settings';
+import { copyFixture, REPO, treeHash } from '../support/fixtures';
 import type { Scratch } from '../support/fixtures';
 
 const run = promisify(execFile);
@@ -32,6 +34,10 @@ interface Session {
 
 function replace(file: string, from: string, to: string): Part {
   return { functionCall: { name: 'replace', args: { file_path: file, old_string: from, new_string: to, instruction: 'Fix the cart total.' } } };
+}
+
+function write(file: string, content: string): Part {
+  return { functionCall: { name: 'write_file', args: { file_path: file, content } } };
 }
 
 function say(text: string): Part {
@@ -105,9 +111,18 @@ function traceOf(s: Scratch, sessionId: string): Record<string, unknown>[] {
   return events;
 }
 
-describe('Gemini CLI (real, offline) with the Fix Until Green AfterAgent hook', function () {
+function stops(events: Record<string, unknown>[]): { answer: unknown; reason: string }[] {
+  return events.filter((e) => e.type === 'hook' && e.event === 'stop').map((e) => ({ answer: e.answer, reason: String(e.reason) }));
+}
+
+function decisionOf(events: Record<string, unknown>[]): string {
+  return (events.find((e) => e.type === 'decision') as { reason: string }).reason;
+}
+
+describe('Gemini CLI (real, offline) with the Fix Until Green hooks', function () {
   this.timeout(240_000);
   let s: Scratch;
+  let pristine: string;
 
   before(async function () {
     const { ensureGemini } = await import('../../scripts/installGemini.mjs');
@@ -116,6 +131,7 @@ describe('Gemini CLI (real, offline) with the Fix Until Green AfterAgent hook', 
 
   beforeEach(async () => {
     s = copyFixture('hooks/cart');
+    pristine = treeHash(s.project);
     const { stdout } = await fug(['hooks', 'install', '--host', 'gemini', '--scope', 'project', '--cwd', s.project, '--command', `"${process.execPath}" "${CLI}"`, '--timeout', '120', '--json'], s);
     const installed = JSON.parse(stdout) as { changed: boolean; events: string[] };
     assert.equal(installed.changed, true);
@@ -161,11 +177,70 @@ describe('Gemini CLI (real, offline) with the Fix Until Green AfterAgent hook', 
 
     const events = traceOf(s, session.out.session_id!);
     assert.equal((events[0] as { frontEnd?: string }).frontEnd, 'hook:gemini');
-    const stops = events.filter((e) => e.type === 'hook' && e.event === 'stop');
+    assert.deepEqual(stops(events).map((x) => x.answer), ['block', 'allow']);
+    assert.equal(decisionOf(events), 'green');
+  });
+
+  it('(2) the same wrong edit claimed green forever stops as stalled: our bound is the only one, Gemini has none', async () => {
+    const { stallThreshold } = defaultSettings();
+    const wrongFile = readFileSync(path.join(s.project, 'src', 'cart.js'), 'utf8').replace(BEFORE, WRONG);
+    // Write (the same wrong file each time), claim; … until the gate lets go.
+    const session = await geminiSession(s, (n) => (n % 2 === 0 ? [write('src/cart.js', wrongFile)] : [say('Done, all tests pass.')]));
+    const events = traceOf(s, session.out.session_id!);
+    assert.deepEqual(stops(events).map((x) => x.answer), [...Array<string>(stallThreshold - 1).fill('block'), 'allow']);
+    assert.match(stops(events).at(-1)!.reason, /let the agent stop: stalled/);
+    assert.equal(decisionOf(events), 'stalled');
+    // Gemini ended its turn on our allow: one write and one claim per stop, nothing asked after.
+    assert.equal(session.server.mainRequests.length, 2 * stallThreshold);
+    assert.equal(session.out.response?.split('\n').at(-1), 'Done, all tests pass.');
+  });
+
+  it('(3) a replace in a test file is denied by BeforeTool before it is written; the code fix then goes green', async () => {
+    const testFile = path.join(s.project, 'test', 'cart.test.js');
+    const testBytes = readFileSync(testFile);
+    const session = await geminiSession(s, (n) => {
+      switch (n) {
+        case 0:
+          return [replace('test/cart.test.js', '), 40);', '), 15);')];
+        case 1:
+          return [replace('src/cart.js', BEFORE, RIGHT)];
+        default:
+          return [say('Done, all tests pass.')];
+      }
+    });
+    assert.deepEqual(readFileSync(testFile), testBytes);
+    // Gemini hands our deny reason back to the model as the tool's response.
+    assert.match(JSON.stringify(session.server.mainRequests[1]!.contents.at(-1)), /test\/cart\.test\.js is protected/);
+    const events = traceOf(s, session.out.session_id!);
     assert.deepEqual(
-      stops.map((e) => e.answer),
-      ['block', 'allow'],
+      events.filter((e) => e.type === 'hook').map((e) => `${String(e.event)} ${String(e.answer)}`),
+      ['pre-tool deny', 'pre-tool allow', 'post-tool allow', 'stop allow'],
     );
-    assert.equal((events.find((e) => e.type === 'decision') as { reason: string }).reason, 'green');
+    assert.equal(decisionOf(events), 'green');
+  });
+
+  it("(4) Gemini's replace and write_file reach our BeforeTool/AfterTool: revert --session restores every byte, uninstall the config", async () => {
+    const session = await geminiSession(s, (n) =>
+      n === 0 ? [replace('src/cart.js', BEFORE, RIGHT), write('notes/why.md', 'price times quantity\n')] : [say('Fixed: the total multiplies price by quantity.')],
+    );
+    assert.ok(readFileSync(path.join(s.project, 'src', 'cart.js'), 'utf8').includes(RIGHT));
+    assert.equal(readFileSync(path.join(s.project, 'notes', 'why.md'), 'utf8'), 'price times quantity\n');
+    const events = traceOf(s, session.out.session_id!);
+    const tools = events.filter((e) => e.type === 'hook' && e.event !== 'stop');
+    assert.deepEqual(
+      tools.map((e) => `${String(e.event)} ${String(e.answer)}`),
+      ['pre-tool allow', 'post-tool allow', 'pre-tool allow', 'post-tool allow'],
+      'each edit checkpointed first, recorded after',
+    );
+    assert.deepEqual(stops(events).map((x) => x.answer), ['allow']);
+
+    // Every byte back (the new folder gone too), then the hooks out: the tree is as it was before the install.
+    const { stdout } = await fug(['revert', '--cwd', s.project, '--session', session.out.session_id!, '--json'], s);
+    const reverted = JSON.parse(stdout) as { runs: { actions: unknown[]; conflicts: unknown[] }[] };
+    assert.equal(reverted.runs[0]!.conflicts.length, 0, stdout);
+    await fug(['hooks', 'uninstall', '--host', 'gemini', '--scope', 'project', '--cwd', s.project], s);
+    assert.equal(treeHash(s.project), pristine);
+    // treeHash sees files only: the folders the edit and the install made are gone too.
+    assert.deepEqual(readdirSync(s.project).sort(), ['node_modules', 'package.json', 'src', 'test']);
   });
 });

@@ -2,7 +2,7 @@
 // file, and taken out again. Pure text in, text out: the edits go through jsonc-parser so every
 // other setting and hook keeps its bytes (only the lines of our entries change), and installing
 // twice changes nothing. Our entries are recognised by their command (`… hook --host <host> …`).
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { applyEdits, findNodeAtLocation, modify, parse, parseTree } from 'jsonc-parser';
 import type { FormattingOptions, ParseError } from 'jsonc-parser';
@@ -247,6 +247,26 @@ function readOrNull(file: string): string | null {
   }
 }
 
+/**
+ * The folders install made for the file (`.gemini/`, `.github/hooks/`) go when uninstall leaves them
+ * empty: a leftover `.gemini/` would be a changed tree, and would mark the host as used.
+ */
+function removeEmptyFolders(dir: string, stop: string): void {
+  const below = (d: string): boolean => {
+    const rel = path.relative(stop, d);
+    return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+  };
+  for (let d = dir; below(d); d = path.dirname(d)) {
+    try {
+      rmdirSync(d);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOENT') return;
+      throw e;
+    }
+  }
+}
+
 /** Installs (or uninstalls) our hooks in the host's file for `scope`: written whole (temp file and rename), or removed when nothing else was in it. */
 export function applyHooksFile(action: 'install' | 'uninstall', host: HookHost, scope: InstallScope, root: string, home: string, o: InstallOptions): { file: string; changed: boolean; removed: boolean } {
   const file = hookConfigFile(host, scope, root, home);
@@ -255,6 +275,7 @@ export function applyHooksFile(action: 'install' | 'uninstall', host: HookHost, 
   if (after === before) return { file, changed: false, removed: false };
   if (after === null) {
     rmSync(file, { force: true });
+    removeEmptyFolders(path.dirname(file), scope === 'user' ? home : root);
     return { file, changed: true, removed: true };
   }
   mkdirSync(path.dirname(file), { recursive: true });

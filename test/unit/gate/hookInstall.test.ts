@@ -1,7 +1,10 @@
 // `hooks install|uninstall`: merged into the host's own file, every other byte kept, idempotent.
 import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { parse } from 'jsonc-parser';
-import { agentHostsFound, HookConfigError, hookConfigFile, installHooksText, uninstallHooksText } from '../../../src/core/gate/hookInstall';
+import { agentHostsFound, applyHooksFile, HookConfigError, hookConfigFile, installHooksText, uninstallHooksText } from '../../../src/core/gate/hookInstall';
+import { tempTree } from '../../support/fixtures';
 
 const opts = { cli: '"/usr/bin/node" "/opt/fug/dist/cli.js"', timeoutSeconds: 120 };
 
@@ -51,6 +54,28 @@ describe('hooks install / uninstall', () => {
     assert.equal(j.hooks.agentStop![0]!.timeoutSec, 120);
     assert.match(j.hooks.agentStop![0]!.bash, /hook --host copilot-cli --event stop/);
     assert.equal(uninstallHooksText('copilot-cli', file, text), null);
+  });
+
+  it('uninstall removes the folders install made when they are left empty, and no folder that holds anything else', () => {
+    const t = tempTree({ 'package.json': '{}', 'home/.gemini/oauth.json': '{}' });
+    try {
+      const root = t.dir;
+      const home = path.join(t.dir, 'home');
+      for (const [host, scope] of [['gemini', 'project'], ['copilot-cli', 'project'], ['gemini', 'user']] as const) {
+        assert.equal(applyHooksFile('install', host, scope, root, home, opts).changed, true);
+        assert.equal(applyHooksFile('uninstall', host, scope, root, home, opts).removed, true);
+      }
+      assert.deepEqual(readdirSync(root).sort(), ['home', 'package.json']);
+      assert.deepEqual(readdirSync(path.join(home, '.gemini')), ['oauth.json']);
+      // `.github/` held a workflow before: only `hooks/` goes.
+      mkdirSync(path.join(root, '.github', 'workflows'), { recursive: true });
+      writeFileSync(path.join(root, '.github', 'workflows', 'ci.yml'), 'on: push\n');
+      applyHooksFile('install', 'copilot-cli', 'project', root, home, opts);
+      applyHooksFile('uninstall', 'copilot-cli', 'project', root, home, opts);
+      assert.deepEqual(readdirSync(path.join(root, '.github')), ['workflows']);
+    } finally {
+      t.cleanup();
+    }
   });
 
   it("writes each host's own shape: Gemini's timeout in ms, Cursor's loop_limit, Codex's apply_patch matcher", () => {
