@@ -15,6 +15,11 @@ import { tempTree } from '../../support/fixtures';
 const ORIGINAL = 'module.exports = 1;\n';
 
 type Phase = 'model call' | 'check one' | 'check two' | 'flake re-run';
+/**
+ * The time limit of the time-limit rows: long enough that a loaded machine still reaches the phase
+ * (step 0's checks, the call, step 1's checks and their re-run) before it fires.
+ */
+const TIME_LIMIT_S = 20;
 type Stop = 'time-limit' | 'SIGTERM' | 'MCP stdin closed';
 
 /**
@@ -117,7 +122,7 @@ describe('a stop at any phase of a step restores what the outcome claims (CLI an
       p.child.stdin!.end();
       return p;
     }
-    const p = start(['run', '--cwd', s.project, ...modelArgs(phase, s.replay), ...checks, '--storage', s.storage, '--max-steps', '2', '--json', ...(stop === 'time-limit' ? ['--time-limit', '10'] : [])]);
+    const p = start(['run', '--cwd', s.project, ...modelArgs(phase, s.replay), ...checks, '--storage', s.storage, '--max-steps', '2', '--json', ...(stop === 'time-limit' ? ['--time-limit', String(TIME_LIMIT_S)] : [])]);
     assert.ok(await waitFor(reached, 60_000), `the ${phase} was reached: ${p.stderr}`);
     if (stop === 'SIGTERM') p.child.kill('SIGTERM');
     return p;
