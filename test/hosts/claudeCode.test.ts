@@ -2,18 +2,14 @@
 // against a scripted Anthropic server, with our hooks installed by `hooks install --host claude`.
 // Real host, real hooks, real checks (`node --test`), real files; the model is the only fake.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
 import type { Block, ScriptedServer } from '../support/anthropicScripted';
 import { requestTexts, startScriptedAnthropic } from '../support/anthropicScripted';
-import { copyFixture, REPO, treeHash } from '../support/fixtures';
+import { copyFixture, treeHash } from '../support/fixtures';
 import type { Scratch } from '../support/fixtures';
-
-const run = promisify(execFile);
-const CLI = path.join(REPO, 'dist', 'cli.js');
+import { CLI, fug, run, stops, traceOf } from './session';
 
 const CORRECT = `// The total of a cart: each line's price times its quantity, less the discount in percent.
 export function total(lines, discountPercent = 0) {
@@ -39,10 +35,6 @@ function tool(name: string, input: Record<string, unknown>): Block {
 
 function say(text: string): Block {
   return { type: 'text', text };
-}
-
-async function fug(args: string[], s: Scratch): Promise<{ stdout: string; stderr: string }> {
-  return run(process.execPath, [CLI, ...args], { env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: s.storage } });
 }
 
 async function claudeSession(s: Scratch, script: (n: number) => Block[]): Promise<Session> {
@@ -74,25 +66,6 @@ async function claudeSession(s: Scratch, script: (n: number) => Block[]): Promis
   } finally {
     await server.close();
   }
-}
-
-function traceOf(s: Scratch, sessionId: string): Record<string, unknown>[] {
-  const runs = path.join(s.storage, readdirOne(s.storage), 'runs');
-  const dir = readdirOne(runs, (n) => n.startsWith('hook-claude-') && !n.endsWith('.lock'));
-  const text = readFileSync(path.join(runs, dir, 'trace.jsonl'), 'utf8');
-  const events = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  assert.ok(events.some((e) => e.sessionId === sessionId), `the trace names session ${sessionId}`);
-  return events;
-}
-
-function readdirOne(dir: string, keep: (n: string) => boolean = () => true): string {
-  const names = readdirSync(dir).filter(keep);
-  assert.equal(names.length, 1, `one entry in ${dir}: ${names.join(', ')}`);
-  return names[0]!;
-}
-
-function stops(events: Record<string, unknown>[]): { answer: unknown; reason: string }[] {
-  return events.filter((e) => e.type === 'hook' && e.event === 'stop').map((e) => ({ answer: e.answer, reason: String(e.reason) }));
 }
 
 describe('Claude Code (real, offline) with the Fix Until Green hooks', function () {
@@ -137,7 +110,7 @@ describe('Claude Code (real, offline) with the Fix Until Green hooks', function 
     assert.match(after, /Fix Until Green: you may not stop yet/);
     assert.match(after, /"Done, all tests pass\.", but the checks disagree/);
     assert.match(after, /total multiplies price by quantity/);
-    const events = traceOf(s, session.sessionId);
+    const events = traceOf(s, 'claude', session.sessionId);
     assert.equal((events[0] as { frontEnd?: string }).frontEnd, 'hook:claude');
     assert.deepEqual(stops(events).map((x) => x.answer), ['block', 'allow']);
     const decision = events.find((e) => e.type === 'decision') as { reason: string };
@@ -158,7 +131,7 @@ describe('Claude Code (real, offline) with the Fix Until Green hooks', function 
       if (n === 0) return [tool('Read', { file_path: file })];
       return n % 2 === 1 ? [tool('Write', { file_path: file, content: WRONG })] : [say('Done, all tests pass.')];
     });
-    const events = traceOf(s, session.sessionId);
+    const events = traceOf(s, 'claude', session.sessionId);
     const answers = stops(events).map((x) => x.answer);
     assert.deepEqual(answers, ['block', 'block', 'allow']);
     const decision = events.find((e) => e.type === 'decision') as { reason: string; detail: string };
@@ -189,7 +162,7 @@ describe('Claude Code (real, offline) with the Fix Until Green hooks', function 
     assert.deepEqual(readFileSync(testFile), testBytes);
     const denied = requestTexts(session.server.mainRequests[2]!).join('\n');
     assert.match(denied, /test\/cart\.test\.js is protected/);
-    const events = traceOf(s, session.sessionId);
+    const events = traceOf(s, 'claude', session.sessionId);
     assert.ok(events.some((e) => e.type === 'hook' && e.event === 'pre-tool' && e.answer === 'deny'));
     assert.deepEqual(stops(events).map((x) => x.answer), ['allow']);
     assert.equal((events.find((e) => e.type === 'decision') as { reason: string }).reason, 'green');

@@ -3,18 +3,14 @@
 // `hooks install --host codex`. Real host, real hook, real checks (`node --test`), real files; the
 // model is the only fake. CODEX_HOME is a scratch folder: nothing of the user's is read or written.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
 import type { OutputItem, ScriptedResponses } from '../support/openaiResponsesScripted';
 import { startScriptedResponses } from '../support/openaiResponsesScripted';
 import { defaultSettings } from '../../src/core/settings';
-import { copyFixture, REPO, treeHash } from '../support/fixtures';
+import { copyFixture, treeHash } from '../support/fixtures';
 import type { Scratch } from '../support/fixtures';
-
-const run = promisify(execFile);
-const CLI = path.join(REPO, 'dist', 'cli.js');
+import { CLI, fug, run, stops, traceOf } from './session';
 
 const BEFORE = '  const sum = lines.reduce((acc, l) => acc + l.price, 0);';
 // Wrong: the quantity is added, not multiplied.
@@ -37,10 +33,6 @@ function patch(file: string, from: string, to: string, add?: { file: string; tex
 
 function say(text: string): OutputItem {
   return { type: 'text', text };
-}
-
-async function fug(args: string[], s: Scratch): Promise<{ stdout: string; stderr: string }> {
-  return run(process.execPath, [CLI, ...args], { env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: s.storage } });
 }
 
 async function codexSession(s: Scratch, script: (n: number) => OutputItem[]): Promise<Session> {
@@ -100,25 +92,6 @@ async function codexSession(s: Scratch, script: (n: number) => OutputItem[]): Pr
   }
 }
 
-function readdirOne(dir: string, keep: (n: string) => boolean = () => true): string {
-  const names = readdirSync(dir).filter(keep);
-  assert.equal(names.length, 1, `one entry in ${dir}: ${names.join(', ')}`);
-  return names[0]!;
-}
-
-function traceOf(s: Scratch, sessionId: string): Record<string, unknown>[] {
-  const runs = path.join(s.storage, readdirOne(s.storage), 'runs');
-  const dir = readdirOne(runs, (n) => n.startsWith('hook-codex-') && !n.endsWith('.lock'));
-  const text = readFileSync(path.join(runs, dir, 'trace.jsonl'), 'utf8');
-  const events = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  assert.ok(events.some((e) => e.sessionId === sessionId), `the trace names session ${sessionId}`);
-  return events;
-}
-
-function stops(events: Record<string, unknown>[]): { answer: unknown; reason: string }[] {
-  return events.filter((e) => e.type === 'hook' && e.event === 'stop').map((e) => ({ answer: e.answer, reason: String(e.reason) }));
-}
-
 describe('Codex CLI (real, offline) with the Fix Until Green hooks', function () {
   this.timeout(240_000);
   let s: Scratch;
@@ -167,7 +140,7 @@ describe('Codex CLI (real, offline) with the Fix Until Green hooks', function ()
     const messages = session.events.filter((e) => (e.item as { type?: string } | undefined)?.type === 'agent_message').map((e) => (e.item as { text: string }).text);
     assert.deepEqual(messages, ['Done, all tests pass.', 'Fixed: the total multiplies price by quantity.']);
 
-    const events = traceOf(s, session.threadId);
+    const events = traceOf(s, 'codex', session.threadId);
     assert.equal((events[0] as { frontEnd?: string }).frontEnd, 'hook:codex');
     assert.deepEqual(stops(events).map((x) => x.answer), ['block', 'allow']);
     assert.equal((events.find((e) => e.type === 'decision') as { reason: string }).reason, 'green');
@@ -177,7 +150,7 @@ describe('Codex CLI (real, offline) with the Fix Until Green hooks', function ()
     const { stallThreshold } = defaultSettings();
     // Patch, claim; patch (the same wrong line again), claim; … until the gate lets go.
     const session = await codexSession(s, (n) => (n % 2 === 0 ? [patch('src/cart.js', n === 0 ? BEFORE : WRONG, WRONG)] : [say('Done, all tests pass.')]));
-    const events = traceOf(s, session.threadId);
+    const events = traceOf(s, 'codex', session.threadId);
     assert.deepEqual(stops(events).map((x) => x.answer), [...Array<string>(stallThreshold - 1).fill('block'), 'allow']);
     assert.match(stops(events).at(-1)!.reason, /let the agent stop: stalled/);
     assert.equal((events.find((e) => e.type === 'decision') as { reason: string }).reason, 'stalled');
@@ -203,7 +176,7 @@ describe('Codex CLI (real, offline) with the Fix Until Green hooks', function ()
     assert.deepEqual(readFileSync(testFile), testBytes);
     // Codex hands our deny reason back to the model as the patch's output.
     assert.match(JSON.stringify(session.server.mainRequests[1]!.input), /test\/cart\.test\.js is protected/);
-    const events = traceOf(s, session.threadId);
+    const events = traceOf(s, 'codex', session.threadId);
     assert.deepEqual(
       events.filter((e) => e.type === 'hook').map((e) => `${String(e.event)} ${String(e.answer)}`),
       ['pre-tool deny', 'pre-tool allow', 'post-tool allow', 'stop allow'],
@@ -215,7 +188,7 @@ describe('Codex CLI (real, offline) with the Fix Until Green hooks', function ()
     const session = await codexSession(s, (n) => (n === 0 ? [patch('src/cart.js', BEFORE, RIGHT, { file: 'notes/why.md', text: 'price times quantity' })] : [say('Fixed: the total multiplies price by quantity.')]));
     assert.ok(readFileSync(path.join(s.project, 'src', 'cart.js'), 'utf8').includes(RIGHT));
     assert.equal(readFileSync(path.join(s.project, 'notes', 'why.md'), 'utf8'), 'price times quantity\n');
-    const events = traceOf(s, session.threadId);
+    const events = traceOf(s, 'codex', session.threadId);
     const tools = events.filter((e) => e.type === 'hook' && e.event !== 'stop');
     assert.deepEqual(tools.map((e) => `${String(e.event)} ${String(e.answer)}`), ['pre-tool allow', 'post-tool allow'], 'one patch: checkpointed first, recorded after');
     assert.deepEqual(stops(events).map((x) => x.answer), ['allow']);

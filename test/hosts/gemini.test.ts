@@ -4,18 +4,14 @@
 // checks (`node --test`), real files; the model is the only fake. HOME is a scratch folder:
 // nothing of the user's is read or written.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
 import type { Content, Part, ScriptedGemini } from '../support/geminiScripted';
 import { startScriptedGemini } from '../support/geminiScripted';
 import { defaultSettings } from '../../src/core/settings';
-import { copyFixture, REPO, treeHash } from '../support/fixtures';
+import { copyFixture, treeHash } from '../support/fixtures';
 import type { Scratch } from '../support/fixtures';
-
-const run = promisify(execFile);
-const CLI = path.join(REPO, 'dist', 'cli.js');
+import { CLI, decisionOf, fug, run, stops, traceOf } from './session';
 
 const BEFORE = '  const sum = lines.reduce((acc, l) => acc + l.price, 0);';
 // Wrong: the quantity is added, not multiplied.
@@ -46,10 +42,6 @@ function say(text: string): Part {
 
 function textOf(c: Content): string {
   return (c.parts ?? []).map((p) => p.text ?? '').join('\n');
-}
-
-async function fug(args: string[], s: Scratch): Promise<{ stdout: string; stderr: string }> {
-  return run(process.execPath, [CLI, ...args], { env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: s.storage } });
 }
 
 async function geminiSession(s: Scratch, script: (n: number) => Part[]): Promise<Session> {
@@ -94,29 +86,6 @@ async function geminiSession(s: Scratch, script: (n: number) => Part[]): Promise
   } finally {
     await server.close();
   }
-}
-
-function readdirOne(dir: string, keep: (n: string) => boolean = () => true): string {
-  const names = readdirSync(dir).filter(keep);
-  assert.equal(names.length, 1, `one entry in ${dir}: ${names.join(', ')}`);
-  return names[0]!;
-}
-
-function traceOf(s: Scratch, sessionId: string): Record<string, unknown>[] {
-  const runs = path.join(s.storage, readdirOne(s.storage), 'runs');
-  const dir = readdirOne(runs, (n) => n.startsWith('hook-gemini-') && !n.endsWith('.lock'));
-  const text = readFileSync(path.join(runs, dir, 'trace.jsonl'), 'utf8');
-  const events = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  assert.ok(events.some((e) => e.sessionId === sessionId), `the trace names session ${sessionId}`);
-  return events;
-}
-
-function stops(events: Record<string, unknown>[]): { answer: unknown; reason: string }[] {
-  return events.filter((e) => e.type === 'hook' && e.event === 'stop').map((e) => ({ answer: e.answer, reason: String(e.reason) }));
-}
-
-function decisionOf(events: Record<string, unknown>[]): string {
-  return (events.find((e) => e.type === 'decision') as { reason: string }).reason;
 }
 
 describe('Gemini CLI (real, offline) with the Fix Until Green hooks', function () {
@@ -175,7 +144,7 @@ describe('Gemini CLI (real, offline) with the Fix Until Green hooks', function (
     // (two model responses of 150 tokens each before the first stop).
     assert.match(session.stderr, /Hook system message: Fix Until Green sent the agent back: 2 failures.*tokens: 300 used in the session's transcript/);
 
-    const events = traceOf(s, session.out.session_id!);
+    const events = traceOf(s, 'gemini', session.out.session_id!);
     assert.equal((events[0] as { frontEnd?: string }).frontEnd, 'hook:gemini');
     assert.deepEqual(stops(events).map((x) => x.answer), ['block', 'allow']);
     assert.equal(decisionOf(events), 'green');
@@ -186,7 +155,7 @@ describe('Gemini CLI (real, offline) with the Fix Until Green hooks', function (
     const wrongFile = readFileSync(path.join(s.project, 'src', 'cart.js'), 'utf8').replace(BEFORE, WRONG);
     // Write (the same wrong file each time), claim; … until the gate lets go.
     const session = await geminiSession(s, (n) => (n % 2 === 0 ? [write('src/cart.js', wrongFile)] : [say('Done, all tests pass.')]));
-    const events = traceOf(s, session.out.session_id!);
+    const events = traceOf(s, 'gemini', session.out.session_id!);
     assert.deepEqual(stops(events).map((x) => x.answer), [...Array<string>(stallThreshold - 1).fill('block'), 'allow']);
     assert.match(stops(events).at(-1)!.reason, /let the agent stop: stalled/);
     assert.equal(decisionOf(events), 'stalled');
@@ -211,7 +180,7 @@ describe('Gemini CLI (real, offline) with the Fix Until Green hooks', function (
     assert.deepEqual(readFileSync(testFile), testBytes);
     // Gemini hands our deny reason back to the model as the tool's response.
     assert.match(JSON.stringify(session.server.mainRequests[1]!.contents.at(-1)), /test\/cart\.test\.js is protected/);
-    const events = traceOf(s, session.out.session_id!);
+    const events = traceOf(s, 'gemini', session.out.session_id!);
     assert.deepEqual(
       events.filter((e) => e.type === 'hook').map((e) => `${String(e.event)} ${String(e.answer)}`),
       ['pre-tool deny', 'pre-tool allow', 'post-tool allow', 'stop allow'],
@@ -225,7 +194,7 @@ describe('Gemini CLI (real, offline) with the Fix Until Green hooks', function (
     );
     assert.ok(readFileSync(path.join(s.project, 'src', 'cart.js'), 'utf8').includes(RIGHT));
     assert.equal(readFileSync(path.join(s.project, 'notes', 'why.md'), 'utf8'), 'price times quantity\n');
-    const events = traceOf(s, session.out.session_id!);
+    const events = traceOf(s, 'gemini', session.out.session_id!);
     const tools = events.filter((e) => e.type === 'hook' && e.event !== 'stop');
     assert.deepEqual(
       tools.map((e) => `${String(e.event)} ${String(e.answer)}`),
