@@ -3,9 +3,8 @@
 // devDependency: its native binary is ~370 MB per platform, and a lockfile holding every platform's
 // binary would make every `npm ci` fetch one for a test most runs skip. Pinned: the version whose
 // hook contract the tests were written against. Idempotent: an installed binary is reused.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { binaryVersion, ensureHost } from './hostCache.mjs';
 
 export const CLAUDE_CODE_VERSION = '2.1.328';
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -17,24 +16,10 @@ export function claudeBinary(dir = CLAUDE_CODE_DIR) {
   return path.join(dir, 'node_modules', '@anthropic-ai', `claude-code-${process.platform}-${arch}`, process.platform === 'win32' ? 'claude.exe' : 'claude');
 }
 
-function installedVersion(bin) {
-  try {
-    return execFileSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000 }).trim().split(' ')[0];
-  } catch {
-    return undefined;
-  }
-}
-
 export function ensureClaudeCode() {
-  const bin = claudeBinary();
-  if (existsSync(bin) && installedVersion(bin) === CLAUDE_CODE_VERSION) return bin;
-  mkdirSync(CLAUDE_CODE_DIR, { recursive: true });
-  writeFileSync(path.join(CLAUDE_CODE_DIR, 'package.json'), JSON.stringify({ name: 'claude-code-cache', private: true }) + '\n');
+  const target = claudeBinary();
   // Its engines field asks for Node 22; the native binary does not run on Node at all.
-  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--engine-strict=false', '--loglevel=error', `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`], { cwd: CLAUDE_CODE_DIR, stdio: ['ignore', 'inherit', 'inherit'], timeout: 15 * 60_000 });
-  const got = installedVersion(bin);
-  if (got !== CLAUDE_CODE_VERSION) throw new Error(`Claude Code ${CLAUDE_CODE_VERSION} did not install a runnable binary at ${bin} (got ${got ?? 'nothing'})`);
-  return bin;
+  return ensureHost({ name: 'Claude Code', dir: CLAUDE_CODE_DIR, spec: `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`, version: CLAUDE_CODE_VERSION, target, versionOf: () => binaryVersion(target, (w) => w[0]), npmArgs: ['--engine-strict=false'] });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {

@@ -3,9 +3,8 @@
 // devDependency: its native binary is ~300 MB per platform (the platform package is an npm alias,
 // `@openai/codex-linux-x64` → `@openai/codex@<version>-linux-x64`). Pinned: the version whose hook
 // contract the tests were written against. Idempotent: an installed binary is reused.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { binaryVersion, ensureHost } from './hostCache.mjs';
 
 export const CODEX_VERSION = '0.171.0';
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -28,24 +27,10 @@ export function codexBinary(dir = CODEX_DIR) {
   return path.join(dir, 'node_modules', '@openai', `codex-${key}`, 'vendor', triple, 'bin', process.platform === 'win32' ? 'codex.exe' : 'codex');
 }
 
-function installedVersion(bin) {
-  try {
-    // "codex-cli 0.171.0"
-    return execFileSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim().split(' ').at(-1);
-  } catch {
-    return undefined;
-  }
-}
-
 export function ensureCodex() {
-  const bin = codexBinary();
-  if (existsSync(bin) && installedVersion(bin) === CODEX_VERSION) return bin;
-  mkdirSync(CODEX_DIR, { recursive: true });
-  writeFileSync(path.join(CODEX_DIR, 'package.json'), JSON.stringify({ name: 'codex-cache', private: true }) + '\n');
-  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', `@openai/codex@${CODEX_VERSION}`], { cwd: CODEX_DIR, stdio: ['ignore', 'inherit', 'inherit'], timeout: 15 * 60_000 });
-  const got = installedVersion(bin);
-  if (got !== CODEX_VERSION) throw new Error(`Codex ${CODEX_VERSION} did not install a runnable binary at ${bin} (got ${got ?? 'nothing'})`);
-  return bin;
+  const target = codexBinary();
+  // "codex-cli 0.171.0"
+  return ensureHost({ name: 'Codex', dir: CODEX_DIR, spec: `@openai/codex@${CODEX_VERSION}`, version: CODEX_VERSION, target, versionOf: () => binaryVersion(target, (w) => w.at(-1)) });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {

@@ -4,9 +4,9 @@
 // dependencies (node-pty) that the hook tests do not need, hence `--ignore-scripts`. Pinned: the
 // version whose hook contract the tests were written against. Idempotent: an installed bundle of
 // that version is reused. It runs on Node >= 20 (`engines`), as the repo does.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { ensureHost } from './hostCache.mjs';
 
 export const GEMINI_VERSION = '0.61.0';
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -26,14 +26,7 @@ function installedVersion(dir) {
 }
 
 export function ensureGemini() {
-  const entry = geminiEntry();
-  if (existsSync(entry) && installedVersion(GEMINI_DIR) === GEMINI_VERSION) return entry;
-  mkdirSync(GEMINI_DIR, { recursive: true });
-  writeFileSync(path.join(GEMINI_DIR, 'package.json'), JSON.stringify({ name: 'gemini-cache', private: true }) + '\n');
-  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', `@google/gemini-cli@${GEMINI_VERSION}`], { cwd: GEMINI_DIR, stdio: ['ignore', 'inherit', 'inherit'], timeout: 15 * 60_000 });
-  const got = installedVersion(GEMINI_DIR);
-  if (got !== GEMINI_VERSION || !existsSync(entry)) throw new Error(`Gemini CLI ${GEMINI_VERSION} did not install its entry script at ${entry} (got ${got ?? 'nothing'})`);
-  return entry;
+  return ensureHost({ name: 'Gemini CLI', dir: GEMINI_DIR, spec: `@google/gemini-cli@${GEMINI_VERSION}`, version: GEMINI_VERSION, target: geminiEntry(), versionOf: () => installedVersion(GEMINI_DIR) });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {

@@ -9,7 +9,7 @@ import type { Block, ScriptedServer } from '../support/anthropicScripted';
 import { requestTexts, startScriptedAnthropic } from '../support/anthropicScripted';
 import { copyFixture, treeHash } from '../support/fixtures';
 import type { Scratch } from '../support/fixtures';
-import { CLI, fug, run, stops, traceOf } from './session';
+import { fug, installHooks, run, stops, traceOf } from './session';
 
 const CORRECT = `// The total of a cart: each line's price times its quantity, less the discount in percent.
 export function total(lines, discountPercent = 0) {
@@ -81,8 +81,8 @@ describe('Claude Code (real, offline) with the Fix Until Green hooks', function 
   beforeEach(async () => {
     s = copyFixture('hooks/cart');
     pristine = treeHash(s.project);
-    const { stdout } = await fug(['hooks', 'install', '--host', 'claude', '--cwd', s.project, '--command', `"${process.execPath}" "${CLI}"`, '--timeout', '120', '--json'], s);
-    assert.equal((JSON.parse(stdout) as { changed: boolean }).changed, true);
+    const installed = await installHooks(s, 'claude');
+    assert.equal(installed.changed, true);
   });
 
   afterEach(() => s.cleanup());

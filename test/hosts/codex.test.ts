@@ -10,7 +10,7 @@ import { startScriptedResponses } from '../support/openaiResponsesScripted';
 import { defaultSettings } from '../../src/core/settings';
 import { copyFixture, treeHash } from '../support/fixtures';
 import type { Scratch } from '../support/fixtures';
-import { CLI, fug, run, stops, traceOf } from './session';
+import { fug, installHooks, run, stops, traceOf } from './session';
 
 const BEFORE = '  const sum = lines.reduce((acc, l) => acc + l.price, 0);';
 // Wrong: the quantity is added, not multiplied.
@@ -105,8 +105,8 @@ describe('Codex CLI (real, offline) with the Fix Until Green hooks', function ()
   beforeEach(async () => {
     s = copyFixture('hooks/cart');
     pristine = treeHash(s.project);
-    const { stdout } = await fug(['hooks', 'install', '--host', 'codex', '--scope', 'project', '--cwd', s.project, '--command', `"${process.execPath}" "${CLI}"`, '--timeout', '120', '--json'], s);
-    assert.equal((JSON.parse(stdout) as { changed: boolean }).changed, true);
+    const installed = await installHooks(s, 'codex');
+    assert.equal(installed.changed, true);
   });
 
   afterEach(() => s.cleanup());

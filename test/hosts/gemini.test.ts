@@ -11,7 +11,7 @@ import { startScriptedGemini } from '../support/geminiScripted';
 import { defaultSettings } from '../../src/core/settings';
 import { copyFixture, treeHash } from '../support/fixtures';
 import type { Scratch } from '../support/fixtures';
-import { CLI, decisionOf, fug, run, stops, traceOf } from './session';
+import { decisionOf, fug, installHooks, run, stops, traceOf } from './session';
 
 const BEFORE = '  const sum = lines.reduce((acc, l) => acc + l.price, 0);';
 // Wrong: the quantity is added, not multiplied.
@@ -101,8 +101,7 @@ describe('Gemini CLI (real, offline) with the Fix Until Green hooks', function (
   beforeEach(async () => {
     s = copyFixture('hooks/cart');
     pristine = treeHash(s.project);
-    const { stdout } = await fug(['hooks', 'install', '--host', 'gemini', '--scope', 'project', '--cwd', s.project, '--command', `"${process.execPath}" "${CLI}"`, '--timeout', '120', '--json'], s);
-    const installed = JSON.parse(stdout) as { changed: boolean; events: string[] };
+    const installed = await installHooks(s, 'gemini');
     assert.equal(installed.changed, true);
     assert.deepEqual(installed.events, ['AfterAgent', 'BeforeTool', 'AfterTool']);
   });

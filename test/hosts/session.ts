@@ -16,6 +16,12 @@ export async function fug(args: string[], s: Scratch): Promise<{ stdout: string;
   return run(process.execPath, [CLI, ...args], { env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: s.storage } });
 }
 
+/** `hooks install --host HOST` into the scratch project, our hook run as `node dist/cli.js`, a 120 s host timeout. */
+export async function installHooks(s: Scratch, host: string): Promise<{ changed: boolean; events: string[] }> {
+  const { stdout } = await fug(['hooks', 'install', '--host', host, '--scope', 'project', '--cwd', s.project, '--command', `"${process.execPath}" "${CLI}"`, '--timeout', '120', '--json'], s);
+  return JSON.parse(stdout) as { changed: boolean; events: string[] };
+}
+
 function readdirOne(dir: string, keep: (n: string) => boolean = () => true): string {
   const names = readdirSync(dir).filter(keep);
   assert.equal(names.length, 1, `one entry in ${dir}: ${names.join(', ')}`);
