@@ -397,8 +397,23 @@ function remaining(st: RunState): VNode | null {
   );
 }
 
+/** What a folder with no run yet offers: what the loop does, and its first two steps as buttons (Show Panel's keyboard lands on Run). */
+function start(intro: string | null): Child[] {
+  return [
+    intro !== null ? h('p', { class: 'empty', 'data-testid': 'no-run' }, intro, h('strong', {}, 'Fix Until Green'), ' edits this folder until its own type check, lint and tests pass, and says why it stopped.') : null,
+    h(
+      'div',
+      { class: 'actions start', role: 'toolbar', 'aria-label': 'Start' },
+      button('run', 'Run Fix Until Green', 'play', true, 'Start a run in this folder: an optional instruction first'),
+      button('chooseModel', 'Choose Model…', 'settings-gear', true, 'Pick the provider and model the loop uses'),
+    ),
+  ];
+}
+
 function view(st: RunState | null): Child[] {
-  if (!st) return [h('p', { class: 'empty' }, 'No run yet. Run ', h('strong', {}, 'Fix Until Green'), ' from the command palette.')];
+  if (!st) return start('No run yet. ');
+  // No run in this folder yet (Run Checks' result, if any, above): no meters at zero, no disabled buttons.
+  if (st.status === 'idle' && !st.session) return [header(st), ...start(st.checked ? null : ''), st.checked ? remaining(st) : null];
   // An agent's session our hooks gate (issue 30): its own header, actions and rows.
   if (st.session) {
     const session = st as RunState & { session: HookSessionView };

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../core/types';
 import type { RunControllers } from './controller';
 import type { FromWebview, ToWebview } from './common/protocol';
-import { isFromWebview, isPersistedPanelState, PANEL_ACTION_COMMANDS, PANEL_VIEW_TYPE } from './common/protocol';
+import { isFromWebview, isPersistedPanelState, PANEL_ACTION_COMMANDS, PANEL_LAUNCHES, PANEL_VIEW_TYPE } from './common/protocol';
 import { notAppliedWhy } from './common/explain';
 import type { RunState } from './common/runState';
 import { panelIcon } from './common/meterView';
@@ -104,6 +104,11 @@ export class PanelHost implements vscode.Disposable {
           this.post();
           return;
         case 'action':
+          if (PANEL_LAUNCHES.has(msg.action)) {
+            // The command reports its own errors and runs on in its own UI; the panel shows the run it starts.
+            void vscode.commands.executeCommand(PANEL_ACTION_COMMANDS[msg.action], ...(msg.folder !== null ? [msg.folder] : []));
+            return;
+          }
           await this.send({ type: 'busy', action: msg.action });
           try {
             // The command reports its own errors; its folder argument skips the folder question.

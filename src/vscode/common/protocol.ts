@@ -6,9 +6,12 @@ import type { RunState } from './runState';
 
 export const PANEL_VIEW_TYPE = 'fixUntilGreen.panel';
 
-/** Buttons in the panel, each mapped to the command of the same name. */
-export const PANEL_ACTIONS = ['stop', 'continue', 'revertRun', 'revertToBest', 'exportTrace'] as const;
+/** Buttons in the panel, each mapped to the command of the same name (`run` and `chooseModel`: the empty panel's). */
+export const PANEL_ACTIONS = ['stop', 'continue', 'revertRun', 'revertToBest', 'exportTrace', 'run', 'chooseModel'] as const;
 export type PanelAction = (typeof PANEL_ACTIONS)[number];
+
+/** Buttons that start something with its own UI (the instruction box, the model's quick inputs): the panel does not wait for them, so Stop stays live through the run they start. */
+export const PANEL_LAUNCHES: ReadonlySet<PanelAction> = new Set<PanelAction>(['run', 'chooseModel']);
 
 /** The registered command a button runs, with the panel's folder as its argument: one path for both. */
 export const PANEL_ACTION_COMMANDS = {
@@ -17,6 +20,8 @@ export const PANEL_ACTION_COMMANDS = {
   revertRun: 'fixUntilGreen.revertRun',
   revertToBest: 'fixUntilGreen.revertToBest',
   exportTrace: 'fixUntilGreen.exportTrace',
+  run: 'fixUntilGreen.run',
+  chooseModel: 'fixUntilGreen.chooseModel',
 } as const satisfies Record<PanelAction, CommandId>;
 
 /** What the review's buttons ask of a changed file (or of every pending file when `path` is null). */
