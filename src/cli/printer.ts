@@ -18,7 +18,7 @@ export function createTimelinePrinter(writeLine: (line: string) => void): (e: Ti
         write(`  model ${e.model} · max ${e.limits.maxSteps} steps · ${fmtTokens(e.limits.tokenCeiling)} tokens · ${e.limits.timeLimitSeconds} s`);
         write(`  checks: ${e.checks.map((c) => `${c.name} (${c.command})`).join(', ') || '(none)'}`);
         if (e.ladder && e.ladder.length > 0) write(`  escalation: ${e.ladder.join(' → ')}${e.limits.costCeiling ? ` · cost ceiling ${formatMoney(e.limits.costCeiling)}` : ''}`);
-        else if (e.limits.costCeiling) write(`  cost ceiling ${e.limits.costCeiling}`);
+        else if (e.limits.costCeiling) write(`  cost ceiling ${formatMoney(e.limits.costCeiling)}`);
         break;
       case 'escalated':
         write(`escalated after step ${e.step}: ${e.from} stopped with ${e.reason} (${e.detail}); ${e.to} takes over (${e.rung} of ${e.rungs})`);
