@@ -11,7 +11,8 @@ import type { RunState, StepView } from '../src/vscode/common/runState';
 import { canContinue, canRevert, elapsedAt } from '../src/vscode/common/runState';
 import { formatDuration, formatTokens, shortRunId } from '../src/vscode/common/meterView';
 import { failureHeadline } from '../src/core/verify/values';
-import { explainEscalation, explainStop, formatMoney, notAppliedWhy } from '../src/vscode/common/explain';
+import { explainEscalation, explainStop, notAppliedWhy } from '../src/vscode/common/explain';
+import { formatMoney, formatSpend } from '../src/core/money';
 import { checkWords, stopBadge } from '../src/vscode/common/stepWords';
 import type { ParserId } from '../src/core/types';
 import type { ReviewFile } from '../src/vscode/common/reviewState';
@@ -227,7 +228,7 @@ function budgets(st: RunState): VNode {
 function costBar(st: RunState): VNode | null {
   if (st.costUsed === null || st.costUsed === undefined) return null;
   const ceiling = st.limits.costCeiling ?? 0;
-  return bar('budget-cost', 'Cost', st.costUsed, ceiling, ceiling > 0 ? `${formatMoney(st.costUsed)} / ${formatMoney(ceiling)}` : `${formatMoney(st.costUsed)} (no ceiling)`);
+  return bar('budget-cost', 'Cost', st.costUsed, ceiling, ceiling > 0 ? formatSpend(st.costUsed, ceiling) : `${formatMoney(st.costUsed)} (no ceiling)`);
 }
 
 /** The model that made a step; the first step of an escalated model says so. */
@@ -312,6 +313,7 @@ function notAppliedText(step: StepView): string {
 
 function stepRow(st: RunState, step: StepView): VNode {
   const open = expanded.has(step.index);
+  const cost = step.cost ?? null;
   const files = step.files.length && (step.applied || step.rolledBack)
     ? h('span', { class: 'files' }, step.files.map((f) => h('span', { key: f.path, class: 'file', title: `${f.kind} ${f.path}` }, `${f.path} `, h('span', { class: 'add' }, `+${f.added}`), ' ', h('span', { class: 'del' }, `−${f.removed}`))))
     : step.applied
@@ -351,7 +353,7 @@ function stepRow(st: RunState, step: StepView): VNode {
       'data-step': step.index,
       tabindex: 0,
       role: 'button',
-      'aria-label': `Step ${step.index}: ${step.failureCount} failure(s) after it, ${step.tokens} tokens. Opens the step's diff.`,
+      'aria-label': `Step ${step.index}: ${step.failureCount} failure(s) after it, ${step.tokens} tokens${cost !== null ? `, ${formatMoney(cost)}` : ''}${step.model ? ` by ${step.model}` : ''}. Opens the step's diff.`,
       title: step.snapshotDir ? "Open this step's diff" : 'This step changed no files',
       onClick: activate,
       onKeyDown,
@@ -369,7 +371,13 @@ function stepRow(st: RunState, step: StepView): VNode {
       checkChips(step, st.checkParsers ?? {}),
       // The failure identity is for whoever compares steps; it looks like a commit hash, so it stays in the tooltip.
       h('span', { class: 'count', title: `failures after this step${step.failureCount > 0 ? ` (failure identity ${step.failureHash.slice(0, 12)})` : ''}` }, `${step.failureCount} fail`),
-      h('span', { class: 'tokens', title: `tokens this step used${step.cost !== null && step.cost !== undefined ? `; it cost ${formatMoney(step.cost)}` : ''}` }, `${formatTokens(step.tokens)} tok`),
+      // What the step's call cost, beside its tokens ("1.2k tok · $0.003"); the model chip on the same row names who spent it.
+      h(
+        'span',
+        { class: 'tokens', title: `tokens this step used${cost !== null ? `; its model call cost ${formatMoney(cost)}${step.model ? ` at the price of ${step.model} in fixUntilGreen.model.pricing` : ''}` : ''}` },
+        `${formatTokens(step.tokens)} tok`,
+        cost !== null ? h('span', { class: 'cost', 'data-testid': 'step-cost' }, ` · ${formatMoney(cost)}`) : null,
+      ),
     ),
     step.postMortem ? h('div', { class: `postmortem${open ? ' open' : ''}` }, icon('lightbulb'), ' ', step.postMortem) : null,
     critics,

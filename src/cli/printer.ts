@@ -1,6 +1,6 @@
 // Human-readable timeline of a run, printed as events arrive.
 import { redact } from '../core/secrets';
-import { fmtMoney } from '../core/policy/policy';
+import { formatMoney, formatSpend } from '../core/money';
 import type { RunReport, TimedEvent } from '../core/trace/events';
 import { failureHeadline } from '../core/verify/values';
 
@@ -17,8 +17,8 @@ export function createTimelinePrinter(writeLine: (line: string) => void): (e: Ti
         write(`fix-until-green: run ${e.runId}`);
         write(`  model ${e.model} · max ${e.limits.maxSteps} steps · ${fmtTokens(e.limits.tokenCeiling)} tokens · ${e.limits.timeLimitSeconds} s`);
         write(`  checks: ${e.checks.map((c) => `${c.name} (${c.command})`).join(', ') || '(none)'}`);
-        if (e.ladder && e.ladder.length > 0) write(`  escalation: ${e.ladder.join(' → ')}${e.limits.costCeiling ? ` · cost ceiling ${e.limits.costCeiling}` : ''}`);
-        else if (e.limits.costCeiling) write(`  cost ceiling ${e.limits.costCeiling}`);
+        if (e.ladder && e.ladder.length > 0) write(`  escalation: ${e.ladder.join(' → ')}${e.limits.costCeiling ? ` · cost ceiling ${formatMoney(e.limits.costCeiling)}` : ''}`);
+        else if (e.limits.costCeiling) write(`  cost ceiling ${formatMoney(e.limits.costCeiling)}`);
         break;
       case 'escalated':
         write(`escalated after step ${e.step}: ${e.from} stopped with ${e.reason} (${e.detail}); ${e.to} takes over (${e.rung} of ${e.rungs})`);
@@ -35,7 +35,7 @@ export function createTimelinePrinter(writeLine: (line: string) => void): (e: Ti
         const r = e.record;
         const files = r.files.map((f) => `${f.path} +${f.added}/-${f.removed}`).join(', ');
         const checks = r.checks.map((c) => `${c.name}:${c.failureCount === 0 && c.exitCode === 0 ? 'ok' : c.timedOut ? 'timeout' : c.failureCount}`).join(' ');
-        write(`step ${r.index}  ${r.failureCount === 0 ? 'green' : `${r.failureCount} failure(s)`}  ${r.failureHash.slice(0, 8)}  ${checks}  ${fmtTokens(r.tokens)} tok${r.cost !== null && r.cost !== undefined ? ` (${fmtMoney(r.cost)})` : ''}${r.confidence !== null ? `  conf ${r.confidence}` : ''}${r.model ? `  ${r.model}` : ''}`);
+        write(`step ${r.index}  ${r.failureCount === 0 ? 'green' : `${r.failureCount} failure(s)`}  ${r.failureHash.slice(0, 8)}  ${checks}  ${fmtTokens(r.tokens)} tok${r.cost !== null && r.cost !== undefined ? ` (${formatMoney(r.cost)})` : ''}${r.confidence !== null ? `  conf ${r.confidence}` : ''}${r.model ? `  ${r.model}` : ''}`);
         if (r.applied) write(`        edited ${files || '(nothing)'}`);
         else write(`        not applied: ${(r.feedback ?? '').split('\n')[0]}`);
         if (r.postMortem) write(`        post-mortem: ${r.postMortem}`);
@@ -51,7 +51,7 @@ export function createTimelinePrinter(writeLine: (line: string) => void): (e: Ti
 export function formatSummary(r: RunReport): string[] {
   const lines = [
     `stop: ${r.stopReason} (${r.outcome}) - ${r.detail}`,
-    `steps ${r.steps.length}/${r.limits.maxSteps} · tokens ${fmtTokens(r.tokensUsed)}/${fmtTokens(r.limits.tokenCeiling)}${r.costUsed !== null && r.costUsed !== undefined ? ` · cost ${fmtMoney(r.costUsed)}${r.limits.costCeiling ? `/${fmtMoney(r.limits.costCeiling)}` : ''}` : ''} · ${(r.elapsedMs / 1000).toFixed(1)} s · best step ${r.bestStep}`,
+    `steps ${r.steps.length}/${r.limits.maxSteps} · tokens ${fmtTokens(r.tokensUsed)}/${fmtTokens(r.limits.tokenCeiling)}${r.costUsed !== null && r.costUsed !== undefined ? ` · cost ${formatSpend(r.costUsed, r.limits.costCeiling)}` : ''} · ${(r.elapsedMs / 1000).toFixed(1)} s · best step ${r.bestStep}`,
   ];
   for (const e of r.escalations ?? []) lines.push(`escalated after step ${e.step}: ${e.from} (${e.reason}) → ${e.to}`);
   if (r.fixedFailures.length > 0) lines.push(`fixed ${r.fixedFailures.length} failure(s)`);

@@ -6,6 +6,7 @@ import type { Outcome, StopReason } from '../../core/policy/reasons';
 import type { HeldState } from '../../core/trace/events';
 import type { Failure } from '../../core/types';
 import { failureHeadline, tellingFailure } from '../../core/headline';
+import { formatMoney } from '../../core/money';
 import { explainError } from './fixActions';
 
 /** What a stop sentence is built from: a RunState and a RunReport both have these. */
@@ -53,12 +54,6 @@ function ladderNote(f: StopFacts): string {
   if (f.stopReason === 'green') return ` ${last.to} finished it after ${esc.length === 1 ? 'taking over' : `${esc.length} escalations`}.`;
   if (f.stopReason in HANDOVER_WHY) return ` The ladder is exhausted: ${last.to}, its last model, stopped too (after ${times}).`;
   return ` ${last.to} was at work, after ${times}.`;
-}
-
-/** 0.0123, 1.25: money in the unit of the user's prices. */
-export function formatMoney(n: number): string {
-  if (n === 0) return '0';
-  return n >= 1 ? n.toFixed(2) : String(Number(n.toPrecision(3)));
 }
 
 /** What a step row contributes to the sentences: a RunState's StepView and a report's StepRecord both have these. */

@@ -3,7 +3,8 @@
 import type { StopReason } from '../../core/policy/reasons';
 import type { RunState } from './runState';
 import { elapsedAt } from './runState';
-import { explainStop, formatMoney, stopMessage } from './explain';
+import { formatMoney, formatSpend } from '../../core/money';
+import { explainStop, stopMessage } from './explain';
 
 export interface MeterView {
   text: string;
@@ -44,13 +45,20 @@ export function formatDuration(ms: number): string {
 }
 
 /**
+ * Before any run: the product mark's ring, still empty (the extension's icon is that ring with a
+ * check). The item keeps its place, its name and its family of circle icons across every state; a
+ * green check is for a green run only.
+ */
+export const IDLE_ICON = '$(circle-large-outline)';
+
+/**
  * The codicon for a finished run. Never Problems' own `$(error)` / `$(warning)`: beside its
  * "⊗ 0 ⚠ 0" they would read as more problem counts.
  */
 export function reasonIcon(reason: StopReason | null): string {
   if (reason === 'green') return '$(check-all)';
   if (reason === 'error' || reason === 'preflight-failed') return '$(circle-slash)';
-  if (reason === null) return '$(beaker)';
+  if (reason === null) return IDLE_ICON;
   return '$(debug-pause)';
 }
 
@@ -66,11 +74,11 @@ export function budgetFractions(s: RunState): { steps: number; tokens: number; c
   };
 }
 
-/** Money spent, with the ceiling when there is one: "cost 0.0123/0.5"; undefined while no model has a price. */
+/** Money spent, with the ceiling when there is one: "$0.009 of $0.50", "$1.25 spent"; undefined while no model has a price. */
 export function moneyText(s: RunState): string | undefined {
   if (s.costUsed === null || s.costUsed === undefined) return undefined;
   const ceiling = s.limits.costCeiling ?? 0;
-  return `cost ${formatMoney(s.costUsed)}${ceiling > 0 ? `/${formatMoney(ceiling)}` : ''}`;
+  return ceiling > 0 ? formatSpend(s.costUsed, ceiling) : `${formatMoney(s.costUsed)} spent`;
 }
 
 /** What the tooltip says about money: its row, and why some calls (or all) are not in it. */
@@ -89,7 +97,7 @@ function moneyLines(s: RunState): { row: string[]; notes: string[] } {
 export function meterView(s: RunState | undefined, now: number = Date.now()): MeterView {
   if (!s || s.status === 'idle') {
     return {
-      text: `$(beaker) ${METER_LABEL}`,
+      text: `${IDLE_ICON} ${METER_LABEL}: no run yet`,
       tooltip: '**Fix Until Green**: no run yet in this workspace.\n\nClick to open the panel; run **Fix Until Green** from the command palette to start.',
       warning: false,
       ariaLabel: 'Fix Until Green: no run yet',
@@ -165,9 +173,9 @@ export function shortRunId(id: string): string {
   return `run of ${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
 }
 
-/** The panel tab's icon file (in media/) for a state. */
+/** The panel tab's icon file (in media/) for a state: a neutral ring before any run, the green check only after green. */
 export function panelIcon(state: RunState | null): string {
-  if (!state || state.status === 'idle') return 'icon.png';
+  if (!state || state.status === 'idle') return 'status-idle.svg';
   if (state.status === 'running') return 'status-running.svg';
   if (state.stopReason === 'green') return 'status-green.svg';
   if (state.stopReason === 'error' || state.stopReason === 'preflight-failed') return 'status-error.svg';

@@ -69,9 +69,13 @@ describe('Fix Until Green in VS Code: a stalled cheap model escalates to a stron
     assert.match((await handover.getAttribute('class')) ?? '', /escalated/);
     assert.match((await handover.getAttribute('title')) ?? '', /^Escalated to openai-compatible:fake-strong after step 2: openai-compatible:fake-cheap made no progress \(stalled\)\.$/);
     assert.match((await vs.panel().locator('[data-testid="stop-sentence"]').innerText()).trim(), /^Green: every check passes after step 3\. openai-compatible:fake-strong finished it after taking over\.$/);
-    assert.match(await vs.panel().locator('[data-testid="budget-cost"]').innerText(), /Cost\s+0\.0\d+ \/ 1\.00/);
-    assert.match(await vs.meterText(), /^Fix Until Green: green · 3\/5 steps · [\d.]+k\/200k tokens · cost 0\.0\d+\/1\.00$/);
-    assert.ok([...seen].some((t) => /^Fix Until Green: \d\/5 steps · [\d.]+k?\/200k tokens · cost [\d.]+\/1\.00$/.test(t)), `the meter showed the money while running; saw ${[...seen].join(' | ')}`);
+    assert.match(await vs.panel().locator('[data-testid="budget-cost"]').innerText(), /Cost\s+\$0\.\d+ of \$1\.00/);
+    assert.match(await vs.meterText(), /^Fix Until Green: green · 3\/5 steps · [\d.]+k\/200k tokens · \$0\.\d+ of \$1\.00$/);
+    assert.ok([...seen].some((t) => /^Fix Until Green: \d\/5 steps · [\d.]+k?\/200k tokens · \$[\d.]+ of \$1\.00$/.test(t)), `the meter showed the money while running; saw ${[...seen].join(' | ')}`);
+    // Each step's cost, in dollars, beside its tokens; the strong model's step costs more than a cheap one's.
+    const costs = await vs.panel().locator('[data-testid="step-cost"]').allInnerTexts();
+    assert.equal(costs.length, 3, `a cost on every step row: ${costs.join(' | ')}`);
+    for (const c of costs) assert.match(c.trim(), /^· \$0\.\d+$/);
     assert.match(readFileSync(path.join(ws, CART), 'utf8'), /return total - \(total \* percent\) \/ 100;/);
     await vs.screenshot('escalate-panel');
     await vs.screenshot('escalate-statusbar', vs.page.locator('.part.statusbar'));
@@ -79,7 +83,7 @@ describe('Fix Until Green in VS Code: a stalled cheap model escalates to a stron
     await vs.page.locator('.monaco-hover, .workbench-hover').first().waitFor({ timeout: 15000 });
     const hover = await vs.page.locator('.monaco-hover, .workbench-hover').first().innerText();
     log('meter tooltip:', hover);
-    assert.match(hover, /Cost\s+0\.0\d+\s+1\.00/);
+    assert.match(hover, /Cost\s+\$0\.\d+\s+\$1\.00/);
     await vs.screenshot('escalate-meter-tooltip');
   });
 });

@@ -34,7 +34,7 @@ const STOPS: Record<StopReason, { facts: StopFacts; sentence: RegExp }> = {
   'token-ceiling': { facts: facts('token-ceiling', 'the next call needs at least 9000 tokens (prompt 8000 + minimum output 1000) but only 10 of 200000 remain (199990 used)'), sentence: /^Stopped: the token budget \(200,000\) is spent; 1 failure left/ },
   'cost-ceiling': {
     facts: { ...facts('cost-ceiling', 'the next call could cost 0.0768 (prompt 1512 tokens + minimum output) but only 0.0464 of the cost ceiling 0.05 remain (0.0036 spent)'), limits: { ...LIMITS, costCeiling: 0.05 } },
-    sentence: /^Stopped: the next model call could have cost more than what is left of the cost ceiling \(0\.05\), so it was not made; 1 failure left \(applyDiscount: 20 !== 180\)\.$/,
+    sentence: /^Stopped: the next model call could have cost more than what is left of the cost ceiling \(\$0\.05\), so it was not made; 1 failure left \(applyDiscount: 20 !== 180\)\.$/,
   },
   'time-limit': { facts: facts('time-limit', '601 s elapsed of the 600 s limit'), sentence: /^Stopped: the time limit \(10 minutes\) ran out; 1 failure left/ },
   cancelled: { facts: facts('cancelled', 'stopped by the user during step 2', [DISCOUNT], 2), sentence: /^Stopped by you after step 2; 1 failure left \(applyDiscount: 20 !== 180\)\.$/ },

@@ -1,6 +1,6 @@
 // The status-bar meter's text, tooltip and warning threshold, as pure functions of the run state.
 import assert from 'node:assert/strict';
-import { escapeMarkdown, formatDuration, formatTokens, meterView, panelIcon, progressMessage, reasonIcon, shortRunId, WARN_FRACTION } from '../../../src/vscode/common/meterView';
+import { escapeMarkdown, formatDuration, formatTokens, IDLE_ICON, meterView, panelIcon, progressMessage, reasonIcon, shortRunId, WARN_FRACTION } from '../../../src/vscode/common/meterView';
 import type { RunState } from '../../../src/vscode/common/runState';
 import { idleState } from '../../../src/vscode/common/runState';
 
@@ -79,9 +79,16 @@ describe('status-bar meter', () => {
     }
   });
 
-  it('shows a neutral item before any run', () => {
-    assert.equal(meterView(undefined).text, '$(beaker) Fix Until Green');
-    assert.equal(meterView(idleState('/w', 'w', LIMITS)).text, '$(beaker) Fix Until Green');
+  it('shows the same named item before any run, with the empty ring of the product mark and a plain "no run yet"', () => {
+    assert.equal(IDLE_ICON, '$(circle-large-outline)');
+    assert.equal(meterView(undefined).text, '$(circle-large-outline) Fix Until Green: no run yet');
+    assert.equal(meterView(idleState('/w', 'w', LIMITS)).text, '$(circle-large-outline) Fix Until Green: no run yet');
+    assert.equal(meterView(undefined).ariaLabel, 'Fix Until Green: no run yet');
+    assert.equal(reasonIcon(null), IDLE_ICON, 'a session with no reason yet shows the idle ring too');
+    // Every state leads with its icon, then the same name: a newcomer reads one item whose icon changes.
+    const stopped: RunState = { ...running(1, 10), status: 'stopped', stopReason: 'step-cap', outcome: 'partial' };
+    for (const v of [meterView(undefined), meterView(running(1, 10)), meterView(stopped)]) assert.match(v.text, /^\$\([a-z-~]+\) Fix Until Green: /);
+    assert.doesNotMatch(meterView(undefined).text, /beaker|check/, 'no green check and no icon of its own before a run');
   });
 
   it('keeps model and check text from becoming markdown in the tooltip', () => {
@@ -92,23 +99,27 @@ describe('status-bar meter', () => {
 
   it('shows the money spent when prices are known, against the cost ceiling, and warns past 80 % of it', () => {
     const v = meterView(running(3, 12400, { costUsed: 0.0423, limits: { ...LIMITS, costCeiling: 0.5 } }), 1_005_000);
-    assert.equal(v.text, '$(sync~spin) Fix Until Green: 3/8 steps · 12.4k/200k tokens · cost 0.0423/0.5');
-    assert.match(v.tooltip, /\| Cost \| 0\.0423 \| 0\.5 \|/);
-    assert.match(v.ariaLabel, /cost 0\.0423\/0\.5/);
+    assert.equal(v.text, '$(sync~spin) Fix Until Green: 3/8 steps · 12.4k/200k tokens · $0.04 of $0.50');
+    assert.match(v.tooltip, /\| Cost \| \$0\.04 \| \$0\.50 \|/);
+    assert.match(v.ariaLabel, /, \$0\.04 of \$0\.50$/);
+    const small = meterView({ ...running(2, 1200, { costUsed: 0.00893, limits: { ...LIMITS, costCeiling: 0.5 } }), status: 'stopped', stopReason: 'step-cap', outcome: 'partial' });
+    assert.equal(small.text, '$(debug-pause) Fix Until Green: step-cap · 2/8 steps · 1.2k/200k tokens · $0.009 of $0.50');
+    assert.match(small.tooltip, /\| Cost \| \$0\.009 \| \$0\.50 \|/);
+    assert.match(small.tooltip, /Stopped: all 8 steps used/, 'the stop sentence leads the tooltip');
     assert.equal(v.warning, false);
     assert.equal(meterView(running(3, 0, { costUsed: 0.41, limits: { ...LIMITS, costCeiling: 0.5 } })).warning, true);
     const noCeiling = meterView(running(1, 100, { costUsed: 1.5 }));
-    assert.match(noCeiling.text, /tokens · cost 1\.50$/);
-    assert.match(noCeiling.tooltip, /\| Cost \| 1\.50 \| none \|/);
-    assert.doesNotMatch(meterView(running(1, 100)).text, /cost/, 'no price: no money figure');
+    assert.match(noCeiling.text, /tokens · \$1\.50 spent$/);
+    assert.match(noCeiling.tooltip, /\| Cost \| \$1\.50 \| none \|/);
+    assert.doesNotMatch(meterView(running(1, 100)).text, /cost|\$\d|spent/, 'no price: no money figure');
   });
 
   it("says in the tooltip that vscode-lm models have no price, never a made-up figure", () => {
     const lm = meterView(running(2, 3000, { unpriced: ['vscode-lm:copilot-gpt-4o'] }));
-    assert.doesNotMatch(lm.text, /cost/);
+    assert.doesNotMatch(lm.text, /cost|\$\d/);
     assert.match(lm.tooltip, /`vscode-lm:copilot-gpt-4o`: VS Code's chat models have no per-token price, so their calls cost no money here\./);
     const mixed = meterView({ ...running(3, 3000, { unpriced: ['vscode-lm:copilot', 'openai-compatible:local'], costUsed: 0.2 }), status: 'stopped', stopReason: 'green', outcome: 'fixed' });
-    assert.match(mixed.text, /cost 0\.2$/);
+    assert.match(mixed.text, /· \$0\.20 spent$/);
     assert.match(mixed.tooltip, /no per-token price, so their calls cost no money here and are not in the cost\./);
     assert.match(mixed.tooltip, /`openai-compatible:local`: no price in `fixUntilGreen\.model\.pricing`, so their calls are not in the cost\./);
   });
@@ -124,10 +135,11 @@ describe('panel header and tab', () => {
     assert.equal(shortRunId('r1'), 'run r1');
   });
 
-  it("gives the tab an icon for the state: never a green check on a failure", () => {
+  it("gives the tab an icon for the state: never a green check before a run or on a failure", () => {
     const idle = idleState('/w', 'w', { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 });
-    assert.equal(panelIcon(null), 'icon.png');
-    assert.equal(panelIcon(idle), 'icon.png');
+    // Not icon.png either: the product's icon is a green check, which would say "passed" over "no run yet".
+    assert.equal(panelIcon(null), 'status-idle.svg');
+    assert.equal(panelIcon(idle), 'status-idle.svg');
     assert.equal(panelIcon({ ...idle, status: 'running' }), 'status-running.svg');
     assert.equal(panelIcon({ ...idle, status: 'stopped', stopReason: 'green' }), 'status-green.svg');
     assert.equal(panelIcon({ ...idle, status: 'stopped', stopReason: 'stalled' }), 'status-stopped.svg');

@@ -88,6 +88,7 @@ describe('the .vsix package', function () {
         'extension/media/panel.css',
         'extension/media/status-error.svg',
         'extension/media/status-green.svg',
+        'extension/media/status-idle.svg',
         'extension/media/status-running.svg',
         'extension/media/status-stopped.svg',
         'extension/package.json',
