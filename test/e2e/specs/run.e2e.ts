@@ -55,6 +55,11 @@ describe('Fix Until Green in VS Code: a green run through an OpenAI-compatible e
     assert.match(await vs.panel().locator('[data-testid="budget-steps"]').innerText(), /2 \/ 5/);
     assert.match(await vs.panel().locator('[data-testid="budget-tokens"]').innerText(), /[\d.]+k \/ 200k/);
     assert.match(await vs.meterText(), /^Fix Until Green: green · 2\/5 steps · [\d.]+k\/200k tokens$/);
+    // Green with the changed files waiting for Keep or Undo: the notification offers the review first.
+    const green = await vs.waitForNotification(/Fix Until Green: green in green after 2 steps/, 30000);
+    const buttons = await green.locator('.monaco-button').allInnerTexts();
+    log('green notification buttons:', buttons);
+    assert.deepEqual(buttons.map((b) => b.trim()).filter((b) => b === 'Review Changes' || b === 'Show Panel'), ['Review Changes', 'Show Panel']);
     await vs.screenshot('green-panel');
     await vs.screenshot('green-statusbar', vs.page.locator('.part.statusbar'));
 
@@ -101,6 +106,8 @@ describe('Fix Until Green in VS Code: a green run through an OpenAI-compatible e
   it('Revert Run puts the original bytes back', async () => {
     const asked = await vs.revertRun();
     log('Revert Run asked:', asked ?? 'nothing');
+    // The run's files were never kept or undone: Revert Run asks first, naming them.
+    assert.match(asked ?? '', /Revert Run also undoes a file you have not reviewed yet \(src\/cart\.ts\)/);
     await until('the original bytes', () => (readFileSync(path.join(ws, CART)).equals(original) ? true : undefined), 30000);
     await vs.runCommand('Fix Until Green: Show Panel');
     await vs.panel().locator('[data-testid="reverted"]').waitFor({ timeout: 15000 });
