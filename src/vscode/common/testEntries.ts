@@ -122,5 +122,5 @@ export function testMessageParts(f: Failure, folder: string): MessageParts {
   const stack = stackFrames(f.message, folder);
   const v = f.values;
   if (v) return { text: failureHeadline(f), expected: v.expected, actual: v.actual, stack };
-  return { text: messageWithoutStack(f.message) || failureHeadline(f), stack };
+  return { text: messageWithoutStack(f.message) || (f.id ?? failureHeadline(f)), stack };
 }
