@@ -3,14 +3,14 @@
 // message the values' one-line headline with expected and actual for the diff and the stack as
 // frames, so the Test Results and the inline peek show the diff the user knows. A test seen failing
 // in this window stays listed and turns passed once a verification no longer reports it (the checks
-// report failures, so a test never seen failing is not known to us). The Run profile runs the
+// report failures, so a test never seen failing is not known to us); a run's every verification counts. The Run profile runs the
 // folder's checks through its controller, as Run Checks does, and reports into a real test run.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Failure, VerifyResult } from '../core/types';
 import type { RunController, RunControllers } from './controller';
 import type { TestEntry } from './common/testEntries';
-import { recordFailures, testFailures, testMessageParts, wholeCheckFailures } from './common/testEntries';
+import { noteFailing, recordFailures, testFailures, testMessageParts, wholeCheckFailures } from './common/testEntries';
 import { readSettings } from './settings';
 
 const ROOT_PREFIX = 'folder:';
@@ -20,6 +20,7 @@ export class FailureTests implements vscode.Disposable {
   /** Per folder, the tests known in this window. */
   private readonly books = new Map<string, Map<string, TestEntry>>();
   private readonly shown = new Map<string, readonly Failure[]>();
+  private readonly noted = new Map<string, readonly Failure[]>();
   private readonly reverted = new Map<string, string | null>();
   /** Folders whose check pass a test run of the profile reports (it records the result itself). */
   private readonly profileRuns = new Set<string>();
@@ -33,16 +34,21 @@ export class FailureTests implements vscode.Disposable {
 
   /** A run's stop or a check pass: its test failures go into the folder's book and the view. */
   private follow(c: RunController): void {
-    // Live failures change with every step: the Testing view shows a run's result once it stops.
-    if (c.running || this.profileRuns.has(c.folder)) return;
+    if (this.profileRuns.has(c.folder)) return;
     const s = c.state;
     const failures = s.remainingFailures;
+    if (c.running) {
+      // Live failures change with every step: the tests a run sees failing are noted, and listed with its result once it stops.
+      if (this.noted.get(c.folder) !== failures) this.books.set(c.folder, noteFailing(this.books.get(c.folder) ?? new Map(), testFailures(failures, s.checkParsers ?? {})));
+      this.noted.set(c.folder, failures);
+      return;
+    }
     const revertedNow = s.reverted === 'run' && this.reverted.get(c.folder) !== 'run';
     this.reverted.set(c.folder, s.reverted ?? null);
     if (this.shown.get(c.folder) === failures && !revertedNow) return;
     this.shown.set(c.folder, failures);
     if (revertedNow) {
-      // The files are back as they were before the run: what passed then is not known to pass now.
+      // The files are back as they were before the run: a test it made pass is not known to pass now.
       this.books.delete(c.folder);
       this.ctrl.items.delete(ROOT_PREFIX + c.folder);
       return;

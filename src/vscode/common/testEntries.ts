@@ -46,11 +46,21 @@ export function recordFailures(known: ReadonlyMap<string, TestEntry>, failing: r
     if (unsure.has(e.check)) out.set(k, e);
     else out.set(k, { key: e.key, check: e.check, label: e.label, ...(e.file ? { file: e.file } : {}), ...(e.line ? { line: e.line } : {}), state: 'passed' });
   }
+  return noteFailing(out, failing);
+}
+
+/** The folder's tests with a run's verification in progress noted: its failing tests failed, the others as they were. */
+export function noteFailing(known: ReadonlyMap<string, TestEntry>, failing: readonly Failure[]): Map<string, TestEntry> {
+  const out = new Map(known);
   for (const f of failing) {
     const key = testKey(f);
-    out.set(key, { key, check: f.check, label: f.id ?? failureHeadline(f), ...(f.file ? { file: f.file } : {}), ...(f.line ? { line: f.line } : {}), state: 'failed', failure: f });
+    out.set(key, entryOf(key, f));
   }
   return out;
+}
+
+function entryOf(key: string, f: Failure): TestEntry {
+  return { key, check: f.check, label: f.id ?? failureHeadline(f), ...(f.file ? { file: f.file } : {}), ...(f.line ? { line: f.line } : {}), state: 'failed', failure: f };
 }
 
 /** Checks whose failures name no test (a crash, a timeout, a spawn error): their tests' fate is unknown. */

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import type { Failure } from '../../../src/core/types';
 import { readValues } from '../../../src/core/verify/values';
 import type { TestEntry } from '../../../src/vscode/common/testEntries';
-import { messageWithoutStack, recordFailures, stackFrames, testFailures, testKey, testMessageParts, wholeCheckFailures } from '../../../src/vscode/common/testEntries';
+import { messageWithoutStack, noteFailing, recordFailures, stackFrames, testFailures, testKey, testMessageParts, wholeCheckFailures } from '../../../src/vscode/common/testEntries';
 
 const FOLDER = path.resolve('/work/shop');
 
@@ -64,6 +64,15 @@ describe('Testing view: the tests a folder lists', () => {
     assert.deepEqual(states(green), { 'applyDiscount takes a percentage off': 'passed', 'parsePrice reads dollars': 'passed' });
     // Failing again: the same entry, failed again.
     assert.deepEqual(states(recordFailures(green, [{ ...DISCOUNT, line: 11 }])), { 'applyDiscount takes a percentage off': 'failed', 'parsePrice reads dollars': 'passed' });
+  });
+
+  it('a run\'s verifications note the tests they see failing; at its stop, the one it fixed is listed passed', () => {
+    const known = recordFailures(new Map(), [JEST]);
+    // Step 0 sees both demo tests failing; a later step's verification sees one: nothing turns passed mid-run.
+    const during = noteFailing(noteFailing(known, [DISCOUNT, PRICE]), [DISCOUNT]);
+    assert.deepEqual(states(during), { 'money › formats euros': 'failed', 'applyDiscount takes a percentage off': 'failed', 'parsePrice reads dollars': 'failed' });
+    const stopped = recordFailures(during, [DISCOUNT, JEST]);
+    assert.deepEqual(states(stopped), { 'money › formats euros': 'failed', 'applyDiscount takes a percentage off': 'failed', 'parsePrice reads dollars': 'passed' });
   });
 
   it('the same test at another line is the same test (an edit moved it); a failure without a name is keyed by its first line', () => {
