@@ -1,11 +1,12 @@
-// Tests in VS Code's Testing view (loaded with the engine: the shell's testResults.ts hands over once a
-// run, a check pass or the Testing view needs it): after a run stops, or after Run Checks, each failing test of the
-// folder's test checks (mocha, jest, vitest, node:test, tap) is a test item marked failed, its
-// message the values' one-line headline with expected and actual for the diff and the stack as
-// frames, so the Test Results and the inline peek show the diff the user knows. A test seen failing
-// in this window stays listed and turns passed once a verification no longer reports it (the checks
-// report failures, so a test never seen failing is not known to us); a run's every verification counts. The Run profile runs the
-// folder's checks through its controller, as Run Checks does, and reports into a real test run.
+// Tests in VS Code's Testing view, loaded with the engine (the shell's testResults.ts hands over
+// once a run, a check pass, the Testing view or its Run button needs it). After a run stops, or after
+// Run Checks, each failing test of the folder's test checks (mocha, jest, vitest, node:test, tap) is
+// a test item marked failed, its message the values' one-line headline with expected and actual for
+// the diff and the stack as frames, so the Test Results and the inline peek show the diff the user
+// knows. A test seen failing in this window (by any verification of a run, or a check pass) stays
+// listed and turns passed once a verification no longer reports it: the checks report failures, so a
+// test never seen failing is not known to us. The Run profile runs the folder's checks through its
+// controller, as Run Checks does, and reports into a real test run.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Failure, VerifyResult } from '../core/types';
