@@ -12,7 +12,7 @@ export const VSCODE_API_NAMES = [
   'Uri', 'EventEmitter', 'Disposable', 'StatusBarAlignment', 'ThemeColor', 'ThemeIcon', 'MarkdownString', 'ProgressLocation',
   'Range', 'Position', 'Selection', 'Diagnostic', 'DiagnosticSeverity', 'WorkspaceEdit', 'ViewColumn', 'CancellationTokenSource',
   'LanguageModelChatMessage', 'LanguageModelTextPart', 'LanguageModelError', 'ConfigurationTarget', 'RelativePattern', 'FileType',
-  'TextEdit', 'LogLevel', 'ExtensionMode', 'QuickPickItemKind', 'CancellationError', 'FileSystemError', 'TestRunRequest', 'TestMessage', 'Location',
+  'TextEdit', 'LogLevel', 'ExtensionMode', 'QuickPickItemKind', 'CancellationError', 'FileSystemError', 'TestRunRequest', 'TestMessage', 'Location', 'TestRunProfileKind',
 ];
 
 /** A stub whose every property is another stub and every call is recorded and returns a stub. */

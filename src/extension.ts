@@ -50,7 +50,7 @@ export function activate(context: vscode.ExtensionContext): void {
     lastRuns.follow(controllers),
     new BudgetMeter(controllers),
     new FailureDiagnostics(controllers),
-    new FailureTests(controllers),
+    new FailureTests(controllers, logger),
     new ContextKeys(controllers),
     panel,
     ...commands.register(),

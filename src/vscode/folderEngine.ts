@@ -48,3 +48,4 @@ export { chatTurn } from './chatTurn';
 export { describeEvent } from './common/runLog';
 // What a run's stop tells the user in a notification (a run has loaded the engine by then).
 export { announceStop } from './stopNotice';
+export { TestingView } from './testingView';
