@@ -6,7 +6,7 @@
 // setting (`all`) lists everything. No `vscode` import: unit-tested.
 import type { DiagnosticsMode } from '../../core/settings';
 import type { Failure } from '../../core/types';
-import { failureHeadline } from '../../core/headline';
+import { ERROR_HEAD, failureHeadline } from '../../core/headline';
 
 /** A diagnostic another source (TypeScript, an ESLint extension) shows for a file right now. */
 export interface ShownDiagnostic {
@@ -34,9 +34,23 @@ export function problemsToShow(failures: readonly Failure[], mode: DiagnosticsMo
   return failures.filter((f) => !f.file || !shownByEditor(f, shownIn(f.file)));
 }
 
-/** A failure as a Problems entry: the headline (the test's name and its values, `20 !== 180`) leads, the whole message follows. */
+/**
+ * A failure as a Problems entry: the headline (the test's name and its values, `20 !== 180`) leads.
+ * A failed assertion whose values were read follows with which value is which (`expected 180, got
+ * 20`), not the runner's diff legend, caret and stack (the entry has the location); any other
+ * failure follows with its whole message.
+ */
 export function diagnosticMessage(f: Failure): string {
   const headline = `${f.check}: ${failureHeadline(f)}`;
-  const rest = f.message.trim();
-  return rest && !headline.endsWith(rest) ? `${headline}\n${rest}` : headline;
+  if (f.values) return `${headline}\nexpected ${oneLine(f.values.expected)}, got ${oneLine(f.values.actual)}`;
+  // The message's first line is in the headline already (as `failureHeadline` words it): the rest follows.
+  const [first = '', ...more] = f.message.trim().split('\n');
+  const rest = headline.endsWith(first.trim().replace(ERROR_HEAD, '')) ? more.join('\n').replace(/^(?:[ \t]*\n)+/, '').trimEnd() : f.message.trim();
+  return rest ? `${headline}\n${rest}` : headline;
+}
+
+/** A value on one line, at most 200 characters: an object's lines joined. */
+function oneLine(v: string): string {
+  const flat = v.split('\n').map((l) => l.trim()).filter((l) => l !== '').join(' ');
+  return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
 }

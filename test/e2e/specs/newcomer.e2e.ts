@@ -159,6 +159,9 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
     assert.equal(ours.length, remaining, `Problems ${ours.length}, the panel ${remaining}`);
     assert.ok(ours.some((t) => /Type 'string' is not assignable to type 'number'/.test(t)), 'the closed file\'s type error');
     assert.ok(ours.some((t) => t.includes(VALUES)), 'the test failure by its values');
+    const entry = ours.find((t) => t.includes(VALUES))!;
+    assert.match(entry, /expected '12\.05 EUR', got '12\.5 EUR'/, 'which value is which');
+    assert.doesNotMatch(entry, /actual - expected|\^|at TestContext/, "no diff legend, caret or stack: the entry has the location");
     await vs.screenshot('newcomer-problems-closed-file');
     // Opened, TypeScript shows the error itself: one entry for it, not two.
     await vs.openFile('src/tax.ts');
@@ -194,7 +197,9 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
     assert.equal(new Set(seen).size, seen.length, `each Tab moved to another control of the panel: ${seen.join(' → ')}`);
     assert.equal(await vs.page.locator('.tabs-container .tab.dirty', { hasText: 'invoice.ts' }).count(), 0, 'the editor did not take the Tabs');
     await vs.screenshot('newcomer-show-panel-focus');
-    await vs.openFile('src/invoice.ts');
+    // Back to the file (the first editor group, as a user does with Ctrl+1): as it was, and the keyboard is the editor's again.
+    await vs.page.keyboard.press('Control+1');
+    await until('the editor focused', async () => ((await vs.page.evaluate(() => document.activeElement?.tagName)) !== 'IFRAME' ? true : undefined), 15000, 200);
     assert.equal(await vs.editorText(), before, 'the file is as it was');
   });
 

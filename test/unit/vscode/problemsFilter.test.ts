@@ -32,10 +32,21 @@ describe('problems filter', () => {
     assert.deepEqual(problemsToShow(all, 'all', open), all);
   });
 
-  it('an entry leads with the values of a failed assertion, then the whole message', () => {
-    const m = diagnosticMessage(TEST);
-    assert.equal(m.split('\n')[0], 'test: applyDiscount takes a percentage off: 190 !== 180');
-    assert.match(m, /Expected values to be strictly equal/);
-    assert.equal(diagnosticMessage(TYPE).split('\n')[0], "typecheck: TS2322: Type 'string' is not assignable to type 'number'.");
+  it("an entry leads with the values of a failed assertion and says which is which, without the runner's legend, caret or stack", () => {
+    assert.equal(diagnosticMessage(TEST), 'test: applyDiscount takes a percentage off: 190 !== 180\nexpected 180, got 190');
+    const node = readValues({ check: 'test', file: 'test/invoice.test.ts', line: 10, id: 'formatTotal prints euros and cents', message: "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n+ actual - expected\n\n+ '12.5 EUR'\n- '12.05 EUR'\n    ^\n\n    at TestContext.<anonymous> (test/invoice.test.ts:10:10)\n" });
+    assert.equal(diagnosticMessage(node), "test: formatTotal prints euros and cents: '12.5 EUR' !== '12.05 EUR'\nexpected '12.05 EUR', got '12.5 EUR'");
+    const jest = readValues({ check: 'test', file: 'src/sum.test.ts', line: 4, id: 'sum adds', message: 'expect(received).toBe(expected) // Object.is equality\n\nExpected: 3\nReceived: 4\n\n  at Object.<anonymous> (src/sum.test.ts:4:19)' });
+    assert.ok(jest.values, 'the values were read');
+    assert.match(diagnosticMessage(jest), /\nexpected 3, got 4$/);
+    assert.doesNotMatch(diagnosticMessage(jest), /at Object/);
+  });
+
+  it('any other failure keeps its whole message under the headline', () => {
+    assert.equal(diagnosticMessage(TYPE), "typecheck: TS2322: Type 'string' is not assignable to type 'number'.");
+    const thrown: Failure = { check: 'test', file: 'test/a.test.ts', line: 3, id: 'parses', message: "TypeError: Cannot read properties of undefined (reading 'x')\n    at parse (src/a.ts:9:12)" };
+    assert.equal(diagnosticMessage(thrown), "test: parses: TypeError: Cannot read properties of undefined (reading 'x')\n    at parse (src/a.ts:9:12)", 'its first line once, in the headline');
+    const long: Failure = { check: 'lint', file: 'src/a.ts', line: 1, message: `${'x'.repeat(120)}\nmore` };
+    assert.match(diagnosticMessage(long), new RegExp(`…\\n${'x'.repeat(120)}\\nmore$`), 'a first line the headline cut short is kept whole');
   });
 });
