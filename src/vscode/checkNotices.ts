@@ -29,6 +29,10 @@ export async function verifyWithProgress(c: RunController, settings: Settings, t
 /** Run Checks' answer: all pass, or the failures per check with Show Problems. */
 export async function announceChecks(c: RunController, v: VerifyResult): Promise<void> {
   const show = 'Show Problems';
+  if (v.checks.some((x) => x.cancelled)) {
+    void vscode.window.showInformationMessage(`Fix Until Green: the checks in ${c.folderName} were cancelled; Problems keeps what the last check found.`);
+    return;
+  }
   if (v.green) {
     void vscode.window.showInformationMessage(`Fix Until Green: all ${v.checks.length} check(s) pass in ${c.folderName}.`);
     return;

@@ -361,6 +361,8 @@ export class RunController {
       // The check pass holds the folder already (this.task): what refuses it now is the checks or another process's run.
       if (!launch.ok) throw new Error(refusalProblem(launch.refusal, { folderName: this.folderName, what: 'the checks did not run' }).message);
       const result = await launch.prepared.checks.verifier.verify(signal);
+      // A cancelled pass says nothing about the files: Problems and the Testing view keep what the last check found.
+      if (signal?.aborted || result.checks.some((x) => x.cancelled)) return result;
       // The check pass is the newest fact: it leads the panel over the last run's stop.
       const checked = { at: this.now(), green: result.green, failureCount: result.failures.length };
       this.set({ ...this.current, remainingFailures: result.failures, checkParsers: withParsers(this.current.checkParsers, result.checks), checked });

@@ -19,7 +19,7 @@ import type { RunState } from '../../../src/vscode/common/runState';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 import { diffOf, reply } from '../../support/replies';
-import type { CheckSpec } from '../../../src/core/types';
+import type { CheckSpec, Failure } from '../../../src/core/types';
 import type { Verifier } from '../../../src/core/verify/verifier';
 import { silentLogger } from '../../../src/core/types';
 import type { RunReport } from '../../../src/core/trace/events';
@@ -294,6 +294,22 @@ describe('the controller owns the folder\'s files', () => {
     assert.deepEqual(c.state.remainingFailures, v.failures);
     assert.deepEqual(c.state.checked && { green: c.state.checked.green, failureCount: c.state.checked.failureCount }, { green: false, failureCount: v.failures.length }, 'the check pass leads the panel');
     assert.match(c.state.remainingFailures[0]!.message, new RegExp(`mul returns ${step === 0 ? 'a \\+ b' : `a \\* b \\+ ${step}`}$`));
+  });
+
+  it('a cancelled check pass leaves the last known failures and the panel as they were', async () => {
+    const hold = path.join(s.dir, 'hold');
+    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([], hold) });
+    const known: Failure[] = [{ check: 'test', file: 'calc.test.js', line: 3, id: 'mul', message: 'mul returns a + b' }];
+    c.setRemainingFailures(known);
+    const before = c.state;
+    writeFileSync(hold, '');
+    const abort = new AbortController();
+    const checking = c.verify(settings(2), abort.signal);
+    setTimeout(() => abort.abort(new Error('cancelled')), 300);
+    const v = await checking.finally(() => rmSync(hold, { force: true }));
+    assert.ok(v.checks.some((x) => x.cancelled), 'the check was cancelled');
+    assert.deepEqual(c.state.remainingFailures, known, 'Problems keeps what the last check found');
+    assert.equal(c.state.checked, before.checked, 'no check pass leads the panel');
   });
 
   it('refuses a revert or a check pass while a run is in progress, and a run while a revert is', async () => {
