@@ -84,7 +84,8 @@ export class ApiKeys {
     const items = KEYED_PROVIDERS.map((p) => ({ label: p, description: p === preselect ? 'current provider' : '' }));
     // The provider the settings name comes first, so Enter picks it.
     items.sort((a, b) => Number(b.label === preselect) - Number(a.label === preselect));
-    const picked = await vscode.window.showQuickPick(items, { title: 'Fix Until Green: Set API Key', placeHolder: 'Which provider is the key for?' });
+    // Kept open when the focus moves (a webview taking it back as the palette closes), as the key box is.
+    const picked = await vscode.window.showQuickPick(items, { title: 'Fix Until Green: Set API Key', placeHolder: 'Which provider is the key for?', ignoreFocusOut: true });
     if (!picked) return { stored: false };
     const provider = picked.label as KeyedProvider;
     const key = await vscode.window.showInputBox({

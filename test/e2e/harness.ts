@@ -282,9 +282,17 @@ export class VsCode {
   }
 
   async openPalette(text: string): Promise<Locator> {
-    await this.page.keyboard.press('F1');
     const input = this.quickInput();
-    await input.waitFor({ state: 'visible', timeout: 15000 });
+    // A webview taking the focus back as it loads (after a reload, say) closes the palette it opened
+    // into: F1 again, as a user would, up to three times.
+    for (let tries = 1; ; tries++) {
+      await this.page.keyboard.press('F1');
+      const shown = await input.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, (e: unknown) => {
+        if (tries >= 3) throw e;
+        return false;
+      });
+      if (shown) break;
+    }
     await input.fill(text);
     return input;
   }
