@@ -42,6 +42,15 @@ export interface FailureValues {
   expected: string;
 }
 
+/**
+ * A test a check's output names as passed, by the same `id` (and `file`, when the output names it)
+ * as the failure parser of its runner gives the test when it fails (verify/parsers/passed.ts).
+ */
+export interface PassedTest {
+  id: string;
+  file?: string;
+}
+
 /** How a check ran in one verification (DESIGN §4 staged checks): only `full` can decide green. */
 export type CheckMode = 'warm' | 'targeted' | 'full';
 
@@ -65,6 +74,15 @@ export interface CheckResult {
   runDurationsMs?: number[];
   /** PIDs of the check's processes still alive after its main process ended; all were killed. */
   strays?: number[];
+  /**
+   * The tests the shown run's output names as passed (test runners only, at most MAX_PASSED_TESTS),
+   * none of them among `failures` or `flaky`. Absent when the output names none reliably (another
+   * tool, a reporter that lists no passing test, a timeout, a cancel, a text report cut in the
+   * middle). Never part of the identity or the verdict.
+   */
+  passed?: PassedTest[];
+  /** Set when the output named more passing tests than `passed` keeps. */
+  passedCapped?: boolean;
   /** Warm, targeted or full (`stagedChecks`); absent in results made before staging existed. */
   mode?: CheckMode;
   /** What a staged run covered, or why the check ran in full instead. */

@@ -103,6 +103,8 @@ export class RunController {
   private readonly now: () => number;
   private readonly listeners = new Set<Listener>();
   private readonly eventListeners = new Set<(e: TimedEvent) => void>();
+  /** The last check pass's result, not persisted: its checks' passing tests for the Testing view while its failures are the state's. */
+  lastCheckPass: VerifyResult | undefined;
 
   constructor(
     readonly folder: string,
@@ -365,6 +367,7 @@ export class RunController {
       if (signal?.aborted || result.checks.some((x) => x.cancelled)) return result;
       // The check pass is the newest fact: it leads the panel over the last run's stop.
       const checked = { at: this.now(), green: result.green, failureCount: result.failures.length };
+      this.lastCheckPass = result;
       this.set({ ...this.current, remainingFailures: result.failures, checkParsers: withParsers(this.current.checkParsers, result.checks), checked });
       return result;
     });

@@ -4,15 +4,17 @@
 // a test item marked failed, its message the values' one-line headline with expected and actual for
 // the diff and the stack as frames, so the Test Results and the inline peek show the diff the user
 // knows. A test seen failing in this window (by any verification of a run, or a check pass) stays
-// listed and turns passed once a verification no longer reports it: the checks report failures, so a
-// test never seen failing is not known to us. The Run profile runs the folder's checks through its
+// listed and turns passed once a verification no longer reports it. A check pass (Run Checks, the
+// Run profile) also lists passed every test its checks' output named as passed (CheckResult.passed);
+// a run's verifications do not carry those (its trace stays small), so a test a run never saw
+// failing is known from the next check pass. The Run profile runs the folder's checks through its
 // controller, as Run Checks does, and reports into a real test run.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Failure, VerifyResult } from '../core/types';
 import type { RunController, RunControllers } from './controller';
-import type { TestEntry } from './common/testEntries';
-import { noteFailing, recordFailures, testFailures, testMessageParts, wholeCheckFailures } from './common/testEntries';
+import type { CheckPassed, TestEntry } from './common/testEntries';
+import { noteFailing, passedTests, recordFailures, testFailures, testMessageParts, wholeCheckFailures } from './common/testEntries';
 import { readSettings } from './settings';
 
 const ROOT_PREFIX = 'folder:';
@@ -54,7 +56,9 @@ export class TestingView {
     }
     // A run that stopped before its first check (a preflight refusal) saw no test.
     if (s.failuresPerStep.length === 0 && !s.checked) return;
-    const entries = this.record(c, failures, wholeCheckFailures(failures));
+    // A check pass's passing tests come with its result (a run's verifications keep them out of its trace).
+    const passed = c.lastCheckPass?.failures === failures ? passedTests(c.lastCheckPass.checks) : [];
+    const entries = this.record(c, failures, wholeCheckFailures(failures), passed);
     if (entries.length === 0) return;
     const run = this.ctrl.createTestRun(new vscode.TestRunRequest([this.ctrl.items.get(ROOT_PREFIX + c.folder)!]), `Fix Until Green (${c.folderName})`, false);
     this.report(run, entries, c.folder);
@@ -62,8 +66,8 @@ export class TestingView {
   }
 
   /** Records a verification's failures in the folder's book and updates its items; the items with their entries. */
-  private record(c: RunController, failures: readonly Failure[], unsure: ReadonlySet<string>): { item: vscode.TestItem; entry: TestEntry }[] {
-    const book = recordFailures(this.books.get(c.folder) ?? new Map(), testFailures(failures, c.state.checkParsers ?? {}), unsure);
+  private record(c: RunController, failures: readonly Failure[], unsure: ReadonlySet<string>, passed: readonly CheckPassed[]): { item: vscode.TestItem; entry: TestEntry }[] {
+    const book = recordFailures(this.books.get(c.folder) ?? new Map(), testFailures(failures, c.state.checkParsers ?? {}), unsure, passed);
     this.books.set(c.folder, book);
     const rootId = ROOT_PREFIX + c.folder;
     if (book.size === 0) {
@@ -152,7 +156,7 @@ export class TestingView {
       run.appendOutput(`Fix Until Green: ${v}\r\n`);
       return;
     }
-    const entries = this.record(c, v.failures, unsureChecks(v));
+    const entries = this.record(c, v.failures, unsureChecks(v), passedTests(v.checks));
     // The folder's checks ran whole: every test they tell about has a result, asked for or not.
     this.report(run, entries, folder);
     run.appendOutput(`Fix Until Green: ${v.green ? 'all checks pass' : `${v.failures.length} failure(s)`} in ${c.folderName} (${v.checks.map((x) => `${x.name} exit ${x.exitCode}`).join(', ')})\r\n`);

@@ -7,6 +7,8 @@ import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
 import { parserForCommand } from './infer';
 import { parseOutput, timedOutFailures } from './parsers/index';
+import { TEST_RUNNERS } from './parsers/locate';
+import { type PassedTests, passingTests } from './parsers/passed';
 import { checkRecordDir } from './containment';
 import { checkEnv, runCommand, splitCommand } from './runner';
 import type { Attempt, Confirmed } from './staged/attempt';
@@ -280,6 +282,7 @@ export class Verifier {
       ...(signal ? { signal } : {}),
     });
     let failures: Failure[];
+    let passed: PassedTests | undefined;
     if (r.cancelled) {
       failures = [];
     } else if (r.timedOut) {
@@ -289,16 +292,13 @@ export class Verifier {
     } else if (r.spawnError !== undefined) {
       failures = [{ check: spec.name, id: 'spawn', message: `${spec.name} could not start: ${r.spawnError}` }];
     } else {
-      failures = parseOutput(parser, r.output, {
-        check: spec.name,
-        root: this.opts.root,
-        cwd,
-        exitCode: r.exitCode,
-        ...(r.stdout !== undefined && !r.stdoutTruncated ? { stdout: r.stdout } : {}),
-      });
+      const ctx = { check: spec.name, root: this.opts.root, cwd, exitCode: r.exitCode, ...(r.stdout !== undefined && !r.stdoutTruncated ? { stdout: r.stdout } : {}) };
+      failures = parseOutput(parser, r.output, ctx);
+      // What passed, for the Testing view only: never read by the verdict or the identity.
+      passed = TEST_RUNNERS.has(parser) ? passingTests(parser, r.output, ctx, r.truncated) : undefined;
     }
     this.logger.debug(`check ${spec.name}: exit ${r.exitCode} in ${r.durationMs} ms, ${failures.length} failure(s)`);
-    return { r, failures };
+    return { r, failures, ...(passed ? { passed } : {}) };
   }
 
   /**

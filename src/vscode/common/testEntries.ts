@@ -1,8 +1,9 @@
 // What VS Code's Testing view lists for a folder, without `vscode` (the unit tests read it directly):
 // every test a run or a check pass of this window saw failing, failed while it fails and passed once
-// a later verification no longer reports it, and each failure's message as the Test Results and the
-// peek show it: the values' one-line headline with expected and actual for the diff, the stack as
-// frames, never the runner's caret lines or stack in the text.
+// a later verification no longer reports it; every test a check pass's output named as passed; and
+// each failure's message as the Test Results and the peek show it: the values' one-line headline
+// with expected and actual for the diff, the stack as frames, never the runner's caret lines or
+// stack in the text.
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { failureHeadline } from '../../core/headline';
@@ -18,7 +19,7 @@ export function testFailures(failures: readonly Failure[], parsers: Readonly<Rec
   });
 }
 
-/** One test the Testing view lists: failing now, or seen failing and passing since. */
+/** One test the Testing view lists: failing now, or seen failing and passing since, or named as passed by a check pass. */
 export interface TestEntry {
   key: string;
   check: string;
@@ -35,18 +36,51 @@ export function testKey(f: Failure): string {
   return `${f.check}::${f.id ?? f.message.split('\n')[0]!.trim()}::${f.file ?? ''}`;
 }
 
+/** A test a check's output named as passed (CheckResult.passed, with its check). */
+export interface CheckPassed {
+  check: string;
+  id: string;
+  file?: string;
+}
+
+/** The passing tests of a verification's checks, with their check. */
+export function passedTests(checks: readonly { name: string; passed?: readonly { id: string; file?: string }[] }[]): CheckPassed[] {
+  return checks.flatMap((c) => (c.passed ?? []).map((t) => ({ check: c.name, ...t })));
+}
+
 /**
  * The folder's tests after a verification: each failing one failed (new ones added at the end),
  * each known one no longer failing passed, unless its check said nothing reliable about its tests
- * (`unsure`: the check was cancelled, timed out, crashed or could not start).
+ * (`unsure`: the check was cancelled, timed out, crashed or could not start), and each test its
+ * output named as passed listed passed (the known entry of that test when there is one).
  */
-export function recordFailures(known: ReadonlyMap<string, TestEntry>, failing: readonly Failure[], unsure: ReadonlySet<string> = new Set()): Map<string, TestEntry> {
+export function recordFailures(known: ReadonlyMap<string, TestEntry>, failing: readonly Failure[], unsure: ReadonlySet<string> = new Set(), passed: readonly CheckPassed[] = []): Map<string, TestEntry> {
   const out = new Map<string, TestEntry>();
   for (const [k, e] of known) {
     if (unsure.has(e.check)) out.set(k, e);
-    else out.set(k, { key: e.key, check: e.check, label: e.label, ...(e.file ? { file: e.file } : {}), ...(e.line ? { line: e.line } : {}), state: 'passed' });
+    else out.set(k, passedEntry(e.key, e));
+  }
+  for (const p of passed) {
+    const key = sameTest(out, p.check, p.id, p.file) ?? testKey({ check: p.check, id: p.id, ...(p.file !== undefined ? { file: p.file } : {}), message: '' });
+    const e = out.get(key);
+    out.set(key, passedEntry(key, { check: p.check, label: e?.label ?? p.id, ...(e?.file !== undefined || p.file !== undefined ? { file: e?.file ?? p.file } : {}), ...(e?.line ? { line: e.line } : {}) }));
   }
   return noteFailing(out, failing);
+}
+
+function passedEntry(key: string, e: Pick<TestEntry, 'check' | 'label' | 'file' | 'line'>): TestEntry {
+  return { key, check: e.check, label: e.label, ...(e.file ? { file: e.file } : {}), ...(e.line ? { line: e.line } : {}), state: 'passed' };
+}
+
+/**
+ * The key of the entry of this test of `check`: its key, or an entry by the same name whose file one
+ * side does not know (a reporter that names no file for passing tests, or for failing ones).
+ */
+function sameTest(book: ReadonlyMap<string, TestEntry>, check: string, id: string, file: string | undefined): string | undefined {
+  const exact = testKey({ check, id, ...(file !== undefined ? { file } : {}), message: '' });
+  if (book.has(exact)) return exact;
+  for (const e of book.values()) if (e.check === check && e.label === id && (e.file === undefined || file === undefined)) return e.key;
+  return undefined;
 }
 
 /** The folder's tests with a run's verification in progress noted: its failing tests failed, the others as they were. */
@@ -54,6 +88,9 @@ export function noteFailing(known: ReadonlyMap<string, TestEntry>, failing: read
   const out = new Map(known);
   for (const f of failing) {
     const key = testKey(f);
+    // The same test listed passed under another file (none known on one side) fails now: one entry, the failure's.
+    const other = f.id !== undefined && !out.has(key) ? sameTest(out, f.check, f.id, f.file) : undefined;
+    if (other !== undefined && out.get(other)!.state === 'passed') out.delete(other);
     out.set(key, entryOf(key, f));
   }
   return out;

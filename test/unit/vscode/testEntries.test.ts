@@ -1,5 +1,6 @@
 // VS Code's Testing view (src/vscode/testResults.ts) lists what testEntries.ts decides: each test seen
 // failing stays listed, failed while it fails and passed once a verification no longer reports it;
+// each test a check pass names as passed is listed passed, the same entry as when it fails;
 // a failure's message is the values' headline with the clean values and the stack as frames, never
 // the runner's caret lines or stack in the text.
 import assert from 'node:assert/strict';
@@ -8,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import type { Failure } from '../../../src/core/types';
 import { readValues } from '../../../src/core/verify/values';
 import type { TestEntry } from '../../../src/vscode/common/testEntries';
-import { messageWithoutStack, noteFailing, recordFailures, stackFrames, testFailures, testKey, testMessageParts, wholeCheckFailures } from '../../../src/vscode/common/testEntries';
+import { messageWithoutStack, noteFailing, passedTests, recordFailures, stackFrames, testFailures, testKey, testMessageParts, wholeCheckFailures } from '../../../src/vscode/common/testEntries';
 
 const FOLDER = path.resolve('/work/shop');
 
@@ -89,6 +90,51 @@ describe('Testing view: the tests a folder lists', () => {
     const after = recordFailures(known, [crash].filter((f) => f.id !== undefined), unsure);
     assert.deepEqual(states(after), { 'applyDiscount takes a percentage off': 'failed', 'money › formats euros': 'passed' });
     assert.deepEqual([...wholeCheckFailures([DISCOUNT, { check: 'jest', id: 'spawn', message: 'jest could not start' }])], ['jest']);
+  });
+});
+
+describe('Testing view: the tests a check pass names as passed', () => {
+  it('lists each passed test with its file, alongside the failing ones, in the checks\' order', () => {
+    const passed = passedTests([
+      { name: 'test', passed: [{ id: 'parsePrice reads dollars', file: 'test/cart.test.ts' }, { id: 'cart > sums lines' }] },
+      { name: 'typecheck' },
+    ]);
+    assert.deepEqual(passed, [{ check: 'test', id: 'parsePrice reads dollars', file: 'test/cart.test.ts' }, { check: 'test', id: 'cart > sums lines' }]);
+    const book = recordFailures(new Map(), [DISCOUNT], new Set(), passed);
+    assert.deepEqual(states(book), { 'parsePrice reads dollars': 'passed', 'cart > sums lines': 'passed', 'applyDiscount takes a percentage off': 'failed' });
+    const price = book.get(testKey(PRICE))!;
+    assert.equal(price.file, 'test/cart.test.ts');
+    assert.equal(price.failure, undefined);
+    assert.equal(book.get('test::cart > sums lines::')!.file, undefined);
+  });
+
+  it('a test listed passed that fails later is the same entry, failed; passing again, passed again', () => {
+    const listed = recordFailures(new Map(), [], new Set(), [{ check: 'test', id: PRICE.id!, file: PRICE.file! }]);
+    const failed = recordFailures(listed, [PRICE]);
+    assert.deepEqual(states(failed), { 'parsePrice reads dollars': 'failed' });
+    assert.equal(failed.size, 1);
+    assert.equal(failed.get(testKey(PRICE))!.failure, PRICE);
+    const again = recordFailures(failed, [], new Set(), [{ check: 'test', id: PRICE.id!, file: PRICE.file! }]);
+    assert.deepEqual([...again.values()].map((e) => [e.key, e.state, e.line]), [[testKey(PRICE), 'passed', 14]]);
+  });
+
+  it('a reporter that names no file for passing tests (mocha spec, node:test) still meets the failing test\'s entry, both ways', () => {
+    const fixed = recordFailures(recordFailures(new Map(), [DISCOUNT]), [], new Set(), [{ check: 'test', id: DISCOUNT.id! }]);
+    assert.equal(fixed.size, 1);
+    assert.deepEqual([...fixed.values()].map((e) => [e.key, e.state, e.file]), [[testKey(DISCOUNT), 'passed', 'test/cart.test.ts']]);
+    const listed = recordFailures(new Map(), [], new Set(), [{ check: 'test', id: DISCOUNT.id! }]);
+    const failing = recordFailures(listed, [DISCOUNT]);
+    assert.deepEqual([...failing.values()].map((e) => [e.key, e.state]), [[testKey(DISCOUNT), 'failed']]);
+    // Another check's test by the same name is another test.
+    const other = recordFailures(listed, [{ ...DISCOUNT, check: 'jest' }]);
+    assert.equal(other.size, 2);
+  });
+
+  it('a failing test stays failed whatever a passed list says; a known test of an unsure check the list does not name stays as it was', () => {
+    const book = recordFailures(new Map(), [DISCOUNT], new Set(), [{ check: 'test', id: DISCOUNT.id!, file: DISCOUNT.file! }]);
+    assert.deepEqual(states(book), { 'applyDiscount takes a percentage off': 'failed' });
+    const unsure = recordFailures(recordFailures(new Map(), [PRICE]), [], new Set(['test']), [{ check: 'test', id: 'cart > sums lines' }]);
+    assert.deepEqual(states(unsure), { 'parsePrice reads dollars': 'failed', 'cart > sums lines': 'passed' });
   });
 });
 

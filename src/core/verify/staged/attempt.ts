@@ -1,11 +1,14 @@
 // What one run of a check gave, and what its runs say together: shared by the verifier and the
 // staged checks (which run the same check narrowed).
 import type { CheckMode, CheckResult, CheckSpec, Failure, ParserId } from '../../types';
+import type { PassedTests } from '../parsers/passed';
 import type { RunCommandResult } from '../runner';
 
 export interface Attempt {
   r: RunCommandResult;
   failures: Failure[];
+  /** The tests its output names as passed (test runners only). */
+  passed?: PassedTests;
 }
 
 /** The runs of one check, told apart into what counts, what was flaky and the run shown. */
@@ -41,8 +44,18 @@ export function checkResult(spec: CheckSpec, parser: ParserId, c: Confirmed, mod
     runDurationsMs: c.attempts.map((a) => a.r.durationMs),
     mode,
     ...(extra.note !== undefined ? { stagedNote: extra.note } : {}),
+    ...passedOf(c),
     ...(c.attempts.some((a) => a.r.strays.length > 0) ? { strays: [...new Set(c.attempts.flatMap((a) => a.r.strays))] } : {}),
   };
+}
+
+/** The shown run's passing tests, none of them a test that counts as failing or flaky. */
+function passedOf(c: Confirmed): Pick<CheckResult, 'passed' | 'passedCapped'> {
+  const p = c.shown.passed;
+  if (!p || p.tests.length === 0) return {};
+  const failing = new Set([...c.counted, ...c.flaky].map((f) => f.id));
+  const tests = p.tests.filter((t) => !failing.has(t.id));
+  return tests.length > 0 ? { passed: tests, ...(p.capped ? { passedCapped: true } : {}) } : {};
 }
 
 /** One run that needed no process (nothing to re-run): its result is what is carried. */
