@@ -5,7 +5,7 @@
 // settings. An edit that touches any of them is refused (retry, the reason fed back) unless the
 // user set `allowVerifierEdits`; a definition that changes on disk during a step stops the run.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
 import type { CheckSpec } from '../types';
@@ -193,7 +193,67 @@ const INSTALL_MARKERS: readonly string[] = [
   'node_modules/.yarn-state.yml',
   'node_modules/.yarn-integrity',
   'node_modules/.modules.yaml',
+  'node_modules/.pnpm/lock.yaml',
+  '.yarn/install-state.gz',
+  '.pnp.cjs',
+  '.pnp.loader.mjs',
 ];
+
+/**
+ * A package folder's stamp (key `node_modules/dep/`): the folder's and its package.json's inodes,
+ * the manifest's size and mtime. Replacing a package by hand (`rm -rf` and a copy, a re-link by
+ * pnpm) rewrites no marker above, but gives new inodes: stats only, no hashing, so a thousand
+ * packages cost a few milliseconds. The listing (key `node_modules/`) is the sorted package names:
+ * one added or removed is a change too.
+ */
+function folderStamp(dir: string): string | null {
+  if (path.basename(dir) === 'node_modules') {
+    const names = packageNames(dir);
+    return names.length === 0 ? null : createHash('sha256').update(names.join('\n')).digest('hex');
+  }
+  try {
+    const d = statSync(dir);
+    if (!d.isDirectory()) return null;
+    let manifest = 'none';
+    try {
+      const m = statSync(path.join(dir, 'package.json'));
+      manifest = `${m.ino}:${m.size}:${m.mtimeMs}`;
+    } catch {
+      // A folder without a manifest is still a package folder node can load from.
+    }
+    return `${d.ino}:${manifest}`;
+  } catch {
+    return null;
+  }
+}
+
+/** The top-level package folders of a node_modules (`dep`, `@scope/dep`), sorted; dot entries are the managers' own. */
+function packageNames(nm: string): string[] {
+  const list = (d: string): string[] => {
+    try {
+      return readdirSync(d).filter((n) => !n.startsWith('.'));
+    } catch {
+      return [];
+    }
+  };
+  const out: string[] = [];
+  for (const n of list(nm)) {
+    if (n.startsWith('@')) for (const m of list(path.join(nm, n))) out.push(`${n}/${m}`);
+    else out.push(n);
+  }
+  return out.sort();
+}
+
+/** Stamps of every package a check can load from this node_modules, and of the listing itself. */
+function installedPackages(root: string, dir: string, rels: Set<string>): void {
+  const nm = path.join(dir, 'node_modules');
+  const rel = toRel(root, nm);
+  if (rel === undefined) return;
+  const names = packageNames(nm);
+  if (names.length === 0) return;
+  rels.add(`${rel}/`);
+  for (const n of names) rels.add(`${rel}/${n}/`);
+}
 
 const LAUNCHERS = new Set(['npx', 'exec', 'pnpm', 'yarn', 'bunx', 'dlx']);
 
@@ -227,6 +287,12 @@ function installedTools(root: string, cwd: string, command: string): string[] {
   return out;
 }
 
+/** A recorded entry's state now: a file's fingerprint, or a package folder's stamp (`…/`). */
+function stampOf(root: string, rel: string): string | null {
+  const abs = path.join(root, ...rel.split('/').filter((x) => x !== ''));
+  return rel.endsWith('/') ? folderStamp(abs) : fingerprint(abs);
+}
+
 /** What defines the checks at step 0. Reads the disk directly: this runs before any edit. */
 export function recordVerifier(root: string, checks: readonly CheckSpec[]): VerifierRecord {
   const rels = new Set<string>(['package.json', '.vscode/settings.json', '.vscode/tasks.json']);
@@ -250,13 +316,14 @@ export function recordVerifier(root: string, checks: readonly CheckSpec[]): Veri
       const marker = d === root ? m : toRel(root, path.join(d, m));
       if (marker) rels.add(marker);
     }
+    installedPackages(root, d, rels);
     const tsconfig = path.join(d, 'tsconfig.json');
     if (existsSync(tsconfig)) tsconfigChain(root, tsconfig, tsconfigs);
   }
   for (const r of [...rels]) if (/(^|\/)tsconfig[^/]*\.json$/.test(r)) tsconfigChain(root, path.join(root, r), tsconfigs);
   for (const t of tsconfigs) rels.add(t);
   const files = new Map<string, string | null>();
-  for (const r of [...rels].sort()) files.set(r, fingerprint(path.join(root, r)));
+  for (const r of [...rels].sort()) files.set(r, stampOf(root, r));
   return { commands: checks.map((c) => c.command), files };
 }
 
@@ -295,7 +362,7 @@ export function verifierProtection(f: ProposedFile, record: VerifierRecord | und
 
 /** The recorded files that define the checks whose content differs on disk now (by any writer). */
 export function changedVerifierFiles(root: string, r: VerifierRecord): string[] {
-  return [...r.files].filter(([rel, hash]) => fingerprint(path.join(root, rel)) !== hash).map(([rel]) => rel);
+  return [...r.files].filter(([rel, hash]) => stampOf(root, rel) !== hash).map(([rel]) => rel);
 }
 
 /**
