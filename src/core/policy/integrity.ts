@@ -9,7 +9,9 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'n
 import * as path from 'node:path';
 import picomatch from 'picomatch';
 import type { CheckSpec } from '../types';
+import { landingPath, relBelow } from '../edit/landing';
 import type { Critic, ProposedFile } from './critics';
+import { namesOf } from './critics';
 
 /** Files that configure a type checker, linter or test runner wherever they sit in the folder. */
 export const VERIFIER_CONFIG_GLOBS: readonly string[] = [
@@ -322,6 +324,23 @@ export function recordVerifier(root: string, checks: readonly CheckSpec[]): Veri
   }
   for (const r of [...rels]) if (/(^|\/)tsconfig[^/]*\.json$/.test(r)) tsconfigChain(root, path.join(root, r), tsconfigs);
   for (const t of tsconfigs) rels.add(t);
+  // A recorded file that is a link (`check.sh -> scripts/real.sh`) is also recorded by the name it
+  // resolves to: an edit of the target changes the verifier as much as one of the link.
+  let realRoot: string | undefined;
+  try {
+    realRoot = landingPath(root, '.');
+  } catch {
+    realRoot = undefined;
+  }
+  for (const r of [...rels]) {
+    if (realRoot === undefined || r.endsWith('/') || r.startsWith('node_modules/') || r.includes('/node_modules/')) continue;
+    try {
+      const real = relBelow(realRoot, landingPath(root, r));
+      if (real !== undefined && real !== r) rels.add(real);
+    } catch {
+      // A link loop: the name as written is recorded, and its fingerprint is "absent".
+    }
+  }
   const files = new Map<string, string | null>();
   for (const r of [...rels].sort()) files.set(r, stampOf(root, r));
   return { commands: checks.map((c) => c.command), files };
@@ -349,14 +368,16 @@ const OPT_IN = 'set fixUntilGreen.allowVerifierEdits to true to let the model ch
 
 /** Why an edited file is protected as part of the verifier, or undefined when it is not. */
 export function verifierProtection(f: ProposedFile, record: VerifierRecord | undefined, isConfig: (p: string) => boolean): string | undefined {
-  const base = f.path.split('/').pop()!;
-  if (base === 'package.json' && !f.path.includes('node_modules/')) {
+  // Every name the file goes by (its real one, and a link's the edit used) is judged.
+  const names = namesOf(f);
+  const shown = f.asWritten !== undefined ? `${f.path} (written as ${f.asWritten})` : f.path;
+  if (names.some((n) => n.split('/').pop() === 'package.json' && !n.includes('node_modules/'))) {
     const fields = changedVerifierFields(f.before, f.after);
     if (fields.length === 0) return undefined;
-    return `${f.path} (${f.kind}): ${fields.map((x) => (x === 'the whole file' ? x : `"${x}"`)).join(', ')} define${fields.length === 1 && fields[0] !== 'the whole file' ? 's' : ''} how the checks run`;
+    return `${shown} (${f.kind}): ${fields.map((x) => (x === 'the whole file' ? x : `"${x}"`)).join(', ')} define${fields.length === 1 && fields[0] !== 'the whole file' ? 's' : ''} how the checks run`;
   }
-  if (record?.files.has(f.path)) return `${f.path} (${f.kind}): the checks read it (recorded at step 0)`;
-  if (isConfig(f.path)) return `${f.path} (${f.kind}): it configures the type checker, linter or test runner`;
+  if (names.some((n) => record?.files.has(n))) return `${shown} (${f.kind}): the checks read it (recorded at step 0)`;
+  if (names.some(isConfig)) return `${shown} (${f.kind}): it configures the type checker, linter or test runner`;
   return undefined;
 }
 
