@@ -5,10 +5,12 @@
 // "block" to Claude Code). Only a call the hook cannot even place (an unknown host) exits 1, which
 // every host treats as a non-blocking error.
 import { existsSync, statSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { handleHookCall } from '../core/gate/hookGate';
 import type { HookAnswer, HookEvent, HookHost } from '../core/gate/hookHosts';
+import { projectRoot } from '../core/gate/projectRoot';
 import { formatHookAnswer, HOOK_EVENTS, HOOK_HOSTS, HOST_DEFAULT_TIMEOUT_S, isHookHost, readHookInput } from '../core/gate/hookHosts';
 import type { Refusal } from '../core/launch';
 import { prepareChecks } from '../core/launch';
@@ -20,6 +22,8 @@ import { settingsAnswer } from './workspaceSettings';
 /** What reading stdin needs: the CLI passes process.stdin; tests pass the text. */
 export interface HookIo extends CliIo {
   stdin?: () => Promise<string>;
+  /** The hook's environment (the host's project-dir variables); process.env when absent. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 async function readStdin(): Promise<string> {
@@ -104,7 +108,9 @@ export async function hookCommand(argv: string[], io: HookIo): Promise<number> {
     return answer(call.host, call.event, { kind: 'allow', ...(call.event === 'stop' ? { message: `Fix Until Green: ${why}` } : {}) });
   };
   if (call.event === 'other') return answer(call.host, call.event, { kind: 'allow' });
-  const root = path.resolve(values.cwd ?? call.cwd ?? process.cwd());
+  // The project the hooks were installed for, never the folder the agent cd'ed into (projectRoot.ts).
+  const env = io.env ?? process.env;
+  const { root } = projectRoot({ host, explicit: values.cwd, cwd: call.cwd, processCwd: process.cwd(), env, home: env.HOME ?? os.homedir() });
   if (!existsSync(root) || !statSync(root).isDirectory()) return letGo(`the session's folder ${root} is not a directory; the agent was not gated`);
 
   const controller = new AbortController();

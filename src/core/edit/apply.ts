@@ -18,7 +18,10 @@ import { oneLine } from './workspace';
 import { recordFailedWrite } from './failedWrite';
 
 export interface FileSummary {
+  /** The file's real name in the folder. */
   path: string;
+  /** The name the edit used, when it differs (a folder link): the critics judge it too. */
+  asWritten?: string;
   kind: 'create' | 'modify' | 'delete';
   added: number;
   removed: number;
@@ -366,9 +369,13 @@ class Planner {
 
   constructor(private readonly opts: ApplyOptions) {}
 
+  /** The name each real path was written as, when it differs (the first such name). */
+  private readonly writtenAs = new Map<string, string>();
+
   resolve(raw: string): string {
     const r = resolveEditPath(raw, this.opts.policy);
     if (!r.ok) throw new EditError(r.reason);
+    if (r.asWritten !== undefined && !this.writtenAs.has(r.rel)) this.writtenAs.set(r.rel, r.asWritten);
     return r.rel;
   }
 
@@ -573,7 +580,8 @@ class Planner {
       if (sameBytes(content, w.original ?? null)) continue;
       const orig = this.originalText(w.rel);
       const kind: FileSummary['kind'] = w.original === undefined ? 'create' : content === null ? 'delete' : 'modify';
-      files.push({ path: w.rel, kind, ...countChange(orig, w.text) });
+      const asWritten = this.writtenAs.get(w.rel);
+      files.push({ path: w.rel, ...(asWritten !== undefined ? { asWritten } : {}), kind, ...countChange(orig, w.text) });
       changes.push({ path: w.rel, content, ...(content !== null && w.mode !== undefined ? { mode: w.mode } : {}) });
       before.set(w.rel, w.original);
     }

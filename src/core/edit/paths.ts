@@ -1,8 +1,13 @@
 // Every path an edit names is resolved inside the workspace, or refused with the reason.
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
+import { landingPath, relBelow } from './landing';
 
-export type PathCheck = { ok: true; rel: string } | { ok: false; reason: string };
+/**
+ * `rel` is the file's real name in the folder (the write lands there); `asWritten` the name the edit
+ * used when it differs (through a folder link, `..` after a link, another case): rules judge both.
+ */
+export type PathCheck = { ok: true; rel: string; asWritten?: string } | { ok: false; reason: string };
 
 export interface PathPolicy {
   root: string;
@@ -103,5 +108,23 @@ export function resolveEditPath(raw: string, policy: PathPolicy): PathCheck {
       probe = parent;
     }
   }
-  return { ok: true, rel: parts.join('/') };
+  // Where the write really lands, resolved part by part as the OS does (`src/specs/../x` through a
+  // link `src/specs -> ../test` is not `src/x`): inside, and not in .git, node_modules or the storage.
+  let landing: string;
+  try {
+    landing = landingPath(realRoot, name.split(/[\\/]/).join('/'));
+  } catch (e) {
+    return { ok: false, reason: `path "${raw}" cannot be resolved: ${(e as Error).message}` };
+  }
+  const real = relBelow(realRoot, landing);
+  if (real === undefined) return { ok: false, reason: `path "${raw}" resolves through a symlink to outside the workspace` };
+  const realParts = real.split('/');
+  if (realParts.includes('.git') || realParts.includes('node_modules')) {
+    return { ok: false, reason: `path "${raw}" resolves through a symlink into ${realParts.includes('.git') ? '.git/' : 'node_modules/'}` };
+  }
+  for (const dir of policy.forbiddenDirs ?? []) {
+    if (inside(realOrSelf(path.resolve(dir)), landing)) return { ok: false, reason: `path "${raw}" resolves through a symlink into the run's storage` };
+  }
+  const written = parts.join('/');
+  return { ok: true, rel: real, ...(real !== written ? { asWritten: written } : {}) };
 }

@@ -1,6 +1,5 @@
 // What every hook call shares (issue 30): the context a front end prepares, the session record
 // opened under its lock, and the bounds a host's own loop guard imposes.
-import * as path from 'node:path';
 import type { CheckEngine } from '../engine';
 import { recordVerifier } from '../policy/integrity';
 import type { Decision } from '../policy/reasons';
@@ -74,15 +73,6 @@ export function effectiveMaxSteps(settings: Pick<Settings, 'maxSteps'>, host: Ho
 export function limitsOf(ctx: HookContext): { maxSteps: number; tokenCeiling: number; timeLimitSeconds: number; costCeiling?: number } {
   return { maxSteps: effectiveMaxSteps(ctx.settings, ctx.host).maxSteps, tokenCeiling: ctx.settings.tokenCeiling, timeLimitSeconds: ctx.settings.timeLimitSeconds, ...(ctx.settings.costCeiling > 0 ? { costCeiling: ctx.settings.costCeiling } : {}) };
 }
-
-/** Workspace-relative path of a tool's file, or undefined when it lies outside the folder. */
-export function relInside(root: string, cwd: string | null, p: string): string | undefined {
-  const abs = path.resolve(cwd ?? root, p);
-  const rel = path.relative(root, abs);
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
-  return rel.split(path.sep).join('/');
-}
-
 
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;

@@ -7,11 +7,13 @@ import picomatch from 'picomatch';
 import { readWorkspaceText } from '../edit/readText';
 import { FsWorkspace } from '../edit/workspace';
 import type { ProposedFile } from '../policy/critics';
-import { addedSuppressions, protectedPathPatterns } from '../policy/critics';
+import { addedSuppressions, namesOf, protectedPathPatterns } from '../policy/critics';
 import { VERIFIER_CONFIG_GLOBS, verifierProtection } from '../policy/integrity';
 import type { Settings } from '../settings';
 import type { HookContext, HookResult } from './hookContext';
-import { locked, nowOf, openSession, relInside } from './hookContext';
+import { landingIn } from '../edit/landing';
+import type { Landing } from '../edit/landing';
+import { locked, nowOf, openSession } from './hookContext';
 import type { HookCall } from './hookHosts';
 import type { HookSession } from './hookSession';
 import { stopGate } from './stopGate';
@@ -48,9 +50,10 @@ function afterText(before: string | null, w: HookCall['writes'][number]): string
 export function guardReason(files: readonly ProposedFile[], settings: Settings, record: ReturnType<HookSession['verifierRecord']>): string | undefined {
   const patterns = protectedPathPatterns(settings.protectedPaths);
   const isProtected = patterns.length > 0 ? picomatch(patterns, { dot: true }) : (): boolean => false;
-  const hits = files.filter((f) => isProtected(f.path));
+  // Judged by every name: the path as written and the file it lands on (a link into test/ is a test).
+  const hits = files.filter((f) => namesOf(f).some((n) => isProtected(n)));
   if (hits.length > 0) {
-    return `Fix Until Green: ${hits.map((f) => f.path).join(', ')} ${hits.length === 1 ? 'is' : 'are'} protected (fixUntilGreen.protectedPaths ${JSON.stringify(settings.protectedPaths)}): the tests decide whether the code is right, so fix the code under test instead of the test.`;
+    return `Fix Until Green: ${hits.map((f) => (f.asWritten !== undefined ? `${f.asWritten} (${f.path})` : f.path)).join(', ')} ${hits.length === 1 ? 'is' : 'are'} protected (fixUntilGreen.protectedPaths ${JSON.stringify(settings.protectedPaths)}): the tests decide whether the code is right, so fix the code under test instead of the test.`;
   }
   if (!settings.allowVerifierEdits) {
     const isConfig = picomatch([...VERIFIER_CONFIG_GLOBS], { dot: true });
@@ -68,24 +71,37 @@ export function guardReason(files: readonly ProposedFile[], settings: Settings, 
   return undefined;
 }
 
+/** Where each write of the call lands in the folder (the agent's relative paths from its own cwd). */
+function landings(ctx: HookContext): { w: HookCall['writes'][number]; at: Landing }[] {
+  return ctx.call.writes.map((w) => ({ w, at: landingIn(ctx.root, ctx.call.cwd, w.path) }));
+}
+
+function insideRels(at: readonly { at: Landing }[]): string[] {
+  return [...new Set(at.flatMap((x) => (x.at.kind === 'inside' ? [x.at.rel] : [])))];
+}
+
 async function guardEdit(ctx: HookContext): Promise<HookResult> {
-  const rels = [...new Set(ctx.call.writes.map((w) => relInside(ctx.root, ctx.call.cwd, w.path)).filter((r): r is string => r !== undefined))];
-  if (rels.length === 0) return { answer: { kind: 'allow' }, runId: null, tracePath: null };
+  const placed = landings(ctx);
+  const rels = insideRels(placed);
+  const unplaced = placed.flatMap((x) => (x.at.kind === 'refused' ? [x.at] : []));
+  if (rels.length === 0 && unplaced.length === 0) return { answer: { kind: 'allow' }, runId: null, tracePath: null };
   return locked(ctx, async () => {
     const session = await openSession(ctx);
     const files: ProposedFile[] = [];
-    for (const w of ctx.call.writes) {
-      const rel = relInside(ctx.root, ctx.call.cwd, w.path);
-      if (rel === undefined) continue;
-      const before = readWorkspaceText(ctx.root, rel) ?? null;
+    for (const { w, at } of placed) {
+      if (at.kind !== 'inside') continue;
+      const before = readWorkspaceText(ctx.root, at.rel) ?? null;
       const after = afterText(before, w);
-      files.push({ path: rel, kind: w.deletes ? 'delete' : before === null ? 'create' : 'modify', before, after });
+      files.push({ path: at.rel, ...(at.asWritten !== undefined ? { asWritten: at.asWritten } : {}), kind: w.deletes ? 'delete' : before === null ? 'create' : 'modify', before, after });
     }
     const now = nowOf(ctx);
-    const refused = guardReason(files, ctx.settings, session.verifierRecord());
+    const refused =
+      unplaced.length > 0
+        ? `Fix Until Green: ${unplaced.map((u) => u.reason).join('; ')}: a write through a link out of the workspace (or one that cannot be placed) is refused; write the file inside the project by its real path.`
+        : guardReason(files, ctx.settings, session.verifierRecord());
     const step = session.nextStep();
     if (refused) {
-      session.write({ type: 'hook', step, host: ctx.call.host, event: 'pre-tool', hostEvent: ctx.call.eventName, answer: 'deny', reason: refused, files: rels, sessionId: ctx.call.sessionId }, now);
+      session.write({ type: 'hook', step, host: ctx.call.host, event: 'pre-tool', hostEvent: ctx.call.eventName, answer: 'deny', reason: refused, files: [...rels, ...unplaced.map((u) => u.asWritten)], sessionId: ctx.call.sessionId }, now);
       session.save();
       return { answer: { kind: 'deny', reason: refused }, runId: session.runId, tracePath: session.tracePath };
     }
@@ -103,7 +119,7 @@ async function guardEdit(ctx: HookContext): Promise<HookResult> {
 }
 
 async function recordEdit(ctx: HookContext): Promise<HookResult> {
-  const rels = [...new Set(ctx.call.writes.map((w) => relInside(ctx.root, ctx.call.cwd, w.path)).filter((r): r is string => r !== undefined))];
+  const rels = insideRels(landings(ctx));
   if (rels.length === 0) return { answer: { kind: 'allow' }, runId: null, tracePath: null };
   return locked(ctx, async () => {
     const session = await openSession(ctx);

@@ -7,6 +7,7 @@
 // (its AfterAgent, BeforeTool and AfterTool answered as below), Codex's published schemas (codex-rs/hooks/schema/generated/stop.command.output.schema.json:
 // additionalProperties false), Gemini CLI's hooks reference, Cursor's hooks docs, VS Code's agent
 // hooks reference (Stop reads only hookSpecificOutput), GitHub Copilot CLI's hooks reference.
+import { codexPatchWrites, patchWritesIn } from './codexPatch';
 
 export const HOOK_HOSTS = ['claude', 'codex', 'gemini', 'cursor', 'copilot-cli', 'vscode'] as const;
 export type HookHost = (typeof HOOK_HOSTS)[number];
@@ -124,35 +125,23 @@ function editsOf(o: Record<string, unknown>): { oldText: string; newText: string
   return [{ oldText, newText, all: o.replace_all === true || o.replaceAll === true }];
 }
 
-/** Codex's apply_patch text: the files it adds, updates or deletes, and the lines it adds. */
+/** Codex's apply_patch text: the files it adds, updates, moves or deletes, and the lines it adds (codexPatch.ts). */
 export function patchWrites(patch: string): ToolWrite[] {
-  const out: ToolWrite[] = [];
-  let current: ToolWrite | undefined;
-  for (const line of patch.split(/\r?\n/)) {
-    const m = /^\*\*\* (Add|Update|Delete) File: (.+)$/.exec(line);
-    if (m) {
-      current = { path: m[2]!.trim(), addedLines: [], ...(m[1] === 'Delete' ? { deletes: true } : {}) };
-      out.push(current);
-      continue;
-    }
-    const moved = /^\*\*\* Move to: (.+)$/.exec(line);
-    if (moved && current) {
-      current = { path: moved[1]!.trim(), addedLines: [] };
-      out.push(current);
-      continue;
-    }
-    if (current && line.startsWith('+')) current.addedLines!.push(line.slice(1));
-  }
-  return out;
+  return codexPatchWrites(patch.replace(/\r\n/g, '\n'));
 }
 
 /** The files an edit tool's input names, with what it writes where the input says. */
 export function toolWrites(toolName: string | null, input: unknown): ToolWrite[] {
-  if (toolName === null || !EDIT_TOOL.test(toolName)) return [];
   const o = obj(input);
-  if (!o) return [];
-  const patch = str(o, 'patch', 'input', 'command');
-  if (patch !== null && patch.includes('*** Begin Patch')) return patchWrites(patch);
+  const named = o !== null && (str(o, 'file_path', 'filePath', 'path', 'notebook_path') !== null || Array.isArray(o.edits) || Array.isArray(o.replacements) || Array.isArray(o.files));
+  // A patch is judged whatever the tool is called: Codex applies one from its apply_patch tool, from
+  // `["apply_patch", PATCH]` and from a shell's `apply_patch <<'EOF'`; a raw patch string is an input too.
+  // A tool that names its file writes that file: a patch in its content is text, not a write.
+  if (!named) {
+    const patched = patchWritesIn(o ?? input);
+    if (patched !== null) return patched;
+  }
+  if (toolName === null || !EDIT_TOOL.test(toolName) || !o) return [];
   const out: ToolWrite[] = [];
   const one = (x: Record<string, unknown>, inheritedPath: string | null): void => {
     const p = str(x, 'file_path', 'filePath', 'path', 'notebook_path', 'file') ?? inheritedPath;

@@ -38,7 +38,7 @@ function textOf(b: Uint8Array | null | undefined): string | null {
 /** The files of a computed edit as the critics see them: text before and after. */
 export function proposedFiles(r: ApplyResult): ProposedFile[] {
   const after = new Map(r.changes.map((c) => [c.path, c.content]));
-  return r.files.map((f) => ({ path: f.path, kind: f.kind, before: textOf(r.before.get(f.path)), after: f.kind === 'delete' ? null : textOf(after.get(f.path)) }));
+  return r.files.map((f) => ({ path: f.path, ...(f.asWritten !== undefined ? { asWritten: f.asWritten } : {}), kind: f.kind, before: textOf(r.before.get(f.path)), after: f.kind === 'delete' ? null : textOf(after.get(f.path)) }));
 }
 
 /** A file changed outside the run since it last read or wrote it is never overwritten: the run stops. */

@@ -33,6 +33,16 @@ export interface ProposedFile {
   before: string | null;
   /** Text after the edit (null when the edit deletes the file). */
   after: string | null;
+  /**
+   * The name the edit used, when it differs from `path`, the file's real name (a folder link,
+   * `..` through a link, another case on a case-insensitive disk). Rules judge both (`namesOf`).
+   */
+  asWritten?: string;
+}
+
+/** Every name a proposed file goes by: its real path, and the one the edit wrote when different. */
+export function namesOf(f: Pick<ProposedFile, 'path' | 'asWritten'>): string[] {
+  return f.asWritten !== undefined && f.asWritten !== f.path ? [f.path, f.asWritten] : [f.path];
 }
 
 export interface Proposal {
@@ -152,11 +162,12 @@ export function protectedPathsCritic(globs: readonly string[]): Critic {
   return {
     name: 'protected-paths',
     reviewProposal(p) {
-      const hits = p.files.filter((f) => isMatch(f.path));
+      // Judged by every name: a link `src/helper.js -> ../test/a.test.js` writes a test file.
+      const hits = p.files.filter((f) => namesOf(f).some((n) => isMatch(n)));
       if (hits.length === 0) return { verdict: 'continue', reason: `no edited file matches protectedPaths (${globs.length} glob(s))` };
       return {
         verdict: 'retry',
-        reason: `the edit touches protected file(s) ${hits.map((f) => `${f.path} (${f.kind})`).join(', ')}, matching protectedPaths ${JSON.stringify(globs)}; fix the code under test instead`,
+        reason: `the edit touches protected file(s) ${hits.map((f) => `${f.path}${f.asWritten !== undefined ? ` (written as ${f.asWritten})` : ''} (${f.kind})`).join(', ')}, matching protectedPaths ${JSON.stringify(globs)}; fix the code under test instead`,
       };
     },
   };

@@ -5,11 +5,13 @@
 // settings. An edit that touches any of them is refused (retry, the reason fed back) unless the
 // user set `allowVerifierEdits`; a definition that changes on disk during a step stops the run.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
 import type { CheckSpec } from '../types';
+import { landingPath, relBelow } from '../edit/landing';
 import type { Critic, ProposedFile } from './critics';
+import { namesOf } from './critics';
 
 /** Files that configure a type checker, linter or test runner wherever they sit in the folder. */
 export const VERIFIER_CONFIG_GLOBS: readonly string[] = [
@@ -193,7 +195,67 @@ const INSTALL_MARKERS: readonly string[] = [
   'node_modules/.yarn-state.yml',
   'node_modules/.yarn-integrity',
   'node_modules/.modules.yaml',
+  'node_modules/.pnpm/lock.yaml',
+  '.yarn/install-state.gz',
+  '.pnp.cjs',
+  '.pnp.loader.mjs',
 ];
+
+/**
+ * A package folder's stamp (key `node_modules/dep/`): the folder's and its package.json's inodes,
+ * the manifest's size and mtime. Replacing a package by hand (`rm -rf` and a copy, a re-link by
+ * pnpm) rewrites no marker above, but gives new inodes: stats only, no hashing, so a thousand
+ * packages cost a few milliseconds. The listing (key `node_modules/`) is the sorted package names:
+ * one added or removed is a change too.
+ */
+function folderStamp(dir: string): string | null {
+  if (path.basename(dir) === 'node_modules') {
+    const names = packageNames(dir);
+    return names.length === 0 ? null : createHash('sha256').update(names.join('\n')).digest('hex');
+  }
+  try {
+    const d = statSync(dir);
+    if (!d.isDirectory()) return null;
+    let manifest = 'none';
+    try {
+      const m = statSync(path.join(dir, 'package.json'));
+      manifest = `${m.ino}:${m.size}:${m.mtimeMs}`;
+    } catch {
+      // A folder without a manifest is still a package folder node can load from.
+    }
+    return `${d.ino}:${manifest}`;
+  } catch {
+    return null;
+  }
+}
+
+/** The top-level package folders of a node_modules (`dep`, `@scope/dep`), sorted; dot entries are the managers' own. */
+function packageNames(nm: string): string[] {
+  const list = (d: string): string[] => {
+    try {
+      return readdirSync(d).filter((n) => !n.startsWith('.'));
+    } catch {
+      return [];
+    }
+  };
+  const out: string[] = [];
+  for (const n of list(nm)) {
+    if (n.startsWith('@')) for (const m of list(path.join(nm, n))) out.push(`${n}/${m}`);
+    else out.push(n);
+  }
+  return out.sort();
+}
+
+/** Stamps of every package a check can load from this node_modules, and of the listing itself. */
+function installedPackages(root: string, dir: string, rels: Set<string>): void {
+  const nm = path.join(dir, 'node_modules');
+  const rel = toRel(root, nm);
+  if (rel === undefined) return;
+  const names = packageNames(nm);
+  if (names.length === 0) return;
+  rels.add(`${rel}/`);
+  for (const n of names) rels.add(`${rel}/${n}/`);
+}
 
 const LAUNCHERS = new Set(['npx', 'exec', 'pnpm', 'yarn', 'bunx', 'dlx']);
 
@@ -227,6 +289,12 @@ function installedTools(root: string, cwd: string, command: string): string[] {
   return out;
 }
 
+/** A recorded entry's state now: a file's fingerprint, or a package folder's stamp (`…/`). */
+function stampOf(root: string, rel: string): string | null {
+  const abs = path.join(root, ...rel.split('/').filter((x) => x !== ''));
+  return rel.endsWith('/') ? folderStamp(abs) : fingerprint(abs);
+}
+
 /** What defines the checks at step 0. Reads the disk directly: this runs before any edit. */
 export function recordVerifier(root: string, checks: readonly CheckSpec[]): VerifierRecord {
   const rels = new Set<string>(['package.json', '.vscode/settings.json', '.vscode/tasks.json']);
@@ -250,13 +318,31 @@ export function recordVerifier(root: string, checks: readonly CheckSpec[]): Veri
       const marker = d === root ? m : toRel(root, path.join(d, m));
       if (marker) rels.add(marker);
     }
+    installedPackages(root, d, rels);
     const tsconfig = path.join(d, 'tsconfig.json');
     if (existsSync(tsconfig)) tsconfigChain(root, tsconfig, tsconfigs);
   }
   for (const r of [...rels]) if (/(^|\/)tsconfig[^/]*\.json$/.test(r)) tsconfigChain(root, path.join(root, r), tsconfigs);
   for (const t of tsconfigs) rels.add(t);
+  // A recorded file that is a link (`check.sh -> scripts/real.sh`) is also recorded by the name it
+  // resolves to: an edit of the target changes the verifier as much as one of the link.
+  let realRoot: string | undefined;
+  try {
+    realRoot = landingPath(root, '.');
+  } catch {
+    realRoot = undefined;
+  }
+  for (const r of [...rels]) {
+    if (realRoot === undefined || r.endsWith('/') || r.startsWith('node_modules/') || r.includes('/node_modules/')) continue;
+    try {
+      const real = relBelow(realRoot, landingPath(root, r));
+      if (real !== undefined && real !== r) rels.add(real);
+    } catch {
+      // A link loop: the name as written is recorded, and its fingerprint is "absent".
+    }
+  }
   const files = new Map<string, string | null>();
-  for (const r of [...rels].sort()) files.set(r, fingerprint(path.join(root, r)));
+  for (const r of [...rels].sort()) files.set(r, stampOf(root, r));
   return { commands: checks.map((c) => c.command), files };
 }
 
@@ -282,20 +368,22 @@ const OPT_IN = 'set fixUntilGreen.allowVerifierEdits to true to let the model ch
 
 /** Why an edited file is protected as part of the verifier, or undefined when it is not. */
 export function verifierProtection(f: ProposedFile, record: VerifierRecord | undefined, isConfig: (p: string) => boolean): string | undefined {
-  const base = f.path.split('/').pop()!;
-  if (base === 'package.json' && !f.path.includes('node_modules/')) {
+  // Every name the file goes by (its real one, and a link's the edit used) is judged.
+  const names = namesOf(f);
+  const shown = f.asWritten !== undefined ? `${f.path} (written as ${f.asWritten})` : f.path;
+  if (names.some((n) => n.split('/').pop() === 'package.json' && !n.includes('node_modules/'))) {
     const fields = changedVerifierFields(f.before, f.after);
     if (fields.length === 0) return undefined;
-    return `${f.path} (${f.kind}): ${fields.map((x) => (x === 'the whole file' ? x : `"${x}"`)).join(', ')} define${fields.length === 1 && fields[0] !== 'the whole file' ? 's' : ''} how the checks run`;
+    return `${shown} (${f.kind}): ${fields.map((x) => (x === 'the whole file' ? x : `"${x}"`)).join(', ')} define${fields.length === 1 && fields[0] !== 'the whole file' ? 's' : ''} how the checks run`;
   }
-  if (record?.files.has(f.path)) return `${f.path} (${f.kind}): the checks read it (recorded at step 0)`;
-  if (isConfig(f.path)) return `${f.path} (${f.kind}): it configures the type checker, linter or test runner`;
+  if (names.some((n) => record?.files.has(n))) return `${shown} (${f.kind}): the checks read it (recorded at step 0)`;
+  if (names.some(isConfig)) return `${shown} (${f.kind}): it configures the type checker, linter or test runner`;
   return undefined;
 }
 
 /** The recorded files that define the checks whose content differs on disk now (by any writer). */
 export function changedVerifierFiles(root: string, r: VerifierRecord): string[] {
-  return [...r.files].filter(([rel, hash]) => fingerprint(path.join(root, rel)) !== hash).map(([rel]) => rel);
+  return [...r.files].filter(([rel, hash]) => stampOf(root, rel) !== hash).map(([rel]) => rel);
 }
 
 /**

@@ -52,6 +52,29 @@ describe('node_modules replaced during a step stops the run (CLI, real processes
     assert.match(out.detail, /node_modules\/fake-runner\/bin\.js/);
   });
 
+  it('a package folder replaced during the check (no marker rewritten): critic-stop naming it', () => {
+    const replace = "fs.rmSync('node_modules/dep', { recursive: true }); fs.mkdirSync('node_modules/dep'); fs.writeFileSync('node_modules/dep/package.json', '{\"name\":\"dep\",\"version\":\"1.0.0\"}'); fs.writeFileSync('node_modules/dep/index.js', 'module.exports = () => true;');";
+    const out = runWith(
+      { 'project/node_modules/dep/package.json': '{"name":"dep","version":"1.0.0"}', 'project/node_modules/dep/index.js': 'module.exports = () => false;', 'project/c.cjs': checkThat(replace) },
+      'node c.cjs',
+    );
+    assert.equal(out.stopReason, 'critic-stop', out.detail);
+    assert.match(out.detail, /node_modules\/dep\//);
+  });
+
+  it('a scoped package added during the check: critic-stop naming the listing', () => {
+    const add = "fs.mkdirSync('node_modules/@s/new', { recursive: true }); fs.writeFileSync('node_modules/@s/new/package.json', '{}');";
+    const out = runWith({ 'project/node_modules/dep/package.json': '{}', 'project/c.cjs': checkThat(add) }, 'node c.cjs');
+    assert.equal(out.stopReason, 'critic-stop', out.detail);
+    assert.match(out.detail, /node_modules\/[;,]/);
+  });
+
+  it('a tool writing its cache inside node_modules during the check is no install: green', () => {
+    const cache = "fs.mkdirSync('node_modules/.cache/x', { recursive: true }); fs.writeFileSync('node_modules/.cache/x/a', '1'); fs.mkdirSync('node_modules/dep/.cache', { recursive: true }); fs.writeFileSync('node_modules/dep/.cache/b', '1');";
+    const out = runWith({ 'project/node_modules/dep/package.json': '{}', 'project/c.cjs': checkThat(cache) }, 'node c.cjs');
+    assert.equal(out.stopReason, 'green', out.detail);
+  });
+
   it('nothing installed during the run: green as before', () => {
     const out = runWith({ 'project/node_modules/.package-lock.json': '{"lockfileVersion":3}\n', 'project/c.cjs': checkThat('') }, 'node c.cjs');
     assert.equal(out.stopReason, 'green', out.detail);

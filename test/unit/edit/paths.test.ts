@@ -58,6 +58,27 @@ describe('edit/paths', () => {
     symlinkSync('a.ts', path.join(root, 'src', 'alias.ts'));
     assert.match(check('src/alias.ts'), /is a symbolic link; edit the file it points to \(src\/a\.ts\)/);
     symlinkSync(path.join(root, 'src'), path.join(root, 'srclink'));
-    assert.equal(check('srclink/a.ts'), 'ok:srclink/a.ts', 'a folder symlink that stays inside is fine');
+    // A folder symlink that stays inside is fine: the file is named by where the write lands, and the written name is kept for the rules.
+    assert.equal(check('srclink/a.ts'), 'ok:src/a.ts');
+    assert.deepEqual(resolveEditPath('srclink/a.ts', { root }), { ok: true, rel: 'src/a.ts', asWritten: 'srclink/a.ts' });
+  });
+
+  it('names the file where the write lands: a folder link, a file not yet made under it, `..` taken from the link\'s target', () => {
+    mkdirSync(path.join(root, 'test'));
+    writeFileSync(path.join(root, 'test', 'a.test.ts'), '');
+    symlinkSync('../test', path.join(root, 'src', 'specs'));
+    assert.deepEqual(resolveEditPath('src/specs/a.test.ts', { root }), { ok: true, rel: 'test/a.test.ts', asWritten: 'src/specs/a.test.ts' });
+    assert.deepEqual(resolveEditPath('./src/specs/new.test.ts', { root }), { ok: true, rel: 'test/new.test.ts', asWritten: 'src/specs/new.test.ts' });
+    // The OS resolves `specs/..` from the link's target (the folder holding test/), not lexically (src/).
+    writeFileSync(path.join(root, 'b.ts'), '');
+    assert.deepEqual(resolveEditPath('src/specs/../b.ts', { root }), { ok: true, rel: 'b.ts', asWritten: 'src/b.ts' });
+    // A link deeper in, whose `..` climbs out of the workspace, is refused though the written path stays inside.
+    mkdirSync(path.join(dir, 'outside', 'deep'), { recursive: true });
+    symlinkSync(path.join(dir, 'outside', 'deep'), path.join(root, 'src', 'deep'));
+    assert.match(check('src/deep/../x.ts'), /resolves through a symlink to outside the workspace/);
+    // A link loop is refused with the reason, never followed forever.
+    symlinkSync('loop2', path.join(root, 'loop1'));
+    symlinkSync('loop1', path.join(root, 'loop2'));
+    assert.match(check('loop1/x.ts'), /symbolic link|cannot be resolved/);
   });
 });
