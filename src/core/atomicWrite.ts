@@ -29,6 +29,8 @@ export interface AtomicWriteOptions {
   mode?: number;
   /** Wait until the bytes and the rename are on the disk, not only in the page cache (default true). */
   durable?: boolean;
+  /** Flush the folder's entry too (default: as `durable`); false when the caller flushes it once for many files. */
+  syncDir?: boolean;
 }
 
 function lstatOrNull(file: string): Stats | null {
@@ -130,7 +132,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, o: Atom
   } finally {
     if (!renamed) unlinkQuiet(tmp);
   }
-  if (durable) fsyncDir(path.dirname(file));
+  if (o.syncDir ?? durable) fsyncDir(path.dirname(file));
 }
 
 function chownIfAllowed(fd: number, st: Stats): void {
@@ -156,7 +158,10 @@ export function appendFileNoFollow(file: string, data: string | Uint8Array, mode
   try {
     fd = openSync(file, fsc.O_WRONLY | fsc.O_APPEND | fsc.O_CREAT | (fsc.O_NOFOLLOW ?? 0) | (fsc.O_NONBLOCK ?? 0), mode);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw new NotRegularFile(file, 'a symbolic link');
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new NotRegularFile(file, 'a symbolic link');
+    // A FIFO with no reader (opened non-blocking, so never waited on).
+    if (code === 'ENXIO') throw new NotRegularFile(file, kind(lstatSync(file)));
     throw e;
   }
   try {
