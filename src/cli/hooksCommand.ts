@@ -6,10 +6,10 @@ import { parseArgs } from 'node:util';
 import { HOOK_HOSTS, isHookHost } from '../core/gate/hookHosts';
 import type { InstallScope } from '../core/gate/hookInstall';
 import { applyHooksFile, HookConfigError, hookConfigFile, installedEvents, userScopeProblem } from '../core/gate/hookInstall';
+import { hookInstallRecordDir } from '../core/home';
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
 import { resolveCwd } from './runCommand';
-import { hookInstallRecordDir } from './storage';
 import { resolveSettings } from './workspaceSettings';
 
 export const DEFAULT_HOOK_TIMEOUT_S = 300;
@@ -56,8 +56,7 @@ export async function hooksCommand(argv: string[], io: CliIo): Promise<number> {
   let r: { file: string; changed: boolean; removed: boolean };
   try {
     const loopLimit = action === 'install' ? (({ maxSteps, stallThreshold }) => Math.max(maxSteps, stallThreshold) + 2)(resolveSettings(root, {})) : undefined;
-    const recordDir = hookInstallRecordDir();
-    r = applyHooksFile(action, host, scope, root, home, { cli: values.command ?? thisCli(), timeoutSeconds: timeout, env, ...(recordDir ? { recordDir } : {}), ...(loopLimit !== undefined ? { loopLimit } : {}) });
+    r = applyHooksFile(action, host, scope, root, home, { cli: values.command ?? thisCli(), timeoutSeconds: timeout, env, recordDir: hookInstallRecordDir(), ...(loopLimit !== undefined ? { loopLimit } : {}) });
   } catch (e) {
     if (e instanceof HookConfigError) throw new UsageError(e.message, 'preflight', { file: hookConfigFile(host, scope, root, home, env) });
     throw e;

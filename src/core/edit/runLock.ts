@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createExclusiveSync, tempNameBeside, writeFileAtomic } from '../atomicWrite';
 import { readTextIfPresent } from '../fileText';
+import { homeDirectory } from '../home';
 import { processAlive, processStartTime } from '../liveness';
 
 /** Overrides where locks live (tests; machines whose home is not writable). */
@@ -63,7 +64,7 @@ export function runLockDir(env: NodeJS.ProcessEnv = process.env): string {
   if (override && override.trim() !== '') return path.resolve(override);
   // The home directory, not XDG_RUNTIME_DIR or XDG_CACHE_HOME: a terminal, a cron job and the editor
   // may disagree on those, and every front end must find the same lock.
-  return path.join(os.homedir(), '.cache', 'fix-until-green', 'locks');
+  return path.join(homeDirectory(env), '.cache', 'fix-until-green', 'locks');
 }
 
 function realRoot(root: string): string {

@@ -10,6 +10,8 @@ import { parse } from 'jsonc-parser';
 import { HOOK_HOSTS } from '../../../src/core/gate/hookHosts';
 import type { HookHost } from '../../../src/core/gate/hookHosts';
 import { applyHooksFile, HookConfigError, hookConfigFile, installedEvents, installHooksText, uninstallHooksText } from '../../../src/core/gate/hookInstall';
+import { runLockDir } from '../../../src/core/edit/runLock';
+import { stateDirectory } from '../../../src/core/home';
 import { runCli } from '../../support/cli';
 import { tempTree } from '../../support/fixtures';
 
@@ -229,6 +231,11 @@ describe('hooks install / uninstall on real files', () => {
       assert.equal(hookConfigFile('gemini', 'user', '/p', '/h', { GEMINI_CLI_HOME: '/g' }), '/g/.gemini/settings.json');
       assert.equal(hookConfigFile('copilot-cli', 'user', '/p', '/h', { COPILOT_HOME: '/k' }), '/k/hooks/fix-until-green.json');
       assert.equal(hookConfigFile('claude', 'project', '/p', '/h', { CLAUDE_CONFIG_DIR: '/c' }), '/p/.claude/settings.json');
+      // What we keep in the home ourselves (the run lock, the storage, install records) never lands in the current folder.
+      for (const HOME of ['', 'relative/home']) {
+        assert.ok(path.isAbsolute(runLockDir({ HOME })), `run lock with HOME=${JSON.stringify(HOME)}`);
+        assert.ok(path.isAbsolute(stateDirectory({ HOME })), `storage with HOME=${JSON.stringify(HOME)}`);
+      }
     } finally {
       t.cleanup();
     }
