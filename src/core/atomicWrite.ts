@@ -4,8 +4,8 @@
 // is a name the repository can plant as a link to a file of the user's: a plain write would go
 // through it. So the temporary file is created exclusively (O_CREAT|O_EXCL|O_NOFOLLOW) under an
 // unpredictable name, filled, flushed, given the target's mode, and renamed over the target: rename
-// replaces the name itself, never what a link there points to. A read-only target is refused, never
-// replaced. Appends (the trace) open with O_NOFOLLOW and take only a regular file.
+// replaces the name itself, never what a link there points to. A read-only target, or one with other
+// names (hard links) that a replacement would part from, is refused, never replaced. Appends (the trace) open with O_NOFOLLOW and take only a regular file.
 import { randomBytes } from 'node:crypto';
 import { accessSync, closeSync, constants as fsc, fchmodSync, fchownSync, fstatSync, fsyncSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import type { Stats } from 'node:fs';
@@ -21,6 +21,18 @@ export class ReadOnlyFile extends Error {
   ) {
     super(`${file} is read-only (mode ${(mode & 0o7777).toString(8).padStart(4, '0')}); it was left as it is (make it writable, then try again)`);
     this.name = 'ReadOnlyFile';
+  }
+}
+
+/** The target has more names (hard links): a replaced file would no longer be the one they show. */
+export class HardLinkedFile extends Error {
+  readonly code = 'EHARDLINKED';
+  constructor(
+    readonly file: string,
+    readonly links: number,
+  ) {
+    super(`${file} has ${links} hard links; it was left as it is (a replaced file would no longer be the one its other names show)`);
+    this.name = 'HardLinkedFile';
   }
 }
 
@@ -55,7 +67,7 @@ function writable(file: string, st: Stats): boolean {
   }
 }
 
-/** Throws ReadOnlyFile when `file` is a regular file we may not change (a link is judged by its target). */
+/** Throws ReadOnlyFile (or HardLinkedFile) when `file` is a regular file we may not replace or remove. */
 export function assertWritable(file: string): void {
   let st: Stats;
   try {
@@ -65,6 +77,7 @@ export function assertWritable(file: string): void {
     throw e;
   }
   if (st.isFile() && !writable(file, st)) throw new ReadOnlyFile(file, st.mode);
+  if (st.isFile() && st.nlink > 1) throw new HardLinkedFile(file, st.nlink);
 }
 
 function kind(st: Stats): string {
@@ -111,6 +124,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, o: Atom
   const st = lstatOrNull(file);
   if (st && !st.isFile() && !st.isSymbolicLink()) throw new NotRegularFile(file, kind(st));
   if (st?.isFile() && !writable(file, st)) throw new ReadOnlyFile(file, st.mode);
+  if (st?.isFile() && st.nlink > 1) throw new HardLinkedFile(file, st.nlink);
   const durable = o.durable ?? true;
   const tmp = tempNameBeside(file);
   const fd = openSync(tmp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | (fsc.O_NOFOLLOW ?? 0), st?.isFile() ? 0o600 : (o.mode ?? 0o666));

@@ -11,7 +11,7 @@ import { lstatSync, mkdirSync, realpathSync, rmdirSync, rmSync, statSync } from 
 import * as path from 'node:path';
 import { parse } from 'jsonc-parser';
 import type { ParseError } from 'jsonc-parser';
-import { assertWritable, ReadOnlyFile, writeFileAtomic } from '../atomicWrite';
+import { assertWritable, HardLinkedFile, ReadOnlyFile, writeFileAtomic } from '../atomicWrite';
 import { NotRegularFile, readTextIfPresent } from '../fileText';
 import type { HookEvent, HookHost } from './hookHosts';
 import { HOOK_HOSTS } from './hookHosts';
@@ -451,7 +451,7 @@ export function applyHooksFile(action: 'install' | 'uninstall', host: HookHost, 
   try {
     assertWritable(target);
   } catch (e) {
-    if (e instanceof ReadOnlyFile || e instanceof NotRegularFile) throw new HookConfigError(e.message.replace(target, target === file ? file : `${file} (a link to ${target})`));
+    if (e instanceof ReadOnlyFile || e instanceof HardLinkedFile || e instanceof NotRegularFile) throw new HookConfigError(e.message.replace(target, target === file ? file : `${file} (a link to ${target})`));
     throw e;
   }
   if (after === null) {
@@ -464,7 +464,7 @@ export function applyHooksFile(action: 'install' | 'uninstall', host: HookHost, 
   try {
     writeFileAtomic(target, after, { mode: 0o666 });
   } catch (e) {
-    if (e instanceof ReadOnlyFile || e instanceof NotRegularFile) throw new HookConfigError(e.message.replace(target, target === file ? file : `${file} (a link to ${target})`));
+    if (e instanceof ReadOnlyFile || e instanceof HardLinkedFile || e instanceof NotRegularFile) throw new HookConfigError(e.message.replace(target, target === file ? file : `${file} (a link to ${target})`));
     throw e;
   }
   saveRecord(o.recordDir, target, host, action === 'install' ? record : undefined);

@@ -4,7 +4,7 @@
 // through; a file's mode is kept and a read-only file refused; a user scope with an empty or
 // relative home is refused naming the variable.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'jsonc-parser';
 import { HOOK_HOSTS } from '../../../src/core/gate/hookHosts';
@@ -199,6 +199,12 @@ describe('hooks install / uninstall on real files', () => {
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr.trim(), /settings\.json is read-only \(mode 0444\); it was left as it is/);
       assert.equal(r.stderr.trim().split('\n').length, 1);
+
+      // A file with another name (a hard link the user made) is refused too: replaced, it would part from it.
+      chmodSync(gemini, 0o644);
+      linkSync(gemini, path.join(t.dir, 'gemini-settings-backup.json'));
+      assert.throws(() => applyHooksFile('install', 'gemini', 'project', t.dir, '/nowhere', opts), /has 2 hard links; it was left as it is/);
+      assert.equal(readFileSync(path.join(t.dir, 'gemini-settings-backup.json'), 'utf8'), '{ "theme": "dark" }\n');
     } finally {
       t.cleanup();
     }
