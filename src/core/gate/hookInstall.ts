@@ -456,7 +456,8 @@ export function applyHooksFile(action: 'install' | 'uninstall', host: HookHost, 
   }
   if (after === null) {
     rmSync(target, { force: true });
-    removeEmptyFolders(path.dirname(target), scope === 'user' ? (hostHomeDir(host, o.env) ?? home) : root);
+    // Compared as real paths, as the target is: only folders below the project (or the home) go.
+    removeEmptyFolders(path.dirname(target), realPathOf(scope === 'user' ? (hostHomeDir(host, o.env) ?? home) : root));
     saveRecord(o.recordDir, target, host, undefined);
     return { file, changed: true, removed: true };
   }

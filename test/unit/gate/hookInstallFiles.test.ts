@@ -195,7 +195,7 @@ describe('hooks install / uninstall on real files', () => {
       assert.equal(readFileSync(gemini, 'utf8'), '{ "theme": "dark" }\n');
       assert.equal(statSync(gemini).ino, ino, 'never replaced');
       assert.equal(statSync(gemini).mode & 0o777, 0o444);
-      const r = runCli(['hooks', 'install', '--host', 'gemini', '--cwd', t.dir], { env: { FIX_UNTIL_GREEN_STORAGE: path.join(t.dir, '..', `${path.basename(t.dir)}-state`) } });
+      const r = runCli(['hooks', 'install', '--host', 'gemini', '--cwd', t.dir], { env: { FIX_UNTIL_GREEN_STORAGE: path.join(t.dir, 'state') } });
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr.trim(), /settings\.json is read-only \(mode 0444\); it was left as it is/);
       assert.equal(r.stderr.trim().split('\n').length, 1);
