@@ -350,6 +350,8 @@ function realPathOf(p: string): string {
       return path.join(realpathSync(d), ...rest.reverse());
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || path.dirname(d) === d) throw e;
+      // A link to nothing on the way would be followed by the folders made for the file.
+      if (lstatOrNull(d)?.isSymbolicLink()) throw new HookConfigError(`${d} is a link to nothing that exists; it was left as it is (point it at a folder, or remove it)`);
       rest.push(path.basename(d));
     }
   }

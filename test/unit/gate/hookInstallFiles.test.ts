@@ -173,6 +173,9 @@ describe('hooks install / uninstall on real files', () => {
       symlinkSync('missing.json', path.join(root, '.cursor', 'hooks.json'));
       assert.throws(() => applyHooksFile('install', 'cursor', 'project', root, home, opts), /a link to nothing/);
       assert.ok(lstatSync(path.join(root, '.cursor', 'hooks.json')).isSymbolicLink());
+      symlinkSync(path.join(t.dir, 'not-yet', 'codex'), path.join(root, '.codex'));
+      assert.throws(() => applyHooksFile('install', 'codex', 'project', root, home, opts), /\.codex is a link to nothing/);
+      assert.equal(existsSync(path.join(t.dir, 'not-yet')), false);
     } finally {
       t.cleanup();
     }
