@@ -2,11 +2,12 @@
 // flushed to disk. Every write batch is logged before it starts (the intended content) and after it
 // ends, so after a crash at any point a revert can tell the run's writes (whole or torn) from
 // someone else's, restore the former byte for byte and leave the latter alone.
-import { closeSync, fsyncSync, openSync, promises as fs, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
 import { readRegularFile } from '../fileText';
+import { writeFileAtomic } from '../atomicWrite';
 
 interface Entry {
   path: string;
@@ -35,15 +36,13 @@ interface Manifest {
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
 
-/** Writes a file; `durable` waits until it is on the disk, not only in the page cache. */
+/**
+ * Writes a file whole, never through a link planted at its name (issue 36: blobs are named by their
+ * hash, so a name can be known in advance); `durable` waits until it is on the disk, not only in
+ * the page cache. The folder's entry is flushed by the caller, once for many files.
+ */
 function writeDurable(file: string, data: Uint8Array | string, durable = true): void {
-  const fd = openSync(file, 'w');
-  try {
-    writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    if (durable) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeFileAtomic(file, data, { durable, syncDir: false });
 }
 
 function fsyncDir(dir: string): void {
@@ -464,10 +463,9 @@ export class Checkpoint {
 
   /** `renameDurable` false: the new manifest may be lost to a crash (the old one stays whole). */
   private flush(renameDurable = true): void {
-    const tmp = path.join(this.dir, `${CHECKPOINT_FILE}.tmp`);
-    writeDurable(tmp, JSON.stringify(this.manifest, null, 1));
-    // rename is atomic: a crash leaves the old or the new manifest, never half of one.
-    renameSync(tmp, path.join(this.dir, CHECKPOINT_FILE));
+    // Written under an unpredictable temporary name and renamed: a crash leaves the old or the new
+    // manifest, never half of one, and no link at a known name is written through.
+    writeDurable(path.join(this.dir, CHECKPOINT_FILE), JSON.stringify(this.manifest, null, 1));
     if (renameDurable) fsyncDir(this.dir);
   }
 }

@@ -5,8 +5,9 @@
 // to remember is here, written whole (temp file and rename) under a small lock, since a host may run
 // hooks in parallel.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
+import { writeFileAtomic } from '../atomicWrite';
 import { Checkpoint } from '../edit/checkpoint';
 import type { VerifierRecord } from '../policy/integrity';
 import type { RunEvent } from '../trace/events';
@@ -134,9 +135,7 @@ export class HookSession {
 
   save(): void {
     mkdirSync(this.dir, { recursive: true });
-    const tmp = `${this.stateFile}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.state, null, 1));
-    renameSync(tmp, this.stateFile);
+    writeFileAtomic(this.stateFile, JSON.stringify(this.state, null, 1), { durable: false });
   }
 }
 

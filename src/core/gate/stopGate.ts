@@ -4,7 +4,8 @@
 // sending the agent back for another step (time-limit, step-cap, token and cost ceilings). Not green
 // and within every budget: the stop is blocked with the same compact failure report our loop sends
 // a model.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../atomicWrite';
 import * as path from 'node:path';
 import { readWorkspaceText } from '../edit/readText';
 import { changedVerifierFiles } from '../policy/integrity';
@@ -153,7 +154,7 @@ function cutShortResult(ctx: HookContext, session: HookSession, step: number, no
 }
 
 function recordVerify(session: HookSession, step: number, v: VerifyResult, now: Date): void {
-  writeFileSync(previousFile(session), JSON.stringify(v));
+  writeFileAtomic(previousFile(session), JSON.stringify(v), { durable: false });
   session.state.changedSinceStop = [];
   const checks = v.checks.map((c) => ({ name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut, ...(c.mode ? { mode: c.mode } : {}), parser: c.parser }));
   session.write({ type: 'verify', step, green: v.green, failureHash: v.failureHash, failureCount: v.failures.length, failures: v.failures, flaky: v.flaky, checks, durationMs: v.durationMs, reason: 'step' }, now);

@@ -1,6 +1,7 @@
 // The values a run's turns pass each other: an observed state of the workspace and what restoring
 // one achieved.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeFileAtomic } from '../atomicWrite';
 import * as path from 'node:path';
 import type { ApplyResult } from '../edit/apply';
 import { CriticFault } from '../policy/critics';
@@ -69,7 +70,7 @@ export function saveSnapshot(runDir: string, step: number, r: ApplyResult): stri
     for (const [side, bytes] of [['before', before ?? null], ['after', c.content]] as const) {
       const file = path.join(dir, side, ...c.path.split('/'));
       mkdirSync(path.dirname(file), { recursive: true });
-      writeFileSync(file, bytes ?? new Uint8Array());
+      writeFileAtomic(file, bytes ?? new Uint8Array(), { durable: false });
     }
   }
   return dir;

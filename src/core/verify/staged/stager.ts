@@ -3,7 +3,8 @@
 // test check runs the previously failing test files and those related to the changed files. A check
 // that cannot be narrowed runs in full, and says why. Green is never decided here: when every
 // staged check passes, the verifier runs every check in full.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../atomicWrite';
 import * as path from 'node:path';
 import type { CheckResult, CheckSpec, Failure, Logger, ParserId } from '../../types';
 import { parseOutput } from '../parsers/index';
@@ -321,7 +322,7 @@ export class Stager {
       const dir = path.join(this.x.storageDir ?? path.join(cwd, 'node_modules', '.cache', 'fix-until-green'), 'staged');
       mkdirSync(dir, { recursive: true });
       file = path.join(dir, `mocharc-${spec.name.replace(/[^\w.-]/g, '_')}.json`);
-      writeFileSync(file, options);
+      writeFileAtomic(file, options, { durable: false });
     } else {
       this.x.logger.info(`mocha's options could not be read for a targeted run (${a.r.output.trim().split('\n').pop() ?? ''}): named files run with its spec`);
     }
