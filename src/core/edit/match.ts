@@ -275,6 +275,26 @@ export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}
     if (loose && telling(loose) > 0 && (!closest || loose.matched > closest.matched)) closest = loose;
   }
   closest = closestStrict ?? closest;
+  // A tolerant match never deletes or duplicates a line the hunk does not account for: a file line
+  // inside the region that no old-side line quotes (blank lines aside) means the hunk is stale there
+  // (the REPLACE may add that very line again, or the edit lands around code it never saw).
+  const unquoted = accepted.filter((a) => unquotedLine(file, a) >= 0);
+  if (unquoted.length > 0 && unquoted.length === accepted.length) {
+    const a = unquoted.sort((x, y) => x.cost - y.cost)[0]!;
+    const at = unquotedLine(file, a);
+    return {
+      ok: false,
+      kind: 'not-found',
+      closest: {
+        start: a.start,
+        end: a.end,
+        matched: a.matched,
+        why: `line ${at + 1} there, \`${file[at]!.trim()}\`, is not in the hunk: applying it around a line it does not quote could delete or duplicate that line (quote every line of the region, in order)`,
+      },
+      fuzz,
+    };
+  }
+  accepted.splice(0, accepted.length, ...accepted.filter((a) => unquotedLine(file, a) < 0));
   if (accepted.length > 0) {
     const bestCost = Math.min(...accepted.map((a) => a.cost));
     const best = accepted.filter((a) => a.cost === bestCost);
@@ -288,6 +308,13 @@ export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}
     return { ok: true, placement: { ...pick(best[0]!), level: 'fuzzy' } };
   }
   return { ok: false, kind: 'not-found', closest: closest && closest.matched > 0 ? describeClosest(file, block, closest, fuzz) : undefined, fuzz };
+}
+
+/** The first non-blank file line inside the alignment's region that no old-side line is paired with, or -1. */
+function unquotedLine(file: readonly string[], a: Alignment): number {
+  const paired = new Set<number>([...a.map, ...a.sub].filter((x) => x >= 0));
+  for (let i = a.start; i < a.end; i++) if (!paired.has(i) && file[i]!.trim() !== '') return i;
+  return -1;
 }
 
 /** Old-side line k is paired with a file line of other code, or missing though it holds code. */
