@@ -372,6 +372,22 @@ class Planner {
     return r.rel;
   }
 
+  /**
+   * The file an edit of an existing file means: the path as written, or, when that names no file and
+   * is a bare basename (`App.js`), the one workspace file of that name. Several: refused, naming them.
+   */
+  async resolveExisting(raw: string, label: string): Promise<string> {
+    const rel = this.resolve(raw);
+    if (/[/\\]/.test(raw.trim()) || this.work.has(rel) || (await this.opts.workspace.exists(rel)) || !this.opts.workspace.findByName) return rel;
+    const found = (await this.opts.workspace.findByName(rel)).filter((c) => resolveEditPath(c, this.opts.policy).ok);
+    if (found.length === 1) return found[0]!;
+    if (found.length > 1) {
+      const shown = found.slice(0, 6).join(', ') + (found.length > 6 ? ', …' : '');
+      throw new EditError(`${rel}: ${label} names the file by its basename alone, and ${found.length} files have that name (${shown}), so which one is meant is not clear; nothing was applied. Give the file's path from the workspace root`);
+    }
+    return rel;
+  }
+
   async load(rel: string): Promise<WorkFile> {
     let w = this.work.get(rel);
     if (w) return w;
@@ -407,10 +423,11 @@ class Planner {
   }
 
   private async searchReplace(e: SearchReplaceEdit, bom: boolean): Promise<void> {
-    const rel = this.resolve(e.newPath);
-    const w = await this.load(rel);
     const label = `the search/replace block at reply line ${e.replyLine}`;
     const searchEmpty = e.search.every((l) => l.trim() === '');
+    // A SEARCH quotes an existing file, so a bare basename may name it; an empty one creates the path as written.
+    const rel = searchEmpty ? this.resolve(e.newPath) : await this.resolveExisting(e.newPath, label);
+    const w = await this.load(rel);
     if (searchEmpty) {
       const bad = e.replace.find((l) => isElision(l));
       if (bad) throw new EditError(`${rel}: ${label} writes the line \`${bad.trim()}\`, an elision that would be written literally; give the complete text`);
@@ -444,7 +461,7 @@ class Planner {
   }
 
   private async wholeFile(e: WholeFileEdit, bom: boolean): Promise<void> {
-    const rel = this.resolve(e.newPath);
+    const rel = await this.resolveExisting(e.newPath, `the whole-file block at reply line ${e.replyLine}`);
     const w = await this.load(rel);
     const why = wholeFileRefusal(rel, w.text, e);
     if (why !== undefined) throw new EditError(why);
@@ -512,8 +529,8 @@ class Planner {
     }
     if (oldRel === null || newRel === null) throw new EditError(`the diff at reply line ${e.replyLine} names neither an old nor a new file`);
 
-    const src = await this.load(oldRel);
     if (oldRel === newRel) {
+      const src = await this.load(await this.resolveExisting(e.oldPath!, `the diff at reply line ${e.replyLine}`));
       if (src.text === null) {
         // `--- a/new.ts` with one `@@ -0,0 +1,N @@` of added lines: the model creating the file.
         if (e.hunks.length > 0 && e.hunks[0]!.oldStart === 0 && e.hunks.every((h) => h.lines.every((l) => l.op === '+'))) {
@@ -523,11 +540,12 @@ class Planner {
         throw new EditError(`${oldRel}: the diff modifies this file but it does not exist; to create it use \`--- /dev/null\``);
       }
       const errors: string[] = [];
-      const next = applyHunks(oldRel, src.text, e.hunks, labelOf, this.opts.fuzz, errors);
+      const next = applyHunks(src.rel, src.text, e.hunks, labelOf, this.opts.fuzz, errors);
       if (errors.length > 0) this.errors.push(...errors);
       else src.text = next;
       return;
     }
+    const src = await this.load(oldRel);
     // Different old and new names: a rename when only the old one exists.
     const dst = await this.load(newRel);
     if (src.text !== null && dst.text === null) {
