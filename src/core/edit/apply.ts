@@ -3,7 +3,7 @@
 import { diffArrays } from 'diff';
 import type { Checkpoint } from './checkpoint';
 import type { Placement } from './match';
-import { isElision, locate, similarRegion } from './match';
+import { isElisionIn, locate, similarRegion } from './match';
 import type { FilePatch, Hunk, HunkLine, ProposedEdit, SearchReplaceEdit } from './parse';
 import type { PathPolicy } from './paths';
 import { resolveEditPath } from './paths';
@@ -272,7 +272,7 @@ function applyHunks(
   hunks.forEach((h, k) => {
     const old = h.lines.filter((l) => l.op !== '+');
     const head = headOf(h);
-    const bad = h.lines.find((l) => l.op === '+' && isElision(l.text) && !old.some((o) => o.text === l.text));
+    const bad = h.lines.find((l) => l.op === '+' && isElisionIn(rel, l.text) && !old.some((o) => o.text === l.text));
     if (bad) {
       errors.push(`${rel}: ${labelOf(k)} adds the line \`${bad.text.trim()}\`, an elision that would be written literally; give the complete new text. It starts:\n${head}`);
       return;
@@ -308,7 +308,7 @@ function applyHunks(
     const r = locate(
       lines.map((l) => l.text),
       old.map((l) => ({ text: l.text, removed: l.op === '-' })),
-      { hint, ...(fuzz !== undefined ? { fuzz } : {}) },
+      { hint, ...(fuzz !== undefined ? { fuzz } : {}), isElision: (t) => isElisionIn(rel, t) },
     );
     if (!r.ok) {
       errors.push(
@@ -429,7 +429,7 @@ class Planner {
     const rel = searchEmpty ? this.resolve(e.newPath) : await this.resolveExisting(e.newPath, label);
     const w = await this.load(rel);
     if (searchEmpty) {
-      const bad = e.replace.find((l) => isElision(l));
+      const bad = e.replace.find((l) => isElisionIn(rel, l));
       if (bad) throw new EditError(`${rel}: ${label} writes the line \`${bad.trim()}\`, an elision that would be written literally; give the complete text`);
       if (w.text !== null && w.text.lines.some((l) => l.text.trim() !== '')) {
         // An empty SEARCH on a file with content appends to it (the convention models learned),
@@ -482,7 +482,7 @@ class Planner {
     for (const h of hunks) {
       const stray = h.lines.find((l) => l.op !== '+' && !(l.op === ' ' && l.text === ''));
       if (stray) throw new EditError(`${rel}: the diff creates this file, so its hunks may only add lines, but one has \`${stray.op}${stray.text}\``);
-      const bad = h.lines.find((l) => l.op === '+' && isElision(l.text));
+      const bad = h.lines.find((l) => l.op === '+' && isElisionIn(rel, l.text));
       if (bad) throw new EditError(`${rel}: the new file's line \`${bad.text.trim()}\` is an elision that would be written literally; give the complete text`);
       for (const l of h.lines) if (l.op === '+') lines.push({ text: l.text, eol: '\n' });
     }

@@ -42,6 +42,8 @@ export interface MatchOptions {
   hint?: number | undefined;
   /** At most this many old-side lines may differ in a fuzzy match (further capped at a third of the hunk). */
   fuzz?: number;
+  /** Which lines are elisions in this file (default `isElision`: every file is code). */
+  isElision?: (line: string) => boolean;
 }
 
 export const DEFAULT_FUZZ = 2;
@@ -74,6 +76,19 @@ export function isElision(line: string): boolean {
   if (comment) return true;
   // Uncommented prose such as "... rest of the file ...": dots set apart by spaces.
   return /^(?:\.\.\.|…)\s/.test(t) || /\s(?:\.\.\.|…)$/.test(t);
+}
+
+/** Prose files: a line starting with a code comment marker there is text (a sample, a heading, a bullet). */
+const PROSE = /\.(?:md|markdown|mdown|txt|text|rst|adoc|asciidoc)$/i;
+
+/**
+ * Whether `line` of the file `rel` stands for text it leaves out. In a prose file (Markdown, plain
+ * text) `// ... other functions ...` or `# ... rest` is content, a code sample or a heading, not an
+ * elision; only the file's own comments (`<!-- ... -->`) and bare "... rest of the file ..." words are.
+ */
+export function isElisionIn(rel: string, line: string, elides: (l: string) => boolean = isElision): boolean {
+  if (PROSE.test(rel) && /^\s*(?:\/\/|#|\/\*|\*|--(?!>)|\{\/\*|;)/.test(line)) return false;
+  return elides(line);
 }
 
 function contiguous(file: string[], block: string[], norm: (s: string) => string): number[] {
@@ -239,7 +254,7 @@ export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}
       return { ok: false, kind: 'ambiguous', starts: at, level };
     }
   }
-  const elided = block.findIndex((l) => isElision(l.text));
+  const elided = block.findIndex((l) => (opts.isElision ?? isElision)(l.text));
   if (elided >= 0) return { ok: false, kind: 'elision', line: block[elided]!.text, index: elided };
 
   const f = file.map(normWs);

@@ -4,7 +4,7 @@
 import { fenceInfoPath, proseLeadPath, strictPathLine } from './pathLines';
 import type { ReplyLines } from './replyLines';
 import { FENCE } from './replyLines';
-import { isElision } from './match';
+import { isElision, isElisionIn } from './match';
 import type { TextFile } from './text';
 
 export interface WholeFileEdit {
@@ -127,7 +127,7 @@ export function elidesCode(line: string): boolean {
 /** Why writing `content` over `file` (null: a new file) would lose code; undefined when it would not. */
 export function wholeFileRefusal(rel: string, file: TextFile | null, e: WholeFileEdit): string | undefined {
   const label = `the whole-file block for ${rel} at reply line ${e.replyLine}`;
-  const k = e.content.findIndex(elidesCode);
+  const k = e.content.findIndex((l) => isElisionIn(rel, l, elidesCode));
   if (k >= 0) {
     return `${rel}: ${label} elides code with \`${e.content[k]!.trim()}\` (its line ${k + 1}): writing it would delete the code it stands for, so nothing was applied. Give the complete file, or search/replace blocks for the lines that change`;
   }

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { codeOf, isElision, locate } from '../../../src/core/edit/match';
+import { codeOf, isElision, isElisionIn, locate } from '../../../src/core/edit/match';
 import type { OldLine } from '../../../src/core/edit/match';
 
 const ctx = (t: string): OldLine => ({ text: t, removed: false });
@@ -8,6 +8,21 @@ const rm = (t: string): OldLine => ({ text: t, removed: true });
 const FILE = ['function f() {', '  const a = 1;', '  const b = 2;', '  const c = 3;', '  return a + b + c;', '}', '', 'function g() {', '  return 0;', '}'];
 
 describe('edit/match', () => {
+  it('takes a code comment marker in a prose file (Markdown, text) for content, its own comments and bare words for elisions', () => {
+    for (const rel of ['README.md', 'docs/guide.markdown', 'notes.txt', 'index.rst']) {
+      for (const l of ['// ... other related functions ...', '# ... rest of the steps ...', '/* ... existing code ... */', '* ... more items']) assert.equal(isElisionIn(rel, l), false, `${rel}: ${l}`);
+      for (const l of ['<!-- ... rest of the file ... -->', '... rest of the file unchanged ...', '...']) assert.equal(isElisionIn(rel, l), true, `${rel}: ${l}`);
+    }
+    for (const rel of ['src/a.ts', 'package.json', 'a.py']) assert.equal(isElisionIn(rel, '// ... other related functions ...'), true, rel);
+    // A SEARCH quoting such a line in Markdown is located like any other text, not refused as an elision.
+    const md = ['# Guide', '', '```ts', "import { a } from './a';", '// ... other related functions ...', '```', '', 'The end.'];
+    const block = [ctx('```ts'), ctx("import { a } from './a';"), ctx('// ... other functions ...'), rm('```'), ctx(''), ctx('The end.')];
+    const r = locate(md, block, { isElision: (l) => isElisionIn('README.md', l) });
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.equal(r.placement.start, 2);
+    assert.ok(!locate(md, block).ok, 'in a code file the same SEARCH is an elision');
+  });
+
   it('finds an exact block anywhere, whatever the hint says', () => {
     const r = locate(FILE, [ctx('function g() {'), rm('  return 0;'), ctx('}')], { hint: 0 });
     assert.ok(r.ok);

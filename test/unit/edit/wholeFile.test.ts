@@ -65,6 +65,17 @@ describe('edit/wholeFile', () => {
     assert.deepEqual(parseReply('Run `npm test`:\n```sh\nnpm test\n```\n').edits, []);
   });
 
+  it('writes a Markdown file whose code samples hold elision-looking comments; refuses its own `<!-- rest -->`', async () => {
+    const doc = '# Use\n\n```ts\n// ... existing code ...\nrun();\n```\n';
+    const ok = await apply(`README.md\n\`\`\`\`markdown\n${doc}\`\`\`\`\n`);
+    assert.deepEqual(ok.errors, []);
+    assert.equal(readFileSync(path.join(root, 'README.md'), 'utf8'), doc);
+    const elided = await apply('README.md\n````markdown\n# Use\n\n<!-- rest of the file -->\n````\n');
+    assert.match(elided.errors[0]!, /README\.md: the whole-file block for README\.md at reply line 1 elides code with `<!-- rest of the file -->`/);
+    const code = await apply('src/a.ts\n```ts\n// ... existing code ...\nrun();\n```\n');
+    assert.match(code.errors[0]!, /elides code with `\/\/ \.\.\. existing code \.\.\.`/);
+  });
+
   it('takes the path a sentence before the fence ends with, only when it names one file whole', () => {
     for (const [line, want] of [
       ['The fixed component, in `client/src/App.js`:', 'client/src/App.js'],
