@@ -16,6 +16,7 @@ import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
 import { oneLine } from './workspace';
 import { recordFailedWrite } from './failedWrite';
+import { reindenter } from './indent';
 
 export interface FileSummary {
   path: string;
@@ -83,113 +84,18 @@ function hunkHead(h: Hunk): string {
   return quote([h.header.trim(), ...h.lines.map((l) => l.op + l.text)], 4);
 }
 
-function leadingWs(s: string): string {
-  return /^\s*/.exec(s)![0];
-}
-
-/**
- * When the hunk matched only up to indentation and the file is consistently indented deeper (or
- * shallower) than the hunk, the added lines get the same shift, so the result stays well-formed.
- */
-function indentShift(file: string[], old: HunkLine[], p: Placement, added: readonly string[] = []): (s: string) => string {
-  if (p.level === 'exact') return (s) => s;
-  const mapped = indentMap(file, old, p, added);
-  if (mapped) return mapped;
-  let shift: { add: string } | { remove: string } | undefined;
-  let consistent = true;
-  old.forEach((l, k) => {
-    const at = p.map[k]!;
-    if (at < 0 || l.text.trim() === '' || !consistent) return;
-    const fi = leadingWs(file[at]!);
-    const hi = leadingWs(l.text);
-    let s: { add: string } | { remove: string };
-    if (fi === hi) s = { add: '' };
-    else if (fi.endsWith(hi)) s = { add: fi.slice(0, fi.length - hi.length) };
-    else if (hi.endsWith(fi)) s = { remove: hi.slice(0, hi.length - fi.length) };
-    else {
-      consistent = false;
-      return;
-    }
-    if (shift === undefined) shift = s;
-    else if (JSON.stringify(shift) !== JSON.stringify(s)) consistent = false;
-  });
-  if (!consistent) return indentScale(file, old, p);
-  if (shift === undefined) return (s) => s;
-  const sh = shift;
-  if ('add' in sh) return sh.add === '' ? (s) => s : (s) => (s.trim() === '' ? s : sh.add + s);
-  return (s) => (s.startsWith(sh.remove) ? s.slice(sh.remove.length) : s);
-}
-
-/**
- * The model wrote each indentation level its own way (two spaces for the file's four, a tab for its
- * eight): when every hunk indentation stands for one file indentation, and every added line's
- * indentation is among them, added lines get the file's. Undefined when that does not hold.
- */
-function indentMap(file: string[], old: HunkLine[], p: Placement, added: readonly string[]): ((s: string) => string) | undefined {
-  const map = new Map<string, string>();
-  let ok = true;
-  old.forEach((l, k) => {
-    const at = p.map[k]!;
-    if (!ok || at < 0 || l.text.trim() === '') return;
-    const hi = leadingWs(l.text);
-    const fi = leadingWs(file[at]!);
-    const seen = map.get(hi);
-    if (seen === undefined) map.set(hi, fi);
-    else if (seen !== fi) ok = false;
-  });
-  if (!ok || map.size === 0 || !added.every((s) => s.trim() === '' || map.has(leadingWs(s)))) return undefined;
-  return (s) => (s.trim() === '' ? s : map.get(leadingWs(s))! + s.slice(leadingWs(s).length));
-}
-
-/**
- * The model re-indented with another width (2 spaces per level where the file has 4): when every
- * matched line's indentation is the same multiple of the hunk's, added lines are scaled alike.
- */
-function indentScale(file: string[], old: HunkLine[], p: Placement): (s: string) => string {
-  let ratio: number | undefined;
-  let ok = true;
-  old.forEach((l, k) => {
-    const at = p.map[k]!;
-    if (!ok || at < 0 || l.text.trim() === '') return;
-    const fi = leadingWs(file[at]!);
-    const hi = leadingWs(l.text);
-    if (/[^ ]/.test(fi) || /[^ ]/.test(hi)) {
-      ok = false;
-      return;
-    }
-    if (hi.length === 0) {
-      if (fi.length !== 0) ok = false;
-      return;
-    }
-    const r = fi.length / hi.length;
-    if (ratio === undefined) ratio = r;
-    else if (ratio !== r) ok = false;
-  });
-  const k = ratio;
-  if (!ok || k === undefined || k === 1) return (s) => s;
-  return (s) => {
-    const hi = leadingWs(s);
-    const width = hi.length * k;
-    if (/[^ ]/.test(hi) || !Number.isInteger(width) || s.trim() === '') return s;
-    return ' '.repeat(width) + s.slice(hi.length);
-  };
-}
-
 function placeHunk(lines: Line[], hunk: Hunk, p: Placement, eol: '\n' | '\r\n'): Line[] {
-  const texts = lines.map((l) => l.text);
-  const old = hunk.lines.filter((l) => l.op !== '+');
-  const shift = indentShift(
-    texts,
-    old,
+  const shift = reindenter(
+    lines.map((l) => l.text),
+    hunk.lines,
     p,
-    hunk.lines.filter((l) => l.op === '+').map((l) => l.text),
   );
   const out: Line[] = lines.slice(0, p.start);
   let fi = p.start;
   let o = 0;
-  for (const hl of hunk.lines) {
+  for (const [j, hl] of hunk.lines.entries()) {
     if (hl.op === '+') {
-      out.push({ text: shift(hl.text), eol });
+      out.push({ text: shift(hl.text, j), eol });
       continue;
     }
     const m = p.map[o++]!;
@@ -256,6 +162,21 @@ export function repeatsFile(file: readonly Line[], added: readonly string[]): st
   return `repeats ${shared.length} of the file's ${telling.length} lines (the first: \`${shared[0]}\`): adding them again would duplicate them`;
 }
 
+/**
+ * Why lines added with no context would duplicate the file: its non-blank lines already stand in it,
+ * in order and together (up to whitespace). Undefined when they do not.
+ */
+function alreadyIn(file: readonly Line[], added: readonly string[]): string | undefined {
+  const norm = (t: string): string => t.replace(/\s+/g, '');
+  const want = added.map(norm).filter((t) => t !== '');
+  const have = file.map((l) => norm(l.text)).filter((t) => t !== '');
+  if (want.length === 0) return undefined;
+  for (let i = 0; i + want.length <= have.length; i++) {
+    if (want.every((t, k) => have[i + k] === t)) return `are already in the file (from \`${added.find((t) => t.trim() !== '')!.trim()}\`): adding them again would duplicate them`;
+  }
+  return undefined;
+}
+
 function applyHunks(
   rel: string,
   file: TextFile,
@@ -283,9 +204,11 @@ function applyHunks(
         finalNewline = !h.newNoEol;
         return;
       }
-      // An insertion with no context: only its header says where (`-12,0`: after old line 12).
-      const after = h.oldCount === 0 && h.oldStart !== undefined ? h.oldStart + offset : undefined;
-      const repeats = after !== undefined && after <= lines.length ? repeatsFile(lines, h.lines.map((l) => l.text)) : undefined;
+      // An insertion with no context: only its header says where (`-12,0`: after old line 12). A
+      // header with no numbers at all (`@@ ... @@`, Aider's) appends, as Aider does.
+      const after = h.oldStart === undefined ? lines.length : h.oldCount === 0 ? h.oldStart + offset : undefined;
+      const addedTexts = h.lines.map((l) => l.text);
+      const repeats = after !== undefined && after <= lines.length ? (repeatsFile(lines, addedTexts) ?? alreadyIn(lines, addedTexts)) : undefined;
       const why =
         after === undefined
           ? 'has no context or removed lines, and its header gives no `-N,0` line to insert after, so where it goes cannot be checked'
@@ -533,7 +456,8 @@ class Planner {
       const src = await this.load(await this.resolveExisting(e.oldPath!, `the diff at reply line ${e.replyLine}`));
       if (src.text === null) {
         // `--- a/new.ts` with one `@@ -0,0 +1,N @@` of added lines: the model creating the file.
-        if (e.hunks.length > 0 && e.hunks[0]!.oldStart === 0 && e.hunks.every((h) => h.lines.every((l) => l.op === '+'))) {
+        // Aider's `@@ ... @@` hunk of added lines (no numbers) for a file that does not exist creates it too.
+        if (e.hunks.length > 0 && (e.hunks[0]!.oldStart === 0 || e.hunks[0]!.oldStart === undefined) && e.hunks.every((h) => h.lines.every((l) => l.op === '+'))) {
           src.text = { ...this.newFileFromHunks(oldRel, e.hunks), bom };
           return;
         }
