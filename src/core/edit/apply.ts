@@ -17,6 +17,7 @@ import type { FileChange, Workspace } from './workspace';
 import { oneLine } from './workspace';
 import { recordFailedWrite } from './failedWrite';
 import { reindenter } from './indent';
+import { keepSeams, wholeFileEdges } from './seams';
 
 export interface FileSummary {
   path: string;
@@ -246,7 +247,7 @@ function applyHunks(
       );
       return;
     }
-    const next = placeHunk(lines, h, r.placement, file.eol);
+    const next = placeHunk(lines, keepSeams(h, r.placement, lines.map((l) => l.text)), r.placement, file.eol);
     if (r.placement.end === lines.length) finalNewline = !h.newNoEol;
     offset += next.length - lines.length;
     lines = next;
@@ -389,15 +390,18 @@ class Planner {
     const why = wholeFileRefusal(rel, w.text, e);
     if (why !== undefined) throw new EditError(why);
     const base = w.text ?? splitText('', bom);
-    // Lines the file keeps keep their own endings; the fence's last line ends with a newline.
+    // Lines the file keeps keep their own endings; blank lines at the block's edges beyond the
+    // file's own are the fence's, not the file's; the file keeps its final newline (or lack of one).
+    const content = wholeFileEdges(e.content, w.text ? w.text.lines.map((l) => l.text) : null);
     const lines: HunkLine[] = [];
-    for (const c of diffArrays(base.lines.map((l) => l.text), e.content)) {
+    for (const c of diffArrays(base.lines.map((l) => l.text), content)) {
       const op = c.added ? '+' : c.removed ? '-' : ' ';
       for (const t of c.value) lines.push({ op, text: t });
     }
     const hunk: Hunk = { header: 'whole file', oldStart: undefined, lines, oldNoEol: false, newNoEol: false };
     const placed = placeHunk(base.lines, hunk, { start: 0, end: base.lines.length, map: base.lines.map((_, i) => i), level: 'exact', cost: 0 }, base.eol);
-    w.text = { ...base, finalNewline: true, lines: withFinalNewline(placed, true, base.eol) };
+    const finalNewline = w.text === null || base.lines.length === 0 ? true : base.finalNewline;
+    w.text = { ...base, finalNewline, lines: withFinalNewline(placed, finalNewline, base.eol) };
   }
 
   private newFileFromHunks(rel: string, hunks: Hunk[]): TextFile {
