@@ -171,9 +171,10 @@ function alreadyIn(file: readonly Line[], added: readonly string[]): string | un
   const norm = (t: string): string => t.replace(/\s+/g, '');
   const want = added.map(norm).filter((t) => t !== '');
   const have = file.map((l) => norm(l.text)).filter((t) => t !== '');
-  if (want.length === 0) return undefined;
+  // A lone brace or `});` is everywhere; only lines that say something make a duplicate.
+  if (!want.some((t) => t.length >= 4)) return undefined;
   for (let i = 0; i + want.length <= have.length; i++) {
-    if (want.every((t, k) => have[i + k] === t)) return `are already in the file (from \`${added.find((t) => t.trim() !== '')!.trim()}\`): adding them again would duplicate them`;
+    if (want.every((t, k) => have[i + k] === t)) return `holds lines the file already has, in this order (the first: \`${added.find((t) => t.trim() !== '')!.trim()}\`): adding them again would duplicate them`;
   }
   return undefined;
 }
@@ -216,7 +217,7 @@ function applyHunks(
           : after > lines.length
             ? `inserts after line ${after} (its header \`${h.header.trim()}\`), but the file has only ${lines.length} lines`
             : repeats !== undefined
-              ? `has no context lines, and its added lines ${repeats}`
+              ? `has no context lines, and what it adds ${repeats}`
               : undefined;
       if (why !== undefined) {
         errors.push(`${rel}: ${labelOf(k)} ${why}. Include 2-3 unchanged lines around the insertion. It starts:\n${head}`);
@@ -358,7 +359,7 @@ class Planner {
       if (w.text !== null && w.text.lines.some((l) => l.text.trim() !== '')) {
         // An empty SEARCH on a file with content appends to it (the convention models learned),
         // unless the text holds the file already: a rewrite that would double it.
-        const repeats = repeatsFile(w.text.lines, e.replace);
+        const repeats = repeatsFile(w.text.lines, e.replace) ?? alreadyIn(w.text.lines, e.replace);
         if (repeats !== undefined) {
           throw new EditError(
             `${rel}: ${label} has an empty SEARCH, which appends its REPLACE to the end of the file, but the REPLACE ${repeats}. ` +

@@ -103,18 +103,24 @@ describe('edit/apply', () => {
   });
 
   it('appends an Aider `@@ ... @@` hunk of added lines only, unless the file already holds them', async () => {
-    put('i.ts', 'a\nb\n');
-    const r = await run('--- a/i.ts\n+++ b/i.ts\n@@ ... @@\n+c\n+d\n');
+    put('i.ts', 'a();\nb();\n');
+    const r = await run('--- a/i.ts\n+++ b/i.ts\n@@ ... @@\n+c();\n+d();\n');
     assert.deepEqual(r.errors, []);
-    assert.equal(get('i.ts'), 'a\nb\nc\nd\n');
+    assert.equal(get('i.ts'), 'a();\nb();\nc();\nd();\n');
     const before = treeHash(root);
     for (const header of ['@@ ... @@', '@@ -3,0 +4,2 @@']) {
-      const parsed = parseReply(`--- a/i.ts\n+++ b/i.ts\n${header}\n+b\n+ c\n`);
+      const parsed = parseReply(`--- a/i.ts\n+++ b/i.ts\n${header}\n+b();\n+ c();\n`);
       const again = await applyEdits(parsed.edits, { workspace: new FsWorkspace(root), policy: { root } });
       assert.equal(again.applied, false, header);
-      assert.match(again.errors[0]!, /has no context lines, and its added lines are already in the file \(from `b`\): adding them again would duplicate them/);
+      assert.match(again.errors[0]!, /has no context lines, and what it adds (?:repeats 2 of the file's 4 lines|holds lines the file already has, in this order) \(the first: `b\(\);`\): adding them again would duplicate them/);
     }
+    // An empty SEARCH appends the same way, and is refused the same way.
+    const sr = parseReply('i.ts\n<<<<<<< SEARCH\n=======\nc();\n>>>>>>> REPLACE\n');
+    const dup = await applyEdits(sr.edits, { workspace: new FsWorkspace(root), policy: { root } });
+    assert.match(dup.errors[0]!, /has an empty SEARCH, which appends its REPLACE to the end of the file, but the REPLACE holds lines the file already has, in this order \(the first: `c\(\);`\)/);
     assert.equal(treeHash(root), before);
+    // A lone brace is no evidence of a duplicate.
+    assert.deepEqual((await run('--- a/i.ts\n+++ b/i.ts\n@@ ... @@\n+}\n')).errors, []);
   });
 
   it('re-indents added lines relative to the nearest quoted line, in the file\'s unit, when no single rule maps the indentation', async () => {
