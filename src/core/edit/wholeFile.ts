@@ -87,11 +87,21 @@ export function parseWholeFiles(r: ReplyLines): { edits: WholeFileEdit[]; errors
     // A block inside a kept outer block is part of that file.
     return !blocks.some((o) => inside(b, o) && !wraps(r, o.open, b));
   });
-  if (errors.length > 0) return { edits: [], errors };
   // Two blocks for one file: the model wrote it again after second thoughts ("Actually, ..."), so
-  // the later block is its last word; each block is still checked for elisions when applied.
+  // the later block is its last word; each block is still checked for elisions when applied. A
+  // later block less than half the earlier one is a part shown again ("the key line:"), not a file.
   const last = new Map<string, Block>();
-  for (const b of kept) last.set(b.path, b);
+  const size = (b: Block): number => r.lines.slice(b.open + 1, b.close).filter((l) => l.trim() !== '').length;
+  for (const b of kept) {
+    const other = last.get(b.path);
+    if (other && size(b) * 2 < size(other)) {
+      errors.push(
+        `the reply gives two blocks for ${b.path} (reply lines ${other.pathLine + 1} and ${b.pathLine + 1}), the later holding ${size(b)} of the earlier's ${size(other)} lines: it looks like a part shown again, so which is meant is not clear; nothing was applied. Give the file once, whole`,
+      );
+    }
+    last.set(b.path, b);
+  }
+  if (errors.length > 0) return { edits: [], errors };
   return {
     edits: [...last.values()]
       .sort((a, b) => a.open - b.open)

@@ -134,6 +134,9 @@ describe('edit/wholeFile', () => {
     const twice = parseReply('src/a.ts\n```ts\nA\n```\n\nsrc/b.ts\n```ts\nC\n```\n\nActually:\n\nsrc/a.ts\n```ts\nB\n```\n');
     assert.deepEqual(twice.errors, []);
     assert.deepEqual(twice.edits.map((e) => [e.newPath, e.kind === 'whole-file' ? e.content : []]), [['src/b.ts', ['C']], ['src/a.ts', ['B']]]);
+    const part = parseReply('src/a.ts\n```ts\nA\nB\nC\n```\n\nThe key line:\n\nsrc/a.ts\n```ts\nB\n```\n');
+    assert.deepEqual(part.edits, []);
+    assert.match(part.errors[0]!, /two blocks for src\/a\.ts \(reply lines 1 and 10\), the later holding 1 of the earlier's 3 lines: it looks like a part shown again/);
     const cut = parseReply('src/a.ts\n```ts\nexport const A = 2;\nexport fun');
     assert.match(cut.errors[0]!, /the whole-file block for src\/a\.ts at reply line 1 runs to the end of the reply in a fence that is never closed/);
   });
