@@ -304,7 +304,7 @@ export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}
         start: a.start,
         end: a.end,
         matched: a.matched,
-        why: `line ${at + 1} there, \`${file[at]!.trim()}\`, is not in the hunk: applying it around a line it does not quote could delete or duplicate that line (quote every line of the region, in order)`,
+        why: `line ${at + 1} there, \`${file[at]!.trim()}\`, is not quoted by the edit: applying it around a line it does not quote could delete or duplicate that line (quote every line of the region, in order)`,
       },
       fuzz,
     };

@@ -78,7 +78,7 @@ describe('edit/match', () => {
     const r = locate(FILE, [ctx('function f() {'), ctx('  const a = 1;'), ctx('  const c = 3;'), rm('  return a + b + c;'), ctx('}'), ctx(''), ctx('function g() {')]);
     assert.ok(!r.ok && r.kind === 'not-found', JSON.stringify(r));
     assert.deepEqual([r.closest!.start, r.closest!.end], [0, 8]);
-    assert.match(r.closest!.why, /line 3 there, `const b = 2;`, is not in the hunk: applying it around a line it does not quote could delete or duplicate that line/);
+    assert.match(r.closest!.why, /line 3 there, `const b = 2;`, is not quoted by the edit: applying it around a line it does not quote could delete or duplicate that line/);
     // A blank line the hunk left out is spacing, not content: still placed.
     const file = ['function f() {', '  const a = 1;', '', '  const c = 3;', '  return a + c;', '}'];
     const ok = locate(file, [ctx('function f() {'), ctx('  const a = 1;'), ctx('  const c = 3;'), rm('  return a + c;'), ctx('}'), ctx('')]);
