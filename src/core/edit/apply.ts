@@ -228,7 +228,7 @@ class Planner {
    */
   async resolveExisting(raw: string, label: string): Promise<string> {
     const rel = this.resolve(raw);
-    if (/[/\\]/.test(raw.trim()) || this.work.has(rel) || (await this.opts.workspace.exists(rel)) || !this.opts.workspace.findByName) return rel;
+    if (rel.includes('/') || this.work.has(rel) || (await this.opts.workspace.exists(rel)) || !this.opts.workspace.findByName) return rel;
     const found = (await this.opts.workspace.findByName(rel)).filter((c) => resolveEditPath(c, this.opts.policy).ok);
     if (found.length === 1) return found[0]!;
     if (found.length > 1) {

@@ -108,7 +108,7 @@ describe('edit/wholeFile', () => {
     put('client/src/App.js', 'export const app = 1;\n');
     put('server/index.js', 'export const server = 1;\n');
     put('client/index.js', 'export const client = 1;\n');
-    const one = await apply('App.js\n```js\nexport const app = 2;\n```\n');
+    const one = await apply('./App.js\n```js\nexport const app = 2;\n```\n');
     assert.deepEqual(one.errors, []);
     assert.equal(readFileSync(path.join(root, 'client/src/App.js'), 'utf8'), 'export const app = 2;\n');
     const before = treeHash(root);
