@@ -43,6 +43,11 @@ export interface Workspace {
   whyNotWritable?(rel: string): Promise<string | undefined>;
   /** Removes the folder if it is empty (true), leaves it otherwise (false). */
   removeEmptyDir?(rel: string): Promise<boolean>;
+  /**
+   * Workspace-relative paths of the regular files named `name` (a basename), for an edit that names
+   * a file by its basename alone; `.git` and `node_modules` are not searched. Absent: not looked up.
+   */
+  findByName?(name: string): Promise<string[]>;
   /** Whether an editor holds unsaved changes to the file (VS Code's dirty documents); such a file is never written. */
   hasUnsavedChanges?(rel: string): Promise<boolean>;
   /**
@@ -267,6 +272,29 @@ export class FsWorkspace implements Workspace {
       if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') return false;
       throw e;
     }
+  }
+
+  async findByName(name: string): Promise<string[]> {
+    const out: string[] = [];
+    // Bounded: a basename lookup is a convenience, never a crawl of a huge tree.
+    let budget = 20_000;
+    const walk = async (dir: string, rel: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const d of entries) {
+        if (--budget < 0) return;
+        const r = rel === '' ? d.name : `${rel}/${d.name}`;
+        if (d.isDirectory()) {
+          if (d.name !== '.git' && d.name !== 'node_modules') await walk(path.join(dir, d.name), r);
+        } else if (d.isFile() && d.name === name) out.push(r);
+      }
+    };
+    await walk(this.root, '');
+    return out.sort();
   }
 
   async mode(rel: string): Promise<number | undefined> {
