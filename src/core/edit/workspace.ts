@@ -275,26 +275,7 @@ export class FsWorkspace implements Workspace {
   }
 
   async findByName(name: string): Promise<string[]> {
-    const out: string[] = [];
-    // Bounded: a basename lookup is a convenience, never a crawl of a huge tree.
-    let budget = 20_000;
-    const walk = async (dir: string, rel: string): Promise<void> => {
-      let entries;
-      try {
-        entries = await fs.readdir(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      for (const d of entries) {
-        if (--budget < 0) return;
-        const r = rel === '' ? d.name : `${rel}/${d.name}`;
-        if (d.isDirectory()) {
-          if (d.name !== '.git' && d.name !== 'node_modules') await walk(path.join(dir, d.name), r);
-        } else if (d.isFile() && d.name === name) out.push(r);
-      }
-    };
-    await walk(this.root, '');
-    return out.sort();
+    return findFilesNamed(this.root, name);
   }
 
   async mode(rel: string): Promise<number | undefined> {
@@ -412,4 +393,31 @@ export class FsWorkspace implements Workspace {
 function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
   if (a === null || b === null) return a === b;
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
+
+/**
+ * The workspace files (relative, sorted) whose basename is `name`, for the edit parser's basename
+ * lookup. Bounded: a basename lookup is a convenience, never a crawl of a huge tree; `.git` and
+ * `node_modules` are skipped and links are not followed (Dirent types come from lstat).
+ */
+export async function findFilesNamed(root: string, name: string): Promise<string[]> {
+  const out: string[] = [];
+  let budget = 20_000;
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const d of entries) {
+      if (--budget < 0) return;
+      const r = rel === '' ? d.name : `${rel}/${d.name}`;
+      if (d.isDirectory()) {
+        if (d.name !== '.git' && d.name !== 'node_modules') await walk(path.join(dir, d.name), r);
+      } else if (d.isFile() && d.name === name) out.push(r);
+    }
+  };
+  await walk(root, '');
+  return out.sort();
 }
