@@ -5,6 +5,7 @@ import type { CheckResult, CheckSpec, VerifyResult } from '../core/types';
 import { readWorkspaceText } from '../core/edit/readText';
 import { prepareChecks } from '../core/launch';
 import type { CheckOrigin } from '../core/verify/discover';
+import { cutNotes } from '../core/verify/cut';
 import { formatFailureReport } from '../core/verify/report';
 import { printFailure } from './errors';
 import { cliRefusal } from './refusals';
@@ -117,7 +118,7 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
     io.stdout(v.green ? `green · ${v.failureHash.slice(0, 12)}` : `not green · ${v.failures.length} failure(s) · ${v.failureHash.slice(0, 12)}`);
     if (!v.green) {
       io.stdout('');
-      io.stdout(formatFailureReport(v.failures, { flaky: v.flaky, root: cwd, contextLines: 0, readText: (rel) => readWorkspaceText(cwd, rel) }));
+      io.stdout(formatFailureReport(v.failures, { flaky: v.flaky, cut: cutNotes(v.checks), root: cwd, contextLines: 0, readText: (rel) => readWorkspaceText(cwd, rel) }));
     }
   }
   return v.green ? 0 : 1;

@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import stripAnsi from 'strip-ansi';
 import { redact, redactCutEdges, scrubEnv } from '../secrets';
 import type { CheckHandles } from './containment';
+import { cutMarkText } from './cutMark';
 import { processStartTime } from '../liveness';
 import { argvInCgroup, CHECK_MARKER_ENV, createCheckCgroup, findProcesses, killAndWait, removeCgroupWhenEmpty, removeCheckRecord, signalCheck, writeCheckRecord } from './containment';
 
@@ -141,7 +142,7 @@ export class CappedOutput {
       let tailStart = 0;
       while (tailStart < 3 && isContinuation(tail[tailStart])) tailStart++;
       dropped += head.length - headEnd + tailStart;
-      text = `${clean(UTF8.decode(head.subarray(0, headEnd)), { start: false, end: true })}\n[... ${dropped} bytes of output cut by fix-until-green ...]\n${clean(UTF8.decode(tail.subarray(tailStart)), { start: true, end: false })}`;
+      text = `${clean(UTF8.decode(head.subarray(0, headEnd)), { start: false, end: true })}\n${cutMarkText(dropped)}\n${clean(UTF8.decode(tail.subarray(tailStart)), { start: true, end: false })}`;
     }
     return { text, truncated: dropped > 0, droppedBytes: dropped };
   }
