@@ -1,5 +1,5 @@
 // Output cut at the output limit: the failures parsed from the part kept are not the run's failures.
-// A real Vitest run flooding its output past the limit, checked in three states: the same state
+// Real Vitest and Jest runs flooding their output past the limit, each checked in three states: the same state
 // twice, a no-op edit that only lengthens a message (a different part kept), and a real fix.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -33,7 +33,10 @@ interface Captured {
   colour: boolean;
 }
 
-describe('cut output: a part is never compared as a count', function () {
+for (const runner of [
+  { fixture: 'verify/flood', name: 'Vitest', source: 'src/prices.js' },
+  { fixture: 'verify/flood-jest', name: 'Jest', source: 'src/prices.js' },
+]) describe(`cut output (${runner.name}): a part is never compared as a count`, function () {
   this.timeout(300000);
   let s: Scratch;
   let a1: VerifyResult;
@@ -42,12 +45,12 @@ describe('cut output: a part is never compared as a count', function () {
   let fixed: VerifyResult;
 
   before(async () => {
-    s = copyFixture('verify/flood');
+    s = copyFixture(runner.fixture);
     // 24 KB: the 39 failures' details alone pass it; the 60 tests' logs come before them.
     const verify = (): Promise<VerifyResult> => new Verifier({ root: s.project, checks: [{ name: 'test', command: 'npm test' }], parallel: false, outputLimitKb: 24, flakyReruns: 0 }).verify();
     a1 = await verify();
     a2 = await verify();
-    const file = path.join(s.project, 'src', 'prices.js');
+    const file = path.join(s.project, runner.source);
     // The no-op edit: every failure's message is longer, so fewer of them fit in the tail kept.
     writeFileSync(file, readFileSync(file, 'utf8').replace("'the discount was applied twice'", "'the discount was applied twice, once by the cart and once again by the checkout'"));
     noop = await verify();
