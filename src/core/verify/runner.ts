@@ -136,10 +136,14 @@ export class CappedOutput {
     if (dropped === 0) {
       text = clean(UTF8.decode(Buffer.concat([...this.head, tail])), { start: false, end: false });
     } else {
-      // Cut at character boundaries on both sides of the gap, so the cut itself makes no U+FFFD.
+      // Cut at line boundaries on both sides of the gap, so no parser reads half a line as a whole one
+      // (`FAIL  test/a.test.js [ test/a.t`); within one endless line, at character boundaries, so the
+      // cut itself makes no U+FFFD.
       const head = Buffer.concat(this.head);
-      const headEnd = completeEnd(head);
-      let tailStart = 0;
+      const lastNewline = head.lastIndexOf(0x0a);
+      const headEnd = lastNewline >= 0 ? lastNewline : completeEnd(head);
+      const firstNewline = tail.indexOf(0x0a);
+      let tailStart = firstNewline >= 0 && firstNewline < tail.length - 1 ? firstNewline + 1 : 0;
       while (tailStart < 3 && isContinuation(tail[tailStart])) tailStart++;
       dropped += head.length - headEnd + tailStart;
       text = `${clean(UTF8.decode(head.subarray(0, headEnd)), { start: false, end: true })}\n${cutMarkText(dropped)}\n${clean(UTF8.decode(tail.subarray(tailStart)), { start: true, end: false })}`;

@@ -17,6 +17,7 @@ import { comparableFailureCount, cutNotes } from '../../../src/core/verify/cut';
 import { parseOutput } from '../../../src/core/verify/parsers/index';
 import { reportedFailureCount } from '../../../src/core/verify/parsers/summary';
 import { formatFailureReport } from '../../../src/core/verify/report';
+import { CappedOutput } from '../../../src/core/verify/runner';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
@@ -156,6 +157,31 @@ describe("runners' own summaries", () => {
     }
     assert.equal(byName.get('tsc-pretty'), 3);
     assert.equal(byName.get('node-test-tap'), 3);
+  });
+
+  it('a cut anywhere in a real output (at line ends) never invents a failure nor places one where its output does not', () => {
+    for (const c of index.filter((x) => x.stream === 'all')) {
+      const raw = readFileSync(path.join(OUTPUTS, c.file));
+      const ctx = { check: 'x', root: c.root, cwd: c.root, exitCode: c.exitCode };
+      const whole = parseOutput(c.parser, raw.toString('utf8'), ctx);
+      const known = new Set(whole.map((f) => JSON.stringify([f.id, f.file ?? ''])));
+      const ids = new Set(whole.map((f) => f.id));
+      // The whole output shows this failure's stack passing through that file and line.
+      const framed = (f: Failure): boolean => f.line !== undefined && raw.toString('utf8').includes(`${f.file}:${f.line}:`);
+      for (let limit = 1024; limit < raw.length; limit += 384) {
+        const cap = new CappedOutput(limit);
+        cap.push(raw);
+        const { text, truncated } = cap.finish();
+        assert.ok(truncated);
+        for (const f of parseOutput(c.parser, text, ctx)) {
+          if (f.id === 'exit') continue; // the generic tail of a part that names no failure
+          // A suite's line lost in the cut leaves the test's own title: the end of the whole one.
+          assert.ok([...ids].some((id) => id === f.id || (id ?? '').endsWith(` ${f.id ?? ''}`)), `${c.name} cut at ${limit}: invented ${f.id}`);
+          // Placed where the whole parse places it, or at a frame of its own stack (its head line cut).
+          if (f.file !== undefined) assert.ok(known.has(JSON.stringify([f.id, f.file])) || (f.line !== undefined && f.message.includes(`${f.file}:${f.line}:`)) || framed(f), `${c.name} cut at ${limit}: ${f.id} placed in ${f.file}`);
+        }
+      }
+    }
   });
 
   it('read each runner\'s spelling', () => {

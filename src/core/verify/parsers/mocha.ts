@@ -66,6 +66,8 @@ function fromEpilogue(output: string, ctx: ParseContext): Failure[] {
     while (!title[title.length - 1]!.endsWith(':') && i + 1 < lines.length && lines[i + 1]!.trim() !== '' && indentOf(lines[i + 1]!) > 2) {
       title.push(lines[++i]!.trim());
     }
+    // A title the cut runs through (its deeper lines gone) names no test: left out, never a shorter title.
+    if (!title[title.length - 1]!.endsWith(':') && i + 1 < lines.length && isCutMark(lines[i + 1]!)) continue;
     title[title.length - 1] = title[title.length - 1]!.replace(/:$/, '');
     const body: string[] = [];
     while (i + 1 < lines.length && !ENTRY.test(lines[i + 1]!.trimEnd())) body.push(lines[++i]!);
