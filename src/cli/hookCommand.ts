@@ -132,6 +132,7 @@ export async function hookCommand(argv: string[], io: HookIo): Promise<number> {
       checks: prepared.engine,
       budgetMs: hookBudgetMs(timeout, Date.now() - started),
       signal: controller.signal,
+      warn: (line) => io.stderr(`fix-until-green hook: ${line}`),
     });
     if (r.decision) io.stderr(`fix-until-green hook: ${r.decision.reason}: ${r.decision.detail}`);
     return answer(call.host, call.event, r.answer);

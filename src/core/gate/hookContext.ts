@@ -22,6 +22,8 @@ export interface HookContext {
   budgetMs: number;
   signal?: AbortSignal;
   now?: () => Date;
+  /** Says a problem the user should know of that does not change the answer (stderr, in the CLI). */
+  warn?: (line: string) => void;
 }
 
 export interface HookResult {
@@ -49,6 +51,7 @@ export async function openSession(ctx: HookContext): Promise<HookSession> {
     sessionId: sessionIdOf(ctx),
     root: ctx.root,
     now: nowOf(ctx),
+    ...(ctx.warn ? { warn: ctx.warn } : {}),
     verifier: () => recordVerifier(ctx.root, ctx.checks.checks),
     start: () => ({
       model: ctx.call.raw.model && typeof ctx.call.raw.model === 'string' ? `${ctx.host}:${ctx.call.raw.model}` : ctx.host,

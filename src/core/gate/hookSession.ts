@@ -5,9 +5,11 @@
 // to remember is here, written whole (temp file and rename) under a small lock, since a host may run
 // hooks in parallel.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Checkpoint } from '../edit/checkpoint';
+import { checkStoredPath } from '../edit/storedPath';
+import { readRegularFileSync } from '../fileText';
 import type { VerifierRecord } from '../policy/integrity';
 import type { RunEvent } from '../trace/events';
 import { TraceWriter } from '../trace/trace';
@@ -44,6 +46,30 @@ export interface HookSessionState {
   steps: number;
 }
 
+/**
+ * The record's paths are read back from the storage: one that no longer stays inside the folder
+ * (`../x`, absolute, through a link to outside) is dropped and said, so no check is staged over it
+ * and no verifier file outside is read; the others are kept.
+ */
+function keepInside(state: HookSessionState, root: string, file: string, warn: ((line: string) => void) | undefined): void {
+  const refused: string[] = [];
+  const keep = (list: unknown): string[] => {
+    if (!Array.isArray(list)) return [];
+    return list.filter((rel) => {
+      const c = checkStoredPath(root, rel);
+      if (!c.ok) refused.push(c.reason);
+      return c.ok;
+    }) as string[];
+  };
+  state.touched = keep(state.touched);
+  state.changedSinceStop = keep(state.changedSinceStop);
+  if (state.verifier) {
+    const files = Array.isArray(state.verifier.files) ? state.verifier.files : [];
+    state.verifier = { commands: Array.isArray(state.verifier.commands) ? state.verifier.commands : [], files: files.filter((f) => Array.isArray(f) && keep([f[0]]).length === 1) };
+  }
+  for (const r of new Set(refused)) warn?.(`the hook session record ${file}: ${r}`);
+}
+
 /** The run id of a host session: stable, so every hook call of the session finds the same record. */
 export function hookRunId(host: HookHost, sessionId: string): string {
   const safe = sessionId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40);
@@ -71,14 +97,16 @@ export class HookSession {
   }
 
   /** The session's record, created on its first hook call (with the trace's `run-start`). */
-  static open(o: { storageDir: string; host: HookHost; sessionId: string; root: string; now: Date; start: () => Omit<Extract<RunEvent, { type: 'run-start' }>, 'type' | 'step' | 'runId' | 'root' | 'frontEnd'>; verifier: () => VerifierRecord }): HookSession {
+  static open(o: { storageDir: string; host: HookHost; sessionId: string; root: string; now: Date; warn?: (line: string) => void; start: () => Omit<Extract<RunEvent, { type: 'run-start' }>, 'type' | 'step' | 'runId' | 'root' | 'frontEnd'>; verifier: () => VerifierRecord }): HookSession {
     const runId = hookRunId(o.host, o.sessionId);
     const dir = path.join(o.storageDir, 'runs', runId);
     const file = path.join(dir, 'hook-session.json');
     const trace = new TraceWriter(path.join(dir, 'trace.jsonl'));
     if (existsSync(file)) {
-      const state = JSON.parse(readFileSync(file, 'utf8')) as HookSessionState;
+      // Never blocks: a FIFO planted at the record's name is an error, not a wait.
+      const state = JSON.parse(readRegularFileSync(file)) as HookSessionState;
       if (state.version !== 1 || state.runId !== runId) throw new Error(`${file} is not a hook session record of ${runId}`);
+      keepInside(state, o.root, file, o.warn);
       return new HookSession(state, dir, trace);
     }
     const record = o.verifier();

@@ -4,9 +4,10 @@
 // sending the agent back for another step (time-limit, step-cap, token and cost ceilings). Not green
 // and within every budget: the stop is blocked with the same compact failure report our loop sends
 // a model.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { readWorkspaceText } from '../edit/readText';
+import { readRegularFileSync } from '../fileText';
 import { changedVerifierFiles } from '../policy/integrity';
 import { gateDecision, stepDecision } from '../policy/policy';
 import type { Decision } from '../policy/reasons';
@@ -40,9 +41,9 @@ function readPrevious(session: HookSession): VerifyResult | null {
   const f = previousFile(session);
   if (!existsSync(f)) return null;
   try {
-    return JSON.parse(readFileSync(f, 'utf8')) as VerifyResult;
+    return JSON.parse(readRegularFileSync(f)) as VerifyResult;
   } catch {
-    // A torn write of a killed hook: no baseline, the checks run in full.
+    // A torn write of a killed hook, or something not a file of ours there: no baseline, the checks run in full.
     return null;
   }
 }
