@@ -5,10 +5,10 @@
 // memory is its record (hookSession.ts).
 import picomatch from 'picomatch';
 import { readWorkspaceText } from '../edit/readText';
-import { FsWorkspace } from '../edit/workspace';
+import { FsWorkspace, oneLine } from '../edit/workspace';
 import type { ProposedFile } from '../policy/critics';
 import { addedSuppressions, protectedPathPatterns } from '../policy/critics';
-import { VERIFIER_CONFIG_GLOBS, verifierProtection } from '../policy/integrity';
+import { recordVerifier, VERIFIER_CONFIG_GLOBS, verifierProtection } from '../policy/integrity';
 import type { Settings } from '../settings';
 import type { HookContext, HookResult } from './hookContext';
 import { locked, nowOf, openSession, relInside } from './hookContext';
@@ -68,19 +68,50 @@ export function guardReason(files: readonly ProposedFile[], settings: Settings, 
   return undefined;
 }
 
+/**
+ * An edit let through whose original could not be saved: `revert --session` cannot put it back.
+ * Said where the host shows the user something (never a silent allow), or the edit is denied when
+ * the user asked for that (`fixUntilGreen.denyUnrevertableEdits`).
+ */
+export function unrevertable(settings: Pick<Settings, 'denyUnrevertableEdits'> | undefined, rels: readonly string[], why: string): HookResult['answer'] {
+  const files = rels.length > 0 ? rels.join(', ') : 'this edit';
+  if (settings?.denyUnrevertableEdits) {
+    return { kind: 'deny', reason: `Fix Until Green: the original of ${files} cannot be saved (${why}), so this edit could not be reverted; it is refused because fixUntilGreen.denyUnrevertableEdits is on. Try again once the hook's storage can be written.` };
+  }
+  return { kind: 'allow', message: `Fix Until Green: the original of ${files} could not be saved (${why}); this edit cannot be reverted by \`fix-until-green revert --session\`.` };
+}
+
 async function guardEdit(ctx: HookContext): Promise<HookResult> {
   const rels = [...new Set(ctx.call.writes.map((w) => relInside(ctx.root, ctx.call.cwd, w.path)).filter((r): r is string => r !== undefined))];
   if (rels.length === 0) return { answer: { kind: 'allow' }, runId: null, tracePath: null };
-  return locked(ctx, async () => {
-    const session = await openSession(ctx);
-    const files: ProposedFile[] = [];
-    for (const w of ctx.call.writes) {
-      const rel = relInside(ctx.root, ctx.call.cwd, w.path);
-      if (rel === undefined) continue;
-      const before = readWorkspaceText(ctx.root, rel) ?? null;
-      const after = afterText(before, w);
-      files.push({ path: rel, kind: w.deletes ? 'delete' : before === null ? 'create' : 'modify', before, after });
-    }
+  try {
+    return await guardLocked(ctx, rels);
+  } catch (e) {
+    // The storage cannot be written (its folder cannot be made, the record not saved): the edit is
+    // still judged, against what defines the checks now, and said to be unrevertable.
+    const refused = guardReason(proposedFiles(ctx), ctx.settings, recordVerifier(ctx.root, ctx.checks.checks));
+    if (refused) return { answer: { kind: 'deny', reason: refused }, runId: null, tracePath: null };
+    return { answer: unrevertable(ctx.settings, rels, `the storage ${ctx.storageDir} cannot be written: ${oneLine(e)}`), runId: null, tracePath: null };
+  }
+}
+
+function proposedFiles(ctx: HookContext): ProposedFile[] {
+  const files: ProposedFile[] = [];
+  for (const w of ctx.call.writes) {
+    const rel = relInside(ctx.root, ctx.call.cwd, w.path);
+    if (rel === undefined) continue;
+    const before = readWorkspaceText(ctx.root, rel) ?? null;
+    const after = afterText(before, w);
+    files.push({ path: rel, kind: w.deletes ? 'delete' : before === null ? 'create' : 'modify', before, after });
+  }
+  return files;
+}
+
+function guardLocked(ctx: HookContext, rels: string[]): Promise<HookResult> {
+  return locked(ctx, async (lock) => {
+    // Without the lock (a live hook call holds it past this call's deadline) the edit is still judged.
+    const session = await openSession(ctx, lock);
+    const files = proposedFiles(ctx);
     const now = nowOf(ctx);
     const refused = guardReason(files, ctx.settings, session.verifierRecord());
     const step = session.nextStep();
@@ -89,9 +120,14 @@ async function guardEdit(ctx: HookContext): Promise<HookResult> {
       session.save();
       return { answer: { kind: 'deny', reason: refused }, runId: session.runId, tracePath: session.tracePath };
     }
+    if (!lock.held) return { answer: unrevertable(ctx.settings, rels, lock.why), runId: session.runId, tracePath: null };
     // Nothing of the user's lost: the bytes before the agent's first write, saved outside the tree.
-    const cp = await session.checkpoint();
-    await cp.saveBeforeWriteBy(new FsWorkspace(ctx.root), rels);
+    try {
+      const cp = await session.checkpoint();
+      await cp.saveBeforeWriteBy(new FsWorkspace(ctx.root), rels);
+    } catch (e) {
+      return { answer: unrevertable(ctx.settings, rels, `the storage ${ctx.storageDir} cannot be written: ${oneLine(e)}`), runId: session.runId, tracePath: null };
+    }
     for (const r of rels) {
       if (!session.state.touched.includes(r)) session.state.touched.push(r);
       if (!session.state.changedSinceStop.includes(r)) session.state.changedSinceStop.push(r);
@@ -105,8 +141,9 @@ async function guardEdit(ctx: HookContext): Promise<HookResult> {
 async function recordEdit(ctx: HookContext): Promise<HookResult> {
   const rels = [...new Set(ctx.call.writes.map((w) => relInside(ctx.root, ctx.call.cwd, w.path)).filter((r): r is string => r !== undefined))];
   if (rels.length === 0) return { answer: { kind: 'allow' }, runId: null, tracePath: null };
-  return locked(ctx, async () => {
-    const session = await openSession(ctx);
+  return locked(ctx, async (lock) => {
+    const session = await openSession(ctx, lock);
+    if (!lock.held) return { answer: { kind: 'allow', message: `Fix Until Green: what the ${ctx.call.toolName ?? 'edit'} tool wrote to ${rels.join(', ')} was not recorded (${lock.why}); a later change to it may be taken for the agent's by \`revert --session\`.` }, runId: session.runId, tracePath: null };
     const cp = await session.checkpoint();
     // What the agent's tool left is the session's last write: a revert restores over it, and leaves alone a later change by the user.
     const recorded = await cp.recordWrittenBy(new FsWorkspace(ctx.root), rels);
