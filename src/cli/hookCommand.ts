@@ -213,6 +213,8 @@ async function gateCall(args: HookArgs, text: string, h: HookAnswerer, io: HookI
       warn: (line) => io.stderr(`fix-until-green hook: ${line}`),
     });
     if (r.decision) io.stderr(`fix-until-green hook: ${r.decision.reason}: ${r.decision.detail}`);
+    // A host that shows nothing for an allowed tool (Copilot CLI) still leaves the line in its log.
+    if (call.event !== 'stop' && r.answer.kind === 'allow' && r.answer.message) io.stderr(`fix-until-green hook: ${r.answer.message}`);
     return h.answer(call.host, call.event, r.answer);
   } catch (e) {
     return letGo(`the hook failed (${(e as Error).message}); the agent was not gated`);

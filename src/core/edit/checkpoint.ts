@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
 import { readRegularFile } from '../fileText';
-import { checkStoredPath, isStoredHash, storedPathForm } from './storedPath';
+import type { RefusedPath } from './storedPath';
+import { checkStoredPath, isStoredHash, storedEntryRefusal, storedPathForm } from './storedPath';
 
 interface Entry {
   path: string;
@@ -73,12 +74,6 @@ export interface RevertConflict {
    * never wrote the file or last deleted it.
    */
   runVersionAt: string | null;
-}
-
-/** A path the checkpoint names that a revert refused to act on (see storedPath.ts). */
-export interface RefusedPath {
-  path: string;
-  reason: string;
 }
 
 export interface RevertPlan {
@@ -179,20 +174,10 @@ export class Checkpoint {
     return path.join(this.dir, 'blobs', hash);
   }
 
-  /**
-   * Why a revert must not act on the checkpoint's entry `rel` in the workspace folder `root`: its
-   * path does not stay inside the folder (symbolic links resolved), or its hashes are not ours.
-   * Checked at each use, not at load: a folder may become a link to outside in between.
-   */
+  /** Why a revert must not act on entry `rel` in the folder `root` (storedPath.ts); checked at each use. */
   refusal(rel: string, root: string): string | undefined {
     const e = this.entry(rel);
-    if (e) {
-      for (const h of [e.blob, e.last, e.pending]) {
-        if (h !== undefined && h !== null && !isStoredHash(h)) return `the checkpoint's record of ${JSON.stringify(rel)} names a blob that is not a content hash; refused (was the storage edited?)`;
-      }
-    }
-    const c = checkStoredPath(root, rel);
-    return c.ok ? undefined : c.reason;
+    return storedEntryRefusal(root, rel, e ? [e.blob, e.last, e.pending] : []);
   }
 
   /** Blobs written by this process, and whether each was flushed: content-addressed, so none is written twice. */

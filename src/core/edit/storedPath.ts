@@ -9,6 +9,12 @@ import * as path from 'node:path';
 
 export type StoredPathCheck = { ok: true } | { ok: false; reason: string };
 
+/** A stored path a revert refused to act on, and why. */
+export interface RefusedPath {
+  path: string;
+  reason: string;
+}
+
 /** A content hash as the checkpoint writes it (sha256, hex): anything else would name a file outside its blobs. */
 export function isStoredHash(v: unknown): v is string {
   return typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
@@ -78,4 +84,15 @@ export function checkStoredPath(root: string, rel: unknown): StoredPathCheck {
     if (parent === probe || !inside(realRoot, parent)) return { ok: true };
     probe = parent;
   }
+}
+
+/**
+ * Why a revert must not act on a checkpoint entry: its path does not stay inside `root` (links
+ * resolved), or a hash it names is not one of ours (it would name a file outside the blobs).
+ * Checked at each use, not at load: a folder may become a link to outside in between.
+ */
+export function storedEntryRefusal(root: string, rel: string, hashes: readonly unknown[]): string | undefined {
+  if (hashes.some((h) => h !== undefined && h !== null && !isStoredHash(h))) return `the checkpoint's record of ${JSON.stringify(rel)} names a blob that is not a content hash; refused (was the storage edited?)`;
+  const c = checkStoredPath(root, rel);
+  return c.ok ? undefined : c.reason;
 }

@@ -126,6 +126,32 @@ describe('cli hook: an answer within the host\'s timeout, and never a silent unr
     }
   });
 
+  it("the host's SIGTERM ends the hook soon, with an answer, and leaves no session lock behind", async () => {
+    const t = path.join(s.dir, 'hang');
+    mkdirSync(t);
+    writeFileSync(path.join(t, 'package.json'), '{ "name": "hang", "private": true, "scripts": { "test": "node hang-forever.cjs" } }\n');
+    writeFileSync(path.join(t, 'hang-forever.cjs'), 'setInterval(() => {}, 1000);\n');
+    const started = Date.now();
+    const child = spawn(process.execPath, [CLI, 'hook', '--host', 'claude', '--storage', storage, '--timeout', '60'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stdin.end(JSON.stringify({ session_id: 't-9', transcript_path: null, cwd: t, hook_event_name: 'Stop', stop_hook_active: false }));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    // Once the checks run (the session's record exists), the host gives up on the hook.
+    const record = path.join(storage, 'runs', hookRunId('claude', 't-9'), 'hook-session.json');
+    while (!existsSync(record) && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
+    const termAt = Date.now();
+    child.kill('SIGTERM');
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) => child.on('exit', (c, sg) => r([c, sg])));
+    clearTimeout(killer);
+    assert.equal(signal, null, 'ended by itself after the SIGTERM, not killed');
+    assert.equal(code, 0);
+    assert.ok(Date.now() - termAt < 5000, `ended ${Date.now() - termAt} ms after the SIGTERM`);
+    assert.match(stdout, /systemMessage/);
+    assert.equal(existsSync(lockDir('t-9')), false, 'no session lock left');
+  });
+
   it('stdin left open after a whole JSON document: the answer comes without waiting for EOF', async () => {
     const a = await hook(['--host', 'claude', '--storage', storage, '--timeout', '30'], editInput('test/cart.test.js'), { keepOpen: true, killAfterMs: 40_000 });
     assert.equal(a.signal, null, `ended by itself (killed after ${a.ms} ms)`);
