@@ -191,4 +191,29 @@ describe('cli hook: an answer within the host\'s timeout, and never a silent unr
     assert.match(deniedReason(denied), /original of src\/cart\.js cannot be saved .*it is refused because fixUntilGreen\.denyUnrevertableEdits is on/);
     assert.equal(readFileSync(file, 'utf8'), 'not a folder\n');
   });
+
+  it('revert --session over a checkpoint edited to name ../victim.txt, ../emptydir and an absolute path: refused and named, nothing outside touched, the agent\'s edit still put back', async () => {
+    const cart = path.join(s.project, 'src', 'cart.js');
+    const original = readFileSync(cart, 'utf8');
+    assert.deepEqual((await hook(['--host', 'claude', '--storage', storage], editInput('src/cart.js', 'r-1'))).out, {});
+    writeFileSync(cart, 'agent\n');
+    await hook(['--host', 'claude', '--storage', storage], { session_id: 'r-1', cwd: s.project, hook_event_name: 'PostToolUse', tool_name: 'Edit', tool_input: { file_path: cart }, tool_response: {} });
+    const victim = path.join(s.dir, 'victim.txt');
+    writeFileSync(victim, 'victim\n');
+    mkdirSync(path.join(s.dir, 'emptydir'));
+    const manifest = path.join(storage, 'runs', hookRunId('claude', 'r-1'), 'checkpoint', 'checkpoint.json');
+    const m = JSON.parse(readFileSync(manifest, 'utf8')) as { entries: unknown[]; createdDirs?: string[] };
+    const sha = execFileSync('sha256sum', [victim], { encoding: 'utf8' }).split(' ')[0];
+    m.entries.push({ path: '../victim.txt', existed: false, last: sha }, { path: victim, existed: false, last: sha });
+    m.createdDirs = ['../emptydir'];
+    writeFileSync(manifest, JSON.stringify(m));
+    const r = runCli(['revert', '--cwd', s.project, '--storage', storage, '--session', 'r-1']);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.equal(readFileSync(victim, 'utf8'), 'victim\n');
+    assert.equal(existsSync(path.join(s.dir, 'emptydir')), true);
+    assert.equal(readFileSync(cart, 'utf8'), original, "the agent's edit is still put back");
+    assert.match(r.stdout, /\.\.\/victim\.txt: NOT restored: stored path "\.\.\/victim\.txt" leaves the workspace folder/);
+    assert.match(r.stdout, /victim\.txt: NOT restored: stored path ".*victim\.txt" is absolute/);
+    assert.match(r.stdout, /\.\.\/emptydir: NOT restored: folder stored path "\.\.\/emptydir" leaves the workspace folder/);
+  });
 });
