@@ -229,7 +229,8 @@ function isStale(lock: string): { stale: boolean; owner: LockOwner | undefined }
 
 /** Removes a stale lock, guarded so that two takers finding it stale do not remove each other's new lock. */
 function takeOver(lock: string, seen: LockOwner | undefined): void {
-  const guard = `${lock}.takeover`;
+  // Named `….lock` too: readers of `runs/` (revert, the editor's session follower) skip it as they skip the lock.
+  const guard = `${lock.slice(0, -'.lock'.length)}.takeover.lock`;
   try {
     mkdirSync(guard);
   } catch (e) {
