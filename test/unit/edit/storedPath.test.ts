@@ -12,6 +12,8 @@ import { restoreState, revertRun } from '../../../src/core/edit/restore';
 import { checkStoredPath } from '../../../src/core/edit/storedPath';
 import { FsWorkspace } from '../../../src/core/edit/workspace';
 import { HookSession } from '../../../src/core/gate/hookSession';
+import type { StepView } from '../../../src/vscode/common/runState';
+import { bestContents } from '../../../src/vscode/runFiles';
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 
@@ -116,5 +118,18 @@ describe('edit/storedPath: paths from the storage stay inside the folder', () =>
     assert.deepEqual(again.state.verifier!.files, [['package.json', null]]);
     assert.equal(warned.length, 3, warned.join('\n'));
     assert.match(warned.join('\n'), /"\.\.\/victim\.txt" leaves the workspace folder/);
+  });
+
+  it("Revert to best refuses a run's step snapshot that names a path outside the folder or a snapshot outside the run", async () => {
+    await tampered();
+    const runDir = path.dirname(cpDir);
+    const snap = path.join(runDir, 'steps', '1');
+    mkdirSync(path.join(snap, 'after', 'src'), { recursive: true });
+    writeFileSync(path.join(snap, 'after', 'src', 'a.ts'), 'step 1\n');
+    const step = (files: { path: string; kind: string }[], snapshotDir: string): StepView => ({ index: 1, applied: true, files, snapshotDir, rolledBack: null, restoredToStep: null }) as unknown as StepView;
+    const best = await bestContents(runDir, [step([{ path: 'src/a.ts', kind: 'modify' }], snap)], 1);
+    assert.equal(Buffer.from(best.get('src/a.ts')!).toString(), 'step 1\n', 'a genuine snapshot is read');
+    await assert.rejects(bestContents(runDir, [step([{ path: '../victim.txt', kind: 'modify' }], snap)], 1), /stored path "\.\.\/victim\.txt" leaves the workspace folder/);
+    await assert.rejects(bestContents(runDir, [step([{ path: 'src/a.ts', kind: 'modify' }], outside)], 1), /is not inside the run's folder/);
   });
 });
