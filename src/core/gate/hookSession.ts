@@ -9,7 +9,7 @@ import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } f
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Checkpoint } from '../edit/checkpoint';
-import { checkStoredPath } from '../edit/storedPath';
+import { storedPathForm } from '../edit/storedPath';
 import { readRegularFileSync, readTextIfPresent } from '../fileText';
 import { processAlive, processStartTime } from '../liveness';
 import type { VerifierRecord } from '../policy/integrity';
@@ -49,18 +49,20 @@ export interface HookSessionState {
 }
 
 /**
- * The record's paths are read back from the storage: one that no longer stays inside the folder
- * (`../x`, absolute, through a link to outside) is dropped and said, so no check is staged over it
- * and no verifier file outside is read; the others are kept.
+ * The record's paths are read back from the storage: one not of the form our writers store (`../x`,
+ * absolute) is dropped and said, so no check is staged over it and no verifier file outside is
+ * read; the others are kept. Only their form: they are read, never written (a revert writes from the
+ * checkpoint, whose paths are resolved at each use), and a verifier file may well be read through a
+ * linked `node_modules`.
  */
-function keepInside(state: HookSessionState, root: string, file: string, warn: ((line: string) => void) | undefined): void {
+function keepInside(state: HookSessionState, file: string, warn: ((line: string) => void) | undefined): void {
   const refused: string[] = [];
   const keep = (list: unknown): string[] => {
     if (!Array.isArray(list)) return [];
     return list.filter((rel) => {
-      const c = checkStoredPath(root, rel);
-      if (!c.ok) refused.push(c.reason);
-      return c.ok;
+      const why = storedPathForm(rel);
+      if (why !== undefined) refused.push(`${why}; dropped (was the storage edited?)`);
+      return why === undefined;
     }) as string[];
   };
   state.touched = keep(state.touched);
@@ -110,7 +112,7 @@ export class HookSession {
       // Never blocks: a FIFO planted at the record's name is an error, not a wait.
       const state = JSON.parse(readRegularFileSync(file)) as HookSessionState;
       if (state.version !== 1 || state.runId !== runId) throw new Error(`${file} is not a hook session record of ${runId}`);
-      keepInside(state, o.root, file, o.warn);
+      keepInside(state, file, o.warn);
       return new HookSession(state, dir, trace, o.readOnly === true);
     }
     const record = o.verifier();

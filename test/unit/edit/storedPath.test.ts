@@ -102,19 +102,19 @@ describe('edit/storedPath: paths from the storage stay inside the folder', () =>
     assert.ok(r.conflicts.some((c) => c.path === 'src/link/x.txt'), JSON.stringify(r.conflicts));
   });
 
-  it('a hook session record read back drops the paths that leave the folder, and says so', () => {
+  it('a hook session record read back drops the paths not of our form, and says so', () => {
     const storageDir = path.join(dir, 'storage');
     const open = (warn?: (l: string) => void): HookSession =>
       HookSession.open({ storageDir, host: 'claude', sessionId: 's1', root, now: new Date(), ...(warn ? { warn } : {}), start: () => ({ model: 'claude', instruction: null, checks: [], limits: { maxSteps: 8, tokenCeiling: 0, timeLimitSeconds: 60 }, settings: {} as never }), verifier: () => ({ commands: [], files: new Map() }) });
     const s = open();
     s.state.touched.push('src/a.ts', '../victim.txt');
-    s.state.changedSinceStop.push('src/link/x.txt', 'src/a.ts');
+    s.state.changedSinceStop.push('src/../../x.txt', 'src/a.ts', 'src/link/x.txt');
     s.state.verifier!.files.push(['/etc/passwd', null], ['package.json', null]);
     s.save();
     const warned: string[] = [];
     const again = open((l) => warned.push(l));
     assert.deepEqual(again.state.touched, ['src/a.ts']);
-    assert.deepEqual(again.state.changedSinceStop, ['src/a.ts']);
+    assert.deepEqual(again.state.changedSinceStop, ['src/a.ts', 'src/link/x.txt'], 'read only: a path through a link is kept (a revert resolves its own)');
     assert.deepEqual(again.state.verifier!.files, [['package.json', null]]);
     assert.equal(warned.length, 3, warned.join('\n'));
     assert.match(warned.join('\n'), /"\.\.\/victim\.txt" leaves the workspace folder/);
