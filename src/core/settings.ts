@@ -71,6 +71,8 @@ export interface Settings {
   costCeiling: number;
   /** The extension's Problems panel only; the engine and the CLI do not read it. */
   diagnostics: DiagnosticsMode;
+  /** An agent host's hooks: deny an edit tool's write whose original cannot be saved, instead of letting it through with a warning. */
+  denyUnrevertableEdits: boolean;
 }
 
 export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
@@ -111,6 +113,7 @@ export function defaultSettings(): Settings {
     escalateOn: ['stalled', 'low-confidence', 'unreachable'],
     costCeiling: 0,
     diagnostics: 'deduplicated',
+    denyUnrevertableEdits: false,
   };
 }
 
@@ -187,6 +190,7 @@ function validateScalars({ raw, s, bad, has }: Validation): void {
   bool('forbidSuppressions');
   bool('rollbackRegressions');
   bool('allowVerifierEdits');
+  bool('denyUnrevertableEdits');
   oneOf<OnStop>('onStop', ['keep-best', 'keep-last', 'revert']);
   oneOf<EditFormat>('editFormat', ['auto', 'diff', 'search-replace']);
   oneOf<DiagnosticsMode>('diagnostics', ['deduplicated', 'all']);
