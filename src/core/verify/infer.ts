@@ -2,6 +2,8 @@
 import * as path from 'node:path';
 import { readTextIfPresent } from '../fileText';
 import type { ParserId } from '../types';
+import type { FanOut } from './fanOut';
+import { fanOut } from './fanOut';
 
 /** Tools that run ESLint under their own name, printing its stylish report: gts (`gts lint`, `gts check`). */
 export const LINTS_WITH_ESLINT = /(?:^|[\s/])gts\s+(?:lint|check)\b/;
@@ -76,6 +78,8 @@ export interface ScriptStep {
   hook?: boolean;
   /** Why this step will not do what it looks like it does (`npm test:unit`: npm runs no script by bare name). */
   problem?: string;
+  /** The step runs a script in every package of a monorepo (`pnpm -r test`): which manager, which scripts. */
+  fanOut?: FanOut;
 }
 
 /** npm's own commands: `npm <other>` runs no script (npm answers `Unknown command`), unlike pnpm and yarn. */
@@ -104,7 +108,7 @@ const COMMANDS = new Set([
   'tsc', 'vue-tsc', 'eslint', 'biome', 'oxlint', 'xo', 'c8', 'nyc', 'cross-env', 'dotenv', 'run-s', 'run-p', 'npm-run-all',
 ]);
 /** Tools that build or format: their output is not what a chain's check is read for. */
-const QUIET = /^(?:rimraf|del-cli|del|mkdirp|mkdir|cp|rm|mv|echo|esbuild|rollup|webpack|tsup|unbuild|babel|swc|prettier|vite\s+build|node\s+(?:\S*\/)?(?:esbuild|build|scripts\/build)\S*|shx|copyfiles|true|exit\s+0)\b/;
+export const QUIET = /^(?:rimraf|del-cli|del|mkdirp|mkdir|cp|rm|mv|echo|esbuild|rollup|webpack|tsup|tshy|pkgroll|unbuild|babel|swc|prettier|vite\s+build|node\s+(?:\S*\/)?(?:esbuild|build|scripts\/build)\S*|shx|copyfiles|true|exit\s+0)\b/;
 
 function tokens(command: string): string[] {
   return command.trim().split(/\s+/).filter(Boolean);
@@ -241,6 +245,12 @@ export function resolveScript(scripts: Record<string, string>, name: string): Sc
   const visit = (script: string | undefined, body: string, depth: number, seen: ReadonlySet<string>, hook: boolean): void => {
     for (const part of splitChain(body)) {
       const command = unwrapCommand(part);
+      // `npm test -ws` names a script as `npm test` does, but runs every package's, not this one's.
+      const fans = fanOut(command);
+      if (fans !== undefined) {
+        out.push({ ...(script !== undefined ? { script } : {}), command, parser: 'generic', ...(hook ? { hook } : {}), fanOut: fans });
+        continue;
+      }
       const refs = depth < 6 ? scriptReference(command, scripts) : undefined;
       if (refs) {
         for (const ref of refs) {
