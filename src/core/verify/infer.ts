@@ -14,6 +14,8 @@ export function inferParser(command: string): ParserId {
   if (/\bjest\b/.test(command)) return 'jest';
   if (/\bmocha\b/.test(command)) return 'mocha';
   if (/(^|\s)--test\b/.test(command)) return 'node-test';
+  // AVA's TAP reporter is read as TAP; its own reporter by the ava parser.
+  if (/(^|[\s/])ava(\s|$)/.test(command)) return /(^|\s)(--tap|-t)(\s|$)/.test(command) ? 'tap' : 'ava';
   if (/(^|[\s/])(tap|tape)(\s|$)/.test(command)) return 'tap';
   if (/(^|[\s/])tsc(\s|$)/.test(command) || /\bvue-tsc\b/.test(command)) return 'tsc';
   if (/\beslint\b/.test(command) || LINTS_WITH_ESLINT.test(command)) return 'eslint';
@@ -65,6 +67,18 @@ export function parserForCommand(command: string, cwd: string): ParserId {
   if (!scripts) return direct;
   // Resolve the command as if it were a script of its own.
   return parserForScript({ ...scripts, '\0command': command }, '\0command');
+}
+
+/**
+ * The tools a command runs, in order: a package.json script's chain followed (its `pre`/`post`
+ * hooks and builds left out), else the command's own chain; each by its program's name
+ * (`node test/run.js` by `node`). For saying which tool printed output no parser reads.
+ */
+export function commandTools(command: string, cwd: string): string[] {
+  const scripts = new RegExp(SCRIPT_REF.source).test(command) ? scriptsIn(cwd) : undefined;
+  const steps = resolveScript({ ...(scripts ?? {}), '\0command': command }, '\0command');
+  const names = steps.filter((s) => s.hook !== true && !QUIET.test(s.command)).map((s) => (tokens(s.command)[0] ?? '').replace(/^.*\//, '')).filter((n) => n !== '');
+  return [...new Set(names)];
 }
 
 /** One command a script ends up running, after script references and wrappers are followed. */
@@ -284,4 +298,4 @@ export function parserForSteps(steps: readonly ScriptStep[]): ParserId {
   return named.length > 0 ? named[named.length - 1]!.parser : 'generic';
 }
 
-const TEST_RUNNER_IDS: ReadonlySet<ParserId> = new Set(['mocha', 'jest', 'vitest', 'node-test', 'tap']);
+const TEST_RUNNER_IDS: ReadonlySet<ParserId> = new Set(['mocha', 'jest', 'vitest', 'node-test', 'tap', 'ava']);
