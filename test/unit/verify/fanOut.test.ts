@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { discoverChecks } from '../../../src/core/verify/discover';
 import { fanOut } from '../../../src/core/verify/fanOut';
 import { resolveScript } from '../../../src/core/verify/infer';
+import { testCommand } from '../../../src/core/verify/staged/commands';
 import { REPO } from '../../support/fixtures';
 
 describe('fan-out scripts (a root script that runs every package\'s)', () => {
@@ -91,6 +92,12 @@ describe('fan-out scripts (a root script that runs every package\'s)', () => {
         assert.match(note ?? '', /runs each package's own script \(\w+ runs scripts\.test in every package\): the packages' checks stand in for it, each run once/, test);
         assert.match(note ?? '', /what it runs before them \(build: pnpm -r build\) is not run for them: each package's own script runs its own pre scripts/, test);
       }
+    });
+
+    it('a configured fan-out check is not narrowed as if it were one package\'s run, and says why', () => {
+      write('package.json', JSON.stringify({ name: 'root', private: true, scripts: { test: 'turbo run test' } }));
+      assert.match((testCommand('pnpm --color -r run test', dir, 'vitest') as { reason: string }).reason, /runs test in every package \(pnpm\)/);
+      assert.match((testCommand('npm test', dir, 'vitest') as { reason: string }).reason, /the script "test" runs test in every package \(turbo\)/);
     });
 
     it('a root script that also checks something of its own keeps that part, run directly, without the fan-out', () => {

@@ -38,6 +38,7 @@ describe('project shapes, round four (issue 37)', function () {
         ['test', 'test/format.test.js', 5, 'format › two decimals and the currency'],
         ['test', 'test/format.test.js', 9, 'format › another currency'],
       ]);
+      assert.deepEqual(v0.checks[0]!.passed?.map((t) => t.id), ['cents › whole euros'], 'the passing test, by the id it has when it fails');
       assert.match(v0.failures.find((f) => f.line === 5)!.message, /Difference \(- actual, \+ expected\):\n\n- '12\.50EUR'\n\+ '12\.50 EUR'/);
       assert.equal((await v.verify()).failureHash, v0.failureHash, 'one hash over two runs');
 

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { readTextIfPresent } from '../../fileText';
 import type { ParserId } from '../../types';
+import { fanOut } from '../fanOut';
 import { splitCommand } from '../runner';
 
 const LAUNCHERS = new Set(['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install', '--silent', '-s']);
@@ -40,6 +41,8 @@ export function resolveArgv(command: string, cwd: string): { argv: string[] } | 
   const split = splitCommand(command);
   if (!split) return { reason: 'the command needs a shell' };
   const argv = withoutLauncher(split, cwd);
+  const fans = fanOut(split.join(' '));
+  if (fans !== undefined) return { reason: `the command runs ${fans.scripts.join(', ')} in every package (${fans.manager}), each a check of its own to narrow` };
   if (!SCRIPT_RUNNERS.has(argv[0]!)) return { argv };
   const rest = argv.slice(1).filter((a) => a !== '--silent' && a !== '-s');
   const sep = rest.indexOf('--');
@@ -61,6 +64,8 @@ export function resolveArgv(command: string, cwd: string): { argv: string[] } | 
   if (hook !== undefined) return { reason: `npm runs scripts.${hook} ("${scripts![hook]}") around it, which a narrowed run would skip` };
   const inner = splitCommand(body);
   if (!inner) return { reason: `the script "${name}" needs a shell (${body})` };
+  const innerFans = fanOut(inner.join(' '));
+  if (innerFans !== undefined) return { reason: `the script "${name}" runs ${innerFans.scripts.join(', ')} in every package (${innerFans.manager})` };
   const direct = withoutLauncher(inner, cwd);
   if (SCRIPT_RUNNERS.has(direct[0]!)) return { reason: `the script "${name}" runs another script` };
   return { argv: [...direct, ...passed] };
