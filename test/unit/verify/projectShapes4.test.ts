@@ -84,6 +84,26 @@ describe('project shapes, round four (issue 37)', function () {
     }
   });
 
+  it('node-tap 21 with TypeScript tests: each failed assertion at its line, no run-to-run time in its id (one hash over two runs), green when fixed', async () => {
+    const s = copyFixture('verify/node-tap-ts');
+    try {
+      const d = discoverChecks(s.project);
+      assert.deepEqual(d.checks.filter((c) => c.name === 'test'), [{ name: 'test', command: 'npm test --silent', parser: 'tap' }]);
+      const v = new Verifier({ root: s.project, checks: [{ name: 'test', command: 'npm test --silent', parser: 'tap' }], parallel: false, outputLimitKb: 256, flakyReruns: 0 });
+      const v0 = await v.verify();
+      // The file's and the test's own `not ok` (failed by their subtest, with `# time=…`) are not failures of their own.
+      assert.deepEqual(rows(v0.failures), [['test', 'test/seconds.test.ts', 9, 'test/seconds.test.ts > hours and minutes > should be equal']]);
+      assert.match(v0.failures[0]!.message, /-5400\n\+3780/);
+      assert.equal((await v.verify()).failureHash, v0.failureHash, 'one hash over two runs');
+      const file = path.join(s.project, 'src', 'duration.ts');
+      writeFileSync(file, readFileSync(file, 'utf8').replace("unit === 'm' ? 6 :", "unit === 'm' ? 60 :"));
+      const v1 = await v.verify();
+      assert.equal(v1.green, true, v1.checks[0]!.output);
+    } finally {
+      s.cleanup();
+    }
+  });
+
   it('a failure no parser places names the tool that printed it, never a bare exit', async () => {
     const s = copyFixture('verify/uvu');
     try {
