@@ -77,8 +77,20 @@ export function parserForCommand(command: string, cwd: string): ParserId {
 export function commandTools(command: string, cwd: string): string[] {
   const scripts = new RegExp(SCRIPT_REF.source).test(command) ? scriptsIn(cwd) : undefined;
   const steps = resolveScript({ ...(scripts ?? {}), '\0command': command }, '\0command');
-  const names = steps.filter((s) => s.hook !== true && !QUIET.test(s.command)).map((s) => (tokens(s.command)[0] ?? '').replace(/^.*\//, '')).filter((n) => n !== '');
+  const names = steps.filter((s) => s.hook !== true && !QUIET.test(s.command)).map((s) => toolName(s.command)).filter((n) => n !== '');
   return [...new Set(names)];
+}
+
+/** Programs that run a file of the project's: named with the file (`node test/run.js`), or not at all for inline code. */
+const LAUNCHES = new Set(['node', 'tsx', 'ts-node', 'bun', 'deno', 'sh', 'bash']);
+
+function toolName(command: string): string {
+  const [head = '', ...rest] = tokens(command);
+  const name = head.replace(/^.*\//, '');
+  if (!LAUNCHES.has(name)) return name;
+  if (rest.some((a) => /^(?:-e|--eval|-p|--print|-c)$/.test(a))) return '';
+  const file = rest.find((a) => !a.startsWith('-'));
+  return file === undefined ? '' : `${name} ${file}`;
 }
 
 /** One command a script ends up running, after script references and wrappers are followed. */

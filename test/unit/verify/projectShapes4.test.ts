@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Failure } from '../../../src/core/types';
 import { discoverChecks } from '../../../src/core/verify/discover';
+import { commandTools } from '../../../src/core/verify/infer';
 import { parseGeneric } from '../../../src/core/verify/parsers/generic';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { copyFixture } from '../../support/fixtures';
@@ -117,5 +118,9 @@ describe('project shapes, round four (issue 37)', function () {
     assert.match(parseGeneric('  ✘ [fail]: x\n\n  1 test failed\n', { ...ctx, tools: ['xo', 'ava', 'tsd'] })[0]!.message, /^ava failed \(exit code 1\)/);
     assert.match(parseGeneric('Segmentation fault\n', { ...ctx, tools: ['xo', 'ava', 'tsd'] })[0]!.message, /^one of xo, ava, tsd failed \(exit code 1; the command runs them in turn\)/);
     assert.equal(parseGeneric('oops\n', ctx)[0]!.message, 'oops', 'a command of unknown tools: the tail as it was');
+    assert.equal(parseGeneric('', { ...ctx, tools: ['uvu'] })[0]!.message, 'test failed with exit code 1 and no output (uvu)');
+    // The tools of a command: its script's chain followed, builds and hooks left out, a launched file named with its launcher.
+    assert.deepEqual(commandTools('xo && ava && tsd', '/nowhere'), ['xo', 'ava', 'tsd']);
+    assert.deepEqual(commandTools('rimraf dist && node test/run.js && node -e "process.exit(1)"', '/nowhere'), ['node test/run.js']);
   });
 });

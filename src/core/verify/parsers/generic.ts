@@ -41,6 +41,9 @@ export function parseGeneric(output: string, ctx: ParseContext): Failure[] {
   const tools = ctx.tools ?? [];
   const tool = toolThatPrinted(tools, tail);
   const by = tool !== undefined ? `${tool} failed (${code})` : tools.length > 1 ? `one of ${tools.join(', ')} failed (${code}; the command runs them in turn)` : undefined;
-  if (tail === '') return [{ check: ctx.check, id: 'exit', message: `${by ?? `${ctx.check} failed with ${code}`} and no output` }];
+  if (tail === '') {
+    const from = tool !== undefined ? ` (${tool})` : tools.length > 1 ? ` (one of ${tools.join(', ')})` : '';
+    return [{ check: ctx.check, id: 'exit', message: `${ctx.check} failed with ${code} and no output${from}` }];
+  }
   return [{ check: ctx.check, id: 'exit', message: by !== undefined ? `${by}; its output ends:\n${tail}` : tail }];
 }
