@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type { CheckResult, CheckSpec, Failure, Logger, ParserId, VerifyResult } from '../types';
 import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
-import { parserForCommand } from './infer';
+import { commandTools, parserForCommand } from './infer';
 import { parseOutput, timedOutFailures } from './parsers/index';
 import { TEST_RUNNERS } from './parsers/locate';
 import { type PassedTests, passingTests } from './parsers/passed';
@@ -293,7 +293,7 @@ export class Verifier {
     } else if (r.spawnError !== undefined) {
       failures = [{ check: spec.name, id: 'spawn', message: `${spec.name} could not start: ${r.spawnError}` }];
     } else {
-      const ctx = { check: spec.name, root: this.opts.root, cwd, exitCode: r.exitCode, ...(r.stdout !== undefined && !r.stdoutTruncated ? { stdout: r.stdout } : {}) };
+      const ctx = { check: spec.name, root: this.opts.root, cwd, exitCode: r.exitCode, tools: commandTools(spec.command, cwd), ...(r.stdout !== undefined && !r.stdoutTruncated ? { stdout: r.stdout } : {}) };
       failures = parseOutput(parser, r.output, ctx);
       // What passed, for the Testing view only: never read by the verdict or the identity, and an
       // output it cannot read costs the list, never the check.
