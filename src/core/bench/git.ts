@@ -39,7 +39,7 @@ export async function git(dir: string, args: readonly string[], opts: GitOptions
 
 /** A file's bytes at `rev` (`undefined` when the file is not there). */
 export async function showFile(dir: string, rev: string, file: string): Promise<Buffer | undefined> {
-  const r = await execa('git', ['--no-optional-locks', '-C', dir, 'show', `${rev}:${file}`], { reject: false, encoding: 'buffer', env: { LC_ALL: 'C' } });
+  const r = await execa('git', ['--no-optional-locks', '-C', dir, 'show', `${rev}:${file}`], { reject: false, encoding: 'buffer', stripFinalNewline: false, env: { LC_ALL: 'C' } });
   return r.exitCode === 0 ? Buffer.from(r.stdout) : undefined;
 }
 

@@ -66,9 +66,12 @@ export function traceFigures(events: readonly TimedEvent[]): TraceFigures {
   let protectedDenied = 0;
   let verifierDenied = 0;
   for (const e of events) {
-    if (e.type === 'verify' && !e.green && firstRepeatStep === null) {
-      if (seen.has(e.failureHash)) firstRepeatStep = e.step;
-      seen.add(e.failureHash);
+    // The state each step ended in (a step whose edit did not apply re-observes the unchanged one, and
+    // has no verify event of its own): step 0's verification, then every step's record.
+    const state = e.type === 'verify' && e.reason === 'initial' ? { step: 0, hash: e.failureHash, green: e.green } : e.type === 'step-end' ? { step: e.step, hash: e.record.failureHash, green: e.record.failureCount === 0 } : undefined;
+    if (state && !state.green && firstRepeatStep === null) {
+      if (seen.has(state.hash)) firstRepeatStep = state.step;
+      seen.add(state.hash);
     } else if (e.type === 'model-call' && e.usage) {
       tokensIn += e.usage.input;
       tokensOut += e.usage.output;

@@ -11,7 +11,7 @@ const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeA
 const COLORS = ['#2f7d4f', '#3b6fb6', '#b5651d', '#8e44ad', '#c0392b', '#16a085', '#7f8c8d'];
 
 function frame(title: string, w: number, h: number, body: string, testId: string): string {
-  return `<figure data-testid="${testId}"><figcaption>${esc(title)}</figcaption><svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" aria-label="${esc(title)}">${body}</svg></figure>`;
+  return `<figure data-testid="${testId}"><figcaption>${esc(title)}</figcaption><svg width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" aria-label="${esc(title)}">${body}</svg></figure>`;
 }
 
 /** Green rate (y) against money (x) per variant; with no prices, against tokens. */
