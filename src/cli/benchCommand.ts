@@ -10,18 +10,17 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'jsonc-parser';
 import type { PairRecord } from '../core/bench/metrics';
+import type { BenchEvent } from '../core/bench/benchFlow';
+import { planFromHistory, runPlan } from '../core/bench/benchFlow';
+import { repoTop } from '../core/bench/git';
 import type { BenchLimits, BenchPlan, Pair, VariantSpec } from '../core/bench/plan';
-import { makePlan, moneyProblems, ORACLE_VARIANT, parseShard, shardPairs } from '../core/bench/plan';
+import { ORACLE_VARIANT, pairKey, parseShard, shardPairs } from '../core/bench/plan';
+import type { ReportFiles } from '../core/bench/report';
 import { writeReport } from '../core/bench/report';
 import { latestByPair, readResults } from '../core/bench/results';
-import type { BenchProgress } from '../core/bench/runBench';
-import { chooseJobs, runBench } from '../core/bench/runBench';
 import type { BenchPorts } from '../core/bench/runPair';
 import { formatTable, tableRows } from '../core/bench/summary';
 import type { Explanation } from '../core/bench/tasks';
-import { tasksFromHistory } from '../core/bench/tasks';
-import { proofLine } from '../core/bench/treeProof';
-import { repoTop } from '../core/bench/git';
 import { pickPrefixed } from '../core/settings';
 import { UsageError } from './errors';
 import { cliKeyPort, cliModelPort, parseModelSpec } from './providers';
@@ -133,11 +132,14 @@ function cliBenchPorts(cwd: string, checks: { name: string; command: string }[] 
   };
 }
 
-function progressPrinter(io: CliIo, quiet: boolean): (e: BenchProgress) => void {
+function progressPrinter(io: CliIo, quiet: boolean): (e: BenchEvent) => void {
   const tty = process.stderr.isTTY === true;
   return (e) => {
     if (quiet) return;
-    if (e.type === 'start') io.stderr(`fix-until-green bench: ${e.total} pair(s), ${e.skipped} already done (${e.resultsFile})`);
+    if (e.type === 'verdict') io.stderr(`fix-until-green bench: judged ${e.index + 1}/${e.total} ${e.explanation.commit.slice(0, 10)}: ${e.explanation.kept ? 'kept' : e.explanation.reason}${e.explanation.cached ? ' (cached)' : ''}`);
+    else if (e.type === 'scanned') io.stderr(`fix-until-green bench: scanned ${e.commits} commit(s) in ${(e.scanMs / 1000).toFixed(2)} s`);
+    else if (e.type === 'jobs') io.stderr(`fix-until-green bench: ${e.why}`);
+    else if (e.type === 'start') io.stderr(`fix-until-green bench: ${e.total} pair(s), ${e.skipped} already done (${e.resultsFile})`);
     else if (e.type === 'pair-end') {
       const eta = e.etaMs === null ? '' : ` · ETA ${Math.round(e.etaMs / 1000)} s`;
       const line = `[${e.done}/${e.total}] ${e.pair.variant} × ${e.pair.task}: ${e.record.stopReason}${e.record.overfit ? ' (overfit)' : ''}${eta}`;
@@ -155,7 +157,12 @@ function explainLines(ex: readonly Explanation[]): string[] {
 function readPlan(file: string | undefined): BenchPlan {
   if (!file) throw new UsageError('--plan FILE is required (write one with `bench plan`)');
   if (!existsSync(file)) throw new UsageError(`--plan: ${file} does not exist`);
-  const p = JSON.parse(readFileSync(file, 'utf8')) as BenchPlan;
+  let p: BenchPlan;
+  try {
+    p = JSON.parse(readFileSync(file, 'utf8')) as BenchPlan;
+  } catch (e) {
+    throw new UsageError(`--plan: ${file} is not JSON: ${(e as Error).message}`);
+  }
   if (p.version !== 1 || !Array.isArray(p.pairs)) throw new UsageError(`--plan: ${file} is not a bench plan`);
   return p;
 }
@@ -172,65 +179,35 @@ async function signalled<T>(controller: AbortController, work: () => Promise<T>)
   }
 }
 
-async function makeHistoryPlan(values: Flags, cwd: string, storageDir: string, io: CliIo, signal: AbortSignal): Promise<{ plan: BenchPlan; explanations: Explanation[] }> {
+async function historyPlan(values: Flags, cwd: string, storageDir: string, io: CliIo, signal: AbortSignal): Promise<BenchPlan> {
   if (!values['from-history']) throw new UsageError('say where tasks come from: --from-history');
   if (values.last !== undefined && values.since !== undefined) throw new UsageError('--last and --since choose the same thing: pass one');
   const checks = values.check && values.check.length > 0 ? parseCheckFlags(values.check) : undefined;
   const variants = variantsOf(values);
   if (variants.length === 0) throw new UsageError('no variant to run: pass --model or --variant (or drop --no-oracle)');
-  const costCeiling = money('--cost-ceiling', values['cost-ceiling']) ?? null;
-  const ports = cliBenchPorts(cwd, checks);
-  const limits = limitsOf(values);
-  // Money first, before a check runs: a paid model without a price is refused up front.
-  const problems: string[] = [];
-  for (const v of variants.filter((x) => x.kind !== 'oracle')) {
-    const a = await ports.settings({ ...v.settings, ...limits });
-    if (!a.ok) throw new UsageError(`variant ${v.name}: ${a.problems.join('; ')}`);
-    problems.push(...moneyProblems(v.name, a.settings, costCeiling));
-  }
-  if (problems.length > 0) throw new UsageError(problems.join('; '));
-  const base = await ports.settings(limits);
-  if (!base.ok) throw new UsageError(base.problems.join('; '));
-  const holdout = values['no-holdout'] ? 'off' : values.holdout ? 'on' : 'auto';
   const last = wholeNumber('--last', values.last);
-  const list = await tasksFromHistory({
+  const planned = await planFromHistory({
     root: cwd,
-    settings: base.settings,
     storageDir,
+    ports: cliBenchPorts(cwd, checks),
+    variants,
+    limits: limitsOf(values),
+    holdout: values['no-holdout'] ? 'off' : values.holdout ? 'on' : 'auto',
+    costCeiling: money('--cost-ceiling', values['cost-ceiling']) ?? null,
     scan: { ...(last !== undefined ? { last } : values.since === undefined ? { last: 50 } : {}), ...(values.since !== undefined ? { since: values.since } : {}) },
-    holdout,
     signal,
-    onVerdict: (e, i, n) => {
-      if (!values.json) io.stderr(`fix-until-green bench: judged ${i + 1}/${n} ${e.commit.slice(0, 10)}: ${e.kept ? 'kept' : e.reason}`);
-    },
+    onEvent: progressPrinter(io, values.json),
   });
-  if (!values.json) io.stderr(`fix-until-green bench: scanned ${list.commitsScanned} commit(s) in ${(list.scanMs / 1000).toFixed(2)} s; ${list.tasks.length} task(s) kept`);
+  if (!planned.ok) throw new UsageError(planned.problems.join('; '));
   if (values.explain && !values.json) {
     io.stdout('commits, kept or dropped, and why:');
-    for (const l of explainLines(list.explanations)) io.stdout(l);
+    for (const l of explainLines(planned.explanations)) io.stdout(l);
     io.stdout('');
   }
-  return { plan: makePlan(list.tasks, variants, limits, holdout, costCeiling), explanations: list.explanations };
+  return planned.plan;
 }
 
-async function runPlan(plan: BenchPlan, pairs: Pair[], values: Flags, cwd: string, storageDir: string, io: CliIo, controller: AbortController): Promise<{ code: number; records: PairRecord[]; notes: string[] }> {
-  const checks = values.check && values.check.length > 0 ? parseCheckFlags(values.check) : undefined;
-  const { jobs, why } = chooseJobs(wholeNumber('--jobs', values.jobs), pairs.length);
-  if (!values.json) io.stderr(`fix-until-green bench: ${why}`);
-  const resultsFile = path.resolve(values.results ?? path.join(storageDir, 'plans', plan.id, 'results.jsonl'));
-  const out = await runBench({ root: cwd, storageDir, plan, pairs, ports: cliBenchPorts(cwd, checks), jobs, resultsFile, signal: controller.signal, onProgress: progressPrinter(io, values.json) });
-  const notes = [`Your working tree and index: ${proofLine(out.proof.before, out.proof.after)}.`];
-  if (out.cancelled) notes.push(`Cancelled: ${out.notRun.length} pair(s) not run; every task copy removed; rerun the same command to go on.`);
-  if (out.costStopped) notes.push(`Cost ceiling ${plan.costCeiling} reached: ${out.notRun.length} pair(s) not run.`);
-  for (const e of out.errors) notes.push(`${e.pair.variant} × ${e.pair.task} failed: ${e.error}`);
-  const oracleMiss = out.records.filter((r) => r.variant === ORACLE_VARIANT.name && !r.greenFull);
-  if (oracleMiss.length > 0) notes.push(`The oracle did not go green on ${oracleMiss.map((r) => r.task).join(', ')}: those tasks cannot be trusted (see their traces).`);
-  const code = !out.proof.untouched ? 3 : out.cancelled || out.errors.length > 0 || oracleMiss.length > 0 ? 1 : 0;
-  return { code, records: out.records, notes };
-}
-
-function printReport(plan: BenchPlan, records: PairRecord[], notes: string[], outDir: string, values: Flags, io: CliIo): void {
-  const files = writeReport(outDir, plan, records, notes);
+function printReport(files: ReportFiles, plan: BenchPlan, records: readonly PairRecord[], notes: readonly string[], values: Flags, io: CliIo): void {
   if (values.json) {
     io.stdout(JSON.stringify({ plan: plan.id, summaries: files.summaries, records, notes, report: { json: files.json, markdown: files.markdown, html: files.html } }, null, 2));
     return;
@@ -252,26 +229,33 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
 
   if (sub === 'merge') {
     const plan = readPlan(values.plan);
-    if (positionals.length === 0) throw new UsageError('bench merge: name the shards\' results files');
+    if (positionals.length === 0) throw new UsageError("bench merge: name the shards' results files");
     const all: PairRecord[] = [];
     for (const f of positionals) {
       if (!existsSync(f)) throw new UsageError(`bench merge: ${f} does not exist`);
       all.push(...readResults(f).records);
     }
     const byPair = latestByPair(all, plan.id);
-    const records = plan.pairs.map((p) => byPair.get(`${p.task}|${p.variant}`)).filter((r): r is PairRecord => r !== undefined);
+    const records = plan.pairs.map((p) => byPair.get(pairKey(p))).filter((r): r is PairRecord => r !== undefined);
     const missing = plan.pairs.length - records.length;
     const notes = missing > 0 ? [`${missing} pair(s) of the plan have no result in the files merged.`] : [];
-    printReport(plan, records, notes, path.resolve(values.out ?? 'bench-report'), values, io);
+    const files = writeReport(path.resolve(values.out ?? 'bench-report'), plan, records, notes);
+    printReport(files, plan, records, notes, values, io);
     return missing > 0 ? 1 : 0;
   }
 
-  const cwd = (await repoTop(cwdGiven)) ?? (() => { throw new UsageError(`--cwd: ${cwdGiven} is not in a git repository (the bench reads its history)`); })();
+  const top = await repoTop(cwdGiven);
+  if (top === undefined) throw new UsageError(`--cwd: ${cwdGiven} is not in a git repository (the bench reads its history)`);
+  const cwd = top;
   const storageDir = path.join(path.resolve(values.storage ?? defaultStorageDir(cwd)), 'bench');
   mkdirSync(storageDir, { recursive: true });
 
   if (sub === 'plan') {
-    const { plan } = await signalled(controller, () => makeHistoryPlan(values, cwd, storageDir, io, controller.signal));
+    const plan = await signalled(controller, () => historyPlan(values, cwd, storageDir, io, controller.signal));
+    if (controller.signal.aborted) {
+      io.stderr('fix-until-green bench: cancelled while judging commits');
+      return 1;
+    }
     const out = path.resolve(values.out ?? 'bench-plan.json');
     writeFileSync(out, `${JSON.stringify(plan, null, 1)}\n`);
     if (values.json) io.stdout(JSON.stringify({ plan: plan.id, file: out, tasks: plan.tasks.length, variants: plan.variants.map((v) => v.name), pairs: plan.pairs.length }));
@@ -287,14 +271,30 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     if (!shard) throw new UsageError(`--shard: "${values.shard}" must be I/N with 1 ≤ I ≤ N`);
     pairs = shardPairs(plan, shard.index, shard.count);
   } else {
-    plan = (await signalled(controller, () => makeHistoryPlan(values, cwd, storageDir, io, controller.signal))).plan;
+    plan = await signalled(controller, () => historyPlan(values, cwd, storageDir, io, controller.signal));
     pairs = plan.pairs;
     if (controller.signal.aborted) {
       io.stderr('fix-until-green bench: cancelled while judging commits');
       return 1;
     }
   }
-  const { code, records, notes } = await signalled(controller, () => runPlan(plan, pairs, values, cwd, storageDir, io, controller));
-  printReport(plan, records, notes, path.resolve(values.out ?? path.join(storageDir, 'plans', plan.id, 'report')), values, io);
-  return code;
+  const checks = values.check && values.check.length > 0 ? parseCheckFlags(values.check) : undefined;
+  const jobs = wholeNumber('--jobs', values.jobs);
+  const r = await signalled(controller, () =>
+    runPlan({
+      root: cwd,
+      storageDir,
+      ports: cliBenchPorts(cwd, checks),
+      plan,
+      pairs,
+      ...(jobs !== undefined ? { jobs } : {}),
+      ...(values.results !== undefined ? { resultsFile: path.resolve(values.results) } : {}),
+      ...(values.out !== undefined ? { reportDir: path.resolve(values.out) } : {}),
+      signal: controller.signal,
+      onEvent: progressPrinter(io, values.json),
+    }),
+  );
+  printReport(r.report, plan, r.outcome.records, r.notes, values, io);
+  if (!r.outcome.proof.untouched) return 3;
+  return r.outcome.cancelled || r.outcome.errors.length > 0 || r.oracleMisses.length > 0 ? 1 : 0;
 }

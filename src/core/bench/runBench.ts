@@ -81,6 +81,7 @@ export async function runBench(b: BenchRun): Promise<BenchOutcome> {
   const worker = async (): Promise<void> => {
     for (;;) {
       if (b.signal?.aborted || next >= todo.length) return;
+      // A ceiling of 0 left would mean "no ceiling" to a run: the bench stops before it instead.
       if (ceiling !== null && spent >= ceiling) {
         if (!costStopped) b.onProgress?.({ type: 'cost-ceiling', spent, ceiling, left: todo.length - next });
         costStopped = true;
@@ -121,8 +122,8 @@ export async function runBench(b: BenchRun): Promise<BenchOutcome> {
   };
   await Promise.all(Array.from({ length: Math.max(1, b.jobs) }, () => worker()));
   for (const p of todo) if (!done.has(pairKey(p)) && !errors.some((x) => pairKey(x.pair) === pairKey(p))) notRun.push(p);
-  // Whatever ended the bench, no copy stays behind (a cancelled pair's finally removed its own; this is the net).
-  await removeStaleCopies(b.root, path.join(b.storageDir, 'work'));
+  // Whatever ended the bench, no copy of ours stays behind (a cancelled pair's finally removed its own; this is the net).
+  await removeStaleCopies(b.root, path.join(b.storageDir, 'work'), true);
   const after = await treeProof(b.root);
   const order = new Map(b.plan.pairs.map((p, i) => [pairKey(p), i]));
   const records = [...latestByPair(readResults(b.resultsFile).records, b.plan.id).values()].sort((x, y) => (order.get(pairKey(x)) ?? 0) - (order.get(pairKey(y)) ?? 0));

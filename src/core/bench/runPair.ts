@@ -10,6 +10,7 @@ import { createCheckEngine } from '../engine';
 import type { LaunchPorts, Refusal, SettingsAnswer } from '../launch';
 import { NO_KEYS, prepareRun } from '../launch';
 import { createProvider } from '../model/factory';
+import { priceOf } from '../model/pricing';
 import type { Settings } from '../settings';
 import { readTrace } from '../trace/trace';
 import type { Logger } from '../types';
@@ -115,6 +116,10 @@ function refusalText(r: Refusal): string {
   }
 }
 
+function isPriced(s: Settings): boolean {
+  return [s.model, ...s.model.escalation].every((m) => priceOf(m, s.model.pricing) !== null);
+}
+
 export function pairStorage(storageDir: string, planId: string, task: string, variant: string): string {
   return path.join(storageDir, 'plans', planId, 'runs', variant.replace(/[^\w.-]/g, '_'), task);
 }
@@ -135,7 +140,8 @@ export async function runPair(ctx: PairContext): Promise<PairRecord> {
   const first = await ctx.ports.settings(variantOverrides(plan, variant, extra));
   if (!first.ok) return refusalRecord(ctx, `settings: ${first.problems.join('; ')}`, started);
   let settings: Settings = first.settings;
-  if (ctx.costLeft !== undefined && settings.costCeiling === 0 && settings.model.provider !== 'replay') settings = { ...settings, costCeiling: ctx.costLeft };
+  // The bench-wide ceiling reaches into the run as its own: no call past what is left (a model without a price was refused up front).
+  if (ctx.costLeft !== undefined && isPriced(settings)) settings = { ...settings, costCeiling: settings.costCeiling > 0 ? Math.min(settings.costCeiling, ctx.costLeft) : ctx.costLeft };
   const copy = await addTaskCopy(root, path.join(ctx.storageDir, 'work'), task.parent, `${task.id}-${variant.name}`);
   try {
     await putFilesAt(root, copy.dir, task.commit, task.testFiles);

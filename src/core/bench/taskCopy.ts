@@ -46,7 +46,8 @@ export function installProblem(root: string, parentPackageJson: Buffer | undefin
  */
 export async function addTaskCopy(root: string, parent: string, rev: string, label: string): Promise<TaskCopy> {
   mkdirSync(parent, { recursive: true });
-  const dir = path.join(parent, `${label.replace(/[^\w.-]/g, '_')}-${randomUUID().slice(0, 8)}`);
+  // The owner's pid first: another bench on the same storage (a second shard on this machine) leaves this copy alone while we live.
+  const dir = path.join(parent, `${process.pid}-${label.replace(/[^\w.-]/g, '_')}-${randomUUID().slice(0, 8)}`);
   await serial(() => git(root, ['worktree', 'add', '--detach', '--quiet', dir, rev]));
   const nm = path.join(root, 'node_modules');
   if (existsSync(nm) && !existsSync(path.join(dir, 'node_modules'))) symlinkSync(nm, path.join(dir, 'node_modules'), 'dir');
@@ -69,12 +70,30 @@ async function removeCopy(root: string, dir: string): Promise<void> {
   });
 }
 
-/** Copies a killed bench left under `parent` (a process gone before its `finally`): removed at the next start. */
-export async function removeStaleCopies(root: string, parent: string): Promise<number> {
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Copies a killed bench left under `parent` (a process gone before its `finally`), removed at the next
+ * start: those whose owner is no longer alive, and with `own` this process's too (the net at the end).
+ */
+export async function removeStaleCopies(root: string, parent: string, own = false): Promise<number> {
   if (!existsSync(parent)) return 0;
-  const names = readdirSync(parent);
-  for (const n of names) await removeCopy(root, path.join(parent, n));
-  return names.length;
+  let n = 0;
+  for (const name of readdirSync(parent)) {
+    const pid = Number(/^(\d+)-/.exec(name)?.[1] ?? NaN);
+    const stale = Number.isNaN(pid) || (pid === process.pid ? own : !alive(pid));
+    if (!stale) continue;
+    await removeCopy(root, path.join(parent, name));
+    n++;
+  }
+  return n;
 }
 
 /** Puts each of `files` as it is at `rev` (a file absent there is deleted), in the copy only. */

@@ -3,6 +3,7 @@
 // (replay scripts): the oracle, a staller, a model that special-cases the visible test (overfit), a
 // model that tries to edit the test (denied). Every metric is asserted against what the scripts did.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { NO_KEYS } from '../../../src/core/launch';
@@ -20,7 +21,7 @@ import type { TaskList } from '../../../src/core/bench/tasks';
 import { tasksFromHistory } from '../../../src/core/bench/tasks';
 import type { BenchRepo } from '../../support/benchRepo';
 import { gitIn, makeBenchRepo } from '../../support/benchRepo';
-import { runCli } from '../../support/cli';
+import { CLI, runCli } from '../../support/cli';
 
 const reply = (body: string): { text: string; usage: { input: number; output: number } } => ({ text: `STATUS: in_progress\nCONFIDENCE: 0.4\nPOSTMORTEM: trying\n\n${body}`, usage: { input: 100, output: 20 } });
 
@@ -233,5 +234,56 @@ describe('bench: tasks from history, variants, metrics', function () {
     assert.equal(m.code, 0, m.stderr + m.stdout);
     assert.match(m.stdout, /^oracle +3\/3 \(100%\)/m);
     assert.ok(existsSync(path.join(repo.dir, 'merged', 'report.html')));
+  });
+
+  it('the CLI, killed (SIGKILL) mid-run: the rerun removes what it left, skips what finished and completes the plan', async () => {
+    const planFile = path.join(repo.dir, 'plan.json');
+    const results = path.join(repo.dir, 'killed.jsonl');
+    const args = [CLI, 'bench', 'run', '--cwd', repo.root, '--storage', path.dirname(storage), '--plan', planFile, '--results', results, '--jobs', '1', '--out', path.join(repo.dir, 'killed-report')];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    await new Promise<void>((resolve) => {
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        if (/\[1\/3\]/.test(err)) child.kill('SIGKILL');
+      });
+      child.on('exit', () => resolve());
+    });
+    const first = readResults(results).records.length;
+    assert.ok(first >= 1 && first < 3, `recorded ${first}`);
+    const again = runCli(args.slice(1));
+    assert.equal(again.code, 0, again.stderr + again.stdout);
+    assert.match(again.stderr, new RegExp(`3 pair\\(s\\), ${first} already done`));
+    assert.match(again.stdout, /^oracle +3\/3 \(100%\)/m);
+    assert.match(again.stdout, /Your working tree and index: untouched: git status --porcelain=v2/);
+    assert.equal(readResults(results).records.length, 3);
+    assert.deepEqual(readdirSync(path.join(storage, 'work')), []);
+    assert.equal(gitIn(repo.root, ['worktree', 'list', '--porcelain']).split('\n').filter((l) => l.startsWith('worktree ')).length, 1);
+    assert.deepEqual(userBytes(repo.root), userBefore);
+  });
+
+  it('the CLI end to end: a priced --variant under a bench-wide --cost-ceiling never spends past it', () => {
+    const scripts = path.join(repo.dir, 'scripts');
+    const variantFile = path.join(scripts, 'staller.settings.json');
+    // A model that bills 2,000 tokens in and 20 out a call: a pair of two calls costs 2 × (2000 × 1 + 20 × 2) / 1e6 = 0.00408.
+    writeFileSync(path.join(scripts, 'stall-big.json'), JSON.stringify({ responses: Array.from({ length: 4 }, () => ({ ...reply('No change.'), usage: { input: 2000, output: 20 } })) }));
+    writeFileSync(variantFile, JSON.stringify({ 'fixUntilGreen.model.provider': 'replay', 'fixUntilGreen.model.id': 'stall-big.json', 'fixUntilGreen.model.pricing': { 'stall-big.json': { input: 1, output: 2 } } }));
+    const r = runCli(['bench', '--cwd', repo.root, '--from-history', '--no-oracle', '--variant', `staller=${variantFile}`, '--cost-ceiling', '0.0045', '--storage', path.dirname(storage), ...repo.checks.flatMap((c) => ['--check', `${c.name}=${c.command}`]), '--max-steps', '3', '--stall-threshold', '3', '--jobs', '1', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { records: PairRecord[]; notes: string[]; report: { html: string } };
+    // What is left after the first pair (0.00042) cannot pay for a prompt of the next: those runs stop before their first call.
+    assert.deepEqual(out.records.map((x) => [x.stopReason, x.steps]), [['stalled', 2], ['cost-ceiling', 0], ['cost-ceiling', 0]]);
+    assert.ok(Math.abs(out.records[0]!.money! - 0.00408) < 1e-12);
+    const spent = out.records.reduce((n, x) => n + (x.money ?? 0), 0);
+    assert.ok(spent <= 0.0045, `spent ${spent}`);
+    assert.ok(existsSync(out.report.html));
+    assert.match(out.notes[0]!, /untouched/);
+  });
+
+  it('refuses a paid model with no price before any check runs', () => {
+    const r = runCli(['bench', '--cwd', repo.root, '--from-history', '--model', 'openai-compatible:gpt-x', '--storage', path.join(repo.dir, 'refused')], { env: { OPENAI_API_KEY: 'sk-test' } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /gpt-x is billed per token and has no price .* no --cost-ceiling/);
+    assert.equal(existsSync(path.join(repo.dir, 'refused', 'bench', 'verdicts.json')), false);
   });
 });

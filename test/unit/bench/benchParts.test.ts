@@ -107,3 +107,26 @@ describe('bench parts', () => {
     }
   });
 });
+
+describe('bench task copies', () => {
+  it("removes the copies a dead bench left, never those of a live one (another shard's)", async () => {
+    const { removeStaleCopies } = await import('../../../src/core/bench/taskCopy');
+    const { spawnSync } = await import('node:child_process');
+    const { mkdirSync, readdirSync } = await import('node:fs');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-bench-copies-'));
+    try {
+      gitIn(dir, ['init', '-q']);
+      const work = path.join(dir, 'work');
+      const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+      mkdirSync(path.join(work, `${dead}-t-oracle-aaaa`), { recursive: true });
+      mkdirSync(path.join(work, `${process.ppid}-t-oracle-bbbb`), { recursive: true });
+      mkdirSync(path.join(work, `${process.pid}-t-oracle-cccc`), { recursive: true });
+      assert.equal(await removeStaleCopies(dir, work), 1);
+      assert.deepEqual(readdirSync(work).sort(), [`${process.pid}-t-oracle-cccc`, `${process.ppid}-t-oracle-bbbb`].sort());
+      assert.equal(await removeStaleCopies(dir, work, true), 1);
+      assert.deepEqual(readdirSync(work), [`${process.ppid}-t-oracle-bbbb`]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
