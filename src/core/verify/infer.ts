@@ -262,6 +262,26 @@ function scriptReference(command: string, scripts: Record<string, string>): stri
 }
 
 /**
+ * The arguments a script reference hands on to the script it names, as the package manager appends
+ * them to that script's text: `npm run fmt -- --check` runs `prettier . --check` (npm and bun take
+ * what follows `--`; pnpm and yarn what follows the script's name, a leading `--` dropped). Lost,
+ * a step run on its own would format instead of checking.
+ */
+function forwardedArgs(command: string): string {
+  const t = tokens(command);
+  const [pm, a] = t;
+  if (pm === 'npm' || pm === 'bun') {
+    const dash = t.indexOf('--');
+    return dash >= 0 ? t.slice(dash + 1).join(' ') : '';
+  }
+  if (pm === 'pnpm' || pm === 'yarn') {
+    const rest = t.slice(a === 'run' ? 3 : 2).filter((x, i) => !(i === 0 && x === '--'));
+    return rest.filter((x) => x !== '--silent' && x !== '-s' && x !== '--if-present').join(' ');
+  }
+  return '';
+}
+
+/**
  * The commands a script runs in turn, with `npm run x` / `pnpm x` / `yarn x` / `npm-run-all`
  * references followed (npm's `pre`/`post` scripts included) and wrappers taken off, each with the
  * parser its tool's output is read with.
@@ -279,10 +299,12 @@ export function resolveScript(scripts: Record<string, string>, name: string): Sc
       }
       const refs = depth < 6 ? scriptReference(command, scripts) : undefined;
       if (refs) {
+        // Arguments handed on go to the one script named (never to its pre/post hooks, as npm does).
+        const args = refs.length === 1 ? forwardedArgs(command) : '';
         for (const ref of refs) {
           if (seen.has(ref) || scripts[ref] === undefined) continue;
           const next = new Set(seen).add(ref);
-          for (const s of [`pre${ref}`, ref, `post${ref}`]) if (scripts[s] !== undefined) visit(s, scripts[s]!, depth + 1, next, hook || s !== ref);
+          for (const s of [`pre${ref}`, ref, `post${ref}`]) if (scripts[s] !== undefined) visit(s, s === ref && args !== '' ? `${scripts[s]!} ${args}` : scripts[s]!, depth + 1, next, hook || s !== ref);
         }
         continue;
       }
