@@ -9,6 +9,7 @@ import type { FromWebview, PanelAction, PersistedPanelState, ToWebview } from '.
 import { isPersistedPanelState, isToWebview } from '../src/vscode/common/protocol';
 import type { RunState, StepView } from '../src/vscode/common/runState';
 import { canContinue, canRevert, elapsedAt } from '../src/vscode/common/runState';
+import { DESTRUCTIVE_SELECTORS, focusOrder } from '../src/vscode/common/panelFocus';
 import { formatDuration, formatTokens, shortRunId } from '../src/vscode/common/meterView';
 import { failureHeadline } from '../src/core/verify/values';
 import { explainEscalation, explainStop, notAppliedWhy } from '../src/vscode/common/explain';
@@ -97,9 +98,9 @@ function header(st: RunState): VNode {
     'header',
     {},
     checked
-      ? h('p', { class: `sentence ${checked.green ? 'ok' : 'warn'}`, 'data-testid': 'checks-sentence' }, icon(checked.green ? 'pass' : 'warning'), ' ', checkedSentence(checked))
+      ? h('p', { class: `sentence ${checked.green ? 'ok' : 'warn'}`, 'data-testid': 'checks-sentence', tabindex: -1 }, icon(checked.green ? 'pass' : 'warning'), ' ', checkedSentence(checked))
       : why
-        ? h('p', { class: `sentence ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-sentence' }, icon(reasonIcon(st.stopReason)), ' ', why.sentence)
+        ? h('p', { class: `sentence ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-sentence', tabindex: -1 }, icon(reasonIcon(st.stopReason)), ' ', why.sentence)
         : null,
     // What the workspace holds after a non-green stop, right under the sentence (a revert since says otherwise).
     why?.held && !st.reverted && !checked ? h('p', { class: 'held', 'data-testid': 'held' }, icon('files'), ' ', why.held) : null,
@@ -111,7 +112,7 @@ function header(st: RunState): VNode {
       st.model ? h('span', { class: 'model' }, ` · ${st.model}`) : null,
       st.runId ? h('span', { class: 'run-id', 'data-testid': 'run-id', title: `run ${st.runId}` }, ` · ${shortRunId(st.runId)}`) : null,
     ),
-    st.status === 'running' && st.phase ? h('div', { class: 'phase', 'data-testid': 'phase' }, st.phase) : null,
+    st.status === 'running' && st.phase ? h('div', { class: 'phase', 'data-testid': 'phase', tabindex: -1 }, st.phase) : null,
     // The stop's public ids stay on screen (scripts and harnesses read them: DESIGN's data-testids), small, under the meta line.
     st.status === 'stopped' && st.stopReason
       ? h('div', { class: 'ids' }, 'stop reason ', h('code', { 'data-testid': 'stop-reason' }, st.stopReason), st.outcome ? [' · outcome ', h('code', { 'data-testid': 'outcome' }, st.outcome)] : null)
@@ -450,27 +451,40 @@ function persist(): void {
   vscode.setState(saved);
 }
 
-// Show Panel gives the webview the keyboard; the document then holds it on its first control, so
-// Tab walks the panel's own buttons and rows (not the browser's frame chain back to the workbench).
-// A panel brought back from hidden is a new document whose state arrives after the focus: the first
-// draw that finds the document focused and no control holding it places the focus then.
+// Show Panel gives the webview the keyboard; the document then holds it on what the user most
+// likely wants next (panelFocus.ts: the review's first pending file, Continue, the stop sentence),
+// never on an action that discards work, so Tab walks the panel's own controls (not the browser's
+// frame chain back to the workbench) and a stray Enter reverts nothing. A panel brought back from
+// hidden is a new document whose state arrives after the focus: the first draw that finds the
+// document focused and no control holding it places the focus then.
 let focusPending = false;
+function isDestructive(el: Element): boolean {
+  return DESTRUCTIVE_SELECTORS.some((sel) => el.matches(sel));
+}
+function focusTarget(): HTMLElement | null {
+  for (const sel of focusOrder(state)) {
+    const el = document.querySelector<HTMLElement>(sel);
+    if (el && !(el as HTMLButtonElement).disabled) return el;
+  }
+  // Anything else that takes the keyboard and discards nothing (a step row, Export trace).
+  return [...document.querySelectorAll<HTMLElement>('button:not(:disabled), [tabindex="0"]')].find((el) => !isDestructive(el)) ?? null;
+}
 function holdFocus(): void {
   focusPending = false;
   if (!document.hasFocus() || (document.activeElement !== null && document.activeElement !== document.body)) return;
-  const first = document.querySelector<HTMLElement>('.actions button:not(:disabled), button:not(:disabled), [tabindex="0"]');
-  if (first) first.focus({ preventScroll: true });
+  const target = focusTarget();
+  if (target) target.focus({ preventScroll: true });
   else focusPending = true;
 }
 window.addEventListener('focus', holdFocus);
 // A Tab in the panel's document while no control holds the focus (the webview took the keyboard
-// before its document was drawn, or the focus event came before this script) starts at the first control.
+// before its document was drawn, or the focus event came before this script) starts at the same place.
 window.addEventListener('keydown', (e: KeyboardEvent) => {
   if (e.key !== 'Tab' || (document.activeElement !== null && document.activeElement !== document.body)) return;
-  const first = document.querySelector<HTMLElement>('.actions button:not(:disabled), button:not(:disabled), [tabindex="0"]');
-  if (!first) return;
+  const target = focusTarget();
+  if (!target) return;
   e.preventDefault();
-  first.focus({ preventScroll: true });
+  target.focus({ preventScroll: true });
 });
 if (document.hasFocus()) focusPending = true;
 

@@ -51,7 +51,7 @@ function header(st: Session, k: PanelKit): VNode {
     {},
     // Not a run of ours: say whose work this is before anything else.
     h('p', { class: 'session-host', 'data-testid': 'session-host' }, icon('hubot'), ' ', h('strong', {}, `${s.hostLabel}'s session`), ', gated by Fix Until Green'),
-    h('p', { class: `sentence ${tone(st)}`, 'data-testid': 'session-sentence' }, icon(st.status === 'running' ? 'debug-restart' : st.stopReason === 'green' ? 'pass' : 'warning'), ' ', s.sentence),
+    h('p', { class: `sentence ${tone(st)}`, 'data-testid': 'session-sentence', tabindex: -1 }, icon(st.status === 'running' ? 'debug-restart' : st.stopReason === 'green' ? 'pass' : 'warning'), ' ', s.sentence),
     // After Revert session the files are as before the agent's edits: the sentence is history.
     h('div', { class: 'badges' }, badge, st.reverted ? h('span', { class: 'badge reverted', 'data-testid': 'reverted' }, 'reverted') : null),
     h(
