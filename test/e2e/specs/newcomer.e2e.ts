@@ -57,7 +57,7 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
   const panelControl = (what: string): Promise<string> =>
     until(what, async () => {
       const chain = await focusChain();
-      const inner = chain.find((c) => c.focused && /^(BUTTON|A|LI|SUMMARY|DETAILS|DIV)/.test(c.active) && !/^http:\/\/127\.0\.0\.1:\d+\/\?folder/.test(c.url));
+      const inner = chain.find((c) => c.focused && /^(BUTTON|A|LI|SUMMARY|DETAILS|DIV|P)/.test(c.active) && !/^http:\/\/127\.0\.0\.1:\d+\/\?folder/.test(c.url));
       return inner && (await panel().locator(':focus').count()) === 1 ? `${inner.active}${await panel().locator(':focus').innerText().then((t) => ` "${t.trim().slice(0, 30)}"`)}` : undefined;
     }, 15000, 200);
   const row = (text: string | RegExp): Locator => vs.page.locator('.quick-input-list .monaco-list-row:visible', { hasText: text }).first();
