@@ -8,7 +8,7 @@ import { h as createElement, render as renderInto } from 'preact';
 import type { FromWebview, PanelAction, PersistedPanelState, ToWebview } from '../src/vscode/common/protocol';
 import { isPersistedPanelState, isToWebview } from '../src/vscode/common/protocol';
 import type { RunState, StepView } from '../src/vscode/common/runState';
-import { canContinue, canRevert, elapsedAt } from '../src/vscode/common/runState';
+import { canContinue, canRevert, canRevertToBest, elapsedAt } from '../src/vscode/common/runState';
 import { DESTRUCTIVE_SELECTORS, focusOrder } from '../src/vscode/common/panelFocus';
 import { formatDuration, formatTokens, shortRunId } from '../src/vscode/common/meterView';
 import { failureHeadline } from '../src/core/verify/values';
@@ -129,6 +129,12 @@ function button(action: PanelAction, label: string, codicon: string, enabled: bo
   return h('button', { key: action, type: 'button', 'data-action': action, title, 'aria-label': label, disabled: !enabled || busy !== null, onClick }, icon(busy === action ? 'loading~spin' : codicon), h('span', { class: 'label' }, ` ${label}`));
 }
 
+function revertToBestTitle(st: RunState): string {
+  if (st.bestStep === null) return 'Restore the state of the best step';
+  if (!canRevertToBest(st) && canRevert(st)) return `The files already hold the best step's state (${stepName(st.bestStep)})`;
+  return st.bestStep === 0 ? 'Put the files back as they were before the run: no step did better' : `Restore the state of the best step (step ${st.bestStep})`;
+}
+
 function actions(st: RunState): VNode {
   const revertable = canRevert(st);
   return h(
@@ -137,7 +143,7 @@ function actions(st: RunState): VNode {
     button('stop', 'Stop', 'debug-stop', st.status === 'running', 'Stop the run; the in-flight call or check is aborted'),
     canContinue(st) ? button('continue', 'Continue', 'debug-continue', true, 'Resume this run with another step and token budget') : null,
     button('revertRun', 'Revert run', 'discard', revertable && st.reverted !== 'run', 'Restore every file the run touched to its original bytes'),
-    button('revertToBest', 'Revert to best', 'history', revertable && st.bestStep !== null, `Restore the state of the best step${st.bestStep !== null ? ` (step ${st.bestStep})` : ''}`),
+    button('revertToBest', 'Revert to best', 'history', canRevertToBest(st), revertToBestTitle(st)),
     button('exportTrace', 'Export trace', 'export', st.tracePath !== null && st.status !== 'running', "Save the run's JSONL trace"),
   );
 }
@@ -254,10 +260,20 @@ function legend(st: RunState): VNode {
   return h(
     'ul',
     { class: 'legend', 'data-testid': 'chart-legend' },
-    item('bar', 'failures after the step (step 0: before the run)'),
-    st.bestStep !== null && pts.some((p) => p.step === st.bestStep && p.count > 0) ? item('best', 'best step') : null,
+    item('bar', 'failures after each step (0: before the run)'),
+    bestBar(st) !== null && pts.some((p) => p.step === st.bestStep && p.count > 0) ? item('best', 'best step') : null,
     pts.some((p) => p.count === 0) ? item('green', 'no failures') : null,
   );
+}
+
+/** The bar drawn as the best step: none when no step did better than the files before the run (its best is "step 0"). */
+function bestBar(st: RunState): number | null {
+  return st.bestStep !== null && st.bestStep > 0 ? st.bestStep : null;
+}
+
+/** "step 2", or "before the run" for the engine's step 0. */
+function stepName(step: number): string {
+  return step === 0 ? 'before the run' : `step ${step}`;
 }
 
 function chart(st: RunState): VNode | null {
@@ -277,15 +293,15 @@ function chart(st: RunState): VNode | null {
     return [
       s(
         'rect',
-        { key: `bar-${p.step}`, x: cx - bw / 2, y: top, width: bw, height: Math.max(2, y(0) - top), class: p.count === 0 ? 'bar green' : p.step === st.bestStep ? 'bar best' : 'bar' },
-        s('title', {}, `step ${p.step}: ${p.count} failure${p.count === 1 ? '' : 's'}`),
+        { key: `bar-${p.step}`, x: cx - bw / 2, y: top, width: bw, height: Math.max(2, y(0) - top), class: p.count === 0 ? 'bar green' : p.step === bestBar(st) ? 'bar best' : 'bar' },
+        s('title', {}, `${stepName(p.step)}: ${p.count} failure${p.count === 1 ? '' : 's'}`),
       ),
       s('text', { key: `tick-${p.step}`, x: cx, y: H - 4, 'text-anchor': 'middle', class: 'tick' }, String(p.step)),
     ];
   });
   const svg = s(
     'svg',
-    { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Failures per step: ${pts.map((p) => `step ${p.step}: ${p.count}`).join(', ')}`, class: 'chart', 'data-testid': 'failure-chart' },
+    { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Failures per step: ${pts.map((p) => `${stepName(p.step)}: ${p.count}`).join(', ')}`, class: 'chart', 'data-testid': 'failure-chart' },
     s('line', { x1: pad.l, y1: y(0), x2: W - pad.r, y2: y(0), class: 'axis' }),
     s('text', { x: pad.l - 4, y: y(max) + 4, 'text-anchor': 'end', class: 'tick' }, String(max)),
     s('text', { x: pad.l - 4, y: y(0), 'text-anchor': 'end', class: 'tick' }, '0'),
@@ -330,8 +346,10 @@ function stepRow(st: RunState, step: StepView): VNode {
         objected.map((c, i) => h('span', { key: i, class: `chip ${c.verdict === 'retry' ? 'warn' : 'bad'}`, 'data-testid': 'critic-verdict', title: `${c.critic}: ${c.verdict} — ${c.reason}` }, `${c.verdict === 'retry' ? 'refused' : 'stopped'} by ${c.critic}`)),
       )
     : null;
+  // The whole of why an edit was not applied unfolds with the row, as the feedback does.
+  const more = step.feedback ?? (step.applied ? null : notAppliedText(step) || null);
   const activate = (): void => {
-    if (step.feedback) {
+    if (more) {
       if (open) expanded.delete(step.index);
       else expanded.add(step.index);
     }
@@ -382,7 +400,7 @@ function stepRow(st: RunState, step: StepView): VNode {
     ),
     step.postMortem ? h('div', { class: `postmortem${open ? ' open' : ''}` }, icon('lightbulb'), ' ', step.postMortem) : null,
     critics,
-    step.feedback && open ? h('pre', { class: 'feedback' }, step.feedback) : null,
+    more && open ? h('pre', { class: 'feedback', 'data-testid': 'step-feedback' }, more) : null,
   );
 }
 

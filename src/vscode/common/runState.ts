@@ -298,7 +298,7 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
 /** Where a continuation starts: from the state the stop kept, which is not always the last step's. */
 export function continuingPhase(s: RunState): string {
   const h = s.held;
-  const from = h && h.step < s.step ? ` from step ${h.step} (${h.target === 'initial' ? 'the original files' : 'the best step'}), where the files are` : '';
+  const from = !h || h.step >= s.step ? '' : h.step === 0 ? ' from where the run started (the original files)' : ` from step ${h.step} (${h.target === 'initial' ? 'the original files' : 'the best step'}), where the files are`;
   return `step ${s.step}: continuing${from}`;
 }
 
@@ -333,4 +333,16 @@ export function canContinue(s: RunState): boolean {
 export function canRevert(s: RunState): boolean {
   // A hook session's checkpoint holds what the agent's edit tools wrote (`revert --session`).
   return s.status === 'stopped' && s.runDir !== null && (s.steps.some((x) => x.applied) || (s.session?.touched.length ?? 0) > 0);
+}
+
+/**
+ * Revert to best changes something: not when the files already hold the best step's state (a green
+ * run whose best step is its last, or a revert to best already done); again after a Revert run.
+ */
+export function canRevertToBest(s: RunState): boolean {
+  if (!canRevert(s) || s.bestStep === null || s.session) return false;
+  if (s.reverted === 'run') return true;
+  if (s.reverted === 'best') return false;
+  const last = s.steps.length > 0 ? s.steps[s.steps.length - 1]!.index : 0;
+  return s.bestStep !== (s.held?.step ?? last);
 }
