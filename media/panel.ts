@@ -113,12 +113,21 @@ function header(st: RunState): VNode {
       st.runId ? h('span', { class: 'run-id', 'data-testid': 'run-id', title: `run ${st.runId}` }, ` · ${shortRunId(st.runId)}`) : null,
     ),
     st.status === 'running' && st.phase ? h('div', { class: 'phase', 'data-testid': 'phase', tabindex: -1 }, st.phase) : null,
-    // The stop's public ids stay on screen (scripts and harnesses read them: DESIGN's data-testids), small, under the meta line.
+    // The stop's public ids are for scripts and harnesses (DESIGN's data-testids), not for people:
+    // kept in the document, not drawn (one vocabulary on screen, issue 40); Technical detail shows them.
     st.status === 'stopped' && st.stopReason
-      ? h('div', { class: 'ids' }, 'stop reason ', h('code', { 'data-testid': 'stop-reason' }, st.stopReason), st.outcome ? [' · outcome ', h('code', { 'data-testid': 'outcome' }, st.outcome)] : null)
+      ? h('div', { class: 'ids', hidden: true }, h('code', { 'data-testid': 'stop-reason' }, st.stopReason), st.outcome ? h('code', { 'data-testid': 'outcome' }, st.outcome) : null)
       : null,
-    // The engine's own words (hashes, thresholds) for whoever wants them, folded away.
-    st.detail ? h('details', { class: 'detail-box' }, h('summary', {}, 'Technical detail'), h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail)) : null,
+    // The engine's own words (reason id, outcome, hashes, thresholds) for whoever wants them, folded away.
+    st.detail || (st.status === 'stopped' && st.stopReason)
+      ? h(
+          'details',
+          { class: 'detail-box' },
+          h('summary', {}, 'Technical detail'),
+          st.stopReason && st.status === 'stopped' ? h('div', { class: 'ids' }, `stop reason ${st.stopReason}${st.outcome ? ` · outcome ${st.outcome}` : ''}`) : null,
+          st.detail ? h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail) : null,
+        )
+      : null,
     st.instruction ? h('div', { class: 'instruction' }, icon('comment'), ' ', st.instruction) : null,
   );
 }

@@ -60,8 +60,11 @@ function header(st: Session, k: PanelKit): VNode {
       h('strong', { 'data-testid': 'folder' }, st.folderName),
       s.sessionId ? h('span', { class: 'run-id', 'data-testid': 'session-id', title: `session ${s.sessionId} · run ${st.runId ?? ''}` }, ` · session ${s.sessionId.length > 14 ? `${s.sessionId.slice(0, 13)}…` : s.sessionId}`) : null,
     ),
-    st.status === 'stopped' && st.stopReason ? h('div', { class: 'ids' }, 'stop reason ', h('code', { 'data-testid': 'stop-reason' }, st.stopReason)) : null,
-    st.detail ? h('details', { class: 'detail-box' }, h('summary', {}, 'Technical detail'), h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail)) : null,
+    // The reason id for scripts (a data-testid), not drawn; Technical detail shows it (issue 40).
+    st.status === 'stopped' && st.stopReason ? h('div', { class: 'ids', hidden: true }, h('code', { 'data-testid': 'stop-reason' }, st.stopReason)) : null,
+    st.detail || (st.status === 'stopped' && st.stopReason)
+      ? h('details', { class: 'detail-box' }, h('summary', {}, 'Technical detail'), st.status === 'stopped' && st.stopReason ? h('div', { class: 'ids' }, `stop reason ${st.stopReason}`) : null, st.detail ? h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail) : null)
+      : null,
   );
 }
 

@@ -7,6 +7,7 @@ import type { Outcome, StopReason } from '../../core/policy/reasons';
 import type { CheckSummary, CriticVerdict, HeldState, RunReport, StepRecord, TimedEvent } from '../../core/trace/events';
 import type { EscalationFacts } from './explain';
 import { explainEscalation } from './explain';
+import { stopBadge } from './stepWords';
 import type { Failure, ParserId } from '../../core/types';
 import type { ReviewState } from './reviewState';
 import type { HookSessionView } from './sessionTypes';
@@ -282,7 +283,8 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
         phase: `step ${e.step}: done, ${e.record.failureCount} failure${e.record.failureCount === 1 ? '' : 's'}`,
       };
     case 'decision':
-      return { ...s, phase: `stopping: ${e.reason}` };
+      // The badge's words ("stopping: steps used up"), not the reason id: the progress toast shows it.
+      return { ...s, phase: `stopping: ${stopBadge(e.reason)}` };
     case 'run-end':
       return applyReport(s, e.report);
     case 'self-report':

@@ -66,4 +66,13 @@ describe('panel focus', () => {
     assert.match(panel, /focusOrder\(state\)/);
     assert.doesNotMatch(panel, /querySelector<HTMLElement>\('\.actions button:not\(:disabled\)/);
   });
+
+  it("draws no reason id or outcome beside the plain words: the data-testid copies are hidden, Technical detail names them (issue 40)", () => {
+    for (const file of ['panel.ts', 'sessionView.ts']) {
+      const src = readFileSync(path.join(REPO, 'media', file), 'utf8');
+      assert.match(src, /h\('div', \{ class: 'ids', hidden: true \}, h\('code', \{ 'data-testid': 'stop-reason' \}/, `${file}: the stop-reason test id is kept, not drawn`);
+      assert.doesNotMatch(src, /'stop reason ', h\('code'/, `${file}: no visible ids line under the stop`);
+    }
+    assert.match(readFileSync(path.join(REPO, 'media', 'panel.css'), 'utf8'), /\[hidden\] \{ display: none !important; \}/, 'no class display rule draws a hidden element');
+  });
 });

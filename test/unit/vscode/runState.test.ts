@@ -48,7 +48,8 @@ describe('run state', () => {
     const done = fold([start, verify0, callStart, { ts, type: 'step-end', step: 1, record: record(1, 1), tokensUsed: 115, elapsedMs: 50 }]);
     assert.equal(done.phase, 'step 1: done, 1 failure', 'after a step ends the next call is not announced before it starts');
     const stopping = reduceRunState(done, { ts, type: 'decision', step: 1, reason: 'stalled', detail: 'same failures' });
-    assert.equal(stopping.phase, 'stopping: stalled');
+    assert.equal(stopping.phase, 'stopping: no progress', 'the badge\'s words, not the reason id');
+    assert.equal(reduceRunState(done, { ts, type: 'decision', step: 1, reason: 'step-cap', detail: '' }).phase, 'stopping: steps used up');
     const next = reduceRunState(done, { ...callStart, step: 2, promptTokens: 2000 });
     assert.equal(next.phase, 'step 2: asking the model for step 2 (2,000 prompt tokens)');
     assert.equal(next.step, 2);
