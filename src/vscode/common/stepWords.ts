@@ -5,6 +5,7 @@
 import type { StopReason } from '../../core/policy/reasons';
 import type { CheckSummary } from '../../core/trace/events';
 import type { ParserId } from '../../core/types';
+import { formatMoney } from '../../core/money';
 
 type Kind = 'types' | 'lint' | 'tests' | 'other';
 
@@ -67,4 +68,15 @@ export function stopBadge(reason: StopReason): string {
 export function continueLabel(reason: StopReason | null, extra: { steps: number; tokens: number }): string {
   if (reason === 'token-ceiling') return `Continue (+${extra.tokens >= 1000 ? `${Math.round(extra.tokens / 1000)}k` : extra.tokens} tokens)`;
   return `Continue (+${extra.steps} step${extra.steps === 1 ? '' : 's'})`;
+}
+
+/**
+ * What a run took, for its stop notification: "4 steps (6,034 tokens, $0.012)"; the money only when
+ * a model of the run has a price (`costUsed` is null or absent otherwise), never a made-up $0.
+ */
+export function runTotals(r: { steps: readonly unknown[]; tokensUsed: number; costUsed?: number | null }): string {
+  const steps = `${r.steps.length} step${r.steps.length === 1 ? '' : 's'}`;
+  const tokens = `${r.tokensUsed.toLocaleString('en-US')} token${r.tokensUsed === 1 ? '' : 's'}`;
+  const cost = r.costUsed !== null && r.costUsed !== undefined ? `, ${formatMoney(r.costUsed)}` : '';
+  return `${steps} (${tokens}${cost})`;
 }

@@ -2,7 +2,10 @@
 // progress"; never `tsc · warm`, `test 1 · targeted` or a reason id beside the sentence.
 import assert from 'node:assert/strict';
 import { STOP_REASONS } from '../../../src/core/policy/reasons';
-import { checkWords, continueLabel, stopBadge } from '../../../src/vscode/common/stepWords';
+import { checkWords, continueLabel, stopBadge, runTotals } from '../../../src/vscode/common/stepWords';
+import { formatMoney } from '../../../src/core/money';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 
 const ok = { exitCode: 0, failureCount: 0, timedOut: false };
 
@@ -32,5 +35,18 @@ describe('step rows in plain words', () => {
     assert.equal(continueLabel('step-cap', { steps: 2, tokens: 200000 }), 'Continue (+2 steps)');
     assert.equal(continueLabel('step-cap', { steps: 1, tokens: 200000 }), 'Continue (+1 step)');
     assert.equal(continueLabel('token-ceiling', { steps: 8, tokens: 200000 }), 'Continue (+200k tokens)');
+  });
+});
+
+describe('run totals in the stop notification (issue 40)', () => {
+  it('says what the run cost when prices are set, and only then', () => {
+    assert.equal(runTotals({ steps: [1, 2, 3, 4], tokensUsed: 6034, costUsed: 0.0123 }), `4 steps (6,034 tokens, ${formatMoney(0.0123)})`);
+    assert.equal(runTotals({ steps: [1, 2, 3, 4], tokensUsed: 6034, costUsed: null }), '4 steps (6,034 tokens)', 'no price: no made-up money');
+    assert.equal(runTotals({ steps: [1, 2, 3, 4], tokensUsed: 6034 }), '4 steps (6,034 tokens)');
+    assert.equal(runTotals({ steps: [1], tokensUsed: 1, costUsed: 0 }), `1 step (1 token, ${formatMoney(0)})`, 'a priced run that cost nothing says so');
+  });
+  it('the green notification is built from it', () => {
+    const src = readFileSync(path.join(__dirname, '..', '..', '..', 'src', 'vscode', 'stopNotice.ts'), 'utf8');
+    assert.match(src, /green in \$\{ctl\.folderName\} after \$\{runTotals\(r\)\}\./);
   });
 });
