@@ -10,11 +10,12 @@ import { isPersistedPanelState, isToWebview } from '../src/vscode/common/protoco
 import type { RunState, StepView } from '../src/vscode/common/runState';
 import { canContinue, canRevert, canRevertToBest, elapsedAt } from '../src/vscode/common/runState';
 import { DESTRUCTIVE_SELECTORS, focusOrder } from '../src/vscode/common/panelFocus';
-import { formatDuration, formatTokens, shortRunId } from '../src/vscode/common/meterView';
+import type { BudgetKind } from '../src/vscode/common/meterView';
+import { barLevel, formatDuration, formatTokens, shortRunId } from '../src/vscode/common/meterView';
 import { failureHeadline } from '../src/core/verify/values';
 import { explainEscalation, explainStop, notAppliedWhy } from '../src/vscode/common/explain';
 import { formatMoney, formatSpend } from '../src/core/money';
-import { checkWords, stopBadge } from '../src/vscode/common/stepWords';
+import { checkWords, continueLabel, continueTitle, stopBadge } from '../src/vscode/common/stepWords';
 import type { ParserId } from '../src/core/types';
 import type { ReviewFile } from '../src/vscode/common/reviewState';
 import { pendingFiles } from '../src/vscode/common/reviewState';
@@ -150,7 +151,8 @@ function actions(st: RunState): VNode {
     'div',
     { class: 'actions', role: 'toolbar', 'aria-label': 'Run actions' },
     button('stop', 'Stop', 'debug-stop', st.status === 'running', 'Stop the run; the in-flight call or check is aborted'),
-    canContinue(st) ? button('continue', 'Continue', 'debug-continue', true, 'Resume this run with another step and token budget') : null,
+    // Says what it adds before it is pressed: "+8 steps, +200k tokens", the ceilings in the tooltip.
+    canContinue(st) ? button('continue', st.continueAdds ? continueLabel(st.stopReason, st.continueAdds) : 'Continue', 'debug-continue', true, st.continueAdds ? continueTitle(st.limits, st.continueAdds) : 'Resume this run with another step and token budget') : null,
     button('revertRun', 'Revert run', 'discard', revertable && st.reverted !== 'run', 'Restore every file the run touched to its original bytes'),
     button('revertToBest', 'Revert to best', 'history', canRevertToBest(st), revertToBestTitle(st)),
     button('exportTrace', 'Export trace', 'export', st.tracePath !== null && st.status !== 'running', "Save the run's JSONL trace"),
@@ -214,7 +216,8 @@ function fill(frac: number): VNode {
 
 function bar(testid: string, label: string, used: number, limit: number, text: string): VNode {
   const frac = limit > 0 ? Math.min(1, used / limit) : 0;
-  const level = frac > 0.8 ? 'high' : frac > 0.5 ? 'mid' : 'low';
+  const kind = testid.replace(/^budget-/, '') as BudgetKind;
+  const level = state ? barLevel(state, kind, frac) : 'low';
   return h(
     'div',
     { class: 'budget', 'data-testid': testid },

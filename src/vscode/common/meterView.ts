@@ -192,3 +192,18 @@ export function progressMessage(s: RunState): string {
   if (s.status === 'running') return `step ${s.step}/${s.limits.maxSteps}: ${s.phase.replace(/^step \d+: /, '')}`;
   return s.stopReason ? stopMessage(explainStop({ ...s, stopReason: s.stopReason })) : 'stopped';
 }
+
+export type BarLevel = 'low' | 'mid' | 'high';
+export type BudgetKind = 'steps' | 'tokens' | 'time' | 'cost';
+
+const RAN_OUT: Partial<Record<StopReason, BudgetKind>> = { 'step-cap': 'steps', 'token-ceiling': 'tokens', 'time-limit': 'time', 'cost-ceiling': 'cost' };
+
+/**
+ * A budget bar's colour says what it means (issue 40): while a run is in progress, how near the
+ * limit it is; once stopped, only the budget that ran out warns. A green run that used 5 of 5 steps
+ * is a success, not a warning.
+ */
+export function barLevel(s: Pick<RunState, 'status' | 'stopReason'>, kind: BudgetKind, frac: number): BarLevel {
+  if (s.status !== 'running') return s.stopReason && RAN_OUT[s.stopReason] === kind ? 'high' : 'low';
+  return frac > 0.8 ? 'high' : frac > 0.5 ? 'mid' : 'low';
+}

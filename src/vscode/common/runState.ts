@@ -99,6 +99,8 @@ export interface RunState {
   checkParsers?: Record<string, ParserId>;
   /** A check-only pass (Run Checks) after the run: newer than the run's stop, so it leads the panel. */
   checked?: { at: number; green: boolean; failureCount: number } | null;
+  /** What Continue would add (the folder's settings: one more run's steps and tokens), set by the panel's host when it can continue. */
+  continueAdds?: { steps: number; tokens: number } | null;
   /** Set when the state is an agent host's session gated by our hooks, not a run of ours (sessionState.ts). */
   session?: HookSessionView | null;
 }

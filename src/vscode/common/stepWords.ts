@@ -64,10 +64,24 @@ export function stopBadge(reason: StopReason): string {
   return BADGE[reason];
 }
 
-/** Continue's button, saying what it adds: `Continue (+8 steps)` after a step cap, `Continue (+200k tokens)` after the token ceiling. */
+function tokenText(n: number): string {
+  return n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
+}
+
+/**
+ * Continue's button, saying all it adds (one more budget of the settings' size: steps and tokens
+ * both), the resource that ran out first: `Continue (+8 steps, +200k tokens)` after a step cap,
+ * `Continue (+200k tokens, +8 steps)` after the token ceiling.
+ */
 export function continueLabel(reason: StopReason | null, extra: { steps: number; tokens: number }): string {
-  if (reason === 'token-ceiling') return `Continue (+${extra.tokens >= 1000 ? `${Math.round(extra.tokens / 1000)}k` : extra.tokens} tokens)`;
-  return `Continue (+${extra.steps} step${extra.steps === 1 ? '' : 's'})`;
+  const steps = `+${extra.steps} step${extra.steps === 1 ? '' : 's'}`;
+  const tokens = `+${tokenText(extra.tokens)} tokens`;
+  return `Continue (${reason === 'token-ceiling' ? `${tokens}, ${steps}` : `${steps}, ${tokens}`})`;
+}
+
+/** Continue's tooltip: the limits before and after, so raising the token ceiling is never a surprise. */
+export function continueTitle(limits: { maxSteps: number; tokenCeiling: number }, extra: { steps: number; tokens: number }): string {
+  return `Resume this run with ${extra.steps} more step${extra.steps === 1 ? '' : 's'} and ${tokenText(extra.tokens)} more tokens: the step limit goes from ${limits.maxSteps} to ${limits.maxSteps + extra.steps}, the token ceiling from ${tokenText(limits.tokenCeiling)} to ${tokenText(limits.tokenCeiling + extra.tokens)}.`;
 }
 
 /**

@@ -130,7 +130,7 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
     log('stop notification:', text);
     assert.ok(text.includes(VALUES), `the values in the notification: ${text}`);
     assert.doesNotMatch(text, /actual - expected/);
-    assert.match(text, /Continue \(\+1 step\)/, 'Continue says what it adds');
+    assert.match(text, /Continue \(\+1 step, \+200k tokens\)/, 'Continue says what it adds');
     const sentence = await panel().locator('[data-testid="stop-sentence"]').innerText();
     assert.ok(sentence.includes(`formatTotal prints euros and cents: ${VALUES}`), sentence);
     const headlines = await panel().locator('[data-testid="failure-headline"]').allInnerTexts();

@@ -1,7 +1,7 @@
 // The status-bar meter's text, tooltip and warning threshold, as pure functions of the run state.
 import assert from 'node:assert/strict';
 import { stopBadge } from '../../../src/vscode/common/stepWords';
-import { escapeMarkdown, formatDuration, formatTokens, IDLE_ICON, meterView, panelIcon, progressMessage, reasonIcon, shortRunId, WARN_FRACTION } from '../../../src/vscode/common/meterView';
+import { barLevel, escapeMarkdown, formatDuration, formatTokens, IDLE_ICON, meterView, panelIcon, progressMessage, reasonIcon, shortRunId, WARN_FRACTION } from '../../../src/vscode/common/meterView';
 import type { RunState } from '../../../src/vscode/common/runState';
 import { idleState } from '../../../src/vscode/common/runState';
 
@@ -168,5 +168,23 @@ describe('progress notification', () => {
     assert.match(meterView(s, 1_000_000).text, /2\/8/);
     const stopped: RunState = { ...s, status: 'stopped', stopReason: 'step-cap', outcome: 'partial', held: { step: 1, target: 'best' }, steps: [{ index: 1, applied: true, failureCount: 1 }, { index: 2, applied: true, failureCount: 1 }] as RunState['steps'] };
     assert.match(progressMessage(stopped), /Continue resumes from step 1 with more steps\. Kept step 1 \(best: 1 failure left\); step 2 undone\.$/);
+  });
+});
+
+describe('budget bar colours (issue 40)', () => {
+  it('a green run that used every step is not a warning; only the budget that ran out warns once stopped', () => {
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'green' }, 'steps', 1), 'low');
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'green' }, 'tokens', 0.9), 'low');
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'step-cap' }, 'steps', 1), 'high');
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'step-cap' }, 'tokens', 0.7), 'low');
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'token-ceiling' }, 'tokens', 1), 'high');
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'time-limit' }, 'time', 1), 'high');
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'cost-ceiling' }, 'cost', 0.95), 'high');
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'stalled' }, 'steps', 0.9), 'low');
+  });
+  it('while running, how near the limit it is', () => {
+    assert.equal(barLevel({ status: 'running', stopReason: null }, 'steps', 0.4), 'low');
+    assert.equal(barLevel({ status: 'running', stopReason: null }, 'steps', 0.6), 'mid');
+    assert.equal(barLevel({ status: 'running', stopReason: null }, 'tokens', 0.85), 'high');
   });
 });

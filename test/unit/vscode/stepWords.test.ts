@@ -2,7 +2,7 @@
 // progress"; never `tsc · warm`, `test 1 · targeted` or a reason id beside the sentence.
 import assert from 'node:assert/strict';
 import { STOP_REASONS } from '../../../src/core/policy/reasons';
-import { checkWords, continueLabel, stopBadge, runTotals } from '../../../src/vscode/common/stepWords';
+import { checkWords, continueLabel, continueTitle, stopBadge, runTotals } from '../../../src/vscode/common/stepWords';
 import { formatMoney } from '../../../src/core/money';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -32,9 +32,11 @@ describe('step rows in plain words', () => {
   });
 
   it('Continue says what it adds', () => {
-    assert.equal(continueLabel('step-cap', { steps: 2, tokens: 200000 }), 'Continue (+2 steps)');
-    assert.equal(continueLabel('step-cap', { steps: 1, tokens: 200000 }), 'Continue (+1 step)');
-    assert.equal(continueLabel('token-ceiling', { steps: 8, tokens: 200000 }), 'Continue (+200k tokens)');
+    // Both, always: Continue adds a whole run's budget, and the tokens were added unannounced before (issue 40).
+    assert.equal(continueLabel('step-cap', { steps: 2, tokens: 200000 }), 'Continue (+2 steps, +200k tokens)');
+    assert.equal(continueLabel('step-cap', { steps: 1, tokens: 200000 }), 'Continue (+1 step, +200k tokens)');
+    assert.equal(continueLabel('token-ceiling', { steps: 8, tokens: 200000 }), 'Continue (+200k tokens, +8 steps)');
+    assert.equal(continueTitle({ maxSteps: 8, tokenCeiling: 200000 }, { steps: 8, tokens: 200000 }), 'Resume this run with 8 more steps and 200k more tokens: the step limit goes from 8 to 16, the token ceiling from 200k to 400k.');
   });
 });
 
