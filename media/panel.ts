@@ -21,6 +21,7 @@ import type { ReviewFile } from '../src/vscode/common/reviewState';
 import { pendingFiles } from '../src/vscode/common/reviewState';
 import type { HookSessionView } from '../src/vscode/common/sessionTypes';
 import { sessionSections } from './sessionView';
+import { plural } from '../src/vscode/common/chatWords';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -329,8 +330,8 @@ function checkChips(step: Pick<StepView, 'checks'>, parsers: Readonly<Record<str
     step.checks.map((c) => {
       const ok = c.exitCode === 0 && c.failureCount === 0;
       // Plain words ("type check", "tests: 1 failing · only the failing tests re-run"); the engine's in the tooltip.
-      const how = c.mode !== undefined ? `\n${c.mode} run${c.carried ? `, ${c.carried} failure(s) carried from an earlier run` : ''}${c.note ? `: ${c.note}` : ''}` : '';
-      return h('span', { key: c.name, class: `chip ${ok ? 'ok' : 'bad'}`, 'data-mode': c.mode ?? 'full', title: `${c.name}: exit ${c.exitCode ?? 'none'}${c.timedOut ? ' (timed out)' : ''}, ${c.failureCount} failure(s), ${formatDuration(c.durationMs)}${how}` }, icon(ok ? 'pass' : 'error'), ` ${checkWords(c, parsers[c.name])}`);
+      const how = c.mode !== undefined ? `\n${c.mode} run${c.carried ? `, ${plural(c.carried, 'failure')} carried from an earlier run` : ''}${c.note ? `: ${c.note}` : ''}` : '';
+      return h('span', { key: c.name, class: `chip ${ok ? 'ok' : 'bad'}`, 'data-mode': c.mode ?? 'full', title: `${c.name}: exit ${c.exitCode ?? 'none'}${c.timedOut ? ' (timed out)' : ''}, ${plural(c.failureCount, 'failure')}, ${formatDuration(c.durationMs)}${how}` }, icon(ok ? 'pass' : 'error'), ` ${checkWords(c, parsers[c.name])}`);
     }),
   );
 }
@@ -384,7 +385,7 @@ function stepRow(st: RunState, step: StepView): VNode {
       'data-step': step.index,
       tabindex: 0,
       role: 'button',
-      'aria-label': `Step ${step.index}: ${step.failureCount} failure(s) after it, ${step.tokens} tokens${cost !== null ? `, ${formatMoney(cost)}` : ''}${step.model ? ` by ${step.model}` : ''}. Opens the step's diff.`,
+      'aria-label': `Step ${step.index}: ${plural(step.failureCount, 'failure')} after it, ${step.tokens} tokens${cost !== null ? `, ${formatMoney(cost)}` : ''}${step.model ? ` by ${step.model}` : ''}. Opens the step's diff.`,
       title: step.snapshotDir ? "Open this step's diff" : 'This step changed no files',
       onClick: activate,
       onKeyDown,

@@ -29,6 +29,7 @@ import { defaultOrigin } from './secrets';
 
 import { resolveInterrupted } from './recovery';
 import { readSettings, reportInvalidSettings, settingsSource } from './settings';
+import { plural } from './common/chatWords';
 
 export interface CommandDeps {
   controllers: RunControllers;
@@ -285,7 +286,7 @@ export class Commands {
     const settings = await this.settingsOf(c, 'the checks did not run');
     if (!settings) return;
     const verified = await verifyWithProgress(c, settings, 'Checking the restored state', this.deps.logger);
-    this.deps.logger.info(`after the revert to step ${step}: ${verified.failures.length} failure(s)`);
+    this.deps.logger.info(`after the revert to step ${step}: ${plural(verified.failures.length, 'failure')}`);
   }
 
   async runChecks(folder?: string): Promise<void> {
