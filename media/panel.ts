@@ -151,7 +151,8 @@ function actions(st: RunState): VNode {
   return h(
     'div',
     { class: 'actions', role: 'toolbar', 'aria-label': 'Run actions' },
-    button('stop', 'Stop', 'debug-stop', st.status === 'running', 'Stop the run; the in-flight call or check is aborted'),
+    // Stop only while there is a run to stop: a finished run keeps no disabled Stop (issue 40).
+    st.status === 'running' ? button('stop', 'Stop', 'debug-stop', true, 'Stop the run; the in-flight call or check is aborted') : null,
     // Says what it adds before it is pressed: "+8 steps, +200k tokens", the ceilings in the tooltip.
     canContinue(st) ? button('continue', st.continueAdds ? continueLabel(st.stopReason, st.continueAdds) : 'Continue', 'debug-continue', true, st.continueAdds ? continueTitle(st.limits, st.continueAdds) : 'Resume this run with another step and token budget') : null,
     button('revertRun', 'Revert run', 'discard', revertable && st.reverted !== 'run', 'Restore every file the run touched to its original bytes'),
@@ -440,7 +441,7 @@ function remaining(st: RunState): VNode | null {
 /** What a folder with no run yet offers: what the loop does, and its first two steps as buttons (Show Panel's keyboard lands on Run). */
 function start(intro: string | null): Child[] {
   return [
-    intro !== null ? h('p', { class: 'empty', 'data-testid': 'no-run' }, intro, h('strong', {}, 'Fix Until Green'), ' edits this folder until its own type check, lint and tests pass, and says why it stopped.') : null,
+    intro !== null ? h('p', { class: 'empty', 'data-testid': 'no-run' }, intro, h('strong', {}, 'Fix Until Green'), ' edits this folder until its own checks pass (whichever of a type check, a linter and tests it has), and says why it stopped.') : null,
     h(
       'div',
       { class: 'actions start', role: 'toolbar', 'aria-label': 'Start' },

@@ -75,4 +75,10 @@ describe('panel focus', () => {
     }
     assert.match(readFileSync(path.join(REPO, 'media', 'panel.css'), 'utf8'), /\[hidden\] \{ display: none !important; \}/, 'no class display rule draws a hidden element');
   });
+
+  it('keeps no disabled Stop on a finished run, and promises no checks a folder may not have (issue 40)', () => {
+    const src = readFileSync(path.join(REPO, 'media', 'panel.ts'), 'utf8');
+    assert.match(src, /st\.status === 'running' \? button\('stop', 'Stop', 'debug-stop', true,/);
+    assert.doesNotMatch(src, /type check, lint and tests pass/);
+  });
 });
