@@ -20,7 +20,7 @@ import { loadEngine } from './shellEngine';
 import { withRunProgress } from './runProgress';
 import { pendingFiles } from './common/reviewState';
 import type { Question } from './common/confirmWords';
-import { revertRunQuestion, revertToBestQuestion } from './common/confirmWords';
+import { revertRunQuestion, revertToBestQuestion, runAgainLabel } from './common/confirmWords';
 import { openReviewDiff } from './reviewUi';
 import { chooseFolder } from './folders';
 import { canRevert } from './common/runState';
@@ -210,9 +210,9 @@ export class Commands {
     return pick;
   }
 
-  /** Does the fix picked; a fix that changed what the run needs offers Run again. */
+  /** Does the fix picked; a fix that changed what the run needs offers to run (again, when a run of this folder ran). */
   private async fix(a: FixAction, ctl: RunController): Promise<void> {
-    const again = 'Run again';
+    const again = runAgainLabel(ctl.state);
     switch (a.kind) {
       case 'setApiKey':
         if ((await this.setApiKey([again])).picked === again) await this.run(ctl.folder);

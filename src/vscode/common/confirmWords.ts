@@ -71,3 +71,8 @@ export function undoAllQuestion(pending: readonly string[]): Question | null {
     confirm: 'Undo All',
   };
 }
+
+/** "Run again" only after a run that ran; a folder whose start was refused before any run is offered the Run itself (issue 40). */
+export function runAgainLabel(st: { status: string; runId: string | null }): string {
+  return st.runId !== null && st.status === 'stopped' ? 'Run again' : 'Run Fix Until Green';
+}

@@ -95,7 +95,7 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
     await vs.waitForNotification(/No chat model is available in VS Code/, 60000);
   });
 
-  it('Choose Model… guides the set-up in quick inputs: provider, base URL, the model from the server\'s /models; one scope, named; Run again', async () => {
+  it('Choose Model… guides the set-up in quick inputs: provider, base URL, the model from the server\'s /models; one scope, named; Run (not Run again: nothing ran yet)', async () => {
     const note = await vs.waitForNotification(/No chat model is available in VS Code/, 60000);
     await button(note, 'Choose Model…').click();
     await row('OpenAI-compatible server').click();
@@ -119,7 +119,9 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
     const user = userSettings();
     assert.deepEqual(Object.keys(user).filter((k) => k.startsWith('fixUntilGreen.')), [], 'nothing in User settings: one scope');
     await vs.screenshot('newcomer-choose-model-saved');
-    await button(saved, 'Run again').click();
+    // The refused start never ran: the button is the Run itself, not "Run again".
+    assert.equal(await button(saved, 'Run again').count(), 0, 'no Run again for a run that never ran');
+    await button(saved, 'Run Fix Until Green').click();
     await vs.answerInput('', /Optional instruction/);
     await until('the step-cap stop', async () => ((await stopReason()) === 'step-cap' ? true : undefined), 240000, 500);
   });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import type { RunState, StepView } from '../../../src/vscode/common/runState';
 import { idleState } from '../../../src/vscode/common/runState';
-import { revertRunQuestion, revertToBestQuestion, touchedFiles, undoAllQuestion } from '../../../src/vscode/common/confirmWords';
+import { revertRunQuestion, revertToBestQuestion, runAgainLabel, touchedFiles, undoAllQuestion } from '../../../src/vscode/common/confirmWords';
 
 const LIMITS = { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 };
 
@@ -57,5 +57,10 @@ describe('confirm words', () => {
         assert.doesNotMatch(text, /\(s\)|\b1 files\b|\bfiles (goes|waits)\b|\bfile (go|wait)\b/, text);
       }
     }
+  });
+
+  it('offers "Run again" only after a run that ran; a refused first start is offered the Run itself', () => {
+    assert.equal(runAgainLabel(idleState('/w', 'w', LIMITS)), 'Run Fix Until Green');
+    assert.equal(runAgainLabel(run({})), 'Run again');
   });
 });
