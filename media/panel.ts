@@ -8,17 +8,20 @@ import { h as createElement, render as renderInto } from 'preact';
 import type { FromWebview, PanelAction, PersistedPanelState, ToWebview } from '../src/vscode/common/protocol';
 import { isPersistedPanelState, isToWebview } from '../src/vscode/common/protocol';
 import type { RunState, StepView } from '../src/vscode/common/runState';
-import { canContinue, canRevert, elapsedAt } from '../src/vscode/common/runState';
-import { formatDuration, formatTokens, shortRunId } from '../src/vscode/common/meterView';
+import { canContinue, canRevert, canRevertToBest, elapsedAt } from '../src/vscode/common/runState';
+import { DESTRUCTIVE_SELECTORS, focusOrder } from '../src/vscode/common/panelFocus';
+import type { BudgetKind } from '../src/vscode/common/meterView';
+import { barLevel, formatDuration, formatTokens, shortRunId } from '../src/vscode/common/meterView';
 import { failureHeadline } from '../src/core/verify/values';
 import { explainEscalation, explainStop, notAppliedWhy } from '../src/vscode/common/explain';
 import { formatMoney, formatSpend } from '../src/core/money';
-import { checkWords, stopBadge } from '../src/vscode/common/stepWords';
+import { checkWords, continueLabel, continueTitle, stopBadge } from '../src/vscode/common/stepWords';
 import type { ParserId } from '../src/core/types';
 import type { ReviewFile } from '../src/vscode/common/reviewState';
 import { pendingFiles } from '../src/vscode/common/reviewState';
 import type { HookSessionView } from '../src/vscode/common/sessionTypes';
 import { sessionSections } from './sessionView';
+import { plural } from '../src/vscode/common/chatWords';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -97,9 +100,9 @@ function header(st: RunState): VNode {
     'header',
     {},
     checked
-      ? h('p', { class: `sentence ${checked.green ? 'ok' : 'warn'}`, 'data-testid': 'checks-sentence' }, icon(checked.green ? 'pass' : 'warning'), ' ', checkedSentence(checked))
+      ? h('p', { class: `sentence ${checked.green ? 'ok' : 'warn'}`, 'data-testid': 'checks-sentence', tabindex: -1 }, icon(checked.green ? 'pass' : 'warning'), ' ', checkedSentence(checked))
       : why
-        ? h('p', { class: `sentence ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-sentence' }, icon(reasonIcon(st.stopReason)), ' ', why.sentence)
+        ? h('p', { class: `sentence ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-sentence', tabindex: -1 }, icon(reasonIcon(st.stopReason)), ' ', why.sentence)
         : null,
     // What the workspace holds after a non-green stop, right under the sentence (a revert since says otherwise).
     why?.held && !st.reverted && !checked ? h('p', { class: 'held', 'data-testid': 'held' }, icon('files'), ' ', why.held) : null,
@@ -111,13 +114,22 @@ function header(st: RunState): VNode {
       st.model ? h('span', { class: 'model' }, ` · ${st.model}`) : null,
       st.runId ? h('span', { class: 'run-id', 'data-testid': 'run-id', title: `run ${st.runId}` }, ` · ${shortRunId(st.runId)}`) : null,
     ),
-    st.status === 'running' && st.phase ? h('div', { class: 'phase', 'data-testid': 'phase' }, st.phase) : null,
-    // The stop's public ids stay on screen (scripts and harnesses read them: DESIGN's data-testids), small, under the meta line.
+    st.status === 'running' && st.phase ? h('div', { class: 'phase', 'data-testid': 'phase', tabindex: -1 }, st.phase) : null,
+    // The stop's public ids are for scripts and harnesses (DESIGN's data-testids), not for people:
+    // kept in the document, not drawn (one vocabulary on screen, issue 40); Technical detail shows them.
     st.status === 'stopped' && st.stopReason
-      ? h('div', { class: 'ids' }, 'stop reason ', h('code', { 'data-testid': 'stop-reason' }, st.stopReason), st.outcome ? [' · outcome ', h('code', { 'data-testid': 'outcome' }, st.outcome)] : null)
+      ? h('div', { class: 'ids', hidden: true }, h('code', { 'data-testid': 'stop-reason' }, st.stopReason), st.outcome ? h('code', { 'data-testid': 'outcome' }, st.outcome) : null)
       : null,
-    // The engine's own words (hashes, thresholds) for whoever wants them, folded away.
-    st.detail ? h('details', { class: 'detail-box' }, h('summary', {}, 'Technical detail'), h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail)) : null,
+    // The engine's own words (reason id, outcome, hashes, thresholds) for whoever wants them, folded away.
+    st.detail || (st.status === 'stopped' && st.stopReason)
+      ? h(
+          'details',
+          { class: 'detail-box' },
+          h('summary', {}, 'Technical detail'),
+          st.stopReason && st.status === 'stopped' ? h('div', { class: 'ids' }, `stop reason ${st.stopReason}${st.outcome ? ` · outcome ${st.outcome}` : ''}`) : null,
+          st.detail ? h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail) : null,
+        )
+      : null,
     st.instruction ? h('div', { class: 'instruction' }, icon('comment'), ' ', st.instruction) : null,
   );
 }
@@ -128,15 +140,23 @@ function button(action: PanelAction, label: string, codicon: string, enabled: bo
   return h('button', { key: action, type: 'button', 'data-action': action, title, 'aria-label': label, disabled: !enabled || busy !== null, onClick }, icon(busy === action ? 'loading~spin' : codicon), h('span', { class: 'label' }, ` ${label}`));
 }
 
+function revertToBestTitle(st: RunState): string {
+  if (st.bestStep === null) return 'Restore the state of the best step';
+  if (!canRevertToBest(st) && canRevert(st)) return `The files already hold the best step's state (${stepName(st.bestStep)})`;
+  return st.bestStep === 0 ? 'Put the files back as they were before the run: no step did better' : `Restore the state of the best step (step ${st.bestStep})`;
+}
+
 function actions(st: RunState): VNode {
   const revertable = canRevert(st);
   return h(
     'div',
     { class: 'actions', role: 'toolbar', 'aria-label': 'Run actions' },
-    button('stop', 'Stop', 'debug-stop', st.status === 'running', 'Stop the run; the in-flight call or check is aborted'),
-    canContinue(st) ? button('continue', 'Continue', 'debug-continue', true, 'Resume this run with another step and token budget') : null,
+    // Stop only while there is a run to stop: a finished run keeps no disabled Stop (issue 40).
+    st.status === 'running' ? button('stop', 'Stop', 'debug-stop', true, 'Stop the run; the in-flight call or check is aborted') : null,
+    // Says what it adds before it is pressed: "+8 steps, +200k tokens", the ceilings in the tooltip.
+    canContinue(st) ? button('continue', st.continueAdds ? continueLabel(st.stopReason, st.continueAdds) : 'Continue', 'debug-continue', true, st.continueAdds ? continueTitle(st.limits, st.continueAdds) : 'Resume this run with another step and token budget') : null,
     button('revertRun', 'Revert run', 'discard', revertable && st.reverted !== 'run', 'Restore every file the run touched to its original bytes'),
-    button('revertToBest', 'Revert to best', 'history', revertable && st.bestStep !== null, `Restore the state of the best step${st.bestStep !== null ? ` (step ${st.bestStep})` : ''}`),
+    button('revertToBest', 'Revert to best', 'history', canRevertToBest(st), revertToBestTitle(st)),
     button('exportTrace', 'Export trace', 'export', st.tracePath !== null && st.status !== 'running', "Save the run's JSONL trace"),
   );
 }
@@ -198,7 +218,8 @@ function fill(frac: number): VNode {
 
 function bar(testid: string, label: string, used: number, limit: number, text: string): VNode {
   const frac = limit > 0 ? Math.min(1, used / limit) : 0;
-  const level = frac > 0.8 ? 'high' : frac > 0.5 ? 'mid' : 'low';
+  const kind = testid.replace(/^budget-/, '') as BudgetKind;
+  const level = state ? barLevel(state, kind, frac) : 'low';
   return h(
     'div',
     { class: 'budget', 'data-testid': testid },
@@ -253,10 +274,20 @@ function legend(st: RunState): VNode {
   return h(
     'ul',
     { class: 'legend', 'data-testid': 'chart-legend' },
-    item('bar', 'failures after the step (step 0: before the run)'),
-    st.bestStep !== null && pts.some((p) => p.step === st.bestStep && p.count > 0) ? item('best', 'best step') : null,
+    item('bar', 'failures after each step (0: before the run)'),
+    bestBar(st) !== null && pts.some((p) => p.step === st.bestStep && p.count > 0) ? item('best', 'best step') : null,
     pts.some((p) => p.count === 0) ? item('green', 'no failures') : null,
   );
+}
+
+/** The bar drawn as the best step: none when no step did better than the files before the run (its best is "step 0"). */
+function bestBar(st: RunState): number | null {
+  return st.bestStep !== null && st.bestStep > 0 ? st.bestStep : null;
+}
+
+/** "step 2", or "before the run" for the engine's step 0. */
+function stepName(step: number): string {
+  return step === 0 ? 'before the run' : `step ${step}`;
 }
 
 function chart(st: RunState): VNode | null {
@@ -276,15 +307,15 @@ function chart(st: RunState): VNode | null {
     return [
       s(
         'rect',
-        { key: `bar-${p.step}`, x: cx - bw / 2, y: top, width: bw, height: Math.max(2, y(0) - top), class: p.count === 0 ? 'bar green' : p.step === st.bestStep ? 'bar best' : 'bar' },
-        s('title', {}, `step ${p.step}: ${p.count} failure${p.count === 1 ? '' : 's'}`),
+        { key: `bar-${p.step}`, x: cx - bw / 2, y: top, width: bw, height: Math.max(2, y(0) - top), class: p.count === 0 ? 'bar green' : p.step === bestBar(st) ? 'bar best' : 'bar' },
+        s('title', {}, `${stepName(p.step)}: ${p.count} failure${p.count === 1 ? '' : 's'}`),
       ),
       s('text', { key: `tick-${p.step}`, x: cx, y: H - 4, 'text-anchor': 'middle', class: 'tick' }, String(p.step)),
     ];
   });
   const svg = s(
     'svg',
-    { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Failures per step: ${pts.map((p) => `step ${p.step}: ${p.count}`).join(', ')}`, class: 'chart', 'data-testid': 'failure-chart' },
+    { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Failures per step: ${pts.map((p) => `${stepName(p.step)}: ${p.count}`).join(', ')}`, class: 'chart', 'data-testid': 'failure-chart' },
     s('line', { x1: pad.l, y1: y(0), x2: W - pad.r, y2: y(0), class: 'axis' }),
     s('text', { x: pad.l - 4, y: y(max) + 4, 'text-anchor': 'end', class: 'tick' }, String(max)),
     s('text', { x: pad.l - 4, y: y(0), 'text-anchor': 'end', class: 'tick' }, '0'),
@@ -300,10 +331,10 @@ function checkChips(step: Pick<StepView, 'checks'>, parsers: Readonly<Record<str
     step.checks.map((c) => {
       const ok = c.exitCode === 0 && c.failureCount === 0;
       // Plain words ("type check", "tests: 1 failing · only the failing tests re-run"); the engine's in the tooltip.
-      const how = c.mode !== undefined ? `\n${c.mode} run${c.carried ? `, ${c.carried} failure(s) carried from an earlier run` : ''}${c.note ? `: ${c.note}` : ''}` : '';
+      const how = c.mode !== undefined ? `\n${c.mode} run${c.carried ? `, ${plural(c.carried, 'failure')} carried from an earlier run` : ''}${c.note ? `: ${c.note}` : ''}` : '';
       // A list cut short says so: its count is only the part kept (and is compared with nothing).
-      const cut = c.incomplete ? `\noutput cut at the output limit: ${c.reportedFailures !== undefined ? `${c.reportedFailures} failure(s) by its own summary, ${c.failureCount} listed` : `only the ${c.failureCount} failure(s) of the part kept are listed`}` : c.outputCut ? '\noutput cut at the output limit (every failure listed)' : '';
-      return h('span', { key: c.name, class: `chip ${ok ? 'ok' : 'bad'}`, 'data-mode': c.mode ?? 'full', ...(c.incomplete ? { 'data-cut': 'true' } : {}), title: `${c.name}: exit ${c.exitCode ?? 'none'}${c.timedOut ? ' (timed out)' : ''}, ${c.failureCount} failure(s), ${formatDuration(c.durationMs)}${how}${cut}` }, icon(ok ? 'pass' : 'error'), ` ${checkWords(c, parsers[c.name])}${c.incomplete ? ' (output cut)' : ''}`);
+      const cut = c.incomplete ? `\noutput cut at the output limit: ${c.reportedFailures !== undefined ? `${plural(c.reportedFailures, 'failure')} by its own summary, ${c.failureCount} listed` : `only the ${plural(c.failureCount, 'failure')} of the part kept are listed`}` : c.outputCut ? '\noutput cut at the output limit (every failure listed)' : '';
+      return h('span', { key: c.name, class: `chip ${ok ? 'ok' : 'bad'}`, 'data-mode': c.mode ?? 'full', ...(c.incomplete ? { 'data-cut': 'true' } : {}), title: `${c.name}: exit ${c.exitCode ?? 'none'}${c.timedOut ? ' (timed out)' : ''}, ${plural(c.failureCount, 'failure')}, ${formatDuration(c.durationMs)}${how}${cut}` }, icon(ok ? 'pass' : 'error'), ` ${checkWords(c, parsers[c.name])}${c.incomplete ? ' (output cut)' : ''}`);
     }),
   );
 }
@@ -331,8 +362,10 @@ function stepRow(st: RunState, step: StepView): VNode {
         objected.map((c, i) => h('span', { key: i, class: `chip ${c.verdict === 'retry' ? 'warn' : 'bad'}`, 'data-testid': 'critic-verdict', title: `${c.critic}: ${c.verdict} — ${c.reason}` }, `${c.verdict === 'retry' ? 'refused' : 'stopped'} by ${c.critic}`)),
       )
     : null;
+  // The whole of why an edit was not applied unfolds with the row, as the feedback does.
+  const more = step.feedback ?? (step.applied ? null : notAppliedText(step) || null);
   const activate = (): void => {
-    if (step.feedback) {
+    if (more) {
       if (open) expanded.delete(step.index);
       else expanded.add(step.index);
     }
@@ -355,7 +388,7 @@ function stepRow(st: RunState, step: StepView): VNode {
       'data-step': step.index,
       tabindex: 0,
       role: 'button',
-      'aria-label': `Step ${step.index}: ${step.failureCount} failure(s) after it, ${step.tokens} tokens${cost !== null ? `, ${formatMoney(cost)}` : ''}${step.model ? ` by ${step.model}` : ''}. Opens the step's diff.`,
+      'aria-label': `Step ${step.index}: ${plural(step.failureCount, 'failure')} after it, ${step.tokens} tokens${cost !== null ? `, ${formatMoney(cost)}` : ''}${step.model ? ` by ${step.model}` : ''}. Opens the step's diff.`,
       title: step.snapshotDir ? "Open this step's diff" : 'This step changed no files',
       onClick: activate,
       onKeyDown,
@@ -383,7 +416,7 @@ function stepRow(st: RunState, step: StepView): VNode {
     ),
     step.postMortem ? h('div', { class: `postmortem${open ? ' open' : ''}` }, icon('lightbulb'), ' ', step.postMortem) : null,
     critics,
-    step.feedback && open ? h('pre', { class: 'feedback' }, step.feedback) : null,
+    more && open ? h('pre', { class: 'feedback', 'data-testid': 'step-feedback' }, more) : null,
   );
 }
 
@@ -410,7 +443,7 @@ function remaining(st: RunState): VNode | null {
 /** What a folder with no run yet offers: what the loop does, and its first two steps as buttons (Show Panel's keyboard lands on Run). */
 function start(intro: string | null): Child[] {
   return [
-    intro !== null ? h('p', { class: 'empty', 'data-testid': 'no-run' }, intro, h('strong', {}, 'Fix Until Green'), ' edits this folder until its own type check, lint and tests pass, and says why it stopped.') : null,
+    intro !== null ? h('p', { class: 'empty', 'data-testid': 'no-run' }, intro, h('strong', {}, 'Fix Until Green'), ' edits this folder until its own checks pass (whichever of a type check, a linter and tests it has), and says why it stopped.') : null,
     h(
       'div',
       { class: 'actions start', role: 'toolbar', 'aria-label': 'Start' },
@@ -452,27 +485,40 @@ function persist(): void {
   vscode.setState(saved);
 }
 
-// Show Panel gives the webview the keyboard; the document then holds it on its first control, so
-// Tab walks the panel's own buttons and rows (not the browser's frame chain back to the workbench).
-// A panel brought back from hidden is a new document whose state arrives after the focus: the first
-// draw that finds the document focused and no control holding it places the focus then.
+// Show Panel gives the webview the keyboard; the document then holds it on what the user most
+// likely wants next (panelFocus.ts: the review's first pending file, Continue, the stop sentence),
+// never on an action that discards work, so Tab walks the panel's own controls (not the browser's
+// frame chain back to the workbench) and a stray Enter reverts nothing. A panel brought back from
+// hidden is a new document whose state arrives after the focus: the first draw that finds the
+// document focused and no control holding it places the focus then.
 let focusPending = false;
+function isDestructive(el: Element): boolean {
+  return DESTRUCTIVE_SELECTORS.some((sel) => el.matches(sel));
+}
+function focusTarget(): HTMLElement | null {
+  for (const sel of focusOrder(state)) {
+    const el = document.querySelector<HTMLElement>(sel);
+    if (el && !(el as HTMLButtonElement).disabled) return el;
+  }
+  // Anything else that takes the keyboard and discards nothing (a step row, Export trace).
+  return [...document.querySelectorAll<HTMLElement>('button:not(:disabled), [tabindex="0"]')].find((el) => !isDestructive(el)) ?? null;
+}
 function holdFocus(): void {
   focusPending = false;
   if (!document.hasFocus() || (document.activeElement !== null && document.activeElement !== document.body)) return;
-  const first = document.querySelector<HTMLElement>('.actions button:not(:disabled), button:not(:disabled), [tabindex="0"]');
-  if (first) first.focus({ preventScroll: true });
+  const target = focusTarget();
+  if (target) target.focus({ preventScroll: true });
   else focusPending = true;
 }
 window.addEventListener('focus', holdFocus);
 // A Tab in the panel's document while no control holds the focus (the webview took the keyboard
-// before its document was drawn, or the focus event came before this script) starts at the first control.
+// before its document was drawn, or the focus event came before this script) starts at the same place.
 window.addEventListener('keydown', (e: KeyboardEvent) => {
   if (e.key !== 'Tab' || (document.activeElement !== null && document.activeElement !== document.body)) return;
-  const first = document.querySelector<HTMLElement>('.actions button:not(:disabled), button:not(:disabled), [tabindex="0"]');
-  if (!first) return;
+  const target = focusTarget();
+  if (!target) return;
   e.preventDefault();
-  first.focus({ preventScroll: true });
+  target.focus({ preventScroll: true });
 });
 if (document.hasFocus()) focusPending = true;
 

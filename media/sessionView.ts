@@ -51,7 +51,7 @@ function header(st: Session, k: PanelKit): VNode {
     {},
     // Not a run of ours: say whose work this is before anything else.
     h('p', { class: 'session-host', 'data-testid': 'session-host' }, icon('hubot'), ' ', h('strong', {}, `${s.hostLabel}'s session`), ', gated by Fix Until Green'),
-    h('p', { class: `sentence ${tone(st)}`, 'data-testid': 'session-sentence' }, icon(st.status === 'running' ? 'debug-restart' : st.stopReason === 'green' ? 'pass' : 'warning'), ' ', s.sentence),
+    h('p', { class: `sentence ${tone(st)}`, 'data-testid': 'session-sentence', tabindex: -1 }, icon(st.status === 'running' ? 'debug-restart' : st.stopReason === 'green' ? 'pass' : 'warning'), ' ', s.sentence),
     // After Revert session the files are as before the agent's edits: the sentence is history.
     h('div', { class: 'badges' }, badge, st.reverted ? h('span', { class: 'badge reverted', 'data-testid': 'reverted' }, 'reverted') : null),
     h(
@@ -60,8 +60,11 @@ function header(st: Session, k: PanelKit): VNode {
       h('strong', { 'data-testid': 'folder' }, st.folderName),
       s.sessionId ? h('span', { class: 'run-id', 'data-testid': 'session-id', title: `session ${s.sessionId} · run ${st.runId ?? ''}` }, ` · session ${s.sessionId.length > 14 ? `${s.sessionId.slice(0, 13)}…` : s.sessionId}`) : null,
     ),
-    st.status === 'stopped' && st.stopReason ? h('div', { class: 'ids' }, 'stop reason ', h('code', { 'data-testid': 'stop-reason' }, st.stopReason)) : null,
-    st.detail ? h('details', { class: 'detail-box' }, h('summary', {}, 'Technical detail'), h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail)) : null,
+    // The reason id for scripts (a data-testid), not drawn; Technical detail shows it (issue 40).
+    st.status === 'stopped' && st.stopReason ? h('div', { class: 'ids', hidden: true }, h('code', { 'data-testid': 'stop-reason' }, st.stopReason)) : null,
+    st.detail || (st.status === 'stopped' && st.stopReason)
+      ? h('details', { class: 'detail-box' }, h('summary', {}, 'Technical detail'), st.status === 'stopped' && st.stopReason ? h('div', { class: 'ids' }, `stop reason ${st.stopReason}`) : null, st.detail ? h('div', { class: 'detail', 'data-testid': 'detail' }, st.detail) : null)
+      : null,
   );
 }
 

@@ -7,6 +7,7 @@ import type { RestoreReport } from '../core/edit/restore';
 import type { Settings } from '../core/settings';
 import type { Logger, VerifyResult } from '../core/types';
 import type { RunController } from './controller';
+import { plural } from './common/chatWords';
 
 /** One check pass (no model) of the controller's folder under a cancellable progress notification. */
 export async function verifyWithProgress(c: RunController, settings: Settings, title: string, logger: Logger): Promise<VerifyResult> {
@@ -22,7 +23,7 @@ export async function verifyWithProgress(c: RunController, settings: Settings, t
       return c.verify(settings, abort.signal).finally(() => sub.dispose());
     },
   );
-  logger.info(`checks in ${c.folderName}: ${v.green ? 'green' : `${v.failures.length} failure(s)`} (${v.checks.map((x) => `${x.name} exit ${x.exitCode}`).join(', ')})`);
+  logger.info(`checks in ${c.folderName}: ${v.green ? 'green' : `${plural(v.failures.length, 'failure')}`} (${v.checks.map((x) => `${x.name} exit ${x.exitCode}`).join(', ')})`);
   return v;
 }
 
@@ -34,20 +35,20 @@ export async function announceChecks(c: RunController, v: VerifyResult): Promise
     return;
   }
   if (v.green) {
-    void vscode.window.showInformationMessage(`Fix Until Green: all ${v.checks.length} check(s) pass in ${c.folderName}.`);
+    void vscode.window.showInformationMessage(`Fix Until Green: ${v.checks.length === 1 ? 'the one check passes' : `all ${v.checks.length} checks pass`} in ${c.folderName}.`);
     return;
   }
   const per = v.checks.filter((x) => x.failures.length > 0 || x.exitCode !== 0).map((x) => `${x.name}: ${x.failures.length}`);
-  const p = await vscode.window.showWarningMessage(`Fix Until Green: ${v.failures.length} failure(s) in ${c.folderName} (${per.join(', ')}).`, show);
+  const p = await vscode.window.showWarningMessage(`Fix Until Green: ${plural(v.failures.length, 'failure')} in ${c.folderName} (${per.join(', ')}).`, show);
   if (p === show) await vscode.commands.executeCommand('workbench.actions.view.problems');
 }
 
 /** Says what a restore wrote and, loudly, what it left alone because someone else changed it. */
 export function announceRestore(logger: Logger, what: string, r: RestoreReport, target: string): void {
   const written = r.actions.length;
-  logger.info(`${what}: ${written} file(s) brought to ${target}; ${r.unchanged.length} already there; ${r.conflicts.length} left alone`);
+  logger.info(`${what}: ${plural(written, 'file')} brought to ${target}; ${r.unchanged.length} already there; ${r.conflicts.length} left alone`);
   for (const x of r.conflicts) logger.warn(x.reason);
-  const head = written === 0 ? `the files of ${what} already hold ${target}` : `restored ${written} file(s) to ${target}`;
+  const head = written === 0 ? `the files of ${what} already hold ${target}` : `restored ${plural(written, 'file')} to ${target}`;
   if (r.conflicts.length === 0) {
     void vscode.window.showInformationMessage(`Fix Until Green: ${head}.`);
     return;

@@ -19,6 +19,8 @@ import { isOwnRun, refusalProblem } from './common/refusals';
 import { loadEngine } from './shellEngine';
 import { withRunProgress } from './runProgress';
 import { pendingFiles } from './common/reviewState';
+import type { Question } from './common/confirmWords';
+import { revertRunQuestion, revertToBestQuestion, runAgainLabel } from './common/confirmWords';
 import { openReviewDiff } from './reviewUi';
 import { chooseFolder } from './folders';
 import { canRevert } from './common/runState';
@@ -27,6 +29,7 @@ import { defaultOrigin } from './secrets';
 
 import { resolveInterrupted } from './recovery';
 import { readSettings, reportInvalidSettings, settingsSource } from './settings';
+import { plural } from './common/chatWords';
 
 export interface CommandDeps {
   controllers: RunControllers;
@@ -44,6 +47,11 @@ type Handler = (folder: string | undefined) => Promise<unknown>;
 
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/** A modal question with one button that goes ahead; true when the user pressed it. */
+export async function ask(q: Question): Promise<boolean> {
+  return (await vscode.window.showWarningMessage(q.message, { modal: true, detail: q.detail }, q.confirm)) === q.confirm;
 }
 
 export class Commands {
@@ -202,9 +210,9 @@ export class Commands {
     return pick;
   }
 
-  /** Does the fix picked; a fix that changed what the run needs offers Run again. */
+  /** Does the fix picked; a fix that changed what the run needs offers to run (again, when a run of this folder ran). */
   private async fix(a: FixAction, ctl: RunController): Promise<void> {
-    const again = 'Run again';
+    const again = runAgainLabel(ctl.state);
     switch (a.kind) {
       case 'setApiKey':
         if ((await this.setApiKey([again])).picked === again) await this.run(ctl.folder);
@@ -261,14 +269,9 @@ export class Commands {
     if (!this.trusted()) return;
     const c = await this.finishedRun('Revert Run', folder);
     if (!c) return;
-    // Files still waiting for Keep or Undo are undone too: asked first, naming them.
-    const pending = pendingFiles(c.state.review);
-    if (pending.length > 0) {
-      const revert = 'Revert Run';
-      const names = pending.slice(0, 3).join(', ') + (pending.length > 3 ? ` and ${pending.length - 3} more` : '');
-      const ok = await vscode.window.showWarningMessage(`Revert Run also undoes ${pending.length === 1 ? 'a file' : `${pending.length} files`} you have not reviewed yet (${names}).`, { modal: true }, revert);
-      if (ok !== revert) return;
-    }
+    // Every revert asks first, naming how many files it writes (issue 40: one Enter on a focused
+    // button used to undo a green run's whole fix, unasked once every file was kept).
+    if (!(await ask(revertRunQuestion(c.state)))) return;
     announceRestore(this.deps.logger, `run ${c.state.runId}`, await c.revertRun(), 'their original bytes');
   }
 
@@ -276,13 +279,14 @@ export class Commands {
     if (!this.trusted()) return;
     const c = await this.finishedRun('Revert to Best Step', folder);
     if (!c) return;
+    if (!(await ask(revertToBestQuestion(c.state)))) return;
     const { report, step } = await c.revertToBest();
     announceRestore(this.deps.logger, `run ${c.state.runId}`, report, `the state of step ${step}`);
     // The Problems panel shows what the checks say about the restored files.
     const settings = await this.settingsOf(c, 'the checks did not run');
     if (!settings) return;
     const verified = await verifyWithProgress(c, settings, 'Checking the restored state', this.deps.logger);
-    this.deps.logger.info(`after the revert to step ${step}: ${verified.failures.length} failure(s)`);
+    this.deps.logger.info(`after the revert to step ${step}: ${plural(verified.failures.length, 'failure')}`);
   }
 
   async runChecks(folder?: string): Promise<void> {

@@ -18,6 +18,7 @@ import { refusalProblem } from './common/refusals';
 import { resolveInterrupted } from './recovery';
 import { readSettings, settingsSource } from './settings';
 import { loadEngine } from './shellEngine';
+import { plural } from './common/chatWords';
 
 export interface GateDeps {
   controllers: RunControllers;
@@ -91,7 +92,7 @@ export class GateHost {
     const v = await c.verify(this.settings(c), signal);
     const engine = await loadEngine(this.logger);
     const r = engine.checksToolResult(v, this.seen, c.folder, { root: c.folder, readText: (rel) => readWorkspaceText(c.folder, rel) });
-    this.logger.info(`checks for an agent in ${c.folderName}: ${r.green ? 'green' : `${r.failureCount} failure(s)`}, identity ${r.failureHash.slice(0, 12)} seen ${r.seen} time(s)`);
+    this.logger.info(`checks for an agent in ${c.folderName}: ${r.green ? 'green' : `${plural(r.failureCount, 'failure')}`}, identity ${r.failureHash.slice(0, 12)} seen ${plural(r.seen, 'time')}`);
     return r;
   }
 

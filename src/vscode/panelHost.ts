@@ -11,6 +11,8 @@ import type { FromWebview, ToWebview } from './common/protocol';
 import { isFromWebview, isPersistedPanelState, PANEL_ACTION_COMMANDS, PANEL_LAUNCHES, PANEL_VIEW_TYPE } from './common/protocol';
 import { notAppliedWhy } from './common/explain';
 import type { RunState } from './common/runState';
+import { canContinue } from './common/runState';
+import { readSettings } from './settings';
 import { panelIcon } from './common/meterView';
 import { SnapshotDocuments, snapshotUri } from './snapshotDocs';
 import { keepReviewed, openReviewDiff, undoReviewed } from './reviewUi';
@@ -184,8 +186,10 @@ export class PanelHost implements vscode.Disposable {
 
   private post(): void {
     this.lastPost = Date.now();
-    const state = this.controllers.active?.state ?? null;
-    this.setIcon(state);
+    const active = this.controllers.active?.state ?? null;
+    this.setIcon(active);
+    // Continue says what it adds before it is pressed (issue 40): the settings' run size, as the command reads it.
+    const state = active && canContinue(active) ? { ...active, continueAdds: continueAdds(active.folder) } : active;
     void this.send({ type: 'state', state, now: Date.now() });
   }
 
@@ -236,4 +240,10 @@ export class PanelHost implements vscode.Disposable {
     this.panel?.dispose();
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** One more run's budget from the folder's settings (what Continue adds); null when they do not read. */
+function continueAdds(folder: string): RunState['continueAdds'] {
+  const read = readSettings(vscode.Uri.file(folder));
+  return read.ok ? { steps: read.settings.maxSteps, tokens: read.settings.tokenCeiling } : null;
 }

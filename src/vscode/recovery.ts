@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../core/types';
 import type { RunController, RunControllers } from './controller';
+import { plural } from './common/chatWords';
 
 export const REVERT = 'Revert';
 export const KEEP = 'Keep';
@@ -25,9 +26,9 @@ export async function resolveInterrupted(c: RunController, logger: Logger): Prom
     );
     if (pick === REVERT) {
       const report = await c.revertInterrupted(run);
-      logger.info(`interrupted run ${run.runId}: restored ${report.actions.length} file(s), ${report.unchanged.length} already original, ${report.conflicts.length} left alone`);
+      logger.info(`interrupted run ${run.runId}: restored ${plural(report.actions.length, 'file')}, ${report.unchanged.length} already original, ${report.conflicts.length} left alone`);
       for (const x of report.conflicts) logger.warn(x.reason);
-      const done = `Fix Until Green: restored ${report.actions.length} file(s) in ${c.folderName} to their original bytes`;
+      const done = `Fix Until Green: restored ${plural(report.actions.length, 'file')} in ${c.folderName} to their original bytes`;
       if (report.conflicts.length === 0) void vscode.window.showInformationMessage(`${done}.`);
       else void vscode.window.showWarningMessage(`${done}; left alone: ${report.conflicts.map((x) => x.reason).join('; ')}`);
     } else if (pick === KEEP) {

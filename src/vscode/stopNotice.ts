@@ -10,7 +10,7 @@ import type { Problem } from './common/fixActions';
 import { explainError } from './common/fixActions';
 import { pendingFiles } from './common/reviewState';
 import { canContinue } from './common/runState';
-import { continueLabel } from './common/stepWords';
+import { continueLabel, runTotals } from './common/stepWords';
 
 export interface NoticeDeps {
   logger: Logger;
@@ -32,7 +32,8 @@ export function announceStop(ctl: RunController, r: RunReport, x: NoticeDeps): v
   const pending = pendingFiles(ctl.state.review).length > 0;
   if (r.stopReason === 'green') {
     // Green with files waiting for Keep or Undo: the review is the next move, offered first.
-    void vscode.window.showInformationMessage(`Fix Until Green: green in ${ctl.folderName} after ${steps} (${tokens}).`, ...(pending ? [review] : []), show).then((p) => {
+    // With prices set, what the run cost beside its tokens (issue 40).
+    void vscode.window.showInformationMessage(`Fix Until Green: green in ${ctl.folderName} after ${runTotals(r)}.`, ...(pending ? [review] : []), show).then((p) => {
       if (p === show) x.showPanel();
       if (p === review) void vscode.commands.executeCommand('fixUntilGreen.review', ctl.folder);
     });

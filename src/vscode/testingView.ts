@@ -16,6 +16,7 @@ import type { RunController, RunControllers } from './controller';
 import type { CheckPassed, TestEntry } from './common/testEntries';
 import { noteFailing, passedTests, recordFailures, testFailures, testMessageParts, wholeCheckFailures } from './common/testEntries';
 import { readSettings } from './settings';
+import { plural } from './common/chatWords';
 
 const ROOT_PREFIX = 'folder:';
 
@@ -159,7 +160,7 @@ export class TestingView {
     const entries = this.record(c, v.failures, unsureChecks(v), passedTests(v.checks));
     // The folder's checks ran whole: every test they tell about has a result, asked for or not.
     this.report(run, entries, folder);
-    run.appendOutput(`Fix Until Green: ${v.green ? 'all checks pass' : `${v.failures.length} failure(s)`} in ${c.folderName} (${v.checks.map((x) => `${x.name} exit ${x.exitCode}`).join(', ')})\r\n`);
+    run.appendOutput(`Fix Until Green: ${v.green ? 'all checks pass' : `${plural(v.failures.length, 'failure')}`} in ${c.folderName} (${v.checks.map((x) => `${x.name} exit ${x.exitCode}`).join(', ')})\r\n`);
   }
 
   private refusal(c: RunController | undefined): string | undefined {

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { FileChange, Workspace } from '../core/edit/workspace';
 import { bytesHash, CHANGED_ON_DISK, findFilesNamed, NotRegularFileError, oneLine, whyNotWritable, WriteError } from '../core/edit/workspace';
 import type { Logger } from '../core/types';
+import { plural } from './common/chatWords';
 
 /** A file the user has unsaved changes to: the run does not overwrite it (DESIGN §5). */
 export class DirtyEditorError extends Error {
@@ -141,7 +142,7 @@ export class VscodeWorkspace implements Workspace {
     } catch (e) {
       const notRestored = await this.rollBack(before);
       const failed = e instanceof WriteError ? e.path : changes[0]!.path;
-      const tail = notRestored.length > 0 ? `; ${notRestored.length} file(s) could NOT be put back: ${notRestored.map((n) => `${n.path} (${n.error})`).join(', ')}` : '; the files already written were put back';
+      const tail = notRestored.length > 0 ? `; ${plural(notRestored.length, 'file')} could NOT be put back: ${notRestored.map((n) => `${n.path} (${n.error})`).join(', ')}` : '; the files already written were put back';
       throw new WriteError(`${e instanceof WriteError ? e.message : `could not write ${changes.map((c) => c.path).join(', ')}: ${oneLine(e)}`}${tail}`, failed, e, notRestored);
     }
   }

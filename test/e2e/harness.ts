@@ -365,12 +365,12 @@ export class VsCode {
   }
 
   /**
-   * Revert Run from the palette, confirming its question when the run left files not reviewed yet
-   * (it asks before undoing them); returns the question's text, or undefined when it asked none.
+   * Revert Run from the palette, confirming its question (it always asks, naming the files it
+   * writes back); returns the question's text, or undefined when it asked none.
    */
   async revertRun(): Promise<string | undefined> {
     await this.runCommand('Fix Until Green: Revert Run');
-    const dialog = this.page.locator('.monaco-dialog-box', { hasText: /not reviewed yet/ });
+    const dialog = this.page.locator('.monaco-dialog-box', { hasText: /Revert the run\?/ });
     const asked = await dialog.waitFor({ timeout: 10000 }).then(() => true, () => false);
     if (!asked) return undefined;
     const text = (await dialog.innerText()).replace(/\s+/g, ' ');

@@ -149,7 +149,8 @@ function errorSentence(detail: string): string {
   const restore = /could not restore the state of step (\d+): (.*?); the run's version is kept/.exec(detail);
   if (restore) {
     const why = restore[2]!.replace(/; left as (the user has it|it is)/g, '');
-    return `Stopped: the files could not be put back to step ${restore[1]}, because ${why}. Your version is kept; Revert run offers the run's.`;
+    const to = restore[1] === '0' ? 'what they were before the run' : `step ${restore[1]}`;
+    return `Stopped: the files could not be put back to ${to}, because ${why}. Your version is kept; Revert run offers the run's.`;
   }
   const conflict = /^(.*); the run stopped at step (\d+)$/.exec(detail);
   if (conflict && /changed (on disk|since)|modified/.test(conflict[1]!)) return `Stopped at step ${conflict[2]}: a file changed outside the run, so the edit was not written (${conflict[1]}).`;
@@ -165,7 +166,8 @@ export function explainStop(f: StopFacts): StopExplanation {
   const step = lastStep(f);
   // A continuation resumes from what the workspace holds, which is not always the last step.
   const from = f.held && f.held.step < step ? f.held.step : undefined;
-  const resume = (more: string): string => (from === undefined ? `Continue gives it more ${more}.` : `Continue resumes from step ${from} with more ${more}.`);
+  // "Step 0" is the engine's name for the files before the run: a person reads "where it started".
+  const resume = (more: string): string => (from === undefined ? `Continue gives it more ${more}.` : `Continue resumes from ${from === 0 ? 'where it started' : `step ${from}`} with more ${more}.`);
   const sentence = ((): string => {
     switch (f.stopReason) {
       case 'green':
@@ -222,5 +224,6 @@ export function notAppliedWhy(errors: readonly string[], feedback: string | null
   }
   const ambiguous = /^(.+?): (.+?) matches (\d+) places equally well/.exec(first);
   if (ambiguous) return `${ambiguous[1]}: ${ambiguous[2]} matches ${ambiguous[3]} places, so it was not guessed`;
-  return first.length > 160 ? `${first.slice(0, 159)}…` : first;
+  // Whole: a reason cut mid-sentence says nothing (issue 40); the panel wraps it.
+  return first;
 }

@@ -5,6 +5,7 @@ import type { RunState } from './runState';
 import { elapsedAt } from './runState';
 import { formatMoney, formatSpend } from '../../core/money';
 import { explainStop, stopMessage } from './explain';
+import { stopBadge } from './stepWords';
 
 export interface MeterView {
   text: string;
@@ -109,7 +110,7 @@ export function meterView(s: RunState | undefined, now: number = Date.now()): Me
     // An agent's session our hooks gate (sessionState.ts): its stops sent back, then the stop's reason.
     const live = s.status === 'running';
     return {
-      text: live ? `$(sync~spin) ${METER_LABEL}: ${hs.hostLabel} · ${hs.blocks}/${s.limits.maxSteps} stops sent back` : `${reasonIcon(s.stopReason)} ${METER_LABEL}: ${s.stopReason ?? 'ended'} · ${hs.hostLabel}`,
+      text: live ? `$(sync~spin) ${METER_LABEL}: ${hs.hostLabel} · ${hs.blocks}/${s.limits.maxSteps} stops sent back` : `${reasonIcon(s.stopReason)} ${METER_LABEL}: ${s.stopReason ? stopBadge(s.stopReason) : 'ended'} · ${hs.hostLabel}`,
       tooltip: `**Fix Until Green** gates ${escapeMarkdown(hs.hostLabel)}'s session${folder}\n\n${escapeMarkdown(hs.sentence)}\n\nClick to open the panel.`,
       warning: false,
       ariaLabel: `Fix Until Green: ${hs.sentence}`,
@@ -140,22 +141,23 @@ export function meterView(s: RunState | undefined, now: number = Date.now()): Me
     };
   }
   const reason = s.stopReason ?? 'error';
-  const outcome = s.outcome ? ` (${s.outcome})` : '';
+  // The badge's words ("no progress", "steps used up"), as on every surface a person reads (issue 40);
+  // the reason id and the outcome stay in the trace, the JSON and the panel's data-testids.
+  const words = stopBadge(reason);
   const reverted = s.reverted === 'run' ? ' · reverted' : s.reverted === 'best' ? ' · reverted to best' : '';
   return {
-    text: `${reasonIcon(reason)} ${METER_LABEL}: ${reason} · ${budget}${reverted}`,
+    text: `${reasonIcon(reason)} ${METER_LABEL}: ${words} · ${budget}${reverted}`,
     tooltip: [
-      `**Fix Until Green**: stopped with \`${reason}\`${outcome}${folder}${reverted}`,
+      `**Fix Until Green**: ${reason === 'green' ? 'green' : `stopped, ${words}`}${folder}${reverted}`,
       '',
       escapeMarkdown(explainStop({ ...s, stopReason: reason }).sentence),
       '',
-      ...(s.detail ? [`*${escapeMarkdown(s.detail)}*`, ''] : []),
       ...rows,
       '',
       'Click to open the panel.',
     ].join('\n'),
     warning: false,
-    ariaLabel: `Fix Until Green stopped: ${reason}${outcome}, ${s.step} of ${s.limits.maxSteps} steps, ${s.tokensUsed} of ${s.limits.tokenCeiling} tokens${money ? `, ${money}` : ''}${reverted}`,
+    ariaLabel: `Fix Until Green stopped: ${words}, ${s.step} of ${s.limits.maxSteps} steps, ${s.tokensUsed} of ${s.limits.tokenCeiling} tokens${money ? `, ${money}` : ''}${reverted}`,
   };
 }
 
@@ -189,4 +191,19 @@ export function panelIcon(state: RunState | null): string {
 export function progressMessage(s: RunState): string {
   if (s.status === 'running') return `step ${s.step}/${s.limits.maxSteps}: ${s.phase.replace(/^step \d+: /, '')}`;
   return s.stopReason ? stopMessage(explainStop({ ...s, stopReason: s.stopReason })) : 'stopped';
+}
+
+export type BarLevel = 'low' | 'mid' | 'high';
+export type BudgetKind = 'steps' | 'tokens' | 'time' | 'cost';
+
+const RAN_OUT: Partial<Record<StopReason, BudgetKind>> = { 'step-cap': 'steps', 'token-ceiling': 'tokens', 'time-limit': 'time', 'cost-ceiling': 'cost' };
+
+/**
+ * A budget bar's colour says what it means (issue 40): while a run is in progress, how near the
+ * limit it is; once stopped, only the budget that ran out warns. A green run that used 5 of 5 steps
+ * is a success, not a warning.
+ */
+export function barLevel(s: Pick<RunState, 'status' | 'stopReason'>, kind: BudgetKind, frac: number): BarLevel {
+  if (s.status !== 'running') return s.stopReason && RAN_OUT[s.stopReason] === kind ? 'high' : 'low';
+  return frac > 0.8 ? 'high' : frac > 0.5 ? 'mid' : 'low';
 }

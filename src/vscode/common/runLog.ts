@@ -1,12 +1,13 @@
 // One line per loop event in the "Fix Until Green" log: what a user needs to follow a run.
 import type { TimedEvent } from '../../core/trace/events';
+import { plural } from './chatWords';
 
 export function describeEvent(e: TimedEvent): string {
   switch (e.type) {
     case 'run-start':
       return `run ${e.runId} started in ${e.root} with ${e.model}; checks: ${e.checks.map((c) => c.name).join(', ') || 'none'}; limits ${e.limits.maxSteps} steps, ${e.limits.tokenCeiling} tokens, ${e.limits.timeLimitSeconds} s`;
     case 'verify':
-      return `step ${e.step}: ${e.green ? 'green' : `${e.failureCount} failure(s)`} (identity ${e.failureHash.slice(0, 12)}, ${e.durationMs} ms)`;
+      return `step ${e.step}: ${e.green ? 'green' : `${plural(e.failureCount, 'failure')}`} (identity ${e.failureHash.slice(0, 12)}, ${e.durationMs} ms)`;
     case 'model-call-start':
       return `step ${e.step}: asking ${e.model} (${e.promptTokens} prompt tokens, up to ${e.maxOutputTokens} out)`;
     case 'model-call':
@@ -25,7 +26,7 @@ export function describeEvent(e: TimedEvent): string {
     case 'decision':
       return `decision after step ${e.step}: ${e.reason}: ${e.detail}`;
     case 'step-end':
-      return `step ${e.step} done: ${e.record.failureCount} failure(s), ${e.tokensUsed} tokens used so far`;
+      return `step ${e.step} done: ${plural(e.record.failureCount, 'failure')}, ${e.tokensUsed} tokens used so far`;
     case 'run-end':
       return `run ${e.report.runId} ended: ${e.report.stopReason} (${e.report.outcome}); trace ${e.report.tracePath}`;
     default: {

@@ -7,6 +7,7 @@ import type { Outcome, StopReason } from '../../core/policy/reasons';
 import type { CheckSummary, CriticVerdict, HeldState, RunReport, StepRecord, TimedEvent } from '../../core/trace/events';
 import type { EscalationFacts } from './explain';
 import { explainEscalation } from './explain';
+import { stopBadge } from './stepWords';
 import type { Failure, ParserId } from '../../core/types';
 import type { ReviewState } from './reviewState';
 import type { HookSessionView } from './sessionTypes';
@@ -98,6 +99,8 @@ export interface RunState {
   checkParsers?: Record<string, ParserId>;
   /** A check-only pass (Run Checks) after the run: newer than the run's stop, so it leads the panel. */
   checked?: { at: number; green: boolean; failureCount: number } | null;
+  /** What Continue would add (the folder's settings: one more run's steps and tokens), set by the panel's host when it can continue. */
+  continueAdds?: { steps: number; tokens: number } | null;
   /** Set when the state is an agent host's session gated by our hooks, not a run of ours (sessionState.ts). */
   session?: HookSessionView | null;
 }
@@ -282,7 +285,8 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
         phase: `step ${e.step}: done, ${e.record.failureCount} failure${e.record.failureCount === 1 ? '' : 's'}`,
       };
     case 'decision':
-      return { ...s, phase: `stopping: ${e.reason}` };
+      // The badge's words ("stopping: steps used up"), not the reason id: the progress toast shows it.
+      return { ...s, phase: `stopping: ${stopBadge(e.reason)}` };
     case 'run-end':
       return applyReport(s, e.report);
     case 'self-report':
@@ -298,7 +302,7 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
 /** Where a continuation starts: from the state the stop kept, which is not always the last step's. */
 export function continuingPhase(s: RunState): string {
   const h = s.held;
-  const from = h && h.step < s.step ? ` from step ${h.step} (${h.target === 'initial' ? 'the original files' : 'the best step'}), where the files are` : '';
+  const from = !h || h.step >= s.step ? '' : h.step === 0 ? ' from where the run started (the original files)' : ` from step ${h.step} (${h.target === 'initial' ? 'the original files' : 'the best step'}), where the files are`;
   return `step ${s.step}: continuing${from}`;
 }
 
@@ -333,4 +337,16 @@ export function canContinue(s: RunState): boolean {
 export function canRevert(s: RunState): boolean {
   // A hook session's checkpoint holds what the agent's edit tools wrote (`revert --session`).
   return s.status === 'stopped' && s.runDir !== null && (s.steps.some((x) => x.applied) || (s.session?.touched.length ?? 0) > 0);
+}
+
+/**
+ * Revert to best changes something: not when the files already hold the best step's state (a green
+ * run whose best step is its last, or a revert to best already done); again after a Revert run.
+ */
+export function canRevertToBest(s: RunState): boolean {
+  if (!canRevert(s) || s.bestStep === null || s.session) return false;
+  if (s.reverted === 'run') return true;
+  if (s.reverted === 'best') return false;
+  const last = s.steps.length > 0 ? s.steps[s.steps.length - 1]!.index : 0;
+  return s.bestStep !== (s.held?.step ?? last);
 }

@@ -5,6 +5,7 @@
 import type { StopReason } from '../../core/policy/reasons';
 import type { CheckSummary } from '../../core/trace/events';
 import type { ParserId } from '../../core/types';
+import { formatMoney } from '../../core/money';
 
 type Kind = 'types' | 'lint' | 'tests' | 'other';
 
@@ -63,8 +64,33 @@ export function stopBadge(reason: StopReason): string {
   return BADGE[reason];
 }
 
-/** Continue's button, saying what it adds: `Continue (+8 steps)` after a step cap, `Continue (+200k tokens)` after the token ceiling. */
+function tokenText(n: number): string {
+  return n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
+}
+
+/**
+ * Continue's button, saying all it adds (one more budget of the settings' size: steps and tokens
+ * both), the resource that ran out first: `Continue (+8 steps, +200k tokens)` after a step cap,
+ * `Continue (+200k tokens, +8 steps)` after the token ceiling.
+ */
 export function continueLabel(reason: StopReason | null, extra: { steps: number; tokens: number }): string {
-  if (reason === 'token-ceiling') return `Continue (+${extra.tokens >= 1000 ? `${Math.round(extra.tokens / 1000)}k` : extra.tokens} tokens)`;
-  return `Continue (+${extra.steps} step${extra.steps === 1 ? '' : 's'})`;
+  const steps = `+${extra.steps} step${extra.steps === 1 ? '' : 's'}`;
+  const tokens = `+${tokenText(extra.tokens)} tokens`;
+  return `Continue (${reason === 'token-ceiling' ? `${tokens}, ${steps}` : `${steps}, ${tokens}`})`;
+}
+
+/** Continue's tooltip: the limits before and after, so raising the token ceiling is never a surprise. */
+export function continueTitle(limits: { maxSteps: number; tokenCeiling: number }, extra: { steps: number; tokens: number }): string {
+  return `Resume this run with ${extra.steps} more step${extra.steps === 1 ? '' : 's'} and ${tokenText(extra.tokens)} more tokens: the step limit goes from ${limits.maxSteps} to ${limits.maxSteps + extra.steps}, the token ceiling from ${tokenText(limits.tokenCeiling)} to ${tokenText(limits.tokenCeiling + extra.tokens)}.`;
+}
+
+/**
+ * What a run took, for its stop notification: "4 steps (6,034 tokens, $0.012)"; the money only when
+ * a model of the run has a price (`costUsed` is null or absent otherwise), never a made-up $0.
+ */
+export function runTotals(r: { steps: readonly unknown[]; tokensUsed: number; costUsed?: number | null }): string {
+  const steps = `${r.steps.length} step${r.steps.length === 1 ? '' : 's'}`;
+  const tokens = `${r.tokensUsed.toLocaleString('en-US')} token${r.tokensUsed === 1 ? '' : 's'}`;
+  const cost = r.costUsed !== null && r.costUsed !== undefined ? `, ${formatMoney(r.costUsed)}` : '';
+  return `${steps} (${tokens}${cost})`;
 }

@@ -101,7 +101,7 @@ describe('Fix Until Green in VS Code: the idle status item and tab icon, then mo
     // The status item: the money with its unit, against the ceiling in dollars and cents.
     const meter = await vs.meterText();
     log('meter:', meter);
-    assert.match(meter, /^Fix Until Green: step-cap · 2\/2 steps · [\d.]+k?\/200k tokens · \$0\.00[1-9] of \$0\.50$/);
+    assert.match(meter, /^Fix Until Green: steps used up · 2\/2 steps · [\d.]+k?\/200k tokens · \$0\.00[1-9] of \$0\.50$/);
     assert.doesNotMatch(meter, /cost 0\.|\/0\.5\b/, 'not the old unitless figure');
     const spent = /(\$0\.00[1-9]) of/.exec(meter)![1]!;
 

@@ -106,8 +106,9 @@ describe('Fix Until Green in VS Code: a green run through an OpenAI-compatible e
   it('Revert Run puts the original bytes back', async () => {
     const asked = await vs.revertRun();
     log('Revert Run asked:', asked ?? 'nothing');
-    // The run's files were never kept or undone: Revert Run asks first, naming them.
-    assert.match(asked ?? '', /Revert Run also undoes a file you have not reviewed yet \(src\/cart\.ts\)/);
+    // Revert Run always asks first, naming the files and the one still waiting for Keep or Undo.
+    assert.match(asked ?? '', /Revert the run\? The file it wrote \(src\/cart\.ts\) goes back to what it was before the run, and the fix goes with it\./);
+    assert.match(asked ?? '', /1 file still waits for Keep or Undo \(src\/cart\.ts\)/);
     await until('the original bytes', () => (readFileSync(path.join(ws, CART)).equals(original) ? true : undefined), 30000);
     await vs.runCommand('Fix Until Green: Show Panel');
     await vs.panel().locator('[data-testid="reverted"]').waitFor({ timeout: 15000 });

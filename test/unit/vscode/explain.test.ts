@@ -49,7 +49,7 @@ const STOPS: Record<StopReason, { facts: StopFacts; sentence: RegExp }> = {
   error: {
     // A restore that met a file changed outside the run (loop/restorer.ts), after a stall.
     facts: facts('error', "stalled: failure identity 8b9e206b62e8 seen 3 times (steps 1, 2, 3); stallThreshold is 3; then could not restore the state of step 0: src/cart.ts changed outside the run; left as the user has it; the run's version is kept in its storage (Revert run offers it)"),
-    sentence: /^Stopped: the files could not be put back to step 0, because src\/cart\.ts changed outside the run\. Your version is kept; Revert run offers the run's\.$/,
+    sentence: /^Stopped: the files could not be put back to what they were before the run, because src\/cart\.ts changed outside the run\. Your version is kept; Revert run offers the run's\.$/,
   },
 };
 
@@ -157,5 +157,29 @@ describe('the failure a sentence names', () => {
     const e = explainStop({ ...facts('stalled', 'failure identity 8b9e206b62e8 seen 3 times (steps 1, 2, 3); stallThreshold is 3', [TYPE, DISCOUNT]) });
     assert.match(e.sentence, /the same 2 failures \(applyDiscount: 20 !== 180, and 1 more\)/);
     assert.match(failuresLeft([TYPE, DISCOUNT]), /^2 failures left \(applyDiscount: 20 !== 180, and 1 more\)$/);
+  });
+});
+
+describe('no "step 0" in a sentence a person reads (issue 40)', () => {
+  const steps = [
+    { index: 1, applied: true, failureCount: 2 },
+    { index: 2, applied: true, failureCount: 3 },
+  ];
+  it('Continue resumes "from where it started" when every step was undone', () => {
+    for (const reason of ['step-cap', 'token-ceiling'] as const) {
+      const e = explainStop({ ...facts(reason, '2 of 2 steps done', [DISCOUNT], 2), outcome: 'punt', steps, held: { step: 0, target: 'initial' }, limits: { ...LIMITS, maxSteps: 2 } });
+      assert.match(e.sentence, /Continue resumes from where it started with more (steps|tokens)\.$/, e.sentence);
+    }
+  });
+  it('no stop of any reason says "step 0" when its files went back to before the run', () => {
+    for (const reason of STOP_REASONS) {
+      const f: StopFacts = { ...STOPS[reason].facts, steps, held: { step: 0, target: 'initial' } };
+      const e = explainStop(f);
+      assert.doesNotMatch(`${e.sentence} ${e.held ?? ''}`, /\bstep 0\b/, `${reason}: ${e.sentence}`);
+    }
+  });
+  it("a not-applied reason is whole, however long (the panel wraps it)", () => {
+    const long = `src/cart.ts: ${'the edit names a function that the file does not have, '.repeat(5)}end.`;
+    assert.equal(notAppliedWhy([long], null), long);
   });
 });

@@ -1,6 +1,7 @@
 // The status-bar meter's text, tooltip and warning threshold, as pure functions of the run state.
 import assert from 'node:assert/strict';
-import { escapeMarkdown, formatDuration, formatTokens, IDLE_ICON, meterView, panelIcon, progressMessage, reasonIcon, shortRunId, WARN_FRACTION } from '../../../src/vscode/common/meterView';
+import { stopBadge } from '../../../src/vscode/common/stepWords';
+import { barLevel, escapeMarkdown, formatDuration, formatTokens, IDLE_ICON, meterView, panelIcon, progressMessage, reasonIcon, shortRunId, WARN_FRACTION } from '../../../src/vscode/common/meterView';
 import type { RunState } from '../../../src/vscode/common/runState';
 import { idleState } from '../../../src/vscode/common/runState';
 
@@ -53,14 +54,14 @@ describe('status-bar meter', () => {
   it('shows the last result with its codicon when idle after a run', () => {
     const stopped = (stopReason: RunState['stopReason'], outcome: RunState['outcome']): RunState => ({ ...running(2, 4200), status: 'stopped', stopReason, outcome, detail: 'every check passes after step 2' });
     assert.equal(meterView(stopped('green', 'fixed')).text, '$(check-all) Fix Until Green: green · 2/8 steps · 4.2k/200k tokens');
-    assert.equal(meterView(stopped('stalled', 'punt')).text, '$(debug-pause) Fix Until Green: stalled · 2/8 steps · 4.2k/200k tokens');
-    assert.equal(meterView(stopped('step-cap', 'partial')).text, '$(debug-pause) Fix Until Green: step-cap · 2/8 steps · 4.2k/200k tokens');
-    assert.equal(meterView(stopped('token-ceiling', 'partial')).text, '$(debug-pause) Fix Until Green: token-ceiling · 2/8 steps · 4.2k/200k tokens');
+    assert.equal(meterView(stopped('stalled', 'punt')).text, '$(debug-pause) Fix Until Green: no progress · 2/8 steps · 4.2k/200k tokens');
+    assert.equal(meterView(stopped('step-cap', 'partial')).text, '$(debug-pause) Fix Until Green: steps used up · 2/8 steps · 4.2k/200k tokens');
+    assert.equal(meterView(stopped('token-ceiling', 'partial')).text, '$(debug-pause) Fix Until Green: tokens used up · 2/8 steps · 4.2k/200k tokens');
     assert.equal(meterView(stopped('error', 'punt')).text, '$(circle-slash) Fix Until Green: error · 2/8 steps · 4.2k/200k tokens');
     assert.equal(meterView(stopped('green', 'fixed')).warning, false, 'no warning colour once stopped');
     const v = meterView(stopped('green', 'fixed'));
-    assert.match(v.tooltip, /stopped with `green` \(fixed\)/);
-    assert.match(v.tooltip, /every check passes after step 2/);
+    assert.match(v.tooltip, /^\*\*Fix Until Green\*\*: green · app\n/);
+    assert.match(v.tooltip, /Green: every check/, 'the stop sentence');
     assert.equal(meterView({ ...stopped('green', 'fixed'), reverted: 'run' }).text, '$(check-all) Fix Until Green: green · 2/8 steps · 4.2k/200k tokens · reverted');
   });
 
@@ -68,6 +69,19 @@ describe('status-bar meter', () => {
     for (const r of [null, 'green', 'error', 'preflight-failed', 'stalled', 'cancelled'] as const) assert.doesNotMatch(reasonIcon(r), /^\$\((error|warning)\)$/, String(r));
     const st: RunState = { ...idleState('/w', 'w', LIMITS), status: 'stopped', step: 2, stopReason: 'stalled', outcome: 'punt', detail: 'failure identity 8b9e206b62e8 seen 2 times (steps 1, 2); stallThreshold is 2' };
     assert.match(meterView(st).tooltip, /Stopped: no progress — the same failures came back 2 times/);
+  });
+
+  it('speaks the badge\'s words, never a reason id, outcome or failure identity, on every stop (issue 40)', () => {
+    for (const r of ['stalled', 'step-cap', 'token-ceiling', 'cost-ceiling', 'time-limit', 'cancelled', 'critic-stop', 'budget-depleted', 'low-confidence', 'unreachable', 'preflight-failed', 'error'] as const) {
+      const st: RunState = { ...idleState('/w', 'w', LIMITS), status: 'stopped', step: 2, stopReason: r, outcome: 'punt', detail: 'failure identity 8b9e206b62e8 seen 2 times' };
+      const v = meterView(st);
+      // "error" is its own plain word; every other id has words of its own.
+      const ids = new RegExp(`${stopBadge(r) === r ? '' : `\\b${r}\\b|`}\\bpunt\\b|8b9e206b62e8`);
+      for (const text of [v.text, v.ariaLabel, v.tooltip.split('\n')[0]!]) assert.doesNotMatch(text, ids, `${r}: ${text}`);
+      // (A guard's or an error's detail the explainer cannot read is quoted by its sentence, on purpose.)
+      if (r !== 'critic-stop' && r !== 'error' && r !== 'preflight-failed') assert.doesNotMatch(v.tooltip, /8b9e206b62e8/, `${r}: no failure identity in the tooltip`);
+      assert.match(v.text, new RegExp(`: ${stopBadge(r)} · `));
+    }
   });
 
   it('maps every stop reason to its icon', () => {
@@ -103,7 +117,7 @@ describe('status-bar meter', () => {
     assert.match(v.tooltip, /\| Cost \| \$0\.04 \| \$0\.50 \|/);
     assert.match(v.ariaLabel, /, \$0\.04 of \$0\.50$/);
     const small = meterView({ ...running(2, 1200, { costUsed: 0.00893, limits: { ...LIMITS, costCeiling: 0.5 } }), status: 'stopped', stopReason: 'step-cap', outcome: 'partial' });
-    assert.equal(small.text, '$(debug-pause) Fix Until Green: step-cap · 2/8 steps · 1.2k/200k tokens · $0.009 of $0.50');
+    assert.equal(small.text, '$(debug-pause) Fix Until Green: steps used up · 2/8 steps · 1.2k/200k tokens · $0.009 of $0.50');
     assert.match(small.tooltip, /\| Cost \| \$0\.009 \| \$0\.50 \|/);
     assert.match(small.tooltip, /Stopped: all 8 steps used/, 'the stop sentence leads the tooltip');
     assert.equal(v.warning, false);
@@ -154,5 +168,23 @@ describe('progress notification', () => {
     assert.match(meterView(s, 1_000_000).text, /2\/8/);
     const stopped: RunState = { ...s, status: 'stopped', stopReason: 'step-cap', outcome: 'partial', held: { step: 1, target: 'best' }, steps: [{ index: 1, applied: true, failureCount: 1 }, { index: 2, applied: true, failureCount: 1 }] as RunState['steps'] };
     assert.match(progressMessage(stopped), /Continue resumes from step 1 with more steps\. Kept step 1 \(best: 1 failure left\); step 2 undone\.$/);
+  });
+});
+
+describe('budget bar colours (issue 40)', () => {
+  it('a green run that used every step is not a warning; only the budget that ran out warns once stopped', () => {
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'green' }, 'steps', 1), 'low');
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'green' }, 'tokens', 0.9), 'low');
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'step-cap' }, 'steps', 1), 'high');
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'step-cap' }, 'tokens', 0.7), 'low');
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'token-ceiling' }, 'tokens', 1), 'high');
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'time-limit' }, 'time', 1), 'high');
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'cost-ceiling' }, 'cost', 0.95), 'high');
+    assert.equal(barLevel({ status: 'stopped', stopReason: 'stalled' }, 'steps', 0.9), 'low');
+  });
+  it('while running, how near the limit it is', () => {
+    assert.equal(barLevel({ status: 'running', stopReason: null }, 'steps', 0.4), 'low');
+    assert.equal(barLevel({ status: 'running', stopReason: null }, 'steps', 0.6), 'mid');
+    assert.equal(barLevel({ status: 'running', stopReason: null }, 'tokens', 0.85), 'high');
   });
 });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import type { StepRecord, TimedEvent } from '../../../src/core/trace/events';
 import type { RunState } from '../../../src/vscode/common/runState';
-import { canContinue, canRevert, continuing, elapsedAt, idleState, reduceRunState } from '../../../src/vscode/common/runState';
+import { canContinue, canRevert, canRevertToBest, continuing, continuingPhase, elapsedAt, idleState, reduceRunState } from '../../../src/vscode/common/runState';
 
 const LIMITS = { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 };
 const ts = '2026-01-01T00:00:00.000Z';
@@ -48,7 +48,8 @@ describe('run state', () => {
     const done = fold([start, verify0, callStart, { ts, type: 'step-end', step: 1, record: record(1, 1), tokensUsed: 115, elapsedMs: 50 }]);
     assert.equal(done.phase, 'step 1: done, 1 failure', 'after a step ends the next call is not announced before it starts');
     const stopping = reduceRunState(done, { ts, type: 'decision', step: 1, reason: 'stalled', detail: 'same failures' });
-    assert.equal(stopping.phase, 'stopping: stalled');
+    assert.equal(stopping.phase, 'stopping: no progress', 'the badge\'s words, not the reason id');
+    assert.equal(reduceRunState(done, { ts, type: 'decision', step: 1, reason: 'step-cap', detail: '' }).phase, 'stopping: steps used up');
     const next = reduceRunState(done, { ...callStart, step: 2, promptTokens: 2000 });
     assert.equal(next.phase, 'step 2: asking the model for step 2 (2,000 prompt tokens)');
     assert.equal(next.step, 2);
@@ -111,5 +112,21 @@ describe('run state', () => {
     const afterEscalation = fold([priced, verify0, escalated]);
     assert.equal(afterEscalation.phase, 'Escalated to openai-compatible:strong after step 1: openai-compatible:cheap made no progress (stalled).');
     assert.equal(fold([start, verify0]).costUsed, null, 'no price anywhere: no money');
+  });
+
+  it('Revert to best is offered only when it would change the files (issue 40)', () => {
+    const base: RunState = { ...idleState('/w', 'w', LIMITS), status: 'stopped', runDir: '/runs/r', stopReason: 'green', outcome: 'fixed', steps: [1, 2].map((i) => ({ ...record(i, 2 - i), model: null, editErrors: [], restoredToStep: null, critics: [], rolledBack: null })), bestStep: 2, step: 2 };
+    assert.equal(canRevertToBest(base), false, 'green, best step = last step: the files already hold it');
+    assert.equal(canRevertToBest({ ...base, reverted: 'run' }), true, 'after Revert run it brings the fix back');
+    assert.equal(canRevertToBest({ ...base, reverted: 'best' }), false);
+    assert.equal(canRevertToBest({ ...base, stopReason: 'stalled', bestStep: 1 }), true, 'the best step is not the last');
+    assert.equal(canRevertToBest({ ...base, stopReason: 'step-cap', bestStep: 1, held: { step: 1, target: 'best' } }), false, 'keep-best already holds it');
+    assert.equal(canRevertToBest({ ...base, bestStep: null }), false);
+  });
+
+  it('a continuation from the original files says "where the run started", not "step 0"', () => {
+    const base: RunState = { ...idleState('/w', 'w', LIMITS), status: 'stopped', step: 2, held: { step: 0, target: 'initial' } };
+    assert.equal(continuingPhase(base), 'step 2: continuing from where the run started (the original files)');
+    assert.equal(continuingPhase({ ...base, held: { step: 1, target: 'best' } }), 'step 2: continuing from step 1 (the best step), where the files are');
   });
 });

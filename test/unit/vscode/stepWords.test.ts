@@ -2,7 +2,10 @@
 // progress"; never `tsc · warm`, `test 1 · targeted` or a reason id beside the sentence.
 import assert from 'node:assert/strict';
 import { STOP_REASONS } from '../../../src/core/policy/reasons';
-import { checkWords, continueLabel, stopBadge } from '../../../src/vscode/common/stepWords';
+import { checkWords, continueLabel, continueTitle, stopBadge, runTotals } from '../../../src/vscode/common/stepWords';
+import { formatMoney } from '../../../src/core/money';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 
 const ok = { exitCode: 0, failureCount: 0, timedOut: false };
 
@@ -29,8 +32,23 @@ describe('step rows in plain words', () => {
   });
 
   it('Continue says what it adds', () => {
-    assert.equal(continueLabel('step-cap', { steps: 2, tokens: 200000 }), 'Continue (+2 steps)');
-    assert.equal(continueLabel('step-cap', { steps: 1, tokens: 200000 }), 'Continue (+1 step)');
-    assert.equal(continueLabel('token-ceiling', { steps: 8, tokens: 200000 }), 'Continue (+200k tokens)');
+    // Both, always: Continue adds a whole run's budget, and the tokens were added unannounced before (issue 40).
+    assert.equal(continueLabel('step-cap', { steps: 2, tokens: 200000 }), 'Continue (+2 steps, +200k tokens)');
+    assert.equal(continueLabel('step-cap', { steps: 1, tokens: 200000 }), 'Continue (+1 step, +200k tokens)');
+    assert.equal(continueLabel('token-ceiling', { steps: 8, tokens: 200000 }), 'Continue (+200k tokens, +8 steps)');
+    assert.equal(continueTitle({ maxSteps: 8, tokenCeiling: 200000 }, { steps: 8, tokens: 200000 }), 'Resume this run with 8 more steps and 200k more tokens: the step limit goes from 8 to 16, the token ceiling from 200k to 400k.');
+  });
+});
+
+describe('run totals in the stop notification (issue 40)', () => {
+  it('says what the run cost when prices are set, and only then', () => {
+    assert.equal(runTotals({ steps: [1, 2, 3, 4], tokensUsed: 6034, costUsed: 0.0123 }), `4 steps (6,034 tokens, ${formatMoney(0.0123)})`);
+    assert.equal(runTotals({ steps: [1, 2, 3, 4], tokensUsed: 6034, costUsed: null }), '4 steps (6,034 tokens)', 'no price: no made-up money');
+    assert.equal(runTotals({ steps: [1, 2, 3, 4], tokensUsed: 6034 }), '4 steps (6,034 tokens)');
+    assert.equal(runTotals({ steps: [1], tokensUsed: 1, costUsed: 0 }), `1 step (1 token, ${formatMoney(0)})`, 'a priced run that cost nothing says so');
+  });
+  it('the green notification is built from it', () => {
+    const src = readFileSync(path.join(__dirname, '..', '..', '..', 'src', 'vscode', 'stopNotice.ts'), 'utf8');
+    assert.match(src, /green in \$\{ctl\.folderName\} after \$\{runTotals\(r\)\}\./);
   });
 });
