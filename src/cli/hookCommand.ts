@@ -18,13 +18,22 @@ import { reapStrays } from '../core/verify/containment';
 import type { CliIo } from './runCommand';
 import { defaultStorageDir } from './storage';
 import { settingsAnswer } from './workspaceSettings';
+import { runWorker, stopFolderWorker, viaWorker } from './hookWorker';
 
 /** What reading stdin needs: the CLI passes process.stdin; tests pass the text. */
 export interface HookIo extends CliIo {
   stdin?: () => Promise<string>;
   /** The hook's environment (the host's project-dir variables); process.env when absent. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The CLI script a stop starts the folder's hook worker from (./hookWorker.ts); null runs every
+   * stop in this process. Default: this process's own script when it reads its real stdin.
+   */
+  workerEntry?: string | null;
 }
+
+/** A host's session-end event: the folder's worker has no more stops of that session to wait for. */
+const SESSION_END = /^session_?end$/i;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -82,8 +91,28 @@ function hookArgs(argv: string[]): HookArgs | string {
   return { host, event: event as HookEvent | undefined, timeout, cwd: values.cwd, storage: values.storage };
 }
 
+/** `hook --worker` and `hook --stop-worker [--cwd DIR] [--storage DIR]`: the folder's worker, not a host's call. */
+async function workerCommand(argv: string[], io: HookIo): Promise<number | undefined> {
+  const mode = argv.includes('--worker') ? 'worker' : argv.includes('--stop-worker') ? 'stop' : undefined;
+  if (mode === undefined) return undefined;
+  let values: { cwd?: string; storage?: string };
+  try {
+    ({ values } = parseArgs({ args: argv.filter((a) => a !== '--worker' && a !== '--stop-worker'), options: { cwd: { type: 'string' }, storage: { type: 'string' }, host: { type: 'string' } }, strict: true, allowPositionals: false }));
+  } catch (e) {
+    io.stderr(`fix-until-green hook: ${(e as Error).message}`);
+    return 1;
+  }
+  const root = path.resolve(values.cwd ?? process.cwd());
+  const storageDir = path.resolve(values.storage ?? defaultStorageDir(root));
+  if (mode === 'worker') return runWorker(root, storageDir);
+  io.stdout(`fix-until-green hook: ${await stopFolderWorker(storageDir, 'hook --stop-worker')}`);
+  return 0;
+}
+
 export async function hookCommand(argv: string[], io: HookIo): Promise<number> {
   const started = Date.now();
+  const own = await workerCommand(argv, io);
+  if (own !== undefined) return own;
   const args = hookArgs(argv);
   if (typeof args === 'string') {
     io.stderr(`fix-until-green hook: ${args}`);
@@ -107,11 +136,28 @@ export async function hookCommand(argv: string[], io: HookIo): Promise<number> {
     io.stderr(`fix-until-green hook: ${why}`);
     return answer(call.host, call.event, { kind: 'allow', ...(call.event === 'stop' ? { message: `Fix Until Green: ${why}` } : {}) });
   };
-  if (call.event === 'other') return answer(call.host, call.event, { kind: 'allow' });
   // The project the hooks were installed for, never the folder the agent cd'ed into (projectRoot.ts).
   const env = io.env ?? process.env;
   const { root } = projectRoot({ host, explicit: values.cwd, cwd: call.cwd, processCwd: process.cwd(), env, home: env.HOME ?? os.homedir() });
+  if (call.event === 'other') {
+    if (SESSION_END.test(call.eventName) && existsSync(root)) io.stderr(`fix-until-green hook: ${await stopFolderWorker(path.resolve(values.storage ?? defaultStorageDir(root)), `${call.host} ended its session`)}`);
+    return answer(call.host, call.event, { kind: 'allow' });
+  }
   if (!existsSync(root) || !statSync(root).isDirectory()) return letGo(`the session's folder ${root} is not a directory; the agent was not gated`);
+  const entry = io.workerEntry !== undefined ? io.workerEntry : io.stdin === undefined ? (process.argv[1] ?? null) : null;
+  if (call.event === 'stop' && entry !== null) {
+    // The folder's worker keeps the checks warm between stops; whatever keeps it from answering, the pass runs here.
+    const s = await settingsAnswer(root, {});
+    const storageDir = path.resolve(values.storage ?? defaultStorageDir(root));
+    const w = s.ok ? await viaWorker({ root, storageDir, host, call, budgetMs: hookBudgetMs(timeout, Date.now() - started), entry, idleSeconds: s.settings.hookWorkerIdleSeconds }) : undefined;
+    if (w?.kind === 'refused') return letGo(hookRefusal(w.refusal, root, call.event));
+    if (w?.kind === 'result') {
+      io.stderr(`fix-until-green hook: answered by the folder's worker (pid ${w.worker.pid}, ${w.worker.warm ? 'warm' : 'cold'})`);
+      if (w.result.decision) io.stderr(`fix-until-green hook: ${w.result.decision.reason}: ${w.result.decision.detail}`);
+      return answer(call.host, call.event, w.result.answer);
+    }
+    if (w?.kind === 'unreachable' && s.ok && s.settings.hookWorkerIdleSeconds > 0) io.stderr(`fix-until-green hook: the folder's worker did not answer (${w.why}); the checks run in this process`);
+  }
 
   const controller = new AbortController();
   const onSignal = (): void => controller.abort();

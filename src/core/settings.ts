@@ -71,6 +71,11 @@ export interface Settings {
   costCeiling: number;
   /** The extension's Problems panel only; the engine and the CLI do not read it. */
   diagnostics: DiagnosticsMode;
+  /**
+   * An agent host's hook: how long the folder's hook worker (which keeps the checks warm between the
+   * agent's stops) waits for the next stop before it ends; 0 runs every stop in the hook's own process.
+   */
+  hookWorkerIdleSeconds: number;
 }
 
 export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
@@ -111,6 +116,7 @@ export function defaultSettings(): Settings {
     escalateOn: ['stalled', 'low-confidence', 'unreachable'],
     costCeiling: 0,
     diagnostics: 'deduplicated',
+    hookWorkerIdleSeconds: 600,
   };
 }
 
@@ -180,6 +186,7 @@ function validateScalars({ raw, s, bad, has }: Validation): void {
   int('flakyReruns', 0, 5);
   int('outputLimitKb', 16, 65536);
   int('contextTokenBudget', 1000, MAX);
+  int('hookWorkerIdleSeconds', 0, 3600);
   num('escalateBelowConfidence', 0, 1);
   num('costCeiling', 0, MAX_MONEY);
   bool('parallelChecks');

@@ -21,6 +21,8 @@ export interface HookContext {
   budgetMs: number;
   signal?: AbortSignal;
   now?: () => Date;
+  /** Set when the folder's worker answers the call (./worker/server.ts): recorded on the stop's trace line. */
+  worker?: { pid: number; calls: number; warm: boolean };
 }
 
 export interface HookResult {

@@ -27,6 +27,7 @@ export const SETTING_KEYS = [
   'escalateOn',
   'costCeiling',
   'diagnostics',
+  'hookWorkerIdleSeconds',
 ] as const;
 
 export type SettingKey = (typeof SETTING_KEYS)[number];
