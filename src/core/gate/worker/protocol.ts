@@ -20,7 +20,7 @@ export type WorkerRequest =
 /** What the worker says of itself with every answer (the hook's trace records it). */
 export interface WorkerInfo {
   pid: number;
-  /** Requests this worker answered before this one. */
+  /** Stop calls this worker answered before this one. */
   calls: number;
   /** Whether the checks' engine (and what it keeps warm) was reused from an earlier call. */
   warm: boolean;

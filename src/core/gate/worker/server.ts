@@ -143,7 +143,7 @@ export async function serveWorker(o: WorkerOptions): Promise<WorkerEnd> {
         } catch (e) {
           reply = { ok: false, error: (e as Error).message };
         }
-        calls += 1;
+        if (req.kind === 'stop-call') calls += 1;
         if (!socket.destroyed) socket.end(`${JSON.stringify(reply)}\n`);
       });
       queue = run.finally(() => {
