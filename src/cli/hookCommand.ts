@@ -156,7 +156,7 @@ export async function hookCommand(argv: string[], io: HookIo): Promise<number> {
       if (w.result.decision) io.stderr(`fix-until-green hook: ${w.result.decision.reason}: ${w.result.decision.detail}`);
       return answer(call.host, call.event, w.result.answer);
     }
-    if (w?.kind === 'unreachable' && s.ok && s.settings.hookWorkerIdleSeconds > 0) io.stderr(`fix-until-green hook: the folder's worker did not answer (${w.why}); the checks run in this process`);
+    if (w?.kind === 'unreachable') io.stderr(`fix-until-green hook: the folder's worker did not answer (${w.why}); the checks run in this process`);
   }
 
   const controller = new AbortController();

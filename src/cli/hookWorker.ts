@@ -18,7 +18,12 @@ import { settingsAnswer } from './workspaceSettings';
 /** The longest a stop waits for a worker it started to listen before it runs the pass itself. */
 const START_WAIT_MS = 5000;
 /** Beyond the pass's own budget, how long the hook waits for the worker's line (its answering and writing the trace). */
-const ANSWER_MARGIN_MS = 1500;
+const ANSWER_MARGIN_MS = 1000;
+/**
+ * Below this budget a stop runs in the hook's own process: starting a worker and handing it the call
+ * would eat a share of a time too short to gain anything from it (the hosts' timeouts are 60 s and up).
+ */
+const MIN_WORKER_BUDGET_MS = 10_000;
 
 /** `hook --worker --cwd ROOT --storage DIR`: runs the folder's worker until it ends. */
 export async function runWorker(root: string, storageDir: string): Promise<number> {
@@ -49,15 +54,16 @@ export async function stopFolderWorker(storageDir: string, why: string): Promise
   return stopWorker(workerPlace(storageDir), why);
 }
 
-export type ViaWorker = { kind: 'result'; result: HookResult; worker: WorkerInfo } | { kind: 'refused'; refusal: Refusal } | { kind: 'unreachable'; why: string };
+export type ViaWorker = { kind: 'result'; result: HookResult; worker: WorkerInfo } | { kind: 'refused'; refusal: Refusal } | { kind: 'unreachable'; why: string } | { kind: 'skipped' };
 
 /**
  * A stop call answered by the folder's worker, started (detached, its output ignored) when none
  * runs. `entry` is the CLI's own script. Anything but an answer is `unreachable`: the hook then
- * runs the pass in its own process.
+ * runs the pass in its own process, as it does when the worker is `skipped` (turned off, or a
+ * budget too short for it).
  */
 export async function viaWorker(o: { root: string; storageDir: string; host: HookHost; call: HookCall; budgetMs: number; entry: string; idleSeconds: number }): Promise<ViaWorker> {
-  if (o.idleSeconds <= 0) return { kind: 'unreachable', why: 'hookWorkerIdleSeconds is 0' };
+  if (o.idleSeconds <= 0 || o.budgetMs < MIN_WORKER_BUDGET_MS) return { kind: 'skipped' };
   const place = workerPlace(o.storageDir);
   const start = (): void => {
     const child = spawn(process.execPath, [o.entry, 'hook', '--worker', '--cwd', o.root, '--storage', o.storageDir], { cwd: o.root, detached: true, stdio: 'ignore', windowsHide: true });
