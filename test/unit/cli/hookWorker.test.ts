@@ -172,7 +172,7 @@ describe('cli hook worker', function () {
     await until(() => !alive(again.pid), 10_000, 'the worker to end with its storage');
   });
 
-  it('refuses a request without its token and one for another folder; a long storage path puts the socket in a short private folder', async () => {
+  it('refuses a request without its token and one for another folder, ends at the host\'s SessionEnd; a long storage path puts the socket in a short private folder', async () => {
     hook(s.project, s.storage);
     const rec = record(s.storage)!;
     pids.push(rec.pid);
@@ -189,6 +189,12 @@ describe('cli hook worker', function () {
     const other = await send({ v: 1, token: rec.token, kind: 'stop-call', root: os.tmpdir(), host: 'claude', call: {}, budgetMs: 1000 });
     assert.equal(other.ok, false);
     assert.match(String(other.error), /this worker serves .* not /);
+
+    // The host's session end ends it.
+    const end = runCli(['hook', '--host', 'claude'], { input: JSON.stringify({ session_id: 'w-1', transcript_path: null, cwd: s.project, hook_event_name: 'SessionEnd', reason: 'exit' }), env: { FIX_UNTIL_GREEN_STORAGE: s.storage } });
+    assert.equal(end.code, 0);
+    assert.match(end.stderr, new RegExp(`the worker \\(pid ${rec.pid}\\) ended`));
+    assert.equal(alive(rec.pid), false);
 
     const long = workerPlace(path.join(os.tmpdir(), 'x'.repeat(120)), 'linux');
     assert.ok(Buffer.byteLength(long.socket) <= 100, long.socket);

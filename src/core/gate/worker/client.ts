@@ -45,7 +45,8 @@ export function ask(rec: WorkerRecord, body: Body, timeoutMs: number): Promise<A
       if (line === undefined) return done({ unreachable: 'the worker closed the connection without an answer' });
       try {
         done({ reply: JSON.parse(line) as WorkerReply });
-      } catch {
+      } catch (e) {
+        if (!(e instanceof SyntaxError)) throw e;
         done({ unreachable: 'the worker answered something that is not JSON' });
       }
     });

@@ -126,7 +126,8 @@ export async function serveWorker(o: WorkerOptions): Promise<WorkerEnd> {
       let req: WorkerRequest;
       try {
         req = JSON.parse(line) as WorkerRequest;
-      } catch {
+      } catch (e) {
+        if (!(e instanceof SyntaxError)) throw e;
         socket.end(`${JSON.stringify({ ok: false, error: 'not a JSON line' } satisfies WorkerReply)}\n`);
         return;
       }
@@ -166,20 +167,29 @@ export async function serveWorker(o: WorkerOptions): Promise<WorkerEnd> {
   return why;
 }
 
+/** A file's inode, or undefined when it is gone (its folder too). */
 function inode(file: string): number | undefined {
   try {
     return statSync(file).ino;
-  } catch {
-    return undefined;
+  } catch (e) {
+    if (gone(e)) return undefined;
+    throw e;
   }
 }
 
+/** The token of the record on disk: undefined when it is gone or torn (another worker writing it). */
 function readToken(place: WorkerPlace): string | undefined {
   try {
     return (JSON.parse(readFileSync(place.recordFile, 'utf8')) as WorkerRecord).token;
-  } catch {
-    return undefined;
+  } catch (e) {
+    if (gone(e) || e instanceof SyntaxError) return undefined;
+    throw e;
   }
+}
+
+function gone(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 function writeRecord(place: WorkerPlace, record: WorkerRecord): void {

@@ -115,8 +115,12 @@ export class Stager {
     const then = keys(before);
     const changedTests = first.failures.filter((f) => !then.has(`${f.file}\0${f.id}`));
     if (this.outsideFolder(spec, changedTests) !== undefined) return undefined;
-    const files = this.cwdFiles(spec, changedTests.map((f) => f.file!)).filter((f) => existsSync(path.join(this.x.cwd(spec), f)));
+    const named = [...new Set(this.cwdFiles(spec, changedTests.map((f) => f.file!)))];
+    const files = named.filter((f) => existsSync(path.join(this.x.cwd(spec), f)));
     if (files.length === 0) return confirmTargeted(first, [], before);
+    // A failure placed in a file that is not there cannot be re-run by its file: not re-run, it would
+    // be called flaky; the whole check re-runs instead.
+    if (files.length < named.length) return undefined;
     const argv = await this.filesArgv(spec, cmd, files, signal);
     const reruns: Attempt[] = [];
     for (let i = 0; i < this.x.flakyReruns && !signal?.aborted; i++) {
