@@ -73,7 +73,7 @@ export async function ensureWorker(place: WorkerPlace, start: () => void, waitMs
 }
 
 /** Asks the folder's worker to end; kills it by pid when it does not answer. What happened, in words. */
-export async function stopWorker(place: WorkerPlace, why: string, timeoutMs = 3000): Promise<string> {
+export async function stopWorker(place: WorkerPlace, why: string, timeoutMs = 5000): Promise<string> {
   const rec = liveWorker(place);
   if (!rec) return 'no worker is running for this folder';
   const a = await ask(rec, { kind: 'shutdown', why }, timeoutMs);

@@ -117,7 +117,10 @@ export async function serveWorker(o: WorkerOptions): Promise<WorkerEnd> {
     return { ok: true, kind: 'result', result, worker: info(warm) };
   };
 
+  const open = new Set<net.Socket>();
   server.on('connection', (socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
     const controller = new AbortController();
     // The hook that asked went away (killed by its host): its pass is cancelled.
     socket.once('close', () => controller.abort());
@@ -159,7 +162,10 @@ export async function serveWorker(o: WorkerOptions): Promise<WorkerEnd> {
   if (idle) clearTimeout(idle);
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);
-  await new Promise<void>((r) => server.close(() => r()));
+  // A connection still open (a caller that never hangs up) must not keep the worker: close waits for each.
+  const closed = new Promise<void>((r) => server.close(() => r()));
+  for (const socket of open) socket.destroy();
+  await closed;
   // The record and socket are removed only while they are still this worker's own.
   if (readToken(place) === token) rmSync(place.recordFile, { force: true });
   if (place.socketDir !== undefined && inode(place.socket) === socketIno) rmSync(place.socket, { force: true });
