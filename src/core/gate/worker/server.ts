@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import type { CheckEngine } from '../../engine';
 import type { Launch, PreparedChecks } from '../../launch';
 import { processStartTime } from '../../liveness';
+import { reapStrays } from '../../verify/containment';
 import { handleHookCall } from '../hookGate';
 import type { WorkerPlace } from './place';
 import { privateDir, workerPlace } from './place';
@@ -109,6 +110,8 @@ export async function serveWorker(o: WorkerOptions): Promise<WorkerEnd> {
     const launch = await o.prepare();
     if (!launch.ok) return { ok: true, kind: 'refused', refusal: launch.refusal, worker: info(false) };
     const { checks, warm } = engineFor(launch.prepared);
+    // Checks a killed hook (or an earlier worker killed outright) left running end before new ones start.
+    await reapStrays(o.storageDir);
     const started = Date.now();
     const result = await handleHookCall({ host: req.host, call: req.call, root: record.root, settings: launch.prepared.settings, storageDir: o.storageDir, checks, budgetMs: req.budgetMs, signal, worker: info(warm) });
     log(`${req.call.event} call answered ${result.answer.kind} in ${Date.now() - started} ms (${warm ? 'warm' : 'cold'} engine)`);
