@@ -2,12 +2,13 @@
 // Imports flow one way, from the front ends down to the leaves; nothing imports uphill, and no two
 // folders import each other, directly or round a loop.
 //
-//   0  core leaves     src/core/{types,settings,tokens,secrets,liveness,fileText,endpoints,headline,money}.ts   (import only each other)
+//   0  core leaves     src/core/{types,settings,tokens,secrets,liveness,fileText,atomicWrite,home,endpoints,headline,money}.ts   (import only each other)
 //   1  core parts      src/core/{edit,verify,model,policy}/           (leaves, and each other without a cycle)
 //   2  trace           src/core/trace/                                (the run's record)
 //   3  loop            src/core/loop/                                 (one run)
 //   4  engine factory  src/core/engine.ts, launch.ts                  (settings → verifier, run; preflight → prepared run or refusal)
 //   4b gate            src/core/gate/                                 (the checks and the run as tools for other agents)
+//   4c bench           src/core/bench/                                (tasks from history, task × variant runs, the report)
 //   5  front ends      src/cli/, src/vscode/, src/evals/              (cli and vscode never import each other)
 //        5a              src/vscode/common/                             (the extension's words and state: no vscode,
 //                                                                        no other src/vscode module; the webview uses them too)
@@ -16,12 +17,13 @@
 // A new folder under src/core must be placed in a layer here before it can be imported at all
 // (rule core-folder-has-a-layer), so the picture above stays the whole truth.
 
-const LEAF = '^src/core/(types|settings|tokens|secrets|liveness|fileText|endpoints|headline|money)\\.ts$';
+const LEAF = '^src/core/(types|settings|tokens|secrets|liveness|fileText|atomicWrite|home|endpoints|headline|money)\\.ts$';
 const PART = '^src/core/(edit|verify|model|policy)/';
 const TRACE = '^src/core/trace/';
 const LOOP = '^src/core/loop/';
 const ENGINE = '^src/core/(engine|launch)\\.ts$';
 const GATE = '^src/core/gate/';
+const BENCH = '^src/core/bench/';
 const FRONT = '^src/(cli|vscode|evals)/';
 const ENTRY = '^src/extension\\.ts$';
 
@@ -86,11 +88,18 @@ export default {
       to: { path: '^src/', pathNot: [LEAF, PART, TRACE, LOOP, ENGINE, GATE] },
     },
     {
+      name: 'bench-imports-downhill',
+      comment: 'The bench builds runs through the launcher and words nothing for a host; front ends (the CLI, later VS Code) drive it.',
+      severity: 'error',
+      from: { path: BENCH },
+      to: { path: '^src/', pathNot: [LEAF, PART, TRACE, LOOP, ENGINE, BENCH] },
+    },
+    {
       name: 'core-folder-has-a-layer',
       comment: 'Every module under src/core belongs to a layer above; place a new one there first.',
       severity: 'error',
       from: { path: '^src/' },
-      to: { path: '^src/core/', pathNot: [LEAF, PART, TRACE, LOOP, ENGINE, GATE] },
+      to: { path: '^src/core/', pathNot: [LEAF, PART, TRACE, LOOP, ENGINE, GATE, BENCH] },
     },
     {
       name: 'vscode-not-cli',

@@ -22,6 +22,7 @@ import type { ShapeRunner } from '../test/fixtures/verify/shapes';
 import { SHAPE_COMMANDS, writeShapeProject } from '../test/fixtures/verify/shapes';
 import { diffOf, reply } from '../test/support/replies';
 import { activationFigures } from './activation';
+import { HISTORY_COMMITS, historyScanFigure } from './historyScan';
 import { checkPassMs, ownCommandsMs, stopMs, stopWorkerOf, touchOneFile, writeOwnProject } from './ownCommands';
 import { BUGS, STEP1_BREAKS, writeStagedProject } from './stagedProject';
 import type { LimitRep } from './physicalLimit';
@@ -838,6 +839,20 @@ function childCpuSeconds(): number {
   }
 }
 
+// The bench command's history scan: one git log over 5,000 commits, against a git call per commit.
+async function historyScan(): Promise<void> {
+  log('history scan (5,000 commits)');
+  const f = await historyScanFigure(scratch('history-scan'));
+  figures.push({
+    id: 'history-scan',
+    name: `Bench history scan (${HISTORY_COMMITS} first-parent commits)`,
+    value: `${f.scanS.toFixed(2)} s for ${f.commits} commits (${f.candidates} candidates); a git call per commit: ${f.perCommitS.toFixed(1)} s (${(f.perCommitS / f.scanS).toFixed(0)}× slower)`,
+    target: '≤ 10 s',
+    meets: f.scanS <= 10,
+    data: f,
+  });
+}
+
 function machine(): Record<string, unknown> {
   return { node: process.version, platform: `${os.type()} ${os.release()} ${os.arch()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(os.totalmem() / 2 ** 30), loadavg: os.loadavg().map((x) => x.toFixed(2)).join(' ') };
 }
@@ -862,6 +877,7 @@ async function main(): Promise<void> {
       ['stuck-run-cost', stuckRunCost],
       ['extension', extensionFigures],
       ['output-flood', outputFlood],
+      ['history-scan', historyScan],
     ];
     for (const [id, f] of all) {
       if (ONLY && !ONLY.includes(id)) continue;

@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { HOOK_HOSTS, isHookHost } from '../core/gate/hookHosts';
 import type { InstallScope } from '../core/gate/hookInstall';
-import { applyHooksFile, HookConfigError, hookConfigFile, installedEvents } from '../core/gate/hookInstall';
+import { applyHooksFile, HookConfigError, hookConfigFile, installedEvents, userScopeProblem } from '../core/gate/hookInstall';
+import { hookInstallRecordDir } from '../core/home';
 import { UsageError } from './errors';
 import type { CliIo } from './runCommand';
 import { resolveCwd } from './runCommand';
@@ -45,12 +46,19 @@ export async function hooksCommand(argv: string[], io: CliIo): Promise<number> {
   const timeout = values.timeout !== undefined ? Number(values.timeout) : DEFAULT_HOOK_TIMEOUT_S;
   if (!Number.isInteger(timeout) || timeout < 5 || timeout > 3600) throw new UsageError(`hooks: --timeout must be whole seconds from 5 to 3600, got "${values.timeout}"`);
   const root = resolveCwd(values.cwd);
+  // An empty or relative HOME would put the user's settings in whatever folder this runs in.
+  const home = values.home ?? process.env.HOME ?? os.homedir();
+  const env = process.env;
+  if (scope === 'user') {
+    const problem = userScopeProblem(host, home, values.home !== undefined ? '--home' : 'HOME', env);
+    if (problem) throw new UsageError(`hooks: ${problem}; nothing was written`);
+  }
   let r: { file: string; changed: boolean; removed: boolean };
   try {
     const loopLimit = action === 'install' ? (({ maxSteps, stallThreshold }) => Math.max(maxSteps, stallThreshold) + 2)(resolveSettings(root, {})) : undefined;
-    r = applyHooksFile(action, host, scope, root, values.home ?? os.homedir(), { cli: values.command ?? thisCli(), timeoutSeconds: timeout, ...(loopLimit !== undefined ? { loopLimit } : {}) });
+    r = applyHooksFile(action, host, scope, root, home, { cli: values.command ?? thisCli(), timeoutSeconds: timeout, env, recordDir: hookInstallRecordDir(), ...(loopLimit !== undefined ? { loopLimit } : {}) });
   } catch (e) {
-    if (e instanceof HookConfigError) throw new UsageError(e.message, 'preflight', { file: hookConfigFile(host, scope, root, values.home ?? os.homedir()) });
+    if (e instanceof HookConfigError) throw new UsageError(e.message, 'preflight', { file: hookConfigFile(host, scope, root, home, env) });
     throw e;
   }
   const { file, changed } = r;

@@ -11,7 +11,7 @@ commands:
           [--storage DIR] [--ignore-interrupted] [--no-staged-checks]
   check   verify once, no model: [--cwd DIR] [--check NAME=COMMAND]... [--storage DIR] [--json]
           (checks come from fixUntilGreen.checks, else are discovered; exit 0 green, 1 failures)
-  parse   read a check's output on stdin: --parser tsc|eslint|biome|oxlint|mocha|jest|vitest|node-test|tap|generic
+  parse   read a check's output on stdin: --parser tsc|eslint|biome|oxlint|mocha|jest|vitest|node-test|tap|ava|generic
           [--root DIR] [--cwd DIR] [--check NAME] [--exit-code N]; prints {failures, failureHash}
   apply   apply a model reply read on stdin: [--cwd DIR] [--dry-run] [--storage DIR];
           prints {applied, files, errors}; exit 1 if not applied (--dry-run: if it would not apply)
@@ -21,6 +21,12 @@ commands:
   eval    run scenarios (DIR has project/, replay.json, expect.json, optional settings.json;
           or DIR is a folder of them) and print a table: eval DIR... [--json] [--keep]
           [--no-staged-checks]
+  bench   which variant fixes this repository's own past bugs: --from-history [--last N | --since REV]
+          [--explain] [--model SPEC]... [--variant NAME=settings.json]... [--no-oracle] [--no-holdout]
+          [--check NAME=COMMAND]... [--max-steps N] [--token-ceiling N] [--time-limit S] [--jobs N]
+          [--cost-ceiling N] [--storage DIR] [--out DIR] [--json];
+          bench plan … --out plan.json; bench run --plan FILE [--shard I/N] [--results FILE];
+          bench merge --plan FILE --out DIR RESULTS.jsonl...
   calibrate  CONFIDENCE against outcomes from traces (files or run directories):
           calibrate TRACE... [--max-false-rate R] [--json]
   mcp     serve fixUntilGreen_runChecks, fixUntilGreen_fix and fixUntilGreen_parse over MCP on stdio:
@@ -51,6 +57,7 @@ const commands: Record<string, () => Promise<Command>> = {
   apply: async () => (await import('./applyCommand')).applyCommand,
   revert: async () => (await import('./revertCommand')).revertCommand,
   eval: async () => (await import('./modelCommands')).evalCommand,
+  bench: async () => (await import('./modelCommands')).benchCommand,
   calibrate: async () => (await import('./calibrateCommand')).calibrateCommand,
   mcp: async () => (await import('./mcpCommand')).mcpCommand,
   hook: async () => (await import('./hookCommand')).hookCommand,

@@ -3,3 +3,4 @@
 export { runCommand } from './runCommand';
 export { evalCommand } from './evalCommand';
 export { cliKeyPort, cliModelPort, createCliProvider, parseModelSpec } from './providers';
+export { benchCommand } from './benchCommand';

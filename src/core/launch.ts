@@ -26,7 +26,7 @@ import type { PreflightFound } from './trace/events';
 import type { Logger } from './types';
 
 /** Who starts a run or a check pass; named in the run lock and in the trace's `run-start`. */
-export type FrontEnd = 'cli' | 'mcp' | 'vscode' | 'vscode-tool' | 'vscode-chat' | 'evals' | 'hook';
+export type FrontEnd = 'cli' | 'mcp' | 'vscode' | 'vscode-tool' | 'vscode-chat' | 'evals' | 'hook' | 'bench';
 
 /**
  * Which front end may run the checks while a run (of any front end) holds the folder. A check pass
@@ -42,6 +42,8 @@ export const CHECKS_WHILE_A_RUN_HOLDS: Readonly<Record<FrontEnd, boolean>> = {
   'vscode-chat': false,
   evals: false,
   hook: false,
+  // A bench runs in copies of its own, never in the user's folder.
+  bench: false,
 };
 
 /**

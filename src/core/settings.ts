@@ -71,6 +71,8 @@ export interface Settings {
   costCeiling: number;
   /** The extension's Problems panel only; the engine and the CLI do not read it. */
   diagnostics: DiagnosticsMode;
+  /** An agent host's hooks: deny an edit tool's write whose original cannot be saved, instead of letting it through with a warning. */
+  denyUnrevertableEdits: boolean;
   /**
    * An agent host's hook: how long the folder's hook worker (which keeps the checks warm between the
    * agent's stops) waits for the next stop before it ends; 0 runs every stop in the hook's own process.
@@ -116,11 +118,12 @@ export function defaultSettings(): Settings {
     escalateOn: ['stalled', 'low-confidence', 'unreachable'],
     costCeiling: 0,
     diagnostics: 'deduplicated',
+    denyUnrevertableEdits: false,
     hookWorkerIdleSeconds: 600,
   };
 }
 
-export const PARSER_IDS: readonly ParserId[] = ['tsc', 'eslint', 'biome', 'oxlint', 'mocha', 'jest', 'vitest', 'node-test', 'tap', 'generic'];
+export const PARSER_IDS: readonly ParserId[] = ['tsc', 'eslint', 'biome', 'oxlint', 'mocha', 'jest', 'vitest', 'node-test', 'tap', 'ava', 'generic'];
 export const PROVIDER_IDS: readonly ProviderId[] = ['vscode-lm', 'openai-compatible', 'anthropic', 'replay'];
 
 export interface SettingsIssue {
@@ -194,6 +197,7 @@ function validateScalars({ raw, s, bad, has }: Validation): void {
   bool('forbidSuppressions');
   bool('rollbackRegressions');
   bool('allowVerifierEdits');
+  bool('denyUnrevertableEdits');
   oneOf<OnStop>('onStop', ['keep-best', 'keep-last', 'revert']);
   oneOf<EditFormat>('editFormat', ['auto', 'diff', 'search-replace']);
   oneOf<DiagnosticsMode>('diagnostics', ['deduplicated', 'all']);

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { Logger } from '../core/types';
 import { agentHostsFound, applyHooksFile } from '../core/gate/hookInstall';
+import { hookInstallRecordDir } from '../core/home';
 
 export interface AgentHooksDeps {
   extensionUri: vscode.Uri;
@@ -24,7 +25,7 @@ export async function installAgentHooks(root: string, deps: AgentHooksDeps): Pro
   // Electron runs as Node with ELECTRON_RUN_AS_NODE.
   const cli = `ELECTRON_RUN_AS_NODE=1 "${process.execPath}" "${vscode.Uri.joinPath(deps.extensionUri, 'dist', 'cli.js').fsPath}"`;
   const args = deps.storageDir ? `--storage "${deps.storageDir}"` : undefined;
-  const files = picked.map((p) => applyHooksFile('install', p.host, 'project', root, os.homedir(), { cli, timeoutSeconds: 300, loopLimit: 12, ...(args ? { args } : {}) }).file);
+  const files = picked.map((p) => applyHooksFile('install', p.host, 'project', root, os.homedir(), { cli, timeoutSeconds: 300, loopLimit: 12, recordDir: hookInstallRecordDir(), ...(args ? { args } : {}) }).file);
   deps.logger.info(`gate agent mode: hooks in ${files.join(', ')}`);
   const choice = await vscode.window.showInformationMessage(`Fix Until Green gates ${picked.map((p) => p.label).join(', ')}: a stop is sent back while your checks fail.`, 'Open');
   if (choice) for (const f of files) await vscode.window.showTextDocument(vscode.Uri.file(f), { preview: false });

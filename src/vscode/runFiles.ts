@@ -4,6 +4,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { Checkpoint } from '../core/edit/checkpoint';
+import { storedPathForm } from '../core/edit/storedPath';
 import type { FileChange } from '../core/edit/workspace';
 import type { StepView } from './common/runState';
 
@@ -44,6 +45,11 @@ export async function bestContents(runDir: string, steps: readonly StepView[], b
     } else if (s.applied && s.snapshotDir && !s.rolledBack) {
       files = new Map(files);
       for (const f of s.files) {
+        // Read back from the trace: a path of another form, or a snapshot outside the run's folder, is not ours.
+        const form = storedPathForm(f.path);
+        if (form !== undefined) throw new Error(`step ${s.index}: ${form}; refused (was the run's trace edited?)`);
+        const rel = path.relative(path.resolve(runDir), path.resolve(s.snapshotDir));
+        if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw new Error(`step ${s.index}'s snapshot folder ${s.snapshotDir} is not inside the run's folder ${runDir}; refused`);
         if (f.kind === 'delete') {
           files.set(f.path, null);
           continue;

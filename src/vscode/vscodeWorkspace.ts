@@ -4,7 +4,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { FileChange, Workspace } from '../core/edit/workspace';
-import { bytesHash, CHANGED_ON_DISK, NotRegularFileError, oneLine, whyNotWritable, WriteError } from '../core/edit/workspace';
+import { bytesHash, CHANGED_ON_DISK, findFilesNamed, NotRegularFileError, oneLine, whyNotWritable, WriteError } from '../core/edit/workspace';
 import type { Logger } from '../core/types';
 
 /** A file the user has unsaved changes to: the run does not overwrite it (DESIGN §5). */
@@ -61,6 +61,11 @@ export class VscodeWorkspace implements Workspace {
       if (e instanceof vscode.FileSystemError && (e.code === 'FileNotFound' || e.code === 'EntryNotFound')) return undefined;
       throw e;
     }
+  }
+
+  /** The edit parser's basename lookup (a whole file named only by a basename one file has), as the CLI's workspace does it. */
+  async findByName(name: string): Promise<string[]> {
+    return findFilesNamed(this.root, name);
   }
 
   async exists(rel: string): Promise<boolean> {

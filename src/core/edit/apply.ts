@@ -1,9 +1,12 @@
 // Applies a reply's edits atomically: every file's new content is computed in memory first, and
-// nothing is written unless every hunk of every file found its place.
+// nothing is written unless every hunk of every file found its place. Over 500 lines because the
+// Planner (one method per edit kind) reads best whole; how added lines are indented (indent.ts),
+// blank lines at seams (seams.ts) and refusal wording (refusals.ts) live apart.
 import { diffArrays } from 'diff';
 import type { Checkpoint } from './checkpoint';
 import type { Placement } from './match';
-import { isElision, locate, similarRegion } from './match';
+import { isElisionIn, locate } from './match';
+import { alreadyIn, describeFailure, hunkHead, quote, repeatsFile } from './refusals';
 import type { FilePatch, Hunk, HunkLine, ProposedEdit, SearchReplaceEdit } from './parse';
 import type { PathPolicy } from './paths';
 import { resolveEditPath } from './paths';
@@ -16,6 +19,8 @@ import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
 import { oneLine } from './workspace';
 import { recordFailedWrite } from './failedWrite';
+import { reindenter } from './indent';
+import { keepSeams, wholeFileEdges } from './seams';
 
 export interface FileSummary {
   /** The file's real name in the folder. */
@@ -76,123 +81,18 @@ function withoutBom(text: string): string {
   return text.startsWith(BOM_CHAR) ? text.replace(/^\uFEFF+/, '') : text;
 }
 
-function quote(lines: string[], max = 3): string {
-  const shown = lines.slice(0, max).map((l) => `    ${l}`);
-  if (lines.length > max) shown.push('    …');
-  return shown.join('\n');
-}
-
-function hunkHead(h: Hunk): string {
-  return quote([h.header.trim(), ...h.lines.map((l) => l.op + l.text)], 4);
-}
-
-function leadingWs(s: string): string {
-  return /^\s*/.exec(s)![0];
-}
-
-/**
- * When the hunk matched only up to indentation and the file is consistently indented deeper (or
- * shallower) than the hunk, the added lines get the same shift, so the result stays well-formed.
- */
-function indentShift(file: string[], old: HunkLine[], p: Placement, added: readonly string[] = []): (s: string) => string {
-  if (p.level === 'exact') return (s) => s;
-  const mapped = indentMap(file, old, p, added);
-  if (mapped) return mapped;
-  let shift: { add: string } | { remove: string } | undefined;
-  let consistent = true;
-  old.forEach((l, k) => {
-    const at = p.map[k]!;
-    if (at < 0 || l.text.trim() === '' || !consistent) return;
-    const fi = leadingWs(file[at]!);
-    const hi = leadingWs(l.text);
-    let s: { add: string } | { remove: string };
-    if (fi === hi) s = { add: '' };
-    else if (fi.endsWith(hi)) s = { add: fi.slice(0, fi.length - hi.length) };
-    else if (hi.endsWith(fi)) s = { remove: hi.slice(0, hi.length - fi.length) };
-    else {
-      consistent = false;
-      return;
-    }
-    if (shift === undefined) shift = s;
-    else if (JSON.stringify(shift) !== JSON.stringify(s)) consistent = false;
-  });
-  if (!consistent) return indentScale(file, old, p);
-  if (shift === undefined) return (s) => s;
-  const sh = shift;
-  if ('add' in sh) return sh.add === '' ? (s) => s : (s) => (s.trim() === '' ? s : sh.add + s);
-  return (s) => (s.startsWith(sh.remove) ? s.slice(sh.remove.length) : s);
-}
-
-/**
- * The model wrote each indentation level its own way (two spaces for the file's four, a tab for its
- * eight): when every hunk indentation stands for one file indentation, and every added line's
- * indentation is among them, added lines get the file's. Undefined when that does not hold.
- */
-function indentMap(file: string[], old: HunkLine[], p: Placement, added: readonly string[]): ((s: string) => string) | undefined {
-  const map = new Map<string, string>();
-  let ok = true;
-  old.forEach((l, k) => {
-    const at = p.map[k]!;
-    if (!ok || at < 0 || l.text.trim() === '') return;
-    const hi = leadingWs(l.text);
-    const fi = leadingWs(file[at]!);
-    const seen = map.get(hi);
-    if (seen === undefined) map.set(hi, fi);
-    else if (seen !== fi) ok = false;
-  });
-  if (!ok || map.size === 0 || !added.every((s) => s.trim() === '' || map.has(leadingWs(s)))) return undefined;
-  return (s) => (s.trim() === '' ? s : map.get(leadingWs(s))! + s.slice(leadingWs(s).length));
-}
-
-/**
- * The model re-indented with another width (2 spaces per level where the file has 4): when every
- * matched line's indentation is the same multiple of the hunk's, added lines are scaled alike.
- */
-function indentScale(file: string[], old: HunkLine[], p: Placement): (s: string) => string {
-  let ratio: number | undefined;
-  let ok = true;
-  old.forEach((l, k) => {
-    const at = p.map[k]!;
-    if (!ok || at < 0 || l.text.trim() === '') return;
-    const fi = leadingWs(file[at]!);
-    const hi = leadingWs(l.text);
-    if (/[^ ]/.test(fi) || /[^ ]/.test(hi)) {
-      ok = false;
-      return;
-    }
-    if (hi.length === 0) {
-      if (fi.length !== 0) ok = false;
-      return;
-    }
-    const r = fi.length / hi.length;
-    if (ratio === undefined) ratio = r;
-    else if (ratio !== r) ok = false;
-  });
-  const k = ratio;
-  if (!ok || k === undefined || k === 1) return (s) => s;
-  return (s) => {
-    const hi = leadingWs(s);
-    const width = hi.length * k;
-    if (/[^ ]/.test(hi) || !Number.isInteger(width) || s.trim() === '') return s;
-    return ' '.repeat(width) + s.slice(hi.length);
-  };
-}
-
 function placeHunk(lines: Line[], hunk: Hunk, p: Placement, eol: '\n' | '\r\n'): Line[] {
-  const texts = lines.map((l) => l.text);
-  const old = hunk.lines.filter((l) => l.op !== '+');
-  const shift = indentShift(
-    texts,
-    old,
+  const shift = reindenter(
+    lines.map((l) => l.text),
+    hunk.lines,
     p,
-    hunk.lines.filter((l) => l.op === '+').map((l) => l.text),
   );
   const out: Line[] = lines.slice(0, p.start);
   let fi = p.start;
   let o = 0;
-  for (const hl of hunk.lines) {
+  for (const [j, hl] of hunk.lines.entries()) {
     if (hl.op === '+') {
-      out.push({ text: shift(hl.text), eol });
+      out.push({ text: shift(hl.text, j), eol });
       continue;
     }
     const m = p.map[o++]!;
@@ -205,58 +105,6 @@ function placeHunk(lines: Line[], hunk: Hunk, p: Placement, eol: '\n' | '\r\n'):
   while (fi < p.end) out.push(lines[fi++]!);
   for (let i = p.end; i < lines.length; i++) out.push(lines[i]!);
   return out;
-}
-
-/** Most file lines a refusal quotes: enough to copy from, little enough for the feedback's share of the prompt. */
-const QUOTED_LINES = 12;
-
-/** File lines [start, end) as the model should copy them: numbered, at most QUOTED_LINES. */
-function quoteFile(file: readonly string[], start: number, end: number): string {
-  const to = Math.min(end, start + QUOTED_LINES, file.length);
-  const width = String(to).length;
-  const out = file.slice(start, to).map((t, k) => `    ${String(start + k + 1).padStart(width)} | ${t}`);
-  if (to < end) out.push(`    … (${end - to} more)`);
-  return out.join('\n');
-}
-
-function describeFailure(rel: string, label: string, head: string, r: Exclude<ReturnType<typeof locate>, { ok: true }>, file: readonly string[], old: readonly string[]): string {
-  if (r.kind === 'ambiguous') {
-    const at = r.starts.map((s) => s + 1);
-    return `${rel}: ${label} matches ${at.length} places equally well (lines ${at.slice(0, 5).join(', ')}${at.length > 5 ? ', …' : ''}), so it was not applied rather than guessed. Include more unchanged lines around the change so it matches exactly one place. It starts:\n${head}`;
-  }
-  if (r.kind === 'elision') {
-    return `${rel}: ${label} abbreviates the current text with \`${r.line.trim()}\` (its old line ${r.index + 1}); quote every current line exactly, without "..." elisions. It starts:\n${head}`;
-  }
-  if (r.closest) {
-    const c = r.closest;
-    // The region and a line either side, as Aider's "did you mean": the model copies from it.
-    const from = Math.max(0, c.start - 1);
-    const to = Math.min(file.length, Math.max(c.end, c.start + old.length) + 1);
-    return (
-      `${rel}: ${label} did not match the file's current content. It starts:\n${head}\n` +
-      `Closest region: lines ${c.start + 1}-${c.end} (${c.matched} line(s) match); rejected because ${c.why}. ` +
-      `Did you mean these lines of ${rel}? Quote them exactly:\n${quoteFile(file, from, to)}`
-    );
-  }
-  const similar = similarRegion(file, old);
-  return similar
-    ? `${rel}: ${label} did not match the file's current content, and no region matches enough of it. It starts:\n${head}\n` +
-        `The most similar lines of ${rel} (${similar.start + 1}-${similar.end}); quote the lines to change exactly as the file has them:\n${quoteFile(file, similar.start, similar.end)}`
-    : `${rel}: ${label} did not match the file's current content, and no part of ${rel} resembles it: check that this is the file you mean. It starts:\n${head}`;
-}
-
-/**
- * Why text to be added where nothing in the file anchors it (an empty SEARCH, a hunk with no
- * context) would repeat the file instead: it holds half or more of the file's lines (a model
- * rewriting the whole file thinks it creates it). Undefined when it does not.
- */
-export function repeatsFile(file: readonly Line[], added: readonly string[]): string | undefined {
-  const telling = file.map((l) => l.text.trim()).filter((t) => t.length >= 4);
-  if (telling.length === 0) return undefined;
-  const have = new Set(added.map((t) => t.trim()));
-  const shared = telling.filter((t) => have.has(t));
-  if (shared.length === 0 || shared.length * 2 < telling.length) return undefined;
-  return `repeats ${shared.length} of the file's ${telling.length} lines (the first: \`${shared[0]}\`): adding them again would duplicate them`;
 }
 
 function applyHunks(
@@ -275,7 +123,7 @@ function applyHunks(
   hunks.forEach((h, k) => {
     const old = h.lines.filter((l) => l.op !== '+');
     const head = headOf(h);
-    const bad = h.lines.find((l) => l.op === '+' && isElision(l.text) && !old.some((o) => o.text === l.text));
+    const bad = h.lines.find((l) => l.op === '+' && isElisionIn(rel, l.text) && !old.some((o) => o.text === l.text));
     if (bad) {
       errors.push(`${rel}: ${labelOf(k)} adds the line \`${bad.text.trim()}\`, an elision that would be written literally; give the complete new text. It starts:\n${head}`);
       return;
@@ -286,16 +134,18 @@ function applyHunks(
         finalNewline = !h.newNoEol;
         return;
       }
-      // An insertion with no context: only its header says where (`-12,0`: after old line 12).
-      const after = h.oldCount === 0 && h.oldStart !== undefined ? h.oldStart + offset : undefined;
-      const repeats = after !== undefined && after <= lines.length ? repeatsFile(lines, h.lines.map((l) => l.text)) : undefined;
+      // An insertion with no context: only its header says where (`-12,0`: after old line 12). A
+      // header with no numbers at all (`@@ ... @@`, Aider's) appends, as Aider does.
+      const after = h.oldStart === undefined ? lines.length : h.oldCount === 0 ? h.oldStart + offset : undefined;
+      const addedTexts = h.lines.map((l) => l.text);
+      const repeats = after !== undefined && after <= lines.length ? (repeatsFile(lines, addedTexts) ?? alreadyIn(lines, addedTexts)) : undefined;
       const why =
         after === undefined
           ? 'has no context or removed lines, and its header gives no `-N,0` line to insert after, so where it goes cannot be checked'
           : after > lines.length
             ? `inserts after line ${after} (its header \`${h.header.trim()}\`), but the file has only ${lines.length} lines`
             : repeats !== undefined
-              ? `has no context lines, and its added lines ${repeats}`
+              ? `has no context lines, and what it adds ${repeats}`
               : undefined;
       if (why !== undefined) {
         errors.push(`${rel}: ${labelOf(k)} ${why}. Include 2-3 unchanged lines around the insertion. It starts:\n${head}`);
@@ -311,7 +161,7 @@ function applyHunks(
     const r = locate(
       lines.map((l) => l.text),
       old.map((l) => ({ text: l.text, removed: l.op === '-' })),
-      { hint, ...(fuzz !== undefined ? { fuzz } : {}) },
+      { hint, ...(fuzz !== undefined ? { fuzz } : {}), isElision: (t) => isElisionIn(rel, t) },
     );
     if (!r.ok) {
       errors.push(
@@ -326,7 +176,7 @@ function applyHunks(
       );
       return;
     }
-    const next = placeHunk(lines, h, r.placement, file.eol);
+    const next = placeHunk(lines, keepSeams(h, r.placement, lines.map((l) => l.text)), r.placement, file.eol);
     if (r.placement.end === lines.length) finalNewline = !h.newNoEol;
     offset += next.length - lines.length;
     lines = next;
@@ -379,6 +229,22 @@ class Planner {
     return r.rel;
   }
 
+  /**
+   * The file an edit of an existing file means: the path as written, or, when that names no file and
+   * is a bare basename (`App.js`), the one workspace file of that name. Several: refused, naming them.
+   */
+  async resolveExisting(raw: string, label: string): Promise<string> {
+    const rel = this.resolve(raw);
+    if (rel.includes('/') || this.work.has(rel) || (await this.opts.workspace.exists(rel)) || !this.opts.workspace.findByName) return rel;
+    const found = (await this.opts.workspace.findByName(rel)).filter((c) => resolveEditPath(c, this.opts.policy).ok);
+    if (found.length === 1) return found[0]!;
+    if (found.length > 1) {
+      const shown = found.slice(0, 6).join(', ') + (found.length > 6 ? ', …' : '');
+      throw new EditError(`${rel}: ${label} names the file by its basename alone, and ${found.length} files have that name (${shown}), so which one is meant is not clear; nothing was applied. Give the file's path from the workspace root`);
+    }
+    return rel;
+  }
+
   async load(rel: string): Promise<WorkFile> {
     let w = this.work.get(rel);
     if (w) return w;
@@ -414,17 +280,18 @@ class Planner {
   }
 
   private async searchReplace(e: SearchReplaceEdit, bom: boolean): Promise<void> {
-    const rel = this.resolve(e.newPath);
-    const w = await this.load(rel);
     const label = `the search/replace block at reply line ${e.replyLine}`;
     const searchEmpty = e.search.every((l) => l.trim() === '');
+    // A SEARCH quotes an existing file, so a bare basename may name it; an empty one creates the path as written.
+    const rel = searchEmpty ? this.resolve(e.newPath) : await this.resolveExisting(e.newPath, label);
+    const w = await this.load(rel);
     if (searchEmpty) {
-      const bad = e.replace.find((l) => isElision(l));
+      const bad = e.replace.find((l) => isElisionIn(rel, l));
       if (bad) throw new EditError(`${rel}: ${label} writes the line \`${bad.trim()}\`, an elision that would be written literally; give the complete text`);
       if (w.text !== null && w.text.lines.some((l) => l.text.trim() !== '')) {
         // An empty SEARCH on a file with content appends to it (the convention models learned),
         // unless the text holds the file already: a rewrite that would double it.
-        const repeats = repeatsFile(w.text.lines, e.replace);
+        const repeats = repeatsFile(w.text.lines, e.replace) ?? alreadyIn(w.text.lines, e.replace);
         if (repeats !== undefined) {
           throw new EditError(
             `${rel}: ${label} has an empty SEARCH, which appends its REPLACE to the end of the file, but the REPLACE ${repeats}. ` +
@@ -451,20 +318,23 @@ class Planner {
   }
 
   private async wholeFile(e: WholeFileEdit, bom: boolean): Promise<void> {
-    const rel = this.resolve(e.newPath);
+    const rel = await this.resolveExisting(e.newPath, `the whole-file block at reply line ${e.replyLine}`);
     const w = await this.load(rel);
     const why = wholeFileRefusal(rel, w.text, e);
     if (why !== undefined) throw new EditError(why);
     const base = w.text ?? splitText('', bom);
-    // Lines the file keeps keep their own endings; the fence's last line ends with a newline.
+    // Lines the file keeps keep their own endings; blank lines at the block's edges beyond the
+    // file's own are the fence's, not the file's; the file keeps its final newline (or lack of one).
+    const content = wholeFileEdges(e.content, w.text ? w.text.lines.map((l) => l.text) : null);
     const lines: HunkLine[] = [];
-    for (const c of diffArrays(base.lines.map((l) => l.text), e.content)) {
+    for (const c of diffArrays(base.lines.map((l) => l.text), content)) {
       const op = c.added ? '+' : c.removed ? '-' : ' ';
       for (const t of c.value) lines.push({ op, text: t });
     }
     const hunk: Hunk = { header: 'whole file', oldStart: undefined, lines, oldNoEol: false, newNoEol: false };
     const placed = placeHunk(base.lines, hunk, { start: 0, end: base.lines.length, map: base.lines.map((_, i) => i), level: 'exact', cost: 0 }, base.eol);
-    w.text = { ...base, finalNewline: true, lines: withFinalNewline(placed, true, base.eol) };
+    const finalNewline = w.text === null || base.lines.length === 0 ? true : base.finalNewline;
+    w.text = { ...base, finalNewline, lines: withFinalNewline(placed, finalNewline, base.eol) };
   }
 
   private newFileFromHunks(rel: string, hunks: Hunk[]): TextFile {
@@ -472,7 +342,7 @@ class Planner {
     for (const h of hunks) {
       const stray = h.lines.find((l) => l.op !== '+' && !(l.op === ' ' && l.text === ''));
       if (stray) throw new EditError(`${rel}: the diff creates this file, so its hunks may only add lines, but one has \`${stray.op}${stray.text}\``);
-      const bad = h.lines.find((l) => l.op === '+' && isElision(l.text));
+      const bad = h.lines.find((l) => l.op === '+' && isElisionIn(rel, l.text));
       if (bad) throw new EditError(`${rel}: the new file's line \`${bad.text.trim()}\` is an elision that would be written literally; give the complete text`);
       for (const l of h.lines) if (l.op === '+') lines.push({ text: l.text, eol: '\n' });
     }
@@ -519,22 +389,24 @@ class Planner {
     }
     if (oldRel === null || newRel === null) throw new EditError(`the diff at reply line ${e.replyLine} names neither an old nor a new file`);
 
-    const src = await this.load(oldRel);
     if (oldRel === newRel) {
+      const src = await this.load(await this.resolveExisting(e.oldPath!, `the diff at reply line ${e.replyLine}`));
       if (src.text === null) {
         // `--- a/new.ts` with one `@@ -0,0 +1,N @@` of added lines: the model creating the file.
-        if (e.hunks.length > 0 && e.hunks[0]!.oldStart === 0 && e.hunks.every((h) => h.lines.every((l) => l.op === '+'))) {
+        // Aider's `@@ ... @@` hunk of added lines (no numbers) for a file that does not exist creates it too.
+        if (e.hunks.length > 0 && (e.hunks[0]!.oldStart === 0 || e.hunks[0]!.oldStart === undefined) && e.hunks.every((h) => h.lines.every((l) => l.op === '+'))) {
           src.text = { ...this.newFileFromHunks(oldRel, e.hunks), bom };
           return;
         }
         throw new EditError(`${oldRel}: the diff modifies this file but it does not exist; to create it use \`--- /dev/null\``);
       }
       const errors: string[] = [];
-      const next = applyHunks(oldRel, src.text, e.hunks, labelOf, this.opts.fuzz, errors);
+      const next = applyHunks(src.rel, src.text, e.hunks, labelOf, this.opts.fuzz, errors);
       if (errors.length > 0) this.errors.push(...errors);
       else src.text = next;
       return;
     }
+    const src = await this.load(oldRel);
     // Different old and new names: a rename when only the old one exists.
     const dst = await this.load(newRel);
     if (src.text !== null && dst.text === null) {

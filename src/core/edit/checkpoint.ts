@@ -2,11 +2,14 @@
 // flushed to disk. Every write batch is logged before it starts (the intended content) and after it
 // ends, so after a crash at any point a revert can tell the run's writes (whole or torn) from
 // someone else's, restore the former byte for byte and leave the latter alone.
-import { closeSync, fsyncSync, openSync, promises as fs, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
 import { readRegularFile } from '../fileText';
+import { writeFileAtomic } from '../atomicWrite';
+import type { RefusedPath } from './storedPath';
+import { checkStoredPath, isStoredHash, storedEntryRefusal, storedPathForm } from './storedPath';
 
 interface Entry {
   path: string;
@@ -35,15 +38,13 @@ interface Manifest {
 
 export const CHECKPOINT_FILE = 'checkpoint.json';
 
-/** Writes a file; `durable` waits until it is on the disk, not only in the page cache. */
+/**
+ * Writes a file whole, never through a link planted at its name (issue 36: blobs are named by their
+ * hash, so a name can be known in advance); `durable` waits until it is on the disk, not only in
+ * the page cache. The folder's entry is flushed by the caller, once for many files.
+ */
 function writeDurable(file: string, data: Uint8Array | string, durable = true): void {
-  const fd = openSync(file, 'w');
-  try {
-    writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    if (durable) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeFileAtomic(file, data, { durable, syncDir: false });
 }
 
 function fsyncDir(dir: string): void {
@@ -112,7 +113,7 @@ export class Checkpoint {
     } catch (e) {
       throw new Error(`checkpoint ${path.join(dir, CHECKPOINT_FILE)} is not valid JSON: ${(e as Error).message}`);
     }
-    if (typeof raw.runId !== 'string' || typeof raw.root !== 'string' || !Array.isArray(raw.entries)) {
+    if (typeof raw.runId !== 'string' || typeof raw.root !== 'string' || !Array.isArray(raw.entries) || raw.entries.some((e: unknown) => typeof e !== 'object' || e === null)) {
       throw new Error(`checkpoint ${path.join(dir, CHECKPOINT_FILE)} is not a checkpoint manifest`);
     }
     // Version 1 manifests lack the write log; their entries still hold every original.
@@ -167,7 +168,15 @@ export class Checkpoint {
   }
 
   private blobPath(hash: string): string {
+    // Only a hash of ours names a blob: a tampered `../..` would read a file outside the checkpoint.
+    if (!isStoredHash(hash)) throw new Error(`checkpoint ${path.join(this.dir, CHECKPOINT_FILE)} names a blob "${hash}" that is not a content hash; refused`);
     return path.join(this.dir, 'blobs', hash);
+  }
+
+  /** Why a revert must not act on entry `rel` in the folder `root` (storedPath.ts); checked at each use. */
+  refusal(rel: string, root: string): string | undefined {
+    const e = this.entry(rel);
+    return storedEntryRefusal(root, rel, e ? [e.blob, e.last, e.pending] : []);
   }
 
   /** Blobs written by this process, and whether each was flushed: content-addressed, so none is written twice. */
@@ -306,17 +315,22 @@ export class Checkpoint {
 
   /** Folders the run created, deepest first. */
   get createdDirs(): string[] {
-    return [...(this.manifest.createdDirs ?? [])].sort((a, b) => b.split('/').length - a.split('/').length || b.localeCompare(a));
+    return [...(this.manifest.createdDirs ?? [])].map(String).sort((a, b) => b.split('/').length - a.split('/').length || b.localeCompare(a));
   }
 
   /**
    * Removes the folders the run created that are empty now (deepest first); a folder holding
    * anything, or one that existed before the run, is never touched. Returns those removed.
    */
-  async removeCreatedDirs(ws: Workspace): Promise<string[]> {
-    if (!ws.removeEmptyDir) return [];
-    const out: string[] = [];
-    for (const dir of this.createdDirs) if (await ws.removeEmptyDir(dir)) out.push(dir);
+  async removeCreatedDirs(ws: Workspace): Promise<{ removed: string[]; refused: RefusedPath[] }> {
+    const out: { removed: string[]; refused: RefusedPath[] } = { removed: [], refused: [] };
+    if (!ws.removeEmptyDir) return out;
+    for (const dir of this.createdDirs) {
+      // A folder named `../x`, or reached through a link to outside, is not the run's to remove.
+      const c = checkStoredPath(ws.root, dir);
+      if (!c.ok) out.refused.push({ path: String(dir), reason: c.reason });
+      else if (await ws.removeEmptyDir(dir)) out.removed.push(dir);
+    }
     return out;
   }
 
@@ -327,6 +341,8 @@ export class Checkpoint {
   async keepRunVersion(rel: string): Promise<string | null> {
     const e = this.entry(rel);
     if (!e || e.last === undefined || e.last === null) return null;
+    // The copy goes under the checkpoint: a path of another form would put it elsewhere.
+    if (storedPathForm(rel) !== undefined || !isStoredHash(e.last)) return null;
     let bytes: Buffer;
     try {
       bytes = await fs.readFile(this.blobPath(e.last));
@@ -350,7 +366,7 @@ export class Checkpoint {
   /** Where the original bytes of a touched file are kept; null when it did not exist or is not touched. */
   originalAt(rel: string): string | null {
     const e = this.entry(rel);
-    return e?.blob ? this.blobPath(e.blob) : null;
+    return e?.blob && isStoredHash(e.blob) ? this.blobPath(e.blob) : null;
   }
 
   /** The original mode bits of a touched file, when known. */
@@ -358,10 +374,14 @@ export class Checkpoint {
     return this.entry(rel)?.mode;
   }
 
-  /** The changes that bring every touched file back to its original bytes, unconditionally. */
+  /**
+   * The changes that bring every touched file back to its original bytes, unconditionally (entries
+   * whose blob is not ours are left out: restoreState refuses their paths by `refusal`).
+   */
   async revertChanges(): Promise<FileChange[]> {
     const out: FileChange[] = [];
     for (const e of this.manifest.entries) {
+      if (e.blob !== undefined && !isStoredHash(e.blob)) continue;
       const content = e.existed && e.blob ? await fs.readFile(this.blobPath(e.blob)) : null;
       out.push({ path: e.path, content, ...(content !== null && e.mode !== undefined ? { mode: e.mode } : {}) });
     }
@@ -384,7 +404,7 @@ export class Checkpoint {
     if (e.last !== undefined && h === e.last) return true;
     if (this.manifest.writing && e.pending !== undefined) {
       if (h === e.pending) return true;
-      if (disk !== undefined && e.pending !== null) {
+      if (disk !== undefined && e.pending !== null && isStoredHash(e.pending)) {
         const want = await fs.readFile(this.blobPath(e.pending));
         if (disk.length <= want.length && Buffer.compare(Buffer.from(disk), want.subarray(0, disk.length)) === 0) return true;
       }
@@ -396,6 +416,11 @@ export class Checkpoint {
   async planRevert(ws: Workspace): Promise<RevertPlan> {
     const plan: RevertPlan = { changes: [], actions: [], conflicts: [], unchanged: [] };
     for (const e of this.manifest.entries) {
+      const refused = this.refusal(e.path, ws.root);
+      if (refused !== undefined) {
+        plan.conflicts.push({ path: String(e.path), reason: refused, originalAt: this.originalAt(e.path), runVersionAt: null });
+        continue;
+      }
       if (await ws.hasUnsavedChanges?.(e.path)) {
         plan.conflicts.push({
           path: e.path,
@@ -464,10 +489,9 @@ export class Checkpoint {
 
   /** `renameDurable` false: the new manifest may be lost to a crash (the old one stays whole). */
   private flush(renameDurable = true): void {
-    const tmp = path.join(this.dir, `${CHECKPOINT_FILE}.tmp`);
-    writeDurable(tmp, JSON.stringify(this.manifest, null, 1));
-    // rename is atomic: a crash leaves the old or the new manifest, never half of one.
-    renameSync(tmp, path.join(this.dir, CHECKPOINT_FILE));
+    // Written under an unpredictable temporary name and renamed: a crash leaves the old or the new
+    // manifest, never half of one, and no link at a known name is written through.
+    writeDurable(path.join(this.dir, CHECKPOINT_FILE), JSON.stringify(this.manifest, null, 1));
     if (renameDurable) fsyncDir(this.dir);
   }
 }

@@ -42,6 +42,8 @@ export interface MatchOptions {
   hint?: number | undefined;
   /** At most this many old-side lines may differ in a fuzzy match (further capped at a third of the hunk). */
   fuzz?: number;
+  /** Which lines are elisions in this file (default `isElision`: every file is code). */
+  isElision?: (line: string) => boolean;
 }
 
 export const DEFAULT_FUZZ = 2;
@@ -74,6 +76,19 @@ export function isElision(line: string): boolean {
   if (comment) return true;
   // Uncommented prose such as "... rest of the file ...": dots set apart by spaces.
   return /^(?:\.\.\.|…)\s/.test(t) || /\s(?:\.\.\.|…)$/.test(t);
+}
+
+/** Prose files: a line starting with a code comment marker there is text (a sample, a heading, a bullet). */
+const PROSE = /\.(?:md|markdown|mdown|txt|text|rst|adoc|asciidoc)$/i;
+
+/**
+ * Whether `line` of the file `rel` stands for text it leaves out. In a prose file (Markdown, plain
+ * text) `// ... other functions ...` or `# ... rest` is content, a code sample or a heading, not an
+ * elision; only the file's own comments (`<!-- ... -->`) and bare "... rest of the file ..." words are.
+ */
+export function isElisionIn(rel: string, line: string, elides: (l: string) => boolean = isElision): boolean {
+  if (PROSE.test(rel) && /^\s*(?:\/\/|#|\/\*|\*|--(?!>)|\{\/\*|;)/.test(line)) return false;
+  return elides(line);
 }
 
 function contiguous(file: string[], block: string[], norm: (s: string) => string): number[] {
@@ -239,7 +254,7 @@ export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}
       return { ok: false, kind: 'ambiguous', starts: at, level };
     }
   }
-  const elided = block.findIndex((l) => isElision(l.text));
+  const elided = block.findIndex((l) => (opts.isElision ?? isElision)(l.text));
   if (elided >= 0) return { ok: false, kind: 'elision', line: block[elided]!.text, index: elided };
 
   const f = file.map(normWs);
@@ -275,6 +290,26 @@ export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}
     if (loose && telling(loose) > 0 && (!closest || loose.matched > closest.matched)) closest = loose;
   }
   closest = closestStrict ?? closest;
+  // A tolerant match never deletes or duplicates a line the hunk does not account for: a file line
+  // inside the region that no old-side line quotes (blank lines aside) means the hunk is stale there
+  // (the REPLACE may add that very line again, or the edit lands around code it never saw).
+  const unquoted = accepted.filter((a) => unquotedLine(file, a) >= 0);
+  if (unquoted.length > 0 && unquoted.length === accepted.length) {
+    const a = unquoted.sort((x, y) => x.cost - y.cost)[0]!;
+    const at = unquotedLine(file, a);
+    return {
+      ok: false,
+      kind: 'not-found',
+      closest: {
+        start: a.start,
+        end: a.end,
+        matched: a.matched,
+        why: `line ${at + 1} there, \`${file[at]!.trim()}\`, is not quoted by the edit: applying it around a line it does not quote could delete or duplicate that line (quote every line of the region, in order)`,
+      },
+      fuzz,
+    };
+  }
+  accepted.splice(0, accepted.length, ...accepted.filter((a) => unquotedLine(file, a) < 0));
   if (accepted.length > 0) {
     const bestCost = Math.min(...accepted.map((a) => a.cost));
     const best = accepted.filter((a) => a.cost === bestCost);
@@ -288,6 +323,13 @@ export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}
     return { ok: true, placement: { ...pick(best[0]!), level: 'fuzzy' } };
   }
   return { ok: false, kind: 'not-found', closest: closest && closest.matched > 0 ? describeClosest(file, block, closest, fuzz) : undefined, fuzz };
+}
+
+/** The first non-blank file line inside the alignment's region that no old-side line is paired with, or -1. */
+function unquotedLine(file: readonly string[], a: Alignment): number {
+  const paired = new Set<number>([...a.map, ...a.sub].filter((x) => x >= 0));
+  for (let i = a.start; i < a.end; i++) if (!paired.has(i) && file[i]!.trim() !== '') return i;
+  return -1;
 }
 
 /** Old-side line k is paired with a file line of other code, or missing though it holds code. */

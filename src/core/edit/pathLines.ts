@@ -64,3 +64,26 @@ export function strictPathLine(raw: string): string | null {
 }
 
 const FENCE_LINE = /^\s*(?:`{3,}|~{3,})/;
+
+/** Words of a sentence that announce part of a file, not the whole of it ("Add this at the end of `a.ts`:"). */
+const PART_WORDS = /\b(?:add|adds|adding|insert|inserting|append|appending|snippet|excerpt|part|section|function|method|change|lines?|after|before|end|top|bottom|top-level|following|like|e\.g|example|run|running|command|output)\b/i;
+
+/**
+ * A sentence leading into a fence whose last words, before its closing colon, are one file's path:
+ * "The fixed component, in `client/src/App.js`:", "Here's what goes into src/x.ts:". Null when the
+ * line names more than one path, names it mid-sentence ("In `a.ts`, `add` is wrong:"), or speaks of
+ * part of a file ("Add this after `init` in `a.ts`:").
+ */
+export function proseLeadPath(raw: string): string | null {
+  if (FENCE_LINE.test(raw)) return null;
+  const line = raw.trim().replace(/[*_]+/g, '');
+  const m = /(?:^|\s)`?([\w@.~-][\w@.~/\\-]*)`?\s*:$/.exec(line);
+  if (!m) return null;
+  const path = m[1]!;
+  if (!/[A-Za-z]/.test(path) || (!/[/\\]/.test(path) && !/\.[A-Za-z][A-Za-z0-9]*$/.test(path)) || /^\.+$/.test(path)) return null;
+  const before = line.slice(0, m.index);
+  // One path only: any other backticked or path-looking word makes the line a sentence about code.
+  if (/`/.test(before) || before.split(/\s+/).some((w) => /[/\\]/.test(w) || /\w\.[A-Za-z]{1,4}[,;:)]?$/.test(w))) return null;
+  if (PART_WORDS.test(before)) return null;
+  return path;
+}

@@ -55,8 +55,10 @@ async function writeGuarded(opts: RestoreOptions, changes: FileChange[], conflic
     opts.tracker?.noteWritten(todo);
     break;
   }
-  // Folders the run created and that are empty now go too: the tree is as it was.
-  await opts.checkpoint.removeCreatedDirs(opts.workspace);
+  // Folders the run created and that are empty now go too: the tree is as it was. One the
+  // checkpoint names outside the folder is refused and reported; the others still go.
+  const dirs = await opts.checkpoint.removeCreatedDirs(opts.workspace);
+  for (const r of dirs.refused) await conflict(r.path, `folder ${r.reason}`);
   return skipped;
 }
 
@@ -76,6 +78,12 @@ export async function restoreState(target: ReadonlyMap<string, Uint8Array | null
   };
   const paths = opts.only ? [...new Set(opts.only)] : [...new Set([...cp.touched, ...target.keys()])];
   for (const rel of paths) {
+    // Read back from the storage: it must still name a place inside the folder (storedPath.ts).
+    const refused = cp.refusal(rel, opts.workspace.root);
+    if (refused !== undefined) {
+      report.conflicts.push({ path: String(rel), reason: refused, originalAt: cp.has(rel) ? cp.originalAt(rel) : null, runVersionAt: null });
+      continue;
+    }
     if (!cp.has(rel) && !opts.tracker?.knows(rel)) {
       // Never written by the run and never looked at: not the run's to change.
       await conflict(rel, `${rel} was never written by this run; left as it is`);

@@ -6,11 +6,13 @@
 // A lock names its holder by pid and the process's start time (from /proc/<pid>/stat where there is
 // one), so that a pid reused by another process after a crash or a reboot does not look alive
 // (liveness.ts decides, for the lock and the checks' containment alike).
-import { createHash, randomUUID } from 'node:crypto';
-import { linkSync, mkdirSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { linkSync, mkdirSync, realpathSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createExclusiveSync, tempNameBeside, writeFileAtomic } from '../atomicWrite';
 import { readTextIfPresent } from '../fileText';
+import { homeDirectory } from '../home';
 import { processAlive, processStartTime } from '../liveness';
 
 /** Overrides where locks live (tests; machines whose home is not writable). */
@@ -62,7 +64,7 @@ export function runLockDir(env: NodeJS.ProcessEnv = process.env): string {
   if (override && override.trim() !== '') return path.resolve(override);
   // The home directory, not XDG_RUNTIME_DIR or XDG_CACHE_HOME: a terminal, a cron job and the editor
   // may disagree on those, and every front end must find the same lock.
-  return path.join(os.homedir(), '.cache', 'fix-until-green', 'locks');
+  return path.join(homeDirectory(env), '.cache', 'fix-until-green', 'locks');
 }
 
 function realRoot(root: string): string {
@@ -139,8 +141,8 @@ export function describeHolder(r: RunLockRecord): string {
 
 /** Writes `text` at `file` only if nothing is there: complete content appears at once, or not at all. */
 function createExclusive(file: string, text: string): boolean {
-  const tmp = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o644 });
+  const tmp = tempNameBeside(file);
+  createExclusiveSync(tmp, text, { mode: 0o644, durable: false });
   try {
     linkSync(tmp, file);
     return true;
@@ -265,9 +267,7 @@ function makeLock(file: string, initial: RunLockRecord): RunLock {
       if (released) return;
       record = { ...record, ...patch };
       // Replaced whole, by rename: a reader never sees half a record.
-      const tmp = `${file}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-      writeFileSync(tmp, JSON.stringify(record, null, 2) + '\n', { mode: 0o644 });
-      renameSync(tmp, file);
+      writeFileAtomic(file, JSON.stringify(record, null, 2) + '\n', { mode: 0o644, durable: false });
     },
     release() {
       if (released) return;

@@ -1,10 +1,10 @@
 // Whole-file replies: a path line (bare, in backticks or bold, or a fence's info string), then a
 // fenced copy of the whole file. Weaker and local models write them most. Taken only from a reply
 // that holds no other edit; refused where writing the block would delete code the model left out.
-import { fenceInfoPath, strictPathLine } from './pathLines';
+import { fenceInfoPath, proseLeadPath, strictPathLine } from './pathLines';
 import type { ReplyLines } from './replyLines';
 import { FENCE } from './replyLines';
-import { isElision } from './match';
+import { isElision, isElisionIn } from './match';
 import type { TextFile } from './text';
 
 export interface WholeFileEdit {
@@ -16,6 +16,11 @@ export interface WholeFileEdit {
   content: string[];
   /** 1-based line of the reply where the path is named. */
   replyLine: number;
+  /**
+   * `prose`: the path is named only inside a sentence before the fence ("The fix, in `src/a.ts`:"),
+   * weaker evidence that the block is the whole file, so it must hold most of it.
+   */
+  namedBy?: 'prose';
 }
 
 /** Fences whose body is never a file's text. */
@@ -26,18 +31,21 @@ interface Block {
   close: number;
   path: string;
   pathLine: number;
+  prose: boolean;
 }
 
 /** The path naming the fence opened at `open`: its info string, or the path line before it (blank lines between). */
-function blockPath(r: ReplyLines, open: number): { path: string; line: number } | null {
+function blockPath(r: ReplyLines, open: number): { path: string; line: number; prose: boolean } | null {
   const info = fenceInfoPath(FENCE.exec(r.lines[open]!)![2]!);
-  if (info !== null) return { path: info, line: open };
+  if (info !== null) return { path: info, line: open, prose: false };
   for (let j = open - 1; j >= 0 && j >= open - 3; j--) {
     const l = r.lines[j]!;
     if (l.trim() === '') continue;
     if (r.fence[j] || r.used[j]) return null;
     const p = strictPathLine(l);
-    return p === null ? null : { path: p, line: j };
+    if (p !== null) return { path: p, line: j, prose: false };
+    const q = proseLeadPath(l);
+    return q === null ? null : { path: q, line: j, prose: true };
   }
   return null;
 }
@@ -70,7 +78,7 @@ export function parseWholeFiles(r: ReplyLines): { edits: WholeFileEdit[]; errors
       );
       return;
     }
-    blocks.push({ open: i, close: r.closer[i]!, path: named.path, pathLine: named.line });
+    blocks.push({ open: i, close: r.closer[i]!, path: named.path, pathLine: named.line, prose: named.prose });
   });
   const inside = (b: Block, o: Block): boolean => b !== o && b.open > o.open && b.close < o.close;
   const kept = blocks.filter((b) => {
@@ -79,17 +87,32 @@ export function parseWholeFiles(r: ReplyLines): { edits: WholeFileEdit[]; errors
     // A block inside a kept outer block is part of that file.
     return !blocks.some((o) => inside(b, o) && !wraps(r, o.open, b));
   });
-  const seen = new Map<string, Block>();
+  // Two blocks for one file: the model wrote it again after second thoughts ("Actually, ..."), so
+  // the later block is its last word; each block is still checked for elisions when applied. A
+  // later block less than half the earlier one is a part shown again ("the key line:"), not a file.
+  const last = new Map<string, Block>();
+  const size = (b: Block): number => r.lines.slice(b.open + 1, b.close).filter((l) => l.trim() !== '').length;
   for (const b of kept) {
-    const other = seen.get(b.path);
-    if (other) {
-      errors.push(`the reply gives two whole-file blocks for ${b.path} (reply lines ${other.pathLine + 1} and ${b.pathLine + 1}), so which one is meant is not clear; nothing was applied. Give each file once`);
+    const other = last.get(b.path);
+    if (other && size(b) * 2 < size(other)) {
+      errors.push(
+        `the reply gives two blocks for ${b.path} (reply lines ${other.pathLine + 1} and ${b.pathLine + 1}), the later holding ${size(b)} of the earlier's ${size(other)} lines: it looks like a part shown again, so which is meant is not clear; nothing was applied. Give the file once, whole`,
+      );
     }
-    seen.set(b.path, b);
+    last.set(b.path, b);
   }
   if (errors.length > 0) return { edits: [], errors };
   return {
-    edits: kept.map((b) => ({ kind: 'whole-file', oldPath: b.path, newPath: b.path, content: r.lines.slice(b.open + 1, b.close), replyLine: b.pathLine + 1 })),
+    edits: [...last.values()]
+      .sort((a, b) => a.open - b.open)
+      .map((b) => ({
+        kind: 'whole-file',
+        oldPath: b.path,
+        newPath: b.path,
+        content: r.lines.slice(b.open + 1, b.close),
+        replyLine: b.pathLine + 1,
+        ...(b.prose ? { namedBy: 'prose' as const } : {}),
+      })),
     errors: [],
   };
 }
@@ -114,14 +137,15 @@ export function elidesCode(line: string): boolean {
 /** Why writing `content` over `file` (null: a new file) would lose code; undefined when it would not. */
 export function wholeFileRefusal(rel: string, file: TextFile | null, e: WholeFileEdit): string | undefined {
   const label = `the whole-file block for ${rel} at reply line ${e.replyLine}`;
-  const k = e.content.findIndex(elidesCode);
+  const k = e.content.findIndex((l) => isElisionIn(rel, l, elidesCode));
   if (k >= 0) {
     return `${rel}: ${label} elides code with \`${e.content[k]!.trim()}\` (its line ${k + 1}): writing it would delete the code it stands for, so nothing was applied. Give the complete file, or search/replace blocks for the lines that change`;
   }
   if (file === null) return undefined;
   const had = file.lines.filter((l) => l.text.trim() !== '').length;
   const has = e.content.filter((l) => l.trim() !== '').length;
-  if (had >= 8 && has * 2 < had) {
+  // A path named only in a sentence is weaker evidence of a whole file: the size floor goes.
+  if ((had >= 8 || (e.namedBy === 'prose' && had >= 2)) && has * 2 < had) {
     return `${rel}: ${label} holds ${has} non-blank lines where the file has ${had}: it looks like a fragment, and writing it as the whole file would delete the rest, so nothing was applied. Give search/replace blocks for the lines that change (or the complete file)`;
   }
   return undefined;

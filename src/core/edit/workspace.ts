@@ -43,6 +43,11 @@ export interface Workspace {
   whyNotWritable?(rel: string): Promise<string | undefined>;
   /** Removes the folder if it is empty (true), leaves it otherwise (false). */
   removeEmptyDir?(rel: string): Promise<boolean>;
+  /**
+   * Workspace-relative paths of the regular files named `name` (a basename), for an edit that names
+   * a file by its basename alone; `.git` and `node_modules` are not searched. Absent: not looked up.
+   */
+  findByName?(name: string): Promise<string[]>;
   /** Whether an editor holds unsaved changes to the file (VS Code's dirty documents); such a file is never written. */
   hasUnsavedChanges?(rel: string): Promise<boolean>;
   /**
@@ -269,6 +274,10 @@ export class FsWorkspace implements Workspace {
     }
   }
 
+  async findByName(name: string): Promise<string[]> {
+    return findFilesNamed(this.root, name);
+  }
+
   async mode(rel: string): Promise<number | undefined> {
     try {
       return statSync(this.abs(rel)).mode & 0o7777;
@@ -384,4 +393,31 @@ export class FsWorkspace implements Workspace {
 function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
   if (a === null || b === null) return a === b;
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
+
+/**
+ * The workspace files (relative, sorted) whose basename is `name`, for the edit parser's basename
+ * lookup. Bounded: a basename lookup is a convenience, never a crawl of a huge tree; `.git` and
+ * `node_modules` are skipped and links are not followed (Dirent types come from lstat).
+ */
+export async function findFilesNamed(root: string, name: string): Promise<string[]> {
+  const out: string[] = [];
+  let budget = 20_000;
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const d of entries) {
+      if (--budget < 0) return;
+      const r = rel === '' ? d.name : `${rel}/${d.name}`;
+      if (d.isDirectory()) {
+        if (d.name !== '.git' && d.name !== 'node_modules') await walk(path.join(dir, d.name), r);
+      } else if (d.isFile() && d.name === name) out.push(r);
+    }
+  };
+  await walk(root, '');
+  return out.sort();
 }

@@ -6,6 +6,7 @@ import type { Decision } from '../policy/reasons';
 import type { Settings } from '../settings';
 import type { HookAnswer, HookCall, HookHost } from './hookHosts';
 import { HOST_BLOCK_CAP } from './hookHosts';
+import type { LockState } from './hookSession';
 import { HookSession, hookRunId, withSessionLock } from './hookSession';
 
 export interface HookContext {
@@ -19,8 +20,15 @@ export interface HookContext {
   checks: CheckEngine;
   /** How long this call may spend running checks (the host's hook timeout, less a margin). */
   budgetMs: number;
+  /**
+   * Epoch ms by which the call must have its answer (the host's timeout, less a margin): waits for
+   * the session's lock end then. Absent: 10 s from the first wait.
+   */
+  deadline?: number;
   signal?: AbortSignal;
   now?: () => Date;
+  /** Says a problem the user should know of that does not change the answer (stderr, in the CLI). */
+  warn?: (line: string) => void;
   /** Set when the folder's worker answers the call (./worker/server.ts): recorded on the stop's trace line. */
   worker?: { pid: number; calls: number; warm: boolean };
 }
@@ -43,13 +51,15 @@ export function nowOf(ctx: HookContext): Date {
   return (ctx.now ?? (() => new Date()))();
 }
 
-export async function openSession(ctx: HookContext): Promise<HookSession> {
+export async function openSession(ctx: HookContext, lock: LockState = { held: true }): Promise<HookSession> {
   return HookSession.open({
+    readOnly: !lock.held,
     storageDir: ctx.storageDir,
     host: ctx.host,
     sessionId: sessionIdOf(ctx),
     root: ctx.root,
     now: nowOf(ctx),
+    ...(ctx.warn ? { warn: ctx.warn } : {}),
     verifier: () => recordVerifier(ctx.root, ctx.checks.checks),
     start: () => ({
       model: ctx.call.raw.model && typeof ctx.call.raw.model === 'string' ? `${ctx.host}:${ctx.call.raw.model}` : ctx.host,
@@ -61,8 +71,20 @@ export async function openSession(ctx: HookContext): Promise<HookSession> {
   });
 }
 
-export function locked<T>(ctx: HookContext, work: () => Promise<T>): Promise<T> {
-  return withSessionLock(ctx.storageDir, hookRunId(ctx.host, sessionIdOf(ctx)), work);
+/**
+ * How long a live holder of the session's lock is waited for: a hook call holds it for a few file
+ * writes, so one that holds it longer is stuck, and the agent must not wait on it for the host's
+ * whole timeout at every call.
+ */
+export const SESSION_LOCK_WAIT_MS = 5000;
+
+/**
+ * Runs `work` under the session's lock, waited for at most `waitMs` and never past the call's
+ * deadline; `work` is told whether it holds it.
+ */
+export function locked<T>(ctx: HookContext, work: (lock: LockState) => Promise<T>, waitMs = SESSION_LOCK_WAIT_MS): Promise<T> {
+  const deadline = Math.min(ctx.deadline ?? Number.POSITIVE_INFINITY, Date.now() + waitMs);
+  return withSessionLock(ctx.storageDir, hookRunId(ctx.host, sessionIdOf(ctx)), work, { deadline, ...(ctx.signal ? { signal: ctx.signal } : {}) });
 }
 
 /** `maxSteps`, kept below the host's own block cap so our reason, not the host's blunt cap, ends the loop. */

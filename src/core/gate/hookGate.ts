@@ -5,10 +5,10 @@
 // memory is its record (hookSession.ts).
 import picomatch from 'picomatch';
 import { readWorkspaceText } from '../edit/readText';
-import { FsWorkspace } from '../edit/workspace';
+import { FsWorkspace, oneLine } from '../edit/workspace';
 import type { ProposedFile } from '../policy/critics';
 import { addedSuppressions, namesOf, protectedPathPatterns } from '../policy/critics';
-import { VERIFIER_CONFIG_GLOBS, verifierProtection } from '../policy/integrity';
+import { recordVerifier, VERIFIER_CONFIG_GLOBS, verifierProtection } from '../policy/integrity';
 import type { Settings } from '../settings';
 import type { HookContext, HookResult } from './hookContext';
 import { landingIn } from '../edit/landing';
@@ -71,8 +71,23 @@ export function guardReason(files: readonly ProposedFile[], settings: Settings, 
   return undefined;
 }
 
+/**
+ * An edit let through whose original could not be saved: `revert --session` cannot put it back.
+ * Said where the host shows the user something (never a silent allow), or the edit is denied when
+ * the user asked for that (`fixUntilGreen.denyUnrevertableEdits`).
+ */
+export function unrevertable(settings: Pick<Settings, 'denyUnrevertableEdits'> | undefined, rels: readonly string[], why: string): HookResult['answer'] {
+  const files = rels.length > 0 ? rels.join(', ') : 'this edit';
+  if (settings?.denyUnrevertableEdits) {
+    return { kind: 'deny', reason: `Fix Until Green: the original of ${files} cannot be saved (${why}), so this edit could not be reverted; it is refused because fixUntilGreen.denyUnrevertableEdits is on. Try again once the hook's storage can be written.` };
+  }
+  return { kind: 'allow', message: `Fix Until Green: the original of ${files} could not be saved (${why}); this edit cannot be reverted by \`fix-until-green revert --session\`.` };
+}
+
+type Placed = { w: HookCall['writes'][number]; at: Landing }[];
+
 /** Where each write of the call lands in the folder (the agent's relative paths from its own cwd). */
-function landings(ctx: HookContext): { w: HookCall['writes'][number]; at: Landing }[] {
+function landings(ctx: HookContext): Placed {
   return ctx.call.writes.map((w) => ({ w, at: landingIn(ctx.root, ctx.call.cwd, w.path) }));
 }
 
@@ -80,34 +95,64 @@ function insideRels(at: readonly { at: Landing }[]): string[] {
   return [...new Set(at.flatMap((x) => (x.at.kind === 'inside' ? [x.at.rel] : [])))];
 }
 
+function unplacedOf(placed: Placed): Extract<Landing, { kind: 'refused' }>[] {
+  return placed.flatMap((x) => (x.at.kind === 'refused' ? [x.at] : []));
+}
+
+/** Why a write that cannot be placed inside the project (a link out of it, a loop) is refused. */
+function unplacedReason(unplaced: readonly Extract<Landing, { kind: 'refused' }>[]): string {
+  return `Fix Until Green: ${unplaced.map((u) => u.reason).join('; ')}: a write through a link out of the workspace (or one that cannot be placed) is refused; write the file inside the project by its real path.`;
+}
+
+function proposedFiles(ctx: HookContext, placed: Placed): ProposedFile[] {
+  const files: ProposedFile[] = [];
+  for (const { w, at } of placed) {
+    if (at.kind !== 'inside') continue;
+    const before = readWorkspaceText(ctx.root, at.rel) ?? null;
+    const after = afterText(before, w);
+    files.push({ path: at.rel, ...(at.asWritten !== undefined ? { asWritten: at.asWritten } : {}), kind: w.deletes ? 'delete' : before === null ? 'create' : 'modify', before, after });
+  }
+  return files;
+}
+
 async function guardEdit(ctx: HookContext): Promise<HookResult> {
   const placed = landings(ctx);
   const rels = insideRels(placed);
-  const unplaced = placed.flatMap((x) => (x.at.kind === 'refused' ? [x.at] : []));
+  const unplaced = unplacedOf(placed);
   if (rels.length === 0 && unplaced.length === 0) return { answer: { kind: 'allow' }, runId: null, tracePath: null };
-  return locked(ctx, async () => {
-    const session = await openSession(ctx);
-    const files: ProposedFile[] = [];
-    for (const { w, at } of placed) {
-      if (at.kind !== 'inside') continue;
-      const before = readWorkspaceText(ctx.root, at.rel) ?? null;
-      const after = afterText(before, w);
-      files.push({ path: at.rel, ...(at.asWritten !== undefined ? { asWritten: at.asWritten } : {}), kind: w.deletes ? 'delete' : before === null ? 'create' : 'modify', before, after });
-    }
+  try {
+    return await guardLocked(ctx, placed, rels);
+  } catch (e) {
+    // The storage cannot be written (its folder cannot be made, the record not saved): the edit is
+    // still judged, against what defines the checks now, and said to be unrevertable.
+    const refused = unplaced.length > 0 ? unplacedReason(unplaced) : guardReason(proposedFiles(ctx, placed), ctx.settings, recordVerifier(ctx.root, ctx.checks.checks));
+    if (refused) return { answer: { kind: 'deny', reason: refused }, runId: null, tracePath: null };
+    return { answer: unrevertable(ctx.settings, rels, `the storage ${ctx.storageDir} cannot be written: ${oneLine(e)}`), runId: null, tracePath: null };
+  }
+}
+
+function guardLocked(ctx: HookContext, placed: Placed, rels: string[]): Promise<HookResult> {
+  const unplaced = unplacedOf(placed);
+  return locked(ctx, async (lock) => {
+    // Without the lock (a live hook call holds it past this call's deadline) the edit is still judged.
+    const session = await openSession(ctx, lock);
+    const files = proposedFiles(ctx, placed);
     const now = nowOf(ctx);
-    const refused =
-      unplaced.length > 0
-        ? `Fix Until Green: ${unplaced.map((u) => u.reason).join('; ')}: a write through a link out of the workspace (or one that cannot be placed) is refused; write the file inside the project by its real path.`
-        : guardReason(files, ctx.settings, session.verifierRecord());
+    const refused = unplaced.length > 0 ? unplacedReason(unplaced) : guardReason(files, ctx.settings, session.verifierRecord());
     const step = session.nextStep();
     if (refused) {
       session.write({ type: 'hook', step, host: ctx.call.host, event: 'pre-tool', hostEvent: ctx.call.eventName, answer: 'deny', reason: refused, files: [...rels, ...unplaced.map((u) => u.asWritten)], sessionId: ctx.call.sessionId }, now);
       session.save();
       return { answer: { kind: 'deny', reason: refused }, runId: session.runId, tracePath: session.tracePath };
     }
+    if (!lock.held) return { answer: unrevertable(ctx.settings, rels, lock.why), runId: session.runId, tracePath: null };
     // Nothing of the user's lost: the bytes before the agent's first write, saved outside the tree.
-    const cp = await session.checkpoint();
-    await cp.saveBeforeWriteBy(new FsWorkspace(ctx.root), rels);
+    try {
+      const cp = await session.checkpoint();
+      await cp.saveBeforeWriteBy(new FsWorkspace(ctx.root), rels);
+    } catch (e) {
+      return { answer: unrevertable(ctx.settings, rels, `the storage ${ctx.storageDir} cannot be written: ${oneLine(e)}`), runId: session.runId, tracePath: null };
+    }
     for (const r of rels) {
       if (!session.state.touched.includes(r)) session.state.touched.push(r);
       if (!session.state.changedSinceStop.includes(r)) session.state.changedSinceStop.push(r);
@@ -121,8 +166,9 @@ async function guardEdit(ctx: HookContext): Promise<HookResult> {
 async function recordEdit(ctx: HookContext): Promise<HookResult> {
   const rels = insideRels(landings(ctx));
   if (rels.length === 0) return { answer: { kind: 'allow' }, runId: null, tracePath: null };
-  return locked(ctx, async () => {
-    const session = await openSession(ctx);
+  return locked(ctx, async (lock) => {
+    const session = await openSession(ctx, lock);
+    if (!lock.held) return { answer: { kind: 'allow', message: `Fix Until Green: what the ${ctx.call.toolName ?? 'edit'} tool wrote to ${rels.join(', ')} was not recorded (${lock.why}); a later change to it may be taken for the agent's by \`revert --session\`.` }, runId: session.runId, tracePath: null };
     const cp = await session.checkpoint();
     // What the agent's tool left is the session's last write: a revert restores over it, and leaves alone a later change by the user.
     const recorded = await cp.recordWrittenBy(new FsWorkspace(ctx.root), rels);

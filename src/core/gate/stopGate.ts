@@ -4,23 +4,26 @@
 // sending the agent back for another step (time-limit, step-cap, token and cost ceilings). Not green
 // and within every budget: the stop is blocked with the same compact failure report our loop sends
 // a model.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { writeFileAtomic } from '../atomicWrite';
 import * as path from 'node:path';
 import { readWorkspaceText } from '../edit/readText';
+import { readRegularFileSync } from '../fileText';
 import { changedVerifierFiles } from '../policy/integrity';
 import { gateDecision, stepDecision } from '../policy/policy';
 import type { Decision } from '../policy/reasons';
 import type { VerifyResult } from '../types';
+import { comparableFailureCount, cutNotes } from '../verify/cut';
 import { formatFailureReport } from '../verify/report';
 import type { HookContext, HookResult } from './hookContext';
-import { effectiveMaxSteps, holds, locked, nowOf, openSession } from './hookContext';
+import { effectiveMaxSteps, holds, locked, nowOf, openSession, SESSION_LOCK_WAIT_MS } from './hookContext';
 import type { HookHost } from './hookHosts';
 import { HOST_BLOCK_CAP } from './hookHosts';
 import type { HookSession } from './hookSession';
 import type { Sighting } from './seen';
 import { SeenCounter, verdictOf } from './seen';
 import type { TranscriptUsage } from './transcript';
-import { transcriptUsage } from './transcript';
+import { readTranscriptUsage } from './transcript';
 
 /** The agent's last message claims the work is done or the checks pass. */
 export function claimsSuccess(message: string | null): boolean {
@@ -40,9 +43,9 @@ function readPrevious(session: HookSession): VerifyResult | null {
   const f = previousFile(session);
   if (!existsSync(f)) return null;
   try {
-    return JSON.parse(readFileSync(f, 'utf8')) as VerifyResult;
+    return JSON.parse(readRegularFileSync(f)) as VerifyResult;
   } catch {
-    // A torn write of a killed hook: no baseline, the checks run in full.
+    // A torn write of a killed hook, or something not a file of ours there: no baseline, the checks run in full.
     return null;
   }
 }
@@ -54,11 +57,18 @@ function usageNote(u: TranscriptUsage | null, host: HookHost): string {
 
 /** The checks, within this call's time budget; staged over the files the edit tools wrote since the last stop. */
 async function runChecks(ctx: HookContext): Promise<{ v: VerifyResult; cutShort: boolean }> {
-  const first = await locked(ctx, async () => {
-    const s = await openSession(ctx);
-    return { previous: readPrevious(s), changed: [...s.state.changedSinceStop] };
-  });
-  const budget = AbortSignal.timeout(Math.max(1000, ctx.budgetMs));
+  // Only read here: a record locked past the deadline is read as it stands.
+  const first = await locked(
+    ctx,
+    async (lock) => {
+      const s = await openSession(ctx, lock);
+      return { previous: readPrevious(s), changed: [...s.state.changedSinceStop] };
+    },
+    SESSION_LOCK_WAIT_MS / 2,
+  );
+  // What waiting took comes off the checks' time: the answer is still due by the deadline.
+  const left = ctx.deadline !== undefined ? ctx.deadline - Date.now() - 500 : Number.POSITIVE_INFINITY;
+  const budget = AbortSignal.timeout(Math.max(1000, Math.min(ctx.budgetMs, left)));
   const signal = ctx.signal ? AbortSignal.any([ctx.signal, budget]) : budget;
   // Green is only ever decided by every check in full: the verifier runs those a staged pass leaves out.
   const v = await ctx.checks.verifier.verify(signal, { previous: first.previous, ...(first.previous && first.changed.length > 0 ? { changed: first.changed } : {}) });
@@ -96,7 +106,9 @@ function judge(ctx: HookContext, session: HookSession, v: VerifyResult, now: Dat
     escalateBelowConfidence: 0,
     status: null,
   });
-  const usage = ctx.call.transcriptPath ? transcriptUsage(ctx.call.transcriptPath, ctx.settings.model.pricing) : null;
+  const read = ctx.call.transcriptPath ? readTranscriptUsage(ctx.call.transcriptPath, ctx.settings.model.pricing, { deadline: ctx.deadline ?? Date.now() + 5000 }) : { usage: null };
+  if (read.problem) ctx.warn?.(read.problem);
+  const usage = read.usage;
   const { maxSteps, capped } = effectiveMaxSteps(ctx.settings, ctx.host);
   const decision =
     stepD ??
@@ -134,8 +146,8 @@ function blockReason(ctx: HookContext, v: VerifyResult, j: Judgement, blocks: nu
   if (claimsSuccess(ctx.call.lastMessage)) lines.push(`Your last message says "${(ctx.call.lastMessage ?? '').trim().slice(0, 160)}", but the checks disagree.`);
   if (j.verifierChanged.length > 0) lines.push(`What defines the checks changed since the session began: ${j.verifierChanged.join(', ')}. Put it back as it was and fix the code instead; a check made weaker does not count.`);
   if (!v.green) {
-    lines.push(`Verdict: ${verdictOf(sighting, false, v.failures.length)}.`);
-    lines.push('', formatFailureReport(v.failures, { flaky: v.flaky, root, readText: (rel) => readWorkspaceText(root, rel), maxTokens: Math.min(6000, ctx.settings.contextTokenBudget) }), '');
+    lines.push(`Verdict: ${verdictOf(sighting, false, comparableFailureCount(v))}.`);
+    lines.push('', formatFailureReport(v.failures, { flaky: v.flaky, cut: cutNotes(v.checks), root, readText: (rel) => readWorkspaceText(root, rel), maxTokens: Math.min(6000, ctx.settings.contextTokenBudget) }), '');
   }
   lines.push("Fix the code under test (not the tests, not the checks' configuration, no suppressions), then finish again.");
   return lines.join('\n');
@@ -153,7 +165,7 @@ function cutShortResult(ctx: HookContext, session: HookSession, step: number, no
 }
 
 function recordVerify(session: HookSession, step: number, v: VerifyResult, now: Date): void {
-  writeFileSync(previousFile(session), JSON.stringify(v));
+  if (!session.readOnly) writeFileAtomic(previousFile(session), JSON.stringify(v), { durable: false });
   session.state.changedSinceStop = [];
   const checks = v.checks.map((c) => ({ name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut, ...(c.mode ? { mode: c.mode } : {}), parser: c.parser }));
   session.write({ type: 'verify', step, green: v.green, failureHash: v.failureHash, failureCount: v.failures.length, failures: v.failures, flaky: v.flaky, checks, durationMs: v.durationMs, reason: 'step' }, now);
@@ -161,21 +173,25 @@ function recordVerify(session: HookSession, step: number, v: VerifyResult, now: 
 
 export async function stopGate(ctx: HookContext): Promise<HookResult> {
   const { v, cutShort } = await runChecks(ctx);
-  return locked(ctx, async () => {
-    const session = await openSession(ctx);
+  return locked(ctx, async (lock) => {
+    // Without the lock the stop is still judged by the gate's rules; only its counts are not kept.
+    const session = await openSession(ctx, lock);
     const st = session.state;
+    const unsaved = lock.held ? '' : ` The session's count could not be updated (${lock.why}).`;
     const now = nowOf(ctx);
     const step = session.nextStep();
     if (cutShort) return cutShortResult(ctx, session, step, now);
     recordVerify(session, step, v, now);
     const j = judge(ctx, session, v, now);
-    const attempt = { failureHash: v.failureHash, failureCount: v.failures.length, green: v.green, at: now.toISOString() };
+    // The count the session compares the next stop with: the tools' own where a list was cut short.
+    const counted = comparableFailureCount(v);
+    const attempt = { failureHash: v.failureHash, failureCount: counted ?? v.failures.length, green: v.green, at: now.toISOString() };
     const record = (answer: 'block' | 'allow', reason: string): void =>
       session.write({ type: 'hook', step, host: ctx.call.host, event: 'stop', hostEvent: ctx.call.eventName, answer, reason, sessionId: ctx.call.sessionId, ...(ctx.worker ? { worker: ctx.worker } : {}) }, now);
     if (j.decision) {
       const d = j.decision;
       st.attempts.push({ ...attempt, answer: 'allow' });
-      const message = allowMessage(ctx, session, v, j, d);
+      const message = allowMessage(ctx, session, v, j, d) + unsaved;
       record('allow', message);
       session.write({ type: 'decision', step, reason: d.reason, detail: d.detail, ...(d.evidence ? { evidence: d.evidence } : {}), ...(d.alsoFired ? { alsoFired: d.alsoFired } : {}) }, now);
       session.save();
@@ -184,14 +200,14 @@ export async function stopGate(ctx: HookContext): Promise<HookResult> {
     // Not green, within every budget: back to work, with the failures the checks report.
     const counter = new SeenCounter();
     for (const a of st.attempts) counter.observe('s', a.failureHash, a.failureCount);
-    const sighting = counter.observe('s', v.failureHash, v.failures.length);
+    const sighting = counter.observe('s', v.failureHash, counted);
     st.attempts.push({ ...attempt, answer: 'block' });
     st.blocks += 1;
     if (j.verifierChanged.length > 0) st.integrityBlocks += 1;
     const reason = blockReason(ctx, v, j, st.blocks, sighting);
     record('block', reason);
     session.save();
-    const message = `Fix Until Green sent the agent back: ${plural(v.failures.length, 'failure')}, identity ${v.failureHash.slice(0, 12)} seen ${plural(sighting.seen, 'time')} (${usageNote(j.usage, ctx.host)}).`;
+    const message = `Fix Until Green sent the agent back: ${plural(v.failures.length, 'failure')}, identity ${v.failureHash.slice(0, 12)} seen ${plural(sighting.seen, 'time')} (${usageNote(j.usage, ctx.host)}).${unsaved}`;
     return { answer: { kind: 'block', reason, message }, runId: session.runId, tracePath: session.tracePath };
   });
 }

@@ -1,6 +1,7 @@
 // The values a run's turns pass each other: an observed state of the workspace and what restoring
 // one achieved.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeFileAtomic } from '../atomicWrite';
 import * as path from 'node:path';
 import type { ApplyResult } from '../edit/apply';
 import { CriticFault } from '../policy/critics';
@@ -9,6 +10,7 @@ import type { Decision } from '../policy/reasons';
 import type { CheckSummary, RunEvent, RunReport } from '../trace/events';
 import type { RunOptions } from './options';
 import type { VerifyResult } from '../types';
+import { comparableFailureCount, listsEveryFailure } from '../verify/cut';
 
 /** Path → bytes (null: absent) of every file the run has touched, in one state. */
 export type FileState = Map<string, Uint8Array | null>;
@@ -45,14 +47,20 @@ export interface RestoreOutcome {
 }
 
 export function summary(o: Observed): StateSummary {
-  return { step: o.step, green: o.verify.green, failures: o.verify.failures };
+  return stateSummary(o.step, o.verify);
+}
+
+/** What the policy compares of a verification: a list cut short carries the tools' own count (verify/cut.ts). */
+export function stateSummary(step: number, v: VerifyResult): StateSummary {
+  return { step, green: v.green, failures: v.failures, ...(listsEveryFailure(v) ? {} : { cut: { count: comparableFailureCount(v) } }) };
 }
 
 export function summarizeChecks(v: VerifyResult): CheckSummary[] {
   return v.checks.map((c) => {
     const carried = c.failures.filter((f) => f.carried).length;
     const staged = { ...(c.mode ? { mode: c.mode } : {}), ...(carried > 0 ? { carried } : {}), ...(c.stagedNote !== undefined ? { note: c.stagedNote } : {}) };
-    return { name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut, ...(c.parser ? { parser: c.parser } : {}), ...staged };
+    const cut = { ...(c.truncated ? { outputCut: true } : {}), ...(c.incomplete ? { incomplete: true, ...(c.incomplete.reported !== undefined ? { reportedFailures: c.incomplete.reported } : {}) } : {}) };
+    return { name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut, ...(c.parser ? { parser: c.parser } : {}), ...staged, ...cut };
   });
 }
 
@@ -69,7 +77,7 @@ export function saveSnapshot(runDir: string, step: number, r: ApplyResult): stri
     for (const [side, bytes] of [['before', before ?? null], ['after', c.content]] as const) {
       const file = path.join(dir, side, ...c.path.split('/'));
       mkdirSync(path.dirname(file), { recursive: true });
-      writeFileSync(file, bytes ?? new Uint8Array());
+      writeFileAtomic(file, bytes ?? new Uint8Array(), { durable: false });
     }
   }
   return dir;

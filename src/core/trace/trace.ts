@@ -1,9 +1,10 @@
 // Writes the run's events as JSONL, one line each, appended as they happen.
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { redactDeep } from '../secrets';
 import type { RunEvent, TimedEvent } from './events';
 import { readRegularFileSync } from '../fileText';
+import { appendFileNoFollow } from '../atomicWrite';
 
 export class TraceWriter {
   constructor(readonly file: string) {
@@ -13,7 +14,8 @@ export class TraceWriter {
   /** Appends the event with every secret's value redacted, and returns it so (for the panel and printer too). */
   write(event: RunEvent, ts: Date): TimedEvent {
     const line: TimedEvent = redactDeep({ ts: ts.toISOString(), ...event });
-    appendFileSync(this.file, JSON.stringify(line) + '\n');
+    // Never through a link at the trace's name: a trace that is not a regular file is an error.
+    appendFileNoFollow(this.file, JSON.stringify(line) + '\n');
     return line;
   }
 }

@@ -6,7 +6,8 @@
 // or `revert`.
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { writeFileAtomic } from '../atomicWrite';
 import * as path from 'node:path';
 import type { ProcStat } from '../liveness';
 import { readTextIfPresent } from '../fileText';
@@ -264,10 +265,9 @@ export function checkRecordDir(storageDir: string): string {
 export function writeCheckRecord(dir: string, rec: CheckRecord): void {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${rec.marker}.json`);
-  // Written whole or not at all: a crash mid-write leaves no half record.
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(rec));
-  renameSync(tmp, file);
+  // Written whole or not at all: a crash mid-write leaves no half record (a dead writer's temporary
+  // file, named with its pid last, is swept by reapStrays).
+  writeFileAtomic(file, JSON.stringify(rec), { durable: false });
 }
 
 export function removeCheckRecord(dir: string, marker: string): void {

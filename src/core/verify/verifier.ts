@@ -5,11 +5,12 @@ import * as path from 'node:path';
 import type { CheckResult, CheckSpec, Failure, Logger, ParserId, VerifyResult } from '../types';
 import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
-import { parserForCommand } from './infer';
+import { commandTools, parserForCommand } from './infer';
 import { parseOutput, timedOutFailures } from './parsers/index';
 import { TEST_RUNNERS } from './parsers/locate';
 import { type PassedTests, passingTests } from './parsers/passed';
 import { checkRecordDir } from './containment';
+import { incompleteList } from './cut';
 import { checkEnv, runCommand, splitCommand } from './runner';
 import type { Attempt, Confirmed } from './staged/attempt';
 import { checkResult, looseKey } from './staged/attempt';
@@ -292,7 +293,7 @@ export class Verifier {
     } else if (r.spawnError !== undefined) {
       failures = [{ check: spec.name, id: 'spawn', message: `${spec.name} could not start: ${r.spawnError}` }];
     } else {
-      const ctx = { check: spec.name, root: this.opts.root, cwd, exitCode: r.exitCode, ...(r.stdout !== undefined && !r.stdoutTruncated ? { stdout: r.stdout } : {}) };
+      const ctx = { check: spec.name, root: this.opts.root, cwd, exitCode: r.exitCode, tools: commandTools(spec.command, cwd), ...(r.stdout !== undefined && !r.stdoutTruncated ? { stdout: r.stdout } : {}) };
       failures = parseOutput(parser, r.output, ctx);
       // What passed, for the Testing view only: never read by the verdict or the identity, and an
       // output it cannot read costs the list, never the check.
@@ -302,8 +303,12 @@ export class Verifier {
         this.logger.debug(`check ${spec.name}: its passing tests were not read: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
+    // The text the parser read: stdout alone when the tool reports there in JSON (kept apart, up to its own limit).
+    const machine = r.stdout !== undefined && !r.stdoutTruncated;
+    const incomplete = r.cancelled ? undefined : incompleteList(parser, { text: r.output, cut: machine ? false : r.truncated, exitCode: r.exitCode, timedOut: r.timedOut }, failures);
+    if (incomplete) this.logger.info(`check ${spec.name}: its output was cut at ${this.opts.outputLimitKb} KB: ${failures.length} failure(s) read${incomplete.reported !== undefined ? ` of the ${incomplete.reported} its summary counts` : ''}; not compared as a count`);
     this.logger.debug(`check ${spec.name}: exit ${r.exitCode} in ${r.durationMs} ms, ${failures.length} failure(s)`);
-    return { r, failures, ...(passed ? { passed } : {}) };
+    return { r, failures, ...(passed ? { passed } : {}), ...(incomplete ? { incomplete } : {}) };
   }
 
   /**

@@ -27,6 +27,7 @@ export const SETTING_KEYS = [
   'escalateOn',
   'costCeiling',
   'diagnostics',
+  'denyUnrevertableEdits',
   'hookWorkerIdleSeconds',
 ] as const;
 

@@ -102,6 +102,40 @@ describe('edit/apply', () => {
     assert.equal(treeHash(root), before);
   });
 
+  it('appends an Aider `@@ ... @@` hunk of added lines only, unless the file already holds them', async () => {
+    put('i.ts', 'a();\nb();\n');
+    const r = await run('--- a/i.ts\n+++ b/i.ts\n@@ ... @@\n+c();\n+d();\n');
+    assert.deepEqual(r.errors, []);
+    assert.equal(get('i.ts'), 'a();\nb();\nc();\nd();\n');
+    const before = treeHash(root);
+    for (const header of ['@@ ... @@', '@@ -3,0 +4,2 @@']) {
+      const parsed = parseReply(`--- a/i.ts\n+++ b/i.ts\n${header}\n+b();\n+ c();\n`);
+      const again = await applyEdits(parsed.edits, { workspace: new FsWorkspace(root), policy: { root } });
+      assert.equal(again.applied, false, header);
+      assert.match(again.errors[0]!, /has no context lines, and what it adds (?:repeats 2 of the file's 4 lines|holds lines the file already has, in this order) \(the first: `b\(\);`\): adding them again would duplicate them/);
+    }
+    // An empty SEARCH appends the same way, and is refused the same way.
+    const sr = parseReply('i.ts\n<<<<<<< SEARCH\n=======\nc();\n>>>>>>> REPLACE\n');
+    const dup = await applyEdits(sr.edits, { workspace: new FsWorkspace(root), policy: { root } });
+    assert.match(dup.errors[0]!, /has an empty SEARCH, which appends its REPLACE to the end of the file, but the REPLACE holds lines the file already has, in this order \(the first: `c\(\);`\)/);
+    assert.equal(treeHash(root), before);
+    // A lone brace is no evidence of a duplicate.
+    assert.deepEqual((await run('--- a/i.ts\n+++ b/i.ts\n@@ ... @@\n+}\n')).errors, []);
+  });
+
+  it('re-indents added lines relative to the nearest quoted line, in the file\'s unit, when no single rule maps the indentation', async () => {
+    // A tab-indented file; the hunk quotes it with 4-space levels and adds a level none of its lines has.
+    put('t.ts', 'export class T {\n\trun(): void {\n\t\tthis.step();\n\t}\n}\n');
+    const r = await run('--- a/t.ts\n+++ b/t.ts\n@@ ... @@\n     run(): void {\n         this.step();\n+        if (this.done) {\n+            return;\n+        }\n     }\n');
+    assert.deepEqual(r.errors, []);
+    assert.equal(get('t.ts'), 'export class T {\n\trun(): void {\n\t\tthis.step();\n\t\tif (this.done) {\n\t\t\treturn;\n\t\t}\n\t}\n}\n');
+    // Added lines above every quoted line take their depth from the first one below.
+    put('u.ts', 'class U {\n\tm() {\n\t\treturn 1;\n\t}\n}\n');
+    const top = await run('u.ts\n<<<<<<< SEARCH\n  m() {\n    return 1;\n  }\n=======\n  // m is one\n  m() {\n    if (!this) {\n      return 0;\n    }\n    return 1;\n  }\n>>>>>>> REPLACE\n');
+    assert.deepEqual(top.errors, []);
+    assert.equal(get('u.ts'), 'class U {\n\t// m is one\n\tm() {\n\t\tif (!this) {\n\t\t\treturn 0;\n\t\t}\n\t\treturn 1;\n\t}\n}\n');
+  });
+
   it('creates a file a diff names on both sides with one `@@ -0,0` hunk of added lines', async () => {
     const r = await run('--- a/src/new.ts\n+++ b/src/new.ts\n@@ -0,0 +1,2 @@\n+export const N = 1;\n+export const M = 2;\n');
     assert.deepEqual(r.files, [{ path: 'src/new.ts', kind: 'create', added: 2, removed: 0 }]);

@@ -1,7 +1,9 @@
 // Token usage read from the hosts' transcripts, in the shapes the real hosts wrote them.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { symlinkSync } from 'node:fs';
 import * as path from 'node:path';
-import { transcriptUsage } from '../../../src/core/gate/transcript';
+import { readTranscriptUsage, transcriptUsage } from '../../../src/core/gate/transcript';
 import { tempTree } from '../../support/fixtures';
 
 describe('transcriptUsage', () => {
@@ -54,6 +56,26 @@ describe('transcriptUsage', () => {
       const u = transcriptUsage(path.join(t.dir, 'session.jsonl'), { 'gemini-2.5-flash': { input: 1, output: 10 } });
       assert.deepEqual({ ...u, costUsed: null }, { tokensUsed: 2 * 128, lastInputTokens: 103, calls: 2, costUsed: null, nextCallMinCost: 103 / 1e6 });
       assert.ok(Math.abs(u!.costUsed! - 2 * (103 + 250) / 1e6) < 1e-12);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('reads a host-named transcript only as a regular file, bounded in size and time, and across chunk boundaries', () => {
+    const part = (id: string): string => JSON.stringify({ type: 'assistant', message: { id, role: 'assistant', model: 'claude-x', content: [{ type: 'text', text: 'é'.repeat(700_000) }], usage: { input_tokens: 10, output_tokens: 5 } } });
+    const t = tempTree({ 't.jsonl': [part('m1'), part('m2')].join('\n') + '\n' });
+    try {
+      const file = path.join(t.dir, 't.jsonl');
+      // Two lines of 1.4 MB each, UTF-8 characters cut by the 1 MiB chunks: both still counted.
+      assert.equal(readTranscriptUsage(file).usage?.calls, 2);
+      assert.match(readTranscriptUsage(file, {}, { maxBytes: 1000 }).problem ?? '', /more than the 1000 read at most/);
+      assert.match(readTranscriptUsage(file, {}, { deadline: Date.now() - 1 }).problem ?? '', /could not be read within the hook's time/);
+      const fifo = path.join(t.dir, 'pipe');
+      execFileSync('mkfifo', [fifo]);
+      assert.match(readTranscriptUsage(fifo).problem ?? '', /is a FIFO \(named pipe\); it is not read/);
+      assert.match(readTranscriptUsage('/dev/zero').problem ?? '', /is a character device; it is not read/);
+      symlinkSync(file, path.join(t.dir, 'link.jsonl'));
+      assert.match(readTranscriptUsage(path.join(t.dir, 'link.jsonl')).problem ?? '', /is a symbolic link; it is not read/);
     } finally {
       t.cleanup();
     }

@@ -206,6 +206,14 @@ describe('check discovery', function () {
     assert.equal(parserForScript(scripts, 'test:jest'), 'jest');
     assert.deepEqual(resolveScript({ pretest: 'tsc', test: 'mocha' }, 'test').map((s) => s.command), ['tsc', 'mocha']);
     assert.deepEqual(resolveScript({ pretest: 'tsc', test: 'mocha', posttest: 'eslint .', t: 'npm test' }, 't').map((s) => s.parser), ['tsc', 'mocha', 'eslint']);
+    // Arguments a reference hands on are appended to the script it names, as the package manager does
+    // (to the chain's last command: `a && b --check`), never to its pre/post hooks.
+    const fmt = { lint: 'npm run fmt -- --check', fmt: 'prettier .', prefmt: 'node gen.js', check: 'pnpm run fmt -- --check', y: 'yarn fmt --check', chain: 'npm run both -- --check', both: 'eslint . && prettier .' };
+    assert.deepEqual(resolveScript(fmt, 'lint').map((s) => s.command), ['node gen.js', 'prettier . --check']);
+    assert.deepEqual(resolveScript(fmt, 'check').map((s) => s.command), ['node gen.js', 'prettier . --check']);
+    assert.deepEqual(resolveScript(fmt, 'y').map((s) => s.command), ['node gen.js', 'prettier . --check']);
+    assert.deepEqual(resolveScript(fmt, 'chain').map((s) => s.command), ['eslint .', 'prettier . --check']);
+    assert.deepEqual(resolveScript({ test: 'npm run t', t: 'mocha' }, 'test').map((s) => s.command), ['mocha']);
     // `npm test:unit` is no script reference (npm: `Unknown command`), unlike `pnpm test:unit` and `yarn test:unit`.
     const bare = { test: 'npm run build && npm test:unit', build: 'esbuild src/x.ts', 'test:unit': 'node --test' };
     assert.equal(parserForScript(bare, 'test'), 'generic');

@@ -5,7 +5,8 @@
 // would say. What the runner retried is read back from records that a small file of ours (a Jest
 // test runner, a mocha root hook plugin) writes while the run goes; where the run did not go through
 // it, nothing is concluded and the changed tests are re-run apart, as before.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { writeFileAtomic } from '../../atomicWrite';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import type { Failure } from '../../types';
@@ -47,7 +48,7 @@ export abstract class InRunRetry {
     rmSync(this.results, { recursive: true, force: true });
     mkdirSync(this.results, { recursive: true });
     const kept = this.kept(known);
-    writeFileSync(path.join(this.dir, 'known.json'), JSON.stringify(kept.map(({ file, id }) => ({ file, id }))));
+    writeFileAtomic(path.join(this.dir, 'known.json'), JSON.stringify(kept.map(({ file, id }) => ({ file, id }))), { durable: false });
     return this.withRetries(base, kept);
   }
 

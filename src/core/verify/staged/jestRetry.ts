@@ -3,7 +3,8 @@
 // and records the tests that ran more than once. The output is what Jest prints without retries.
 // Not where the project sets a test runner or projects of its own, or its jest-circus is older than
 // 29 (no `invocations`).
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { writeFileAtomic } from '../../atomicWrite';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { Failure } from '../../types';
@@ -89,7 +90,7 @@ export class JestRetry extends InRunRetry {
     super(dir, retries);
     // The runner (./programs/jestRunner.cjs) reads what it runs with from the file beside it.
     this.runnerFile = path.join(dir, 'retry-runner.cjs');
-    writeFileSync(path.join(dir, 'retry-runner.json'), JSON.stringify({ circus, retries }));
+    writeFileAtomic(path.join(dir, 'retry-runner.json'), JSON.stringify({ circus, retries }), { durable: false });
     writeProgram('jestRunner.cjs', this.runnerFile);
   }
 

@@ -7,7 +7,8 @@
 // One relative path serves both layouts: from the sources (the unit tests, under tsx) this module's
 // folder holds ./programs; in a bundle, esbuild defines `import.meta.dirname` as the bundle's own
 // `__dirname` (dist/), which holds the copies.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../atomicWrite';
 import * as path from 'node:path';
 
 /** The programs, by the file they ship as: every file of ./programs. */
@@ -25,5 +26,5 @@ export function programFile(name: ProgramName): string {
  * leave a copy the next run could not overwrite.
  */
 export function writeProgram(name: ProgramName, to: string): void {
-  writeFileSync(to, readFileSync(programFile(name)));
+  writeFileAtomic(to, readFileSync(programFile(name)), { durable: false });
 }

@@ -3,7 +3,8 @@
 // test check runs the previously failing test files and those related to the changed files. A check
 // that cannot be narrowed runs in full, and says why. Green is never decided here: when every
 // staged check passes, the verifier runs every check in full.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../atomicWrite';
 import * as path from 'node:path';
 import type { CheckResult, CheckSpec, Failure, Logger, ParserId } from '../../types';
 import { parseOutput } from '../parsers/index';
@@ -41,7 +42,7 @@ export interface RunFull {
 }
 
 const MARK = '@@fix-until-green-mocha-options@@';
-const TEST_PARSERS: ReadonlySet<ParserId> = new Set(['jest', 'vitest', 'mocha', 'node-test']);
+const TEST_PARSERS: ReadonlySet<ParserId> = new Set(['jest', 'vitest', 'mocha', 'node-test', 'tap']);
 /** Failure ids that belong to no test: a check with one cannot be narrowed to test files. */
 const UNTIED = new Set(['exit', 'spawn', 'timeout']);
 
@@ -283,9 +284,9 @@ export class Stager {
     return { tests, note: `the failing and related test files are all ${tests.length} test file(s) there are: the command ran itself, the full test run` };
   }
 
-  /** Jest, Vitest and mocha retry failing tests inside the targeted run (./inRunRetry); node:test has no retries. */
+  /** Jest, Vitest and mocha retry failing tests inside the targeted run (./inRunRetry); node:test and node-tap are re-run apart. */
   private retryFor(spec: CheckSpec, cmd: TestCommand): InRunRetry | { reason: string } | undefined {
-    if (cmd.runner === 'node-test') return undefined;
+    if (cmd.runner === 'node-test' || cmd.runner === 'tap') return undefined;
     let r = this.retries.get(spec.name);
     if (!r) {
       const dir = retryDir(this.x.storageDir ?? path.join(this.x.cwd(spec), 'node_modules', '.cache', 'fix-until-green'), cmd.runner, spec.name);
@@ -336,7 +337,7 @@ export class Stager {
       const dir = path.join(this.x.storageDir ?? path.join(cwd, 'node_modules', '.cache', 'fix-until-green'), 'staged');
       mkdirSync(dir, { recursive: true });
       file = path.join(dir, `mocharc-${spec.name.replace(/[^\w.-]/g, '_')}.json`);
-      writeFileSync(file, options);
+      writeFileAtomic(file, options, { durable: false });
     } else {
       this.x.logger.info(`mocha's options could not be read for a targeted run (${a.r.output.trim().split('\n').pop() ?? ''}): named files run with its spec`);
     }

@@ -1,0 +1,110 @@
+// A task's own copy: a detached git worktree outside the user's folder (in the bench's storage), so a
+// check or a model's edit never reaches the user's files. `git worktree add` writes only under the
+// repository's .git/worktrees (neither the user's working tree nor its index), and each copy is
+// removed with `git worktree remove` plus a prune, whatever ended it (a stop, an error, Ctrl-C).
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { git, showFile } from './git';
+
+/** git serialises worktree bookkeeping with a lock file: one add or remove at a time in this process. */
+let queue: Promise<unknown> = Promise.resolve();
+function serial<T>(work: () => Promise<T>): Promise<T> {
+  const next = queue.then(work, work);
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+export interface TaskCopy {
+  dir: string;
+  remove(): Promise<void>;
+}
+
+/** Why the copy cannot run the project's tools with the user's node_modules, or undefined. */
+export function installProblem(root: string, parentPackageJson: Buffer | undefined): string | undefined {
+  if (parentPackageJson === undefined) return undefined;
+  const deps = (text: string): string => {
+    try {
+      const p = JSON.parse(text) as Record<string, unknown>;
+      return JSON.stringify([p.dependencies ?? {}, p.devDependencies ?? {}, p.optionalDependencies ?? {}]);
+    } catch {
+      // A package.json that does not parse cannot be compared: its tools would not install either.
+      return 'unreadable';
+    }
+  };
+  const wanted = deps(parentPackageJson.toString('utf8'));
+  if (wanted === JSON.stringify([{}, {}, {}])) return undefined;
+  if (!existsSync(path.join(root, 'node_modules'))) return 'install needed: the project has dependencies and no node_modules to link';
+  const own = path.join(root, 'package.json');
+  if (!existsSync(own) || deps(readFileSync(own, 'utf8')) !== wanted) return 'install needed: package.json at this commit names other dependencies than the ones installed';
+  return undefined;
+}
+
+/**
+ * A worktree of `root`'s repository at `rev`, under `parent`, with the user's node_modules linked (the
+ * caller checked installProblem first).
+ */
+export async function addTaskCopy(root: string, parent: string, rev: string, label: string): Promise<TaskCopy> {
+  mkdirSync(parent, { recursive: true });
+  // The owner's pid first: another bench on the same storage (a second shard on this machine) leaves this copy alone while we live.
+  const dir = path.join(parent, `${process.pid}-${label.replace(/[^\w.-]/g, '_')}-${randomUUID().slice(0, 8)}`);
+  await serial(() => git(root, ['worktree', 'add', '--detach', '--quiet', dir, rev]));
+  const nm = path.join(root, 'node_modules');
+  if (existsSync(nm) && !existsSync(path.join(dir, 'node_modules'))) symlinkSync(nm, path.join(dir, 'node_modules'), 'dir');
+  let removed = false;
+  return {
+    dir,
+    remove: async () => {
+      if (removed) return;
+      removed = true;
+      await removeCopy(root, dir);
+    },
+  };
+}
+
+async function removeCopy(root: string, dir: string): Promise<void> {
+  await serial(async () => {
+    await git(root, ['worktree', 'remove', '--force', '--force', dir], { allowFail: true });
+    rmSync(dir, { recursive: true, force: true });
+    await git(root, ['worktree', 'prune'], { allowFail: true });
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Copies a killed bench left under `parent` (a process gone before its `finally`), removed at the next
+ * start: those whose owner is no longer alive, and with `own` this process's too (the net at the end).
+ */
+export async function removeStaleCopies(root: string, parent: string, own = false): Promise<number> {
+  if (!existsSync(parent)) return 0;
+  let n = 0;
+  for (const name of readdirSync(parent)) {
+    const pid = Number(/^(\d+)-/.exec(name)?.[1] ?? NaN);
+    const stale = Number.isNaN(pid) || (pid === process.pid ? own : !alive(pid));
+    if (!stale) continue;
+    await removeCopy(root, path.join(parent, name));
+    n++;
+  }
+  return n;
+}
+
+/** Puts each of `files` as it is at `rev` (a file absent there is deleted), in the copy only. */
+export async function putFilesAt(root: string, dir: string, rev: string, files: readonly string[]): Promise<void> {
+  for (const f of files) {
+    const bytes = await showFile(root, rev, f);
+    const abs = path.join(dir, f);
+    if (bytes === undefined) rmSync(abs, { force: true });
+    else {
+      mkdirSync(path.dirname(abs), { recursive: true });
+      writeFileSync(abs, bytes);
+    }
+  }
+}
