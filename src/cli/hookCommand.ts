@@ -221,7 +221,7 @@ async function gateCall(args: HookArgs, text: string, h: HookAnswerer, io: HookI
     const s = settingsAnswer(root, {});
     const storageDir = path.resolve(args.storage ?? defaultStorageDir(root));
     const budgetMs = Math.min(hookBudgetMs(timeout, Date.now() - h.started), Math.max(1000, h.deadline - Date.now()));
-    const w = s.ok ? await viaWorker({ root, storageDir, host, call, budgetMs, entry, idleSeconds: s.settings.hookWorkerIdleSeconds }) : undefined;
+    const w = s.ok ? await viaWorker({ root, storageDir, host, call, budgetMs, deadline: h.deadline, entry, idleSeconds: s.settings.hookWorkerIdleSeconds }) : undefined;
     if (w?.kind === 'refused') return letGo(hookRefusal(w.refusal, root, call.event));
     if (w?.kind === 'result') {
       io.stderr(`fix-until-green hook: answered by the folder's worker (pid ${w.worker.pid}, ${w.worker.warm ? 'warm' : 'cold'})`);

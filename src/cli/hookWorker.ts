@@ -62,7 +62,7 @@ export type ViaWorker = { kind: 'result'; result: HookResult; worker: WorkerInfo
  * runs the pass in its own process, as it does when the worker is `skipped` (turned off, or a
  * budget too short for it).
  */
-export async function viaWorker(o: { root: string; storageDir: string; host: HookHost; call: HookCall; budgetMs: number; entry: string; idleSeconds: number }): Promise<ViaWorker> {
+export async function viaWorker(o: { root: string; storageDir: string; host: HookHost; call: HookCall; budgetMs: number; deadline: number; entry: string; idleSeconds: number }): Promise<ViaWorker> {
   if (o.idleSeconds <= 0 || o.budgetMs < MIN_WORKER_BUDGET_MS) return { kind: 'skipped' };
   const place = workerPlace(o.storageDir);
   const start = (): void => {
@@ -74,7 +74,8 @@ export async function viaWorker(o: { root: string; storageDir: string; host: Hoo
   const w = await ensureWorker(place, start, Math.min(START_WAIT_MS, o.budgetMs / 4));
   if (!w) return { kind: 'unreachable', why: 'the worker did not start in time' };
   const budgetMs = Math.max(1000, o.budgetMs - (Date.now() - started));
-  const a = await ask(w.rec, { kind: 'stop-call', root: o.root, host: o.host, call: o.call, budgetMs }, budgetMs + ANSWER_MARGIN_MS);
+  // Never waited for past the hook's own deadline (its answer must be out by then).
+  const a = await ask(w.rec, { kind: 'stop-call', root: o.root, host: o.host, call: o.call, budgetMs }, Math.max(100, Math.min(budgetMs + ANSWER_MARGIN_MS, o.deadline - Date.now())));
   if ('unreachable' in a) return { kind: 'unreachable', why: a.unreachable };
   const r = a.reply;
   if (!r.ok) return { kind: 'unreachable', why: r.error };

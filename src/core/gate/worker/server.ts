@@ -113,7 +113,7 @@ export async function serveWorker(o: WorkerOptions): Promise<WorkerEnd> {
     // Checks a killed hook (or an earlier worker killed outright) left running end before new ones start.
     await reapStrays(o.storageDir);
     const started = Date.now();
-    const result = await handleHookCall({ host: req.host, call: req.call, root: record.root, settings: launch.prepared.settings, storageDir: o.storageDir, checks, budgetMs: req.budgetMs, signal, worker: info(warm) });
+    const result = await handleHookCall({ host: req.host, call: req.call, root: record.root, settings: launch.prepared.settings, storageDir: o.storageDir, checks, budgetMs: req.budgetMs, deadline: started + req.budgetMs, signal, worker: info(warm), warn: (line) => log(line) });
     log(`${req.call.event} call answered ${result.answer.kind} in ${Date.now() - started} ms (${warm ? 'warm' : 'cold'} engine)`);
     // The program is built again for the next stop while the agent works (it is not waited for).
     if (req.call.event === 'stop') checks.verifier.warm().catch((e: unknown) => log(`warming failed: ${(e as Error).message}`));
