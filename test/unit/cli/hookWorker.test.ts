@@ -103,7 +103,7 @@ describe('cli hook worker', function () {
       const a1 = hook(alone.project, alone.storage);
       writeFileSync(path.join(alone.project, 'src', 'cart.js'), readFileSync(file, 'utf8'));
       const a2 = hook(alone.project, alone.storage);
-      assert.doesNotMatch(a1.stderr + a2.stderr, /worker/);
+      assert.doesNotMatch(a1.stderr + a2.stderr, /folder's worker/);
       assert.equal(record(alone.storage), undefined);
       const norm = (o: Record<string, unknown>): string => JSON.stringify(o).replaceAll(alone.project, 'P').replaceAll(s.project, 'P').replace(/Trace: [^"\\]+/g, 'Trace').replace(/"[^"]*trace\.jsonl"/g, '');
       assert.equal(norm(a1.out), norm(first.out));
