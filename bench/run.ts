@@ -23,6 +23,7 @@ import { SHAPE_COMMANDS, writeShapeProject } from '../test/fixtures/verify/shape
 import { diffOf, reply } from '../test/support/replies';
 import { activationFigures } from './activation';
 import { HISTORY_COMMITS, historyScanFigure } from './historyScan';
+import { checkPassMs, ownCommandsMs, stopMs, stopWorkerOf, touchOneFile, writeOwnProject } from './ownCommands';
 import { BUGS, STEP1_BREAKS, writeStagedProject } from './stagedProject';
 import type { LimitRep } from './physicalLimit';
 import { LIMIT_CHECKS, limitRep, MODEL_MS, shapes, timingLine } from './physicalLimit';
@@ -438,6 +439,47 @@ async function physicalLimit(): Promise<void> {
   });
 }
 
+// 3e. The gate at the price of the project's own commands (./ownCommands, issue 39): a `check` pass,
+// a hook session's first Stop and a Stop after a one-file edit (the worker warm), each against the
+// project's own commands run once directly, failures present and absent.
+async function ownCommands(): Promise<void> {
+  log("check pass and hook stops vs the project's own commands");
+  const cli = path.join(REPO, 'dist', 'cli.js');
+  const reps = QUICK ? 1 : 2;
+  const rows: { failing: boolean; check: number[]; first: number[]; warm: number[]; own: number[] }[] = [];
+  for (const failing of [true, false]) {
+    const row = { failing, check: [] as number[], first: [] as number[], warm: [] as number[], own: [] as number[] };
+    for (let rep = 0; rep < reps; rep++) {
+      const dir = scratch(`own-${failing ? 'red' : 'green'}-${rep}`);
+      writeOwnProject(dir, failing);
+      const storage = path.join(scratchRoot, `own-${failing ? 'red' : 'green'}-${rep}-storage`);
+      ownCommandsMs(dir); // the tools' first start (disk cache) is paid by neither side
+      const own = ownCommandsMs(dir);
+      const check = checkPassMs(cli, dir, path.join(storage, 'check'));
+      const first = stopMs(cli, dir, path.join(storage, 'hook'));
+      touchOneFile(dir, rep);
+      const ownAfter = ownCommandsMs(dir);
+      const warm = stopMs(cli, dir, path.join(storage, 'hook'));
+      stopWorkerOf(cli, dir, path.join(storage, 'hook'));
+      log(`  ${failing ? 'failing' : 'green'} rep ${rep}: own ${Math.round(own)} ms (after the edit ${Math.round(ownAfter)} ms); check ${Math.round(check.ms)} ms (green ${check.green}); first Stop ${Math.round(first.ms)} ms (worker ${first.byWorker}); Stop after an edit ${Math.round(warm.ms)} ms (worker ${warm.byWorker}) ${warm.answer}`);
+      row.own.push(own);
+      row.check.push(check.ms / own);
+      row.first.push(first.ms / own);
+      row.warm.push(warm.ms / ownAfter);
+    }
+    rows.push(row);
+  }
+  const line = (r: (typeof rows)[number]): string => `${r.failing ? 'failures present' : 'green'}: check ${fmt(stat(r.check), '×')}, first Stop ${fmt(stat(r.first), '×')}, Stop after a one-file edit ${fmt(stat(r.warm), '×')} (own commands ${fmt(stat(r.own), ' ms', 0)})`;
+  figures.push({
+    id: 'own-commands',
+    name: "Check pass and hook stops vs the project's own commands run once (chained `eslint && node --test`, ESLint, tsc)",
+    value: rows.map(line).join('; '),
+    target: 'check and first Stop ≤ 1.1×; a Stop after a one-file edit ≤ 0.4×',
+    meets: rows.every((r) => stat(r.check).median <= 1.1 && stat(r.first).median <= 1.1 && stat(r.warm).median <= 0.4),
+    data: { rows },
+  });
+}
+
 // 4. Tokens of the failure report vs the raw outputs: over the parser fixtures' captured outputs
 // (every tool and format, as the model would otherwise be fed them, with failures of one shape,
 // timeouts and killed hung runs), over live runs of the fixture projects where the report also
@@ -830,6 +872,7 @@ async function main(): Promise<void> {
       ['warm-tsc', warmTsc],
       ['staged-verify', stagedVerify],
       ['physical-limit', physicalLimit],
+      ['own-commands', ownCommands],
       ['feedback-compactness', compactness],
       ['stuck-run-cost', stuckRunCost],
       ['extension', extensionFigures],

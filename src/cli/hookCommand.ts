@@ -21,6 +21,7 @@ import { settingsAnswer } from './workspaceSettings';
 import { readHookStdin } from './hookStdin';
 import { unrevertable } from '../core/gate/hookGate';
 import type { Settings } from '../core/settings';
+import { runWorker, stopFolderWorker, viaWorker } from './hookWorker';
 
 /** What reading stdin needs: the CLI passes process.stdin; tests pass the text. */
 export interface HookIo extends CliIo {
@@ -29,7 +30,15 @@ export interface HookIo extends CliIo {
   env?: Readonly<Record<string, string | undefined>>;
   /** Ends the process when the host's time is up and the answer is already out (the CLI: process.exit). */
   exit?: (code: number) => void;
+  /**
+   * The CLI script a stop starts the folder's hook worker from (./hookWorker.ts); null runs every
+   * stop in this process. Default: this process's own script when it reads its real stdin.
+   */
+  workerEntry?: string | null;
 }
+
+/** A host's session-end event: the folder's worker has no more stops of that session to wait for. */
+const SESSION_END = /^session_?end$/i;
 
 /** The host's time, less what starting, answering and the host's own overhead take: the answer is out by then. */
 export function hookDeadline(started: number, timeoutSeconds: number): number {
@@ -89,7 +98,27 @@ function hookArgs(argv: string[]): HookArgs | string {
   return { host, event: event as HookEvent | undefined, timeout, cwd: values.cwd, storage: values.storage };
 }
 
+/** `hook --worker` and `hook --stop-worker [--cwd DIR] [--storage DIR]`: the folder's worker, not a host's call. */
+async function workerCommand(argv: string[], io: HookIo): Promise<number | undefined> {
+  const mode = argv.includes('--worker') ? 'worker' : argv.includes('--stop-worker') ? 'stop' : undefined;
+  if (mode === undefined) return undefined;
+  let values: { cwd?: string; storage?: string };
+  try {
+    ({ values } = parseArgs({ args: argv.filter((a) => a !== '--worker' && a !== '--stop-worker'), options: { cwd: { type: 'string' }, storage: { type: 'string' }, host: { type: 'string' } }, strict: true, allowPositionals: false }));
+  } catch (e) {
+    io.stderr(`fix-until-green hook: ${(e as Error).message}`);
+    return 1;
+  }
+  const root = path.resolve(values.cwd ?? process.cwd());
+  const storageDir = path.resolve(values.storage ?? defaultStorageDir(root));
+  if (mode === 'worker') return runWorker(root, storageDir);
+  io.stdout(`fix-until-green hook: ${await stopFolderWorker(storageDir, 'hook --stop-worker')}`);
+  return 0;
+}
+
 export async function hookCommand(argv: string[], io: HookIo): Promise<number> {
+  const own = await workerCommand(argv, io);
+  if (own !== undefined) return own;
   // The host's clock started when it spawned us: Node's own start-up counts against its timeout
   // (capped: a caller in a long-lived process has not waited that long).
   const started = Date.now() - Math.min(Math.round(process.uptime() * 1000), 2000);
@@ -172,10 +201,13 @@ async function gateCall(args: HookArgs, text: string, h: HookAnswerer, io: HookI
   }
   const call = input.call;
   h.event = call.event;
-  if (call.event === 'other') return h.answer(call.host, call.event, { kind: 'allow' });
   // The project the hooks were installed for, never the folder the agent cd'ed into (projectRoot.ts).
   const env = io.env ?? process.env;
   const { root } = projectRoot({ host, explicit: args.cwd, cwd: call.cwd, processCwd: process.cwd(), env, home: env.HOME ?? os.homedir() });
+  if (call.event === 'other') {
+    if (SESSION_END.test(call.eventName) && existsSync(root)) io.stderr(`fix-until-green hook: ${await stopFolderWorker(path.resolve(args.storage ?? defaultStorageDir(root)), `${call.host} ended its session`)}`);
+    return h.answer(call.host, call.event, { kind: 'allow' });
+  }
   const letGo = (why: string): number => {
     io.stderr(`fix-until-green hook: ${why}`);
     // An edit let through without its original saved is never a silent allow: the user is told, or it is denied when asked.
@@ -183,6 +215,21 @@ async function gateCall(args: HookArgs, text: string, h: HookAnswerer, io: HookI
     return h.answer(call.host, call.event, { kind: 'allow', ...(call.event === 'stop' ? { message: `Fix Until Green: ${why}` } : {}) });
   };
   if (!existsSync(root) || !statSync(root).isDirectory()) return letGo(`the session's folder ${root} is not a directory; the agent was not gated`);
+  const entry = io.workerEntry !== undefined ? io.workerEntry : io.stdin === undefined ? (process.argv[1] ?? null) : null;
+  if (call.event === 'stop' && entry !== null) {
+    // The folder's worker keeps the checks warm between stops; whatever keeps it from answering, the pass runs here.
+    const s = settingsAnswer(root, {});
+    const storageDir = path.resolve(args.storage ?? defaultStorageDir(root));
+    const budgetMs = Math.min(hookBudgetMs(timeout, Date.now() - h.started), Math.max(1000, h.deadline - Date.now()));
+    const w = s.ok ? await viaWorker({ root, storageDir, host, call, budgetMs, deadline: h.deadline, entry, idleSeconds: s.settings.hookWorkerIdleSeconds }) : undefined;
+    if (w?.kind === 'refused') return letGo(hookRefusal(w.refusal, root, call.event));
+    if (w?.kind === 'result') {
+      io.stderr(`fix-until-green hook: answered by the folder's worker (pid ${w.worker.pid}, ${w.worker.warm ? 'warm' : 'cold'})`);
+      if (w.result.decision) io.stderr(`fix-until-green hook: ${w.result.decision.reason}: ${w.result.decision.detail}`);
+      return h.answer(call.host, call.event, w.result.answer);
+    }
+    if (w?.kind === 'unreachable') io.stderr(`fix-until-green hook: the folder's worker did not answer (${w.why}); the checks run in this process`);
+  }
 
   // The host's SIGTERM (its timeout) stops the checks; a process not ended soon after ends with an
   // answer, so it never lingers holding the session's lock.

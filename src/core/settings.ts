@@ -73,6 +73,11 @@ export interface Settings {
   diagnostics: DiagnosticsMode;
   /** An agent host's hooks: deny an edit tool's write whose original cannot be saved, instead of letting it through with a warning. */
   denyUnrevertableEdits: boolean;
+  /**
+   * An agent host's hook: how long the folder's hook worker (which keeps the checks warm between the
+   * agent's stops) waits for the next stop before it ends; 0 runs every stop in the hook's own process.
+   */
+  hookWorkerIdleSeconds: number;
 }
 
 export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
@@ -114,6 +119,7 @@ export function defaultSettings(): Settings {
     costCeiling: 0,
     diagnostics: 'deduplicated',
     denyUnrevertableEdits: false,
+    hookWorkerIdleSeconds: 600,
   };
 }
 
@@ -183,6 +189,7 @@ function validateScalars({ raw, s, bad, has }: Validation): void {
   int('flakyReruns', 0, 5);
   int('outputLimitKb', 16, 65536);
   int('contextTokenBudget', 1000, MAX);
+  int('hookWorkerIdleSeconds', 0, 3600);
   num('escalateBelowConfidence', 0, 1);
   num('costCeiling', 0, MAX_MONEY);
   bool('parallelChecks');

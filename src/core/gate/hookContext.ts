@@ -29,6 +29,8 @@ export interface HookContext {
   now?: () => Date;
   /** Says a problem the user should know of that does not change the answer (stderr, in the CLI). */
   warn?: (line: string) => void;
+  /** Set when the folder's worker answers the call (./worker/server.ts): recorded on the stop's trace line. */
+  worker?: { pid: number; calls: number; warm: boolean };
 }
 
 export interface HookResult {

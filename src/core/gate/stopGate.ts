@@ -158,7 +158,7 @@ function cutShortResult(ctx: HookContext, session: HookSession, step: number, no
   const why = ctx.signal?.aborted ? 'the hook was stopped' : `the checks did not finish within this hook call's ${Math.round(ctx.budgetMs / 1000)} s (the host's hook timeout, less a margin)`;
   const decision: Decision = { reason: 'time-limit', detail: `${why}; the agent may stop unchecked`, evidence: { budgetMs: ctx.budgetMs } };
   const message = `Fix Until Green could not decide: ${why}. The agent was let stop without a verdict. Raise the timeout (\`fix-until-green hooks install --host ${ctx.host} --timeout S\`) or make the checks faster. ${holds(session, ctx)}`;
-  session.write({ type: 'hook', step, host: ctx.call.host, event: 'stop', hostEvent: ctx.call.eventName, answer: 'allow', reason: message, sessionId: ctx.call.sessionId }, now);
+  session.write({ type: 'hook', step, host: ctx.call.host, event: 'stop', hostEvent: ctx.call.eventName, answer: 'allow', reason: message, sessionId: ctx.call.sessionId, ...(ctx.worker ? { worker: ctx.worker } : {}) }, now);
   session.write({ type: 'decision', step, reason: decision.reason, detail: decision.detail, ...(decision.evidence ? { evidence: decision.evidence } : {}) }, now);
   session.save();
   return { answer: { kind: 'allow', message }, runId: session.runId, tracePath: session.tracePath, decision };
@@ -187,7 +187,7 @@ export async function stopGate(ctx: HookContext): Promise<HookResult> {
     const counted = comparableFailureCount(v);
     const attempt = { failureHash: v.failureHash, failureCount: counted ?? v.failures.length, green: v.green, at: now.toISOString() };
     const record = (answer: 'block' | 'allow', reason: string): void =>
-      session.write({ type: 'hook', step, host: ctx.call.host, event: 'stop', hostEvent: ctx.call.eventName, answer, reason, sessionId: ctx.call.sessionId }, now);
+      session.write({ type: 'hook', step, host: ctx.call.host, event: 'stop', hostEvent: ctx.call.eventName, answer, reason, sessionId: ctx.call.sessionId, ...(ctx.worker ? { worker: ctx.worker } : {}) }, now);
     if (j.decision) {
       const d = j.decision;
       st.attempts.push({ ...attempt, answer: 'allow' });

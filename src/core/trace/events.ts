@@ -173,9 +173,11 @@ export type RunEvent =
   /**
    * An agent host's hook call in a hook session (front end `hook:<host>`, issue 30): the gate's
    * answer at the agent's stop (`block` sends it back to work, `allow` lets it stop) or before an edit
-   * tool writes (`deny`, `allow`), with the reason the agent or the user was given.
+   * tool writes (`deny`, `allow`), with the reason the agent or the user was given. `worker`: the
+   * folder's hook worker answered the stop (its pid, the calls it answered before, whether its
+   * checks' engine was kept warm from an earlier call); absent when the hook's own process did.
    */
-  | { type: 'hook'; step: number; host: string; event: 'stop' | 'pre-tool' | 'post-tool'; hostEvent: string; answer: 'block' | 'allow' | 'deny'; reason: string; files?: string[]; sessionId: string | null };
+  | { type: 'hook'; step: number; host: string; event: 'stop' | 'pre-tool' | 'post-tool'; hostEvent: string; answer: 'block' | 'allow' | 'deny'; reason: string; files?: string[]; sessionId: string | null; worker?: { pid: number; calls: number; warm: boolean } };
 
 export type TimedEvent = RunEvent & { ts: string };
 

@@ -330,9 +330,10 @@ export class Verifier {
     if (reruns === 0 || passed || DETERMINISTIC.has(parser) || first.r.timedOut || first.r.cancelled || first.r.spawnError !== undefined || !this.changed(spec.name, first.failures, previous)) {
       return checkResult(spec, parser, confirm([first]), 'full');
     }
-    // Staged: only the tests whose result changed are re-run, where the runner can be narrowed to them.
+    // Staged: only the tests whose result changed (all of the failing ones, with no earlier run to
+    // compare with) are re-run, by the runner alone where the command is a chain, narrowed to them.
     const before = previous?.checks.find((c) => c.name === spec.name);
-    const targeted = this.stager && before && !before.cancelled ? await this.stager.confirm(spec, parser, first, before.failures, signal) : undefined;
+    const targeted = this.stager && !before?.cancelled ? await this.stager.confirm(spec, parser, first, before?.failures ?? [], signal) : undefined;
     if (targeted) return checkResult(spec, parser, targeted, 'full');
     const attempts = [first];
     for (let i = 0; i < reruns && !signal?.aborted; i++) {

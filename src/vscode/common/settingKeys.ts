@@ -28,6 +28,7 @@ export const SETTING_KEYS = [
   'costCeiling',
   'diagnostics',
   'denyUnrevertableEdits',
+  'hookWorkerIdleSeconds',
 ] as const;
 
 export type SettingKey = (typeof SETTING_KEYS)[number];

@@ -91,7 +91,7 @@ describe('extension manifest', () => {
         assert.ok(!validateSettings({ [key]: 'nonsense' }).ok, `${key} refuses other values`);
       }
     }
-    assert.equal(checked, 9, 'every numeric setting was checked');
+    assert.equal(checked, 10, 'every numeric setting was checked');
     const cb = (props['fixUntilGreen.confidenceBudget'] as unknown as { properties: Record<string, Prop> }).properties;
     for (const k of ['stepCost', 'noveltyGain']) {
       assert.deepEqual([cb[k]!.minimum, cb[k]!.maximum], [0, 1], k);

@@ -263,3 +263,44 @@ function tapMajor(cwd: string): number {
     if (path.dirname(dir) === dir) return 0;
   }
 }
+
+/** A chain this can take apart: steps joined by `&&` only, each a plain command (no other shell syntax). */
+const CHAIN_OTHER_SHELL = /\|\||[;|<>`$()]|&(?!&)/;
+
+/**
+ * The test runner alone of a chain (issue 39): where the command, or the npm/yarn/pnpm script it
+ * runs, is `lint && vitest run` and the like, the one step that runs the parser's runner, narrowed as
+ * `testCommand` narrows a plain command. Used to confirm a failing test check's failures: the steps
+ * before it (a lint, a build) already passed in the run being confirmed (`&&` reached the runner),
+ * and a re-run of them confirms nothing about a test. Undefined, with why, where there is no such
+ * single step.
+ */
+export function chainRunnerCommand(command: string, cwd: string, parser: ParserId): TestCommand | { reason: string } {
+  let body = command.trim();
+  const split = splitCommand(body);
+  if (split) {
+    const argv = withoutLauncher(split, cwd);
+    if (!SCRIPT_RUNNERS.has(argv[0]!)) return { reason: 'the command is not a chain' };
+    const head = argv.slice(1).filter((a) => a !== '--silent' && a !== '-s');
+    if (head.includes('--')) return { reason: 'the command passes arguments to its script' };
+    const name = head[0] === 'run' || head[0] === 'run-script' ? head[1] : head[0] === 't' ? 'test' : head[0];
+    if (name === undefined || head.length > (head[0] === 'run' || head[0] === 'run-script' ? 2 : 1)) return { reason: 'the command passes options this cannot follow' };
+    let scripts: Record<string, unknown> | undefined;
+    try {
+      scripts = (JSON.parse(readTextIfPresent(path.join(cwd, 'package.json')) ?? '{}') as { scripts?: Record<string, unknown> }).scripts;
+    } catch (e) {
+      if (!(e instanceof SyntaxError)) throw e;
+    }
+    const s = scripts?.[name];
+    if (typeof s !== 'string') return { reason: `no script "${name}" in package.json` };
+    body = s.trim();
+  }
+  if (!body.includes('&&') || CHAIN_OTHER_SHELL.test(body.replaceAll('&&', ' '))) return { reason: 'the command is not a chain of plain steps' };
+  const runners = body
+    .split('&&')
+    .map((step) => step.trim())
+    .map((step) => ({ step, cmd: testCommand(step, cwd, parser) }))
+    .filter((x): x is { step: string; cmd: TestCommand } => !('reason' in x.cmd));
+  if (runners.length !== 1) return { reason: runners.length === 0 ? `no step of the chain runs ${parser} itself` : `${runners.length} steps of the chain run ${parser}` };
+  return runners[0]!.cmd;
+}

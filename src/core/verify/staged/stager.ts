@@ -13,7 +13,7 @@ import { checkRecordDir } from '../containment';
 import type { Attempt, Confirmed } from './attempt';
 import { checkResult, confirmTargeted, noRun } from './attempt';
 import type { LintCommand, TestCommand } from './commands';
-import { lintCommand, testCommand } from './commands';
+import { chainRunnerCommand, lintCommand, testCommand } from './commands';
 import type { InRunRetry } from './inRunRetry';
 import { retryDir } from './inRunRetry';
 import { JestRetry } from './jestRetry';
@@ -109,15 +109,19 @@ export class Stager {
    */
   async confirm(spec: CheckSpec, parser: ParserId, first: Attempt, before: readonly Failure[] | undefined, signal?: AbortSignal): Promise<Confirmed | undefined> {
     if (!TEST_PARSERS.has(parser) || before === undefined) return undefined;
-    const cmd = this.testCommandFor(spec, parser);
+    const cmd = this.confirmCommandFor(spec, parser);
     if ('full' in cmd) return undefined;
     if ([...first.failures, ...before].some((f) => f.file === undefined || UNTIED.has(f.id ?? ''))) return undefined;
     const keys = (fs: readonly Failure[]): Set<string> => new Set(fs.map((f) => `${f.file}\0${f.id}`));
     const then = keys(before);
     const changedTests = first.failures.filter((f) => !then.has(`${f.file}\0${f.id}`));
     if (this.outsideFolder(spec, changedTests) !== undefined) return undefined;
-    const files = this.cwdFiles(spec, changedTests.map((f) => f.file!)).filter((f) => existsSync(path.join(this.x.cwd(spec), f)));
+    const named = [...new Set(this.cwdFiles(spec, changedTests.map((f) => f.file!)))];
+    const files = named.filter((f) => existsSync(path.join(this.x.cwd(spec), f)));
     if (files.length === 0) return confirmTargeted(first, [], before);
+    // A failure placed in a file that is not there cannot be re-run by its file: not re-run, it would
+    // be called flaky; the whole check re-runs instead.
+    if (files.length < named.length) return undefined;
     const argv = await this.filesArgv(spec, cmd, files, signal);
     const reruns: Attempt[] = [];
     for (let i = 0; i < this.x.flakyReruns && !signal?.aborted; i++) {
@@ -199,6 +203,17 @@ export class Stager {
     const exitCode = first.r.timedOut ? null : first.r.exitCode !== 0 ? first.r.exitCode : carried.length > 0 ? 1 : 0;
     const note = `${files.length} changed file(s) linted, ${carried.length} failure(s) carried from the last lint`;
     return checkResult(spec, 'eslint', single(first), 'targeted', { carried, note, exitCode });
+  }
+
+  /**
+   * The command a test check's failures are confirmed with: its own, narrowed; where it is a chain
+   * (`lint && vitest run`), its runner's step alone (./commands chainRunnerCommand).
+   */
+  private confirmCommandFor(spec: CheckSpec, parser: ParserId): TestCommand | RunFull {
+    const own = this.testCommandFor(spec, parser);
+    if (!('full' in own)) return own;
+    const chain = chainRunnerCommand(spec.command, this.x.cwd(spec), parser);
+    return 'reason' in chain ? own : chain;
   }
 
   private testCommandFor(spec: CheckSpec, parser: ParserId): TestCommand | RunFull {

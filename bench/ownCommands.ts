@@ -1,0 +1,68 @@
+// The gate at the price of the project's own commands (issue 39): on small real projects (a chained
+// test script `eslint src && node --test`, an ESLint lint, a tsc project of some size), with failures
+// present and absent, a `check` pass (a real CLI process) against the project's own commands run once
+// directly, one after another, as a user would; and an agent host's hook session: the first Stop (it
+// starts the folder's worker) and a Stop after a one-file edit (answered by the warm worker) against
+// the same commands. Both sides of each ratio are measured in the same run, on the same tree.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const MODULES = 40;
+
+/** The project's own commands, as a user runs them. */
+export const OWN_COMMANDS = ['npm test', 'npm run lint', 'npm run typecheck'];
+
+export function writeOwnProject(dir: string, failing: boolean): void {
+  const put = (rel: string, text: string): void => {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), text);
+  };
+  put('package.json', JSON.stringify({ name: 'own-commands', private: true, type: 'module', scripts: { lint: 'eslint src', test: 'eslint src && node --test', typecheck: 'tsc -p tsconfig.json' } }, null, 2));
+  put('eslint.config.js', "export default [{ files: ['src/**/*.js'], rules: { 'no-unused-vars': 'error', eqeqeq: 'error' } }];\n");
+  put('tsconfig.json', JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: [] }, include: ['types/**/*.ts'] }, null, 2));
+  for (let i = 0; i < MODULES; i++) {
+    const dep = i > 0 ? `import { value${i - 1} } from './m${i - 1}.js';\n` : '';
+    put(`types/m${i}.ts`, `${dep}export interface R${i} { id: number; name: string; total: number }\nexport const value${i}: R${i} = { id: ${i}, name: 'm${i}', total: ${i > 0 ? `value${i - 1}.total + ` : ''}${i} };\nexport function map${i}<T extends R${i}, U>(xs: readonly T[], f: (x: T) => U): U[] {\n  return xs.map(f);\n}\n`);
+  }
+  put('types/use.ts', `import { value${MODULES - 1} } from './m${MODULES - 1}.js';\nexport const total: number = value${MODULES - 1}.total;\n`);
+  put('src/cart.js', "export function total(lines) {\n  return lines.reduce((acc, l) => acc + l.price * l.quantity, 0);\n}\n");
+  for (let i = 0; i < 6; i++) {
+    put(`test/t${i}.test.js`, `import assert from 'node:assert/strict';\nimport test from 'node:test';\nimport { total } from '../src/cart.js';\n\ntest('total ${i}', () => {\n  assert.equal(total([{ price: ${i + 1}, quantity: 2 }]), ${(i + 1) * 2});\n});\n`);
+  }
+  if (failing) put('test/t0.test.js', readFileSync(path.join(dir, 'test/t0.test.js'), 'utf8').replace(', 2);', ', 3);'));
+}
+
+/** The own commands run once, one after another; their wall in ms. */
+export function ownCommandsMs(dir: string): number {
+  const t = performance.now();
+  for (const c of OWN_COMMANDS) spawnSync(c, { cwd: dir, shell: true, stdio: 'ignore', env: { ...process.env, CI: '1' } });
+  return performance.now() - t;
+}
+
+/** One `check` pass as a real CLI process; its wall in ms and whether it was green. */
+export function checkPassMs(cli: string, dir: string, storage: string): { ms: number; green: boolean } {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, [cli, 'check', '--cwd', dir, '--storage', storage, '--json'], { encoding: 'utf8' });
+  const ms = performance.now() - t;
+  return { ms, green: r.status === 0 };
+}
+
+/** One Claude Code Stop through `fix-until-green hook` (the worker on, as installed); its wall in ms and the answer's line. */
+export function stopMs(cli: string, dir: string, storageBase: string): { ms: number; answer: string; byWorker: boolean } {
+  const input = JSON.stringify({ session_id: 'bench', transcript_path: null, cwd: dir, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'Done.' });
+  const t = performance.now();
+  const r = spawnSync(process.execPath, [cli, 'hook', '--host', 'claude'], { input, encoding: 'utf8', env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: storageBase } });
+  return { ms: performance.now() - t, answer: r.stdout.trim().slice(0, 80), byWorker: /answered by the folder's worker/.test(r.stderr) };
+}
+
+export function stopWorkerOf(cli: string, dir: string, storageBase: string): void {
+  spawnSync(process.execPath, [cli, 'hook', '--stop-worker', '--cwd', dir], { env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: storageBase }, stdio: 'ignore' });
+}
+
+/** A one-file edit that keeps the verdict (a comment in the source under test). */
+export function touchOneFile(dir: string, n: number): void {
+  const f = path.join(dir, 'src', 'cart.js');
+  writeFileSync(f, `${readFileSync(f, 'utf8')}// edit ${n}\n`);
+}

@@ -1,0 +1,247 @@
+// The folder's hook worker (issue 39): a process the hook starts on an agent's first stop and talks
+// to over a local socket, so that the checks' engine, and what it keeps warm between stops (the warm
+// type checker's program, the staged state), outlives one hook call. It answers stop calls with the
+// same gate the hook runs in its own process (handleHookCall), one call at a time.
+//
+// It outlives the hook by design, so it ends by itself: after `idleMs` without a call, when its socket
+// or record file is removed or replaced (another worker, `hook --stop-worker`), when the folder's
+// storage goes away, on SIGTERM/SIGINT, or on a `shutdown` request (the host's session end). What it
+// keeps warm is contained like any check (records under storage), so a worker killed outright leaves
+// processes the next hook call reaps.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import type { CheckEngine } from '../../engine';
+import type { Launch, PreparedChecks } from '../../launch';
+import { processStartTime } from '../../liveness';
+import { reapStrays } from '../../verify/containment';
+import { handleHookCall } from '../hookGate';
+import type { WorkerPlace } from './place';
+import { privateDir, workerPlace } from './place';
+import type { WorkerInfo, WorkerRecord, WorkerReply, WorkerRequest } from './protocol';
+import { PROTOCOL_VERSION, readLine } from './protocol';
+
+export interface WorkerOptions {
+  root: string;
+  storageDir: string;
+  idleMs: number;
+  /** The checks as `check` prepares them (settings read afresh each call: a changed setting is seen). */
+  prepare(): Promise<Launch<PreparedChecks>>;
+  log?(line: string): void;
+  /** How often the worker looks for its socket, record and storage (default 1 s). */
+  watchMs?: number;
+}
+
+/** Why a worker ended (for its log and the tests). */
+export type WorkerEnd = 'idle' | 'shutdown' | 'signal' | 'socket-gone' | 'record-gone' | 'storage-gone' | 'another-worker' | 'cannot-listen';
+
+/** Runs the worker until it ends; resolves with why. */
+export async function serveWorker(o: WorkerOptions): Promise<WorkerEnd> {
+  const place = workerPlace(o.storageDir);
+  const log = o.log ?? ((): void => undefined);
+  for (const dir of new Set([place.dir, place.socketDir].filter((d): d is string => d !== undefined))) {
+    const bad = privateDir(dir);
+    if (bad !== undefined) {
+      log(`cannot listen: ${bad}`);
+      return 'cannot-listen';
+    }
+  }
+  const server = net.createServer();
+  const listened = await listen(server, place);
+  if (listened !== 'ok') {
+    log(`not started: ${listened}`);
+    return listened === 'taken' ? 'another-worker' : 'cannot-listen';
+  }
+  const token = randomBytes(24).toString('hex');
+  const record: WorkerRecord = { pid: process.pid, startTime: processStartTime() ?? null, socket: place.socket, token, root: path.resolve(o.root), startedAt: new Date().toISOString(), idleMs: o.idleMs };
+  writeRecord(place, record);
+  log(`listening on ${place.socket} for ${record.root} (idle ${o.idleMs} ms)`);
+
+  let engine: { key: string; checks: CheckEngine } | undefined;
+  let calls = 0;
+  let queue: Promise<unknown> = Promise.resolve();
+  let resolveEnd!: (why: WorkerEnd) => void;
+  const ended = new Promise<WorkerEnd>((r) => (resolveEnd = r));
+  let endWhy: WorkerEnd | undefined;
+  let idle: NodeJS.Timeout | undefined;
+  const end = (why: WorkerEnd): void => {
+    if (endWhy !== undefined) return;
+    endWhy = why;
+    resolveEnd(why);
+  };
+  const armIdle = (): void => {
+    if (idle) clearTimeout(idle);
+    idle = setTimeout(() => end('idle'), o.idleMs);
+  };
+  armIdle();
+  const socketIno = place.socketDir !== undefined ? inode(place.socket) : undefined;
+  const watch = setInterval(() => {
+    if (!existsSync(o.storageDir)) end('storage-gone');
+    else if (place.socketDir !== undefined && inode(place.socket) !== socketIno) end('socket-gone');
+    else if (readToken(place) !== token) end('record-gone');
+  }, o.watchMs ?? 1000);
+  const onSignal = (): void => end('signal');
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+
+  const info = (warm: boolean): WorkerInfo => ({ pid: process.pid, calls, warm });
+
+  /** The checks' engine of this call: the one kept from earlier calls while the settings and checks are the same. */
+  const engineFor = (prepared: PreparedChecks): { checks: CheckEngine; warm: boolean } => {
+    const key = JSON.stringify({ settings: prepared.settings, checks: prepared.checks.checks });
+    if (engine && engine.key === key) {
+      void prepared.checks.verifier.release();
+      return { checks: engine.checks, warm: true };
+    }
+    if (engine) void engine.checks.verifier.release();
+    engine = { key, checks: prepared.checks };
+    return { checks: prepared.checks, warm: false };
+  };
+
+  const answer = async (req: WorkerRequest, signal: AbortSignal): Promise<WorkerReply> => {
+    if (req.kind === 'status') return { ok: true, kind: 'status', worker: info(engine !== undefined), root: record.root };
+    if (req.kind === 'shutdown') {
+      log(`shutdown asked: ${req.why}`);
+      setImmediate(() => end('shutdown'));
+      return { ok: true, kind: 'stopping', worker: info(engine !== undefined) };
+    }
+    if (path.resolve(req.root) !== record.root) return { ok: false, error: `this worker serves ${record.root}, not ${req.root}` };
+    const launch = await o.prepare();
+    if (!launch.ok) return { ok: true, kind: 'refused', refusal: launch.refusal, worker: info(false) };
+    const { checks, warm } = engineFor(launch.prepared);
+    // Checks a killed hook (or an earlier worker killed outright) left running end before new ones start.
+    await reapStrays(o.storageDir);
+    const started = Date.now();
+    const result = await handleHookCall({ host: req.host, call: req.call, root: record.root, settings: launch.prepared.settings, storageDir: o.storageDir, checks, budgetMs: req.budgetMs, deadline: started + req.budgetMs, signal, worker: info(warm), warn: (line) => log(line) });
+    log(`${req.call.event} call answered ${result.answer.kind} in ${Date.now() - started} ms (${warm ? 'warm' : 'cold'} engine)`);
+    // The program is built again for the next stop while the agent works (it is not waited for).
+    if (req.call.event === 'stop') checks.verifier.warm().catch((e: unknown) => log(`warming failed: ${(e as Error).message}`));
+    return { ok: true, kind: 'result', result, worker: info(warm) };
+  };
+
+  const open = new Set<net.Socket>();
+  server.on('connection', (socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+    const controller = new AbortController();
+    // The hook that asked went away (killed by its host): its pass is cancelled.
+    socket.once('close', () => controller.abort());
+    readLine(socket, (line) => {
+      if (line === undefined) return;
+      let req: WorkerRequest;
+      try {
+        req = JSON.parse(line) as WorkerRequest;
+      } catch (e) {
+        if (!(e instanceof SyntaxError)) throw e;
+        socket.end(`${JSON.stringify({ ok: false, error: 'not a JSON line' } satisfies WorkerReply)}\n`);
+        return;
+      }
+      if (req.v !== PROTOCOL_VERSION || req.token !== token) {
+        socket.end(`${JSON.stringify({ ok: false, error: req.v !== PROTOCOL_VERSION ? `protocol ${String(req.v)} is not ${PROTOCOL_VERSION}` : 'wrong token' } satisfies WorkerReply)}\n`);
+        return;
+      }
+      if (idle) clearTimeout(idle);
+      const run = queue.then(async () => {
+        if (controller.signal.aborted || endWhy !== undefined) return;
+        let reply: WorkerReply;
+        try {
+          reply = await answer(req, controller.signal);
+        } catch (e) {
+          reply = { ok: false, error: (e as Error).message };
+        }
+        if (req.kind === 'stop-call') calls += 1;
+        if (!socket.destroyed) socket.end(`${JSON.stringify(reply)}\n`);
+      });
+      queue = run.finally(() => {
+        if (endWhy === undefined) armIdle();
+      });
+    });
+  });
+
+  const why = await ended;
+  log(`ending: ${why}`);
+  clearInterval(watch);
+  if (idle) clearTimeout(idle);
+  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onSignal);
+  // A connection still open (a caller that never hangs up) must not keep the worker: close waits for each.
+  const closed = new Promise<void>((r) => server.close(() => r()));
+  for (const socket of open) socket.destroy();
+  await closed;
+  // The record and socket are removed only while they are still this worker's own.
+  if (readToken(place) === token) rmSync(place.recordFile, { force: true });
+  if (place.socketDir !== undefined && inode(place.socket) === socketIno) rmSync(place.socket, { force: true });
+  await engine?.checks.verifier.release();
+  return why;
+}
+
+/** A file's inode, or undefined when it is gone (its folder too). */
+function inode(file: string): number | undefined {
+  try {
+    return statSync(file).ino;
+  } catch (e) {
+    if (gone(e)) return undefined;
+    throw e;
+  }
+}
+
+/** The token of the record on disk: undefined when it is gone or torn (another worker writing it). */
+function readToken(place: WorkerPlace): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(place.recordFile, 'utf8')) as WorkerRecord).token;
+  } catch (e) {
+    if (gone(e) || e instanceof SyntaxError) return undefined;
+    throw e;
+  }
+}
+
+function gone(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+function writeRecord(place: WorkerPlace, record: WorkerRecord): void {
+  const tmp = `${place.recordFile}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(record), { mode: 0o600 });
+  renameSync(tmp, place.recordFile);
+}
+
+/**
+ * Listens on the place's socket (0600): a socket file left by a dead worker is removed first, one a
+ * live worker answers on is left to it ('taken').
+ */
+async function listen(server: net.Server, place: WorkerPlace): Promise<'ok' | 'taken' | string> {
+  const attempt = (): Promise<NodeJS.ErrnoException | undefined> =>
+    new Promise((resolve) => {
+      const onError = (e: NodeJS.ErrnoException): void => resolve(e);
+      server.once('error', onError);
+      // The socket is made 0600 as it is created (no window in which it is open to others).
+      const old = process.platform === 'win32' ? undefined : process.umask(0o177);
+      server.listen(place.socket, () => {
+        server.off('error', onError);
+        resolve(undefined);
+      });
+      if (old !== undefined) process.umask(old);
+    });
+  let e = await attempt();
+  if (e?.code === 'EADDRINUSE' && place.socketDir !== undefined) {
+    if (await answers(place.socket)) return 'taken';
+    rmSync(place.socket, { force: true });
+    e = await attempt();
+  }
+  if (e) return e.code === 'EADDRINUSE' ? 'taken' : `${e.code ?? 'error'}: ${e.message}`;
+  if (place.socketDir !== undefined) chmodSync(place.socket, 0o600);
+  return 'ok';
+}
+
+function answers(socket: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = net.connect(socket);
+    c.once('connect', () => {
+      c.destroy();
+      resolve(true);
+    });
+    c.once('error', () => resolve(false));
+  });
+}
