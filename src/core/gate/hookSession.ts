@@ -70,7 +70,9 @@ function keepInside(state: HookSessionState, file: string, warn: ((line: string)
   state.changedSinceStop = keep(state.changedSinceStop);
   if (state.verifier) {
     const files = Array.isArray(state.verifier.files) ? state.verifier.files : [];
-    state.verifier = { commands: Array.isArray(state.verifier.commands) ? state.verifier.commands : [], files: files.filter((f) => Array.isArray(f) && keep([f[0]]).length === 1) };
+    // A folder's stamp is recorded under its name with a trailing slash (`node_modules/dep/`): judged by the name.
+    const named = (k: unknown): unknown => (typeof k === 'string' && k.endsWith('/') && !k.endsWith('//') ? k.slice(0, -1) : k);
+    state.verifier = { commands: Array.isArray(state.verifier.commands) ? state.verifier.commands : [], files: files.filter((f) => Array.isArray(f) && keep([named(f[0])]).length === 1) };
   }
   for (const r of new Set(refused)) warn?.(`the hook session record ${file}: ${r}`);
 }

@@ -109,14 +109,15 @@ describe('edit/storedPath: paths from the storage stay inside the folder', () =>
     const s = open();
     s.state.touched.push('src/a.ts', '../victim.txt');
     s.state.changedSinceStop.push('src/../../x.txt', 'src/a.ts', 'src/link/x.txt');
-    s.state.verifier!.files.push(['/etc/passwd', null], ['package.json', null]);
+    // Folder stamps (`node_modules/`, `node_modules/dep/`) are ours too: kept, never warned about.
+    s.state.verifier!.files.push(['/etc/passwd', null], ['package.json', null], ['node_modules/', 'x'], ['node_modules/@s/dep/', 'y'], ['../up/', null]);
     s.save();
     const warned: string[] = [];
     const again = open((l) => warned.push(l));
     assert.deepEqual(again.state.touched, ['src/a.ts']);
     assert.deepEqual(again.state.changedSinceStop, ['src/a.ts', 'src/link/x.txt'], 'read only: a path through a link is kept (a revert resolves its own)');
-    assert.deepEqual(again.state.verifier!.files, [['package.json', null]]);
-    assert.equal(warned.length, 3, warned.join('\n'));
+    assert.deepEqual(again.state.verifier!.files, [['package.json', null], ['node_modules/', 'x'], ['node_modules/@s/dep/', 'y']]);
+    assert.equal(warned.length, 4, warned.join('\n'));
     assert.match(warned.join('\n'), /"\.\.\/victim\.txt" leaves the workspace folder/);
   });
 
