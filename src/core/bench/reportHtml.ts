@@ -1,6 +1,7 @@
 // The self-contained HTML report: no script, no external resource (a strict CSP in the page itself),
 // plots drawn as inline SVG: green rate against money per variant, the steps-to-green distribution,
 // the stop reasons, the tokens spent after the first repeated failure. Each pair's row links to its trace.
+import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import type { PairRecord } from './metrics';
 import type { BenchPlan } from './plan';
@@ -48,27 +49,66 @@ function bars(title: string, testId: string, s: readonly VariantSummary[], serie
   return frame(title, W, H, body, testId);
 }
 
-export function htmlReport(plan: BenchPlan, s: readonly VariantSummary[], records: readonly PairRecord[], notes: readonly string[] = []): string {
+/**
+ * The page's one stylesheet. The page runs under `default-src 'none'` with this block allowed by its
+ * hash (no 'unsafe-inline'), and a host that frames it (VS Code's webview) allows it by its own nonce.
+ * The page sets its own light background: in a dark editor theme, dark text on the webview's default
+ * background would be unreadable.
+ */
+export const REPORT_CSS = [
+  ':root{color-scheme:light}',
+  'body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;padding:24px 32px;color:#1f2328;background:#fff;max-width:1200px}',
+  'h1{font-size:22px;margin:0 0 8px}h2{font-size:17px;margin:28px 0 8px}',
+  'code{font:12px ui-monospace,Menlo,Consolas,monospace}',
+  'table{border-collapse:collapse;font-variant-numeric:tabular-nums}td,th{border:1px solid #d0d7de;padding:4px 10px;text-align:left}th{background:#f6f8fa}',
+  'tr.green td.stop{color:#1a7f37;font-weight:600}tr.red td.stop{color:#cf222e;font-weight:600}',
+  'pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:10px 12px;overflow:auto;font:12px/1.4 ui-monospace,Menlo,Consolas,monospace}',
+  '.plots{display:flex;flex-wrap:wrap;gap:16px;margin:8px 0}',
+  'figure{margin:0;padding:12px;border:1px solid #d0d7de;border-radius:6px;background:#fff}figcaption{font-weight:600;margin-bottom:6px}',
+  'svg text{fill:#1f2328;font-family:system-ui,sans-serif}',
+  'a{color:#0969da}',
+].join('\n');
+
+export interface ReportHtmlOptions {
+  /** The page's Content-Security-Policy; by default `default-src 'none'` with the stylesheet allowed by its hash. */
+  csp?: string;
+  /** A nonce for the stylesheet (a host's CSP allows it by this). */
+  styleNonce?: string;
+  /** A trace's link; by default its file:// URL. */
+  traceHref?: (tracePath: string) => string;
+}
+
+/** The CSP source that allows REPORT_CSS by its hash. */
+export function reportStyleHash(): string {
+  return `'sha256-${createHash('sha256').update(REPORT_CSS).digest('base64')}'`;
+}
+
+export function htmlReport(plan: BenchPlan, s: readonly VariantSummary[], records: readonly PairRecord[], notes: readonly string[] = [], opts: ReportHtmlOptions = {}): string {
+  const href = opts.traceHref ?? ((p: string): string => pathToFileURL(p).href);
+  const csp = opts.csp ?? `default-src 'none'; style-src ${reportStyleHash()}; img-src data:`;
   const maxSteps = Math.max(0, ...records.map((r) => r.stepsToGreen ?? 0));
   const stepHist = (v: VariantSummary): [string, number][] => Array.from({ length: maxSteps + 1 }, (_, n): [string, number] => [`${n} step(s)`, v.stepsToGreen.filter((x) => x === n).length]).filter(([, c]) => c > 0);
   const table = formatTable(tableRows(s));
   const rowHtml = records
-    .map((r) => `<tr data-testid="pair-row"><td>${esc(r.task)}</td><td>${esc(r.variant)}</td><td>${esc(r.stopReason)}</td><td>${r.greenFull ? 'yes' : 'no'}</td><td>${r.overfit ? 'overfit' : ''}</td><td>${r.steps}</td><td>${r.tokensIn + r.tokensOut}</td><td>${r.money === null ? '-' : r.money.toFixed(4)}</td><td>${esc(r.finalBytes ?? '')}</td><td>${r.protectedDenied + r.verifierDenied}</td><td>${r.tracePath ? `<a href="${esc(pathToFileURL(r.tracePath).href)}">trace</a>` : ''}</td></tr>`)
+    .map((r) => `<tr data-testid="pair-row" data-variant="${esc(r.variant)}" class="${r.greenFull ? 'green' : 'red'}"><td>${esc(r.task)}</td><td>${esc(r.variant)}</td><td class="stop">${esc(r.stopReason)}</td><td>${r.greenFull ? 'yes' : 'no'}</td><td>${r.overfit ? 'overfit' : ''}</td><td>${r.steps}</td><td>${r.tokensIn + r.tokensOut}</td><td>${r.money === null ? '-' : r.money.toFixed(4)}</td><td>${esc(r.finalBytes ?? '')}</td><td>${r.protectedDenied + r.verifierDenied}</td><td>${r.tracePath ? `<a href="${esc(href(r.tracePath))}">trace</a>` : ''}</td></tr>`)
     .join('\n');
   const held = plan.tasks.filter((t) => t.holdout).map((t) => `<li>${esc(t.id)}: ${esc(t.holdout!.how)}; held out ${esc(t.holdout!.heldOut.join(', '))}</li>`).join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="${esc(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>fix-until-green bench ${esc(plan.id)}</title>
-<style>body{font:14px system-ui,sans-serif;margin:24px;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}pre{background:#f4f4f4;padding:8px;overflow:auto}figure{display:inline-block;margin:8px 16px 8px 0;vertical-align:top}figcaption{font-weight:600;margin-bottom:4px}</style>
+<style${opts.styleNonce ? ` nonce="${esc(opts.styleNonce)}"` : ''}>${REPORT_CSS}</style>
 </head><body>
 <h1>fix-until-green bench</h1>
 <p>Plan <code>${esc(plan.id)}</code>: ${plan.tasks.length} task(s) from the repository's history × ${plan.variants.length} variant(s), limits ${esc(Object.entries(plan.limits).map(([a, b]) => `${a} ${b}`).join(', ') || 'from the settings')}. The oracle replays each task's own fix: every task must go green with it.</p>
 <pre data-testid="summary-table">${esc(table.join('\n'))}</pre>
+<div class="plots">
 ${scatter(s)}
 ${bars('Steps to green (full checks)', 'plot-steps', s, stepHist)}
 ${bars('Stop reasons', 'plot-stops', s, (v) => Object.entries(v.stopReasons))}
 ${bars('Tokens after the first repeated failure', 'plot-repeat', s, (v) => [['tokens', v.tokensAfterFirstRepeat]])}
+</div>
 <h2>Held-out tests</h2><ul>${held || '<li>none: no task had more than one failing test file</li>'}</ul>
 <h2>Pairs</h2>
 <table><thead><tr><th>task</th><th>variant</th><th>stop</th><th>green (full)</th><th>overfit</th><th>steps</th><th>tokens</th><th>money</th><th>final bytes</th><th>denied edits</th><th>trace</th></tr></thead><tbody>
