@@ -15,36 +15,69 @@ function frame(title: string, w: number, h: number, body: string, testId: string
   return `<figure data-testid="${testId}"><figcaption>${esc(title)}</figcaption><svg width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" aria-label="${esc(title)}">${body}</svg></figure>`;
 }
 
+/** Where the plan's tasks came from, in words: "from the repository's history", "(1 from the history, 2 from scenario folders)". */
+function taskOrigins(plan: BenchPlan): string {
+  const kinds = new Map<string, number>();
+  for (const t of plan.tasks) {
+    const k = t.origin === undefined ? 'the history' : t.origin.startsWith('eval ') ? 'scenario folders' : 'a tasks file';
+    kinds.set(k, (kinds.get(k) ?? 0) + 1);
+  }
+  if (kinds.size <= 1) return `from ${kinds.size === 0 || kinds.has('the history') ? "the repository's history" : [...kinds.keys()][0]}`;
+  return `(${[...kinds].map(([k, n]) => `${n} from ${k}`).join(', ')})`;
+}
+
+/** A label no longer than `n` characters (the full text stays in the mark's tooltip). */
+const clip = (t: string, n: number): string => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
+
+/** Tokens as 1.2k / 3.4M, money with the digits that matter. */
+function amount(n: number, money: boolean): string {
+  if (money) return n >= 1 ? n.toFixed(2) : n.toPrecision(2);
+  return n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(Math.round(n));
+}
+
 /** Green rate (y) against money (x) per variant; with no prices, against tokens. */
 function scatter(s: readonly VariantSummary[]): string {
   const W = 420;
   const H = 260;
-  const L = 50;
-  const B = 40;
+  const L = 56;
+  const R = 24;
+  const T = 14;
+  const B = 44;
   const priced = s.some((v) => v.money !== null);
   const x = (v: VariantSummary): number => (priced ? (v.money ?? 0) : v.tokensIn + v.tokensOut);
   const maxX = Math.max(1e-9, ...s.map(x));
-  let body = `<line x1="${L}" y1="${H - B}" x2="${W - 10}" y2="${H - B}" stroke="#888"/><line x1="${L}" y1="10" x2="${L}" y2="${H - B}" stroke="#888"/>`;
-  body += `<text x="${W / 2}" y="${H - 8}" text-anchor="middle" font-size="11">${priced ? 'money' : 'tokens (no prices set)'} →</text><text x="12" y="${H / 2}" font-size="11" transform="rotate(-90 12 ${H / 2})" text-anchor="middle">green rate →</text>`;
+  const px = (n: number): number => L + (n / maxX) * (W - L - R);
+  const py = (rate: number): number => H - B - rate * (H - B - T);
+  let body = '';
+  // Grid and ticks: 0, 50 and 100 % up; 0 and the largest value across.
+  for (const r of [0, 0.5, 1]) body += `<line x1="${L}" y1="${py(r)}" x2="${W - R}" y2="${py(r)}" stroke="${r === 0 ? '#8c959f' : '#eaeef2'}"/><text x="${L - 6}" y="${py(r) + 4}" font-size="11" text-anchor="end">${r * 100}%</text>`;
+  body += `<line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="#8c959f"/>`;
+  body += `<text x="${L}" y="${H - B + 15}" font-size="11" text-anchor="middle">0</text><text x="${W - R}" y="${H - B + 15}" font-size="11" text-anchor="middle">${amount(maxX, priced)}</text>`;
+  body += `<text x="${(L + W - R) / 2}" y="${H - 8}" text-anchor="middle" font-size="11">${priced ? 'money' : 'tokens (no prices set)'} →</text><text x="14" y="${(T + H - B) / 2}" font-size="11" transform="rotate(-90 14 ${(T + H - B) / 2})" text-anchor="middle">green rate →</text>`;
   s.forEach((v, i) => {
-    const cx = L + (x(v) / maxX) * (W - L - 30);
-    const cy = H - B - v.greenRate * (H - B - 20);
-    body += `<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="6" fill="${COLORS[i % COLORS.length]}"><title>${esc(`${v.variant}: ${v.green}/${v.pairs} green, ${priced ? `$${(v.money ?? 0).toFixed(4)}` : `${x(v)} tokens`}`)}</title></circle><text x="${(cx + 9).toFixed(1)}" y="${(cy + 4).toFixed(1)}" font-size="11">${esc(v.variant)}</text>`;
+    const cx = px(x(v));
+    const cy = py(v.greenRate);
+    // A label that would leave the plot on the right goes to the point's left.
+    const left = cx > W - R - 90;
+    body += `<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="6" fill="${COLORS[i % COLORS.length]}"><title>${esc(`${v.variant}: ${v.green}/${v.pairs} green, ${priced ? (v.money ?? 0).toFixed(4) : `${x(v)} tokens`}`)}</title></circle><text x="${(left ? cx - 10 : cx + 10).toFixed(1)}" y="${(cy + (cy < T + 10 ? 14 : -8)).toFixed(1)}" font-size="11" text-anchor="${left ? 'end' : 'start'}">${esc(clip(v.variant, 22))}</text>`;
   });
   return frame(`Green rate against ${priced ? 'money' : 'tokens'}, per variant`, W, H, body, 'plot-green-money');
 }
 
-/** Horizontal bars, one group per variant. */
+/** Horizontal bars, one group per variant: the label column, the bar, its value (room kept for it). */
 function bars(title: string, testId: string, s: readonly VariantSummary[], series: (v: VariantSummary) => [string, number][]): string {
   const rows = s.flatMap((v) => series(v).map(([label, n]) => ({ v: v.variant, label, n })));
   const max = Math.max(1, ...rows.map((r) => r.n));
   const W = 420;
-  const H = 20 + rows.length * 18;
-  let body = '';
+  const LABEL = 170;
+  const VALUE = 56;
+  const H = 16 + Math.max(1, rows.length) * 20;
+  let body = rows.length === 0 ? `<text x="0" y="22" font-size="11">nothing to show yet</text>` : '';
   rows.forEach((r, i) => {
-    const y = 10 + i * 18;
-    const w = (r.n / max) * (W - 200);
-    body += `<text x="0" y="${y + 11}" font-size="11">${esc(`${r.v} · ${r.label}`)}</text><rect x="170" y="${y}" width="${w.toFixed(1)}" height="13" fill="${COLORS[s.findIndex((v) => v.variant === r.v) % COLORS.length]}"/><text x="${(174 + w).toFixed(1)}" y="${y + 11}" font-size="11">${r.n}</text>`;
+    const y = 8 + i * 20;
+    const w = Math.max(r.n > 0 ? 2 : 0, (r.n / max) * (W - LABEL - VALUE));
+    const text = `${r.v} · ${r.label}`;
+    body += `<text x="0" y="${y + 11}" font-size="11"><title>${esc(text)}</title>${esc(clip(text, 28))}</text><rect x="${LABEL}" y="${y}" width="${w.toFixed(1)}" height="14" rx="2" fill="${COLORS[s.findIndex((v) => v.variant === r.v) % COLORS.length]}"/><text x="${(LABEL + 5 + w).toFixed(1)}" y="${y + 11}" font-size="11">${amount(r.n, false)}</text>`;
   });
   return frame(title, W, H, body, testId);
 }
@@ -63,7 +96,7 @@ export const REPORT_CSS = [
   'table{border-collapse:collapse;font-variant-numeric:tabular-nums}td,th{border:1px solid #d0d7de;padding:4px 10px;text-align:left}th{background:#f6f8fa}',
   'tr.green td.stop{color:#1a7f37;font-weight:600}tr.red td.stop{color:#cf222e;font-weight:600}',
   'pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:10px 12px;overflow:auto;font:12px/1.4 ui-monospace,Menlo,Consolas,monospace}',
-  '.plots{display:flex;flex-wrap:wrap;gap:16px;margin:8px 0}',
+  '.plots{display:flex;flex-wrap:wrap;align-items:flex-start;gap:16px;margin:12px 0}',
   'figure{margin:0;padding:12px;border:1px solid #d0d7de;border-radius:6px;background:#fff}figcaption{font-weight:600;margin-bottom:6px}',
   'svg text{fill:#1f2328;font-family:system-ui,sans-serif}',
   'a{color:#0969da}',
@@ -101,7 +134,7 @@ export function htmlReport(plan: BenchPlan, s: readonly VariantSummary[], record
 <style${opts.styleNonce ? ` nonce="${esc(opts.styleNonce)}"` : ''}>${REPORT_CSS}</style>
 </head><body>
 <h1>fix-until-green bench</h1>
-<p>Plan <code>${esc(plan.id)}</code>: ${plan.tasks.length} task(s) from the repository's history × ${plan.variants.length} variant(s), limits ${esc(Object.entries(plan.limits).map(([a, b]) => `${a} ${b}`).join(', ') || 'from the settings')}. The oracle replays each task's own fix: every task must go green with it.</p>
+<p>Plan <code>${esc(plan.id)}</code>: ${plan.tasks.length} task(s) ${esc(taskOrigins(plan))} × ${plan.variants.length} variant(s), limits ${esc(Object.entries(plan.limits).map(([a, b]) => `${a} ${b}`).join(', ') || 'from the settings')}. The oracle replays each task's own fix: every task must go green with it.</p>
 <pre data-testid="summary-table">${esc(table.join('\n'))}</pre>
 <div class="plots">
 ${scatter(s)}
