@@ -7,6 +7,7 @@ import { Commands } from './vscode/commands';
 import { ContextKeys } from './vscode/contextKeys';
 import { RunController, RunControllers } from './vscode/controller';
 import { FailureDiagnostics } from './vscode/diagnostics';
+import { registerBenchCommand } from './vscode/benchCommand';
 import { registerGateAgentMode } from './vscode/gateAgentMode';
 import { GateHost } from './vscode/gateHost';
 import { watchHookSessions } from './vscode/hookWatch';
@@ -61,6 +62,8 @@ export function activate(context: vscode.ExtensionContext): void {
     new FixParticipant(gate).register(context.extensionUri),
     ...registerMcpDefinitions(context.extensionUri),
     registerGateAgentMode({ extensionUri: context.extensionUri, storageRoot, logger }),
+    // Benchmark Models on This Repository… (issue 38): the bench loads with the engine when it runs.
+    registerBenchCommand({ storageRoot, keys, logger }),
     // The panel follows an agent's session the installed hooks record (issue 30).
     watchHookSessions(controllers, storageRoot, logger),
   );

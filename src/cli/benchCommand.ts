@@ -2,6 +2,7 @@
 // core (src/core/bench) does the work and reports progress as events; this file parses the flags,
 // builds models with the environment's keys (the launcher's key rule for every variant), and prints.
 //   bench --from-history [--last N | --since REV] [--explain] …   plan, run and report in one
+//   bench --tasks FILE / --from-evals DIR…                        tasks named in a file, scenario folders
 //   bench plan --from-history … --out plan.json                   the task × variant list, for shards
 //   bench run --plan plan.json [--shard I/N] [--results FILE]     one shard's pairs
 //   bench merge --plan plan.json --out DIR RESULTS.jsonl…         the shards' results, one report
@@ -20,7 +21,10 @@ import { writeReport } from '../core/bench/report';
 import { latestByPair, readResults } from '../core/bench/results';
 import type { BenchPorts } from '../core/bench/runPair';
 import { formatTable, tableRows } from '../core/bench/summary';
-import type { Explanation } from '../core/bench/tasks';
+import { taskFileCandidates, TaskFileError } from '../core/bench/taskFile';
+import type { Explanation, TaskCandidate } from '../core/bench/tasks';
+import { evalCandidates } from '../evals/benchTasks';
+import { ScenarioError } from '../evals/evals';
 import { pickPrefixed } from '../core/settings';
 import { UsageError } from './errors';
 import { cliKeyPort, cliModelPort, parseModelSpec } from './providers';
@@ -33,6 +37,8 @@ const OPTIONS = {
   cwd: { type: 'string' },
   storage: { type: 'string' },
   'from-history': { type: 'boolean', default: false },
+  tasks: { type: 'string' },
+  'from-evals': { type: 'string', multiple: true },
   last: { type: 'string' },
   since: { type: 'string' },
   explain: { type: 'boolean', default: false },
@@ -151,7 +157,8 @@ function progressPrinter(io: CliIo, quiet: boolean): (e: BenchEvent) => void {
 }
 
 function explainLines(ex: readonly Explanation[]): string[] {
-  return ex.map((e) => `  ${e.kept ? 'kept   ' : 'dropped'} ${e.commit.slice(0, 10)} ${e.reason}${e.cached ? ' (cached)' : ''}: ${e.subject} — ${e.detail}`);
+  // A scenario dropped before it became commits is named by its task id.
+  return ex.map((e) => `  ${e.kept ? 'kept   ' : 'dropped'} ${/^[0-9a-f]{40}$/.test(e.commit) ? e.commit.slice(0, 10) : e.commit} ${e.reason}${e.cached ? ' (cached)' : ''}: ${e.subject} — ${e.detail}`);
 }
 
 function readPlan(file: string | undefined): BenchPlan {
@@ -179,13 +186,33 @@ async function signalled<T>(controller: AbortController, work: () => Promise<T>)
   }
 }
 
-async function historyPlan(values: Flags, cwd: string, storageDir: string, io: CliIo, signal: AbortSignal): Promise<BenchPlan> {
-  if (!values['from-history']) throw new UsageError('say where tasks come from: --from-history');
+/** The candidates of `--tasks FILE` and `--from-evals DIR…` (every problem a usage error, before any check runs). */
+async function otherCandidates(values: Flags, evalDirs: readonly string[], cwd: string, storageDir: string): Promise<{ candidates: TaskCandidate[]; dropped: Explanation[] }> {
+  const candidates: TaskCandidate[] = [];
+  const dropped: Explanation[] = [];
+  try {
+    if (values.tasks !== undefined) candidates.push(...(await taskFileCandidates(cwd, path.resolve(values.tasks))));
+    if (evalDirs.length > 0) {
+      const evals = await evalCandidates(evalDirs, storageDir);
+      dropped.push(...evals.dropped);
+      candidates.push(...evals.candidates);
+    }
+  } catch (e) {
+    if (e instanceof TaskFileError || e instanceof ScenarioError) throw new UsageError(e.message);
+    throw e;
+  }
+  return { candidates, dropped };
+}
+
+async function historyPlan(values: Flags, evalDirs: readonly string[], cwd: string, storageDir: string, io: CliIo, signal: AbortSignal): Promise<BenchPlan> {
+  if (!values['from-history'] && values.tasks === undefined && evalDirs.length === 0) throw new UsageError('say where tasks come from: --from-history, --tasks FILE or --from-evals DIR…');
   if (values.last !== undefined && values.since !== undefined) throw new UsageError('--last and --since choose the same thing: pass one');
   const checks = values.check && values.check.length > 0 ? parseCheckFlags(values.check) : undefined;
   const variants = variantsOf(values);
   if (variants.length === 0) throw new UsageError('no variant to run: pass --model or --variant (or drop --no-oracle)');
   const last = wholeNumber('--last', values.last);
+  const { candidates, dropped } = await otherCandidates(values, evalDirs, cwd, storageDir);
+  if (!values.explain && !values.json) for (const d of dropped) io.stderr(`fix-until-green bench: dropped ${d.commit}: ${d.reason}: ${d.detail}`);
   const planned = await planFromHistory({
     root: cwd,
     storageDir,
@@ -194,14 +221,15 @@ async function historyPlan(values: Flags, cwd: string, storageDir: string, io: C
     limits: limitsOf(values),
     holdout: values['no-holdout'] ? 'off' : values.holdout ? 'on' : 'auto',
     costCeiling: money('--cost-ceiling', values['cost-ceiling']) ?? null,
-    scan: { ...(last !== undefined ? { last } : values.since === undefined ? { last: 50 } : {}), ...(values.since !== undefined ? { since: values.since } : {}) },
+    ...(values['from-history'] ? { scan: { ...(last !== undefined ? { last } : values.since === undefined ? { last: 50 } : {}), ...(values.since !== undefined ? { since: values.since } : {}) } } : {}),
+    candidates,
     signal,
     onEvent: progressPrinter(io, values.json),
   });
   if (!planned.ok) throw new UsageError(planned.problems.join('; '));
   if (values.explain && !values.json) {
     io.stdout('commits, kept or dropped, and why:');
-    for (const l of explainLines(planned.explanations)) io.stdout(l);
+    for (const l of explainLines([...planned.explanations, ...dropped])) io.stdout(l);
     io.stdout('');
   }
   return planned.plan;
@@ -223,6 +251,8 @@ function printReport(files: ReportFiles, plan: BenchPlan, records: readonly Pair
 export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
   const sub = positionals[0] !== undefined && ['plan', 'run', 'merge'].includes(positionals[0]) ? positionals.shift() : undefined;
+  // `--from-evals DIR…`: the folders after the first are positionals.
+  const evalDirs = values['from-evals'] !== undefined && sub !== 'merge' ? [...values['from-evals'], ...positionals.splice(0)] : [];
   if (sub !== 'merge' && positionals.length > 0) throw new UsageError(`bench: unexpected argument "${positionals[0]}"`);
   const cwdGiven = resolveCwd(values.cwd);
   const controller = new AbortController();
@@ -251,7 +281,7 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   mkdirSync(storageDir, { recursive: true });
 
   if (sub === 'plan') {
-    const plan = await signalled(controller, () => historyPlan(values, cwd, storageDir, io, controller.signal));
+    const plan = await signalled(controller, () => historyPlan(values, evalDirs, cwd, storageDir, io, controller.signal));
     if (controller.signal.aborted) {
       io.stderr('fix-until-green bench: cancelled while judging commits');
       return 1;
@@ -271,7 +301,7 @@ export async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     if (!shard) throw new UsageError(`--shard: "${values.shard}" must be I/N with 1 ≤ I ≤ N`);
     pairs = shardPairs(plan, shard.index, shard.count);
   } else {
-    plan = await signalled(controller, () => historyPlan(values, cwd, storageDir, io, controller.signal));
+    plan = await signalled(controller, () => historyPlan(values, evalDirs, cwd, storageDir, io, controller.signal));
     pairs = plan.pairs;
     if (controller.signal.aborted) {
       io.stderr('fix-until-green bench: cancelled while judging commits');

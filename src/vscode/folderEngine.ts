@@ -49,3 +49,5 @@ export { describeEvent } from './common/runLog';
 // What a run's stop tells the user in a notification (a run has loaded the engine by then).
 export { announceStop } from './stopNotice';
 export { TestingView } from './testingView';
+// Benchmark Models on This Repository… (issue 38): the bench core runs in the engine bundle, loaded when the command runs.
+export { benchRepository } from './benchUi';

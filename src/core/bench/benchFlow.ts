@@ -12,8 +12,8 @@ import { writeReport } from './report';
 import type { BenchOutcome, BenchProgress } from './runBench';
 import { chooseJobs, runBench } from './runBench';
 import type { BenchPorts } from './runPair';
-import type { Explanation } from './tasks';
-import { tasksFromHistory } from './tasks';
+import type { BenchTask, Explanation, TaskCandidate } from './tasks';
+import { tasksFromCandidates, tasksFromHistory } from './tasks';
 import { proofLine } from './treeProof';
 
 export type BenchEvent =
@@ -31,14 +31,20 @@ export interface HistoryPlanRequest {
   limits: BenchLimits;
   holdout: HoldoutMode;
   costCeiling: number | null;
-  scan: { last?: number; since?: string };
+  /** The history to scan; none when the tasks come only from `candidates`. */
+  scan?: { last?: number; since?: string };
+  /** Tasks from elsewhere (a tasks file, scenario folders), judged after the history's. */
+  candidates?: TaskCandidate[];
   signal?: AbortSignal;
   onEvent?: (e: BenchEvent) => void;
 }
 
 export type HistoryPlan = { ok: true; plan: BenchPlan; explanations: Explanation[] } | { ok: false; problems: string[] };
 
-/** Refuses (settings a variant cannot have, a paid model with no price) before any check runs; else judges the commits and plans. */
+/**
+ * Refuses (settings a variant cannot have, a paid model with no price, two tasks of one name) before
+ * any check runs; else judges the history's commits and the other candidates, and plans.
+ */
 export async function planFromHistory(req: HistoryPlanRequest): Promise<HistoryPlan> {
   const problems: string[] = [];
   for (const v of req.variants.filter((x) => x.kind !== 'oracle')) {
@@ -50,17 +56,41 @@ export async function planFromHistory(req: HistoryPlanRequest): Promise<HistoryP
   if (!base.ok) problems.push(...base.problems);
   if (problems.length > 0 || !base.ok) return { ok: false, problems };
   const settings: Settings = base.settings;
-  const list = await tasksFromHistory({
+  const ids = new Map<string, string>();
+  for (const c of req.candidates ?? []) {
+    if (ids.has(c.id)) problems.push(`two tasks are named "${c.id}" (${ids.get(c.id)} and ${c.origin ?? 'history'}): give each its own id`);
+    ids.set(c.id, c.origin ?? 'history');
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  const common = {
     root: req.root,
     settings,
+    // A task's own settings (a scenario's) under the bench's limits, as its runs will have them.
+    settingsFor: async (c: TaskCandidate): Promise<Settings | string[]> => {
+      const a = await req.ports.settings({ ...(c.settings ?? {}), ...req.limits });
+      return a.ok ? a.settings : a.problems;
+    },
     storageDir: req.storageDir,
-    scan: req.scan,
     holdout: req.holdout,
     ...(req.signal ? { signal: req.signal } : {}),
-    onVerdict: (explanation, index, total) => req.onEvent?.({ type: 'verdict', explanation, index, total }),
-  });
-  req.onEvent?.({ type: 'scanned', commits: list.commitsScanned, candidates: list.explanations.filter((e) => e.reason !== 'root-commit' && e.reason !== 'no-tests-changed' && e.reason !== 'no-source-changed').length, scanMs: list.scanMs });
-  return { ok: true, plan: makePlan(list.tasks, req.variants, req.limits, req.holdout, req.costCeiling), explanations: list.explanations };
+    onVerdict: (explanation: Explanation, index: number, total: number) => req.onEvent?.({ type: 'verdict', explanation, index, total }),
+  };
+  const tasks: BenchTask[] = [];
+  const explanations: Explanation[] = [];
+  if (req.scan) {
+    const list = await tasksFromHistory({ ...common, scan: req.scan });
+    req.onEvent?.({ type: 'scanned', commits: list.commitsScanned, candidates: list.explanations.filter((e) => e.reason !== 'root-commit' && e.reason !== 'no-tests-changed' && e.reason !== 'no-source-changed').length, scanMs: list.scanMs });
+    tasks.push(...list.tasks);
+    explanations.push(...list.explanations);
+  }
+  if (req.candidates && req.candidates.length > 0 && !req.signal?.aborted) {
+    const list = await tasksFromCandidates(common, req.candidates);
+    tasks.push(...list.tasks);
+    explanations.push(...list.explanations);
+  }
+  const clash = tasks.find((t, i) => tasks.findIndex((u) => u.id === t.id) !== i);
+  if (clash) return { ok: false, problems: [`task "${clash.id}" comes both from the history and from ${clash.origin ?? 'the history'}: give the tasks file's entry an "id"`] };
+  return { ok: true, plan: makePlan(tasks, req.variants, req.limits, req.holdout, req.costCeiling), explanations };
 }
 
 export interface PlanRunRequest {

@@ -44,7 +44,7 @@ export const ORACLE_VARIANT: VariantSpec = { name: ORACLE, kind: 'oracle', setti
 export function makePlan(tasks: BenchTask[], variants: VariantSpec[], limits: BenchLimits, holdout: HoldoutMode, costCeiling: number | null): BenchPlan {
   const ordered = [...variants.filter((v) => v.kind === 'oracle'), ...variants.filter((v) => v.kind !== 'oracle')];
   const pairs = ordered.flatMap((v) => tasks.map((t) => ({ task: t.id, variant: v.name })));
-  const identity = JSON.stringify({ tasks: tasks.map((t) => [t.commit, t.checkPlan, t.holdout?.heldOut ?? []]), variants: ordered.map((v) => [v.name, v.settings]), limits, holdout, costCeiling });
+  const identity = JSON.stringify({ tasks: tasks.map((t) => [t.commit, t.checkPlan, t.holdout?.heldOut ?? [], ...(t.origin !== undefined ? [t.id, t.parent, t.testFiles, t.instruction ?? null, t.settings ?? null] : [])]), variants: ordered.map((v) => [v.name, v.settings]), limits, holdout, costCeiling });
   const id = createHash('sha256').update(identity).digest('hex').slice(0, 12);
   return { version: 1, id, createdAt: new Date().toISOString(), tasks, variants: ordered, limits, holdout, costCeiling, pairs };
 }

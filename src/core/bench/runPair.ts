@@ -51,9 +51,9 @@ export interface PairContext {
   signal?: AbortSignal;
 }
 
-/** The overrides a variant's run gets: its own settings, then the bench's limits (the same for all). */
-export function variantOverrides(plan: BenchPlan, v: VariantSpec, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { ...v.settings, ...plan.limits, ...extra };
+/** The overrides a variant's run gets: the task's own (a scenario's), the variant's, then the bench's limits (the same for all). */
+export function variantOverrides(plan: BenchPlan, v: VariantSpec, extra: Record<string, unknown> = {}, task?: BenchTask): Record<string, unknown> {
+  return { ...(task?.settings ?? {}), ...v.settings, ...plan.limits, ...extra };
 }
 
 /** Files the run left changed against the broken state (the copy's HEAD is the parent; the commit's tests were put over it). */
@@ -126,7 +126,9 @@ export function pairStorage(storageDir: string, planId: string, task: string, va
 
 export async function runPair(ctx: PairContext): Promise<PairRecord> {
   const started = Date.now();
-  const { root, task, variant, plan } = ctx;
+  const { task, variant, plan } = ctx;
+  // The repository the task's copies come from: the user's, or a scenario's own in the storage.
+  const root = task.repo ?? ctx.root;
   const runDir = pairStorage(ctx.storageDir, plan.id, task.id, variant.name);
   // A pair an earlier bench began and never recorded starts over: its run's storage is not a checkpoint of the user's.
   rmSync(runDir, { recursive: true, force: true });
@@ -137,7 +139,7 @@ export async function runPair(ctx: PairContext): Promise<PairRecord> {
     await writeOracleScript(root, task, script);
     Object.assign(extra, { 'model.provider': 'replay', 'model.id': script, 'model.baseUrl': '', 'model.escalation': [] });
   }
-  const first = await ctx.ports.settings(variantOverrides(plan, variant, extra));
+  const first = await ctx.ports.settings(variantOverrides(plan, variant, extra, task));
   if (!first.ok) return refusalRecord(ctx, `settings: ${first.problems.join('; ')}`, started);
   let settings: Settings = first.settings;
   // The bench-wide ceiling reaches into the run as its own: no call past what is left (a model without a price was refused up front).
@@ -159,7 +161,7 @@ export async function runPair(ctx: PairContext): Promise<PairRecord> {
       },
     );
     if (!launch.ok) return refusalRecord(ctx, refusalText(launch.refusal), started);
-    const report = await launch.prepared.build({ ...(ctx.signal ? { signal: ctx.signal } : {}) }).run.start();
+    const report = await launch.prepared.build({ ...(ctx.signal ? { signal: ctx.signal } : {}), ...(task.instruction ? { instruction: task.instruction } : {}) }).run.start();
     if (ctx.signal?.aborted) throw new PairCancelled();
     await putFilesAt(root, copy.dir, task.commit, heldOut);
     const final = await judge(createCheckEngine({ root: copy.dir, settings: { ...settings, stagedChecks: false }, storageDir: path.join(runDir, 'final') }), ctx.signal);

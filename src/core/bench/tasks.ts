@@ -1,7 +1,9 @@
-// Tasks from the repository's own history: each candidate commit of the scan (history.ts) is judged by
-// the project's own checks in a copy of its own (taskCopy.ts), on the broken state (the parent's tree
-// with the commit's test files) and on the reference state (the commit's tree). A candidate is kept
-// when the first fails and the second passes; every commit gets a reason, kept or not (`--explain`).
+// Tasks, judged: each candidate (a commit of the history scan, history.ts; an entry of a tasks file,
+// taskFile.ts; a scenario folder turned into two commits of its own, src/evals/benchTasks.ts) is judged
+// by the project's own checks in a copy of its own (taskCopy.ts), on the broken state (the base tree
+// with the candidate's test files) and on the reference state (the fix's tree). A candidate is kept
+// when the first fails and the second passes; every one gets a reason, kept or not (`--explain`).
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { checkProblems, createCheckEngine } from '../engine';
@@ -16,8 +18,16 @@ import type { CachedVerdicts, Verdict } from './verdicts';
 import { checkPlanKey, judge, VerdictCache } from './verdicts';
 
 export interface BenchTask {
-  /** The commit's short id, unique in the plan. */
+  /** The commit's short id (a tasks file's or a scenario's name), unique in the plan. */
   id: string;
+  /** The git repository the task's copies come from when it is not the bench's (a scenario's own, in the storage). */
+  repo?: string;
+  /** What the run is told besides the failures (a tasks file's `instruction`). */
+  instruction?: string;
+  /** `fixUntilGreen.*` values (prefix dropped) the task's runs and verdicts get under the variant's (a scenario's own). */
+  settings?: Record<string, unknown>;
+  /** Where the task came from, for the report: `history`, `tasks FILE`, `eval DIR`. */
+  origin?: string;
   commit: string;
   parent: string;
   subject: string;
@@ -33,7 +43,27 @@ export interface BenchTask {
   checkPlan: string;
 }
 
-export type ExplainReason = 'kept' | ScanDrop | 'checks-already-green' | 'reference-not-green' | 'checks-cannot-run';
+export type ExplainReason = 'kept' | ScanDrop | 'no-reference-fix' | 'checks-already-green' | 'reference-not-green' | 'checks-cannot-run';
+
+/** A task before its verdicts: a base commit, the commit holding its tests and its fix, and which files are which. */
+export interface TaskCandidate {
+  /** Unique in the plan. */
+  id: string;
+  /** The git repository to copy from; the bench's own when absent. */
+  repo?: string;
+  /** The commit holding the tests and the reference fix. */
+  commit: string;
+  /** The broken state's base (the commit's first parent for history). */
+  parent: string;
+  subject: string;
+  /** Files put from `commit` over `parent` to make the broken state (deleted when absent there). */
+  testFiles: string[];
+  /** Files put from `commit` to make the reference state: the reference fix. */
+  referenceFiles: string[];
+  instruction?: string;
+  settings?: Record<string, unknown>;
+  origin?: string;
+}
 
 export interface Explanation {
   commit: string;
@@ -49,6 +79,8 @@ export interface TaskSource {
   root: string;
   /** The settings the checks come from (configured or discovered in each copy). */
   settings: Settings;
+  /** The settings for a candidate that brings its own (a scenario's); `settings` when absent. */
+  settingsFor?: (c: TaskCandidate) => Promise<Settings | string[]>;
   /** The bench's storage folder: copies, the verdict cache, check build info. */
   storageDir: string;
   scan: Omit<ScanOptions, 'signal' | 'testGlobs'>;
@@ -73,47 +105,72 @@ export async function tasksFromHistory(src: TaskSource): Promise<TaskList> {
   const scan = await scanHistory(src.root, { ...src.scan, testGlobs: src.settings.protectedPaths, ...(src.signal ? { signal: src.signal } : {}) });
   const scanMs = Date.now() - started;
   const explanations: Explanation[] = scan.dropped.map((d) => ({ commit: d.commit.commit, subject: d.commit.subject, kept: false, reason: d.reason, detail: d.detail }));
+  const judged = await tasksFromCandidates(src, scan.candidates.map(historyCandidate));
+  const order = new Map(scan.commits.map((c, i) => [c.commit, i]));
+  const all = [...explanations, ...judged.explanations];
+  all.sort((a, b) => (order.get(a.commit) ?? 0) - (order.get(b.commit) ?? 0));
+  return { tasks: judged.tasks, explanations: all, commitsScanned: scan.commits.length, scanMs };
+}
+
+/** A history commit as a candidate: its test files over its parent, every other file its fix. */
+export function historyCandidate(c: HistoryCommit): TaskCandidate {
+  return { id: c.commit.slice(0, 10), commit: c.commit, parent: c.parent!, subject: c.subject, testFiles: c.files.filter((f) => f.role === 'test').map((f) => f.path), referenceFiles: c.files.filter((f) => f.role !== 'test').map((f) => f.path) };
+}
+
+/**
+ * What the verdicts depend on besides the check plan: a history commit's are its own; a tasks file may
+ * split the same commit into tests and fix otherwise (or start from another base), so its split is in the key.
+ */
+function verdictKey(c: TaskCandidate): string {
+  if (c.origin === undefined) return c.commit;
+  return `${c.commit}/${createHash('sha256').update(JSON.stringify([c.parent, c.testFiles, c.referenceFiles])).digest('hex').slice(0, 12)}`;
+}
+
+/** Judges each candidate in order (cached verdicts reused); the kept ones are the tasks. */
+export async function tasksFromCandidates(src: Omit<TaskSource, 'scan'>, candidates: readonly TaskCandidate[]): Promise<Pick<TaskList, 'tasks' | 'explanations'>> {
   const cache = new VerdictCache(path.join(src.storageDir, 'verdicts.json'));
   const tasks: BenchTask[] = [];
-  for (const [i, c] of scan.candidates.entries()) {
+  const explanations: Explanation[] = [];
+  for (const [i, c] of candidates.entries()) {
     if (src.signal?.aborted) break;
     const { explanation, task } = await judgeCandidate(src, c, cache);
     explanations.push(explanation);
     if (task) tasks.push(task);
-    src.onVerdict?.(explanation, i, scan.candidates.length);
+    src.onVerdict?.(explanation, i, candidates.length);
   }
-  const order = new Map(scan.commits.map((c, i) => [c.commit, i]));
-  explanations.sort((a, b) => (order.get(a.commit) ?? 0) - (order.get(b.commit) ?? 0));
-  return { tasks, explanations, commitsScanned: scan.commits.length, scanMs };
+  return { tasks, explanations };
 }
 
-async function judgeCandidate(src: TaskSource, c: HistoryCommit, cache: VerdictCache): Promise<{ explanation: Explanation; task?: BenchTask }> {
-  const parent = c.parent!;
+async function judgeCandidate(src: Omit<TaskSource, 'scan'>, c: TaskCandidate, cache: VerdictCache): Promise<{ explanation: Explanation; task?: BenchTask }> {
+  const { parent, testFiles, referenceFiles } = c;
+  const repo = c.repo ?? src.root;
   const base = { commit: c.commit, subject: c.subject };
-  const install = installProblem(src.root, await showFile(src.root, parent, 'package.json'));
+  const install = installProblem(repo, await showFile(repo, parent, 'package.json'));
   if (install) return { explanation: { ...base, kept: false, reason: 'install-needed', detail: install } };
-  const testFiles = c.files.filter((f) => f.role === 'test').map((f) => f.path);
-  const referenceFiles = c.files.filter((f) => f.role !== 'test').map((f) => f.path);
-  const copy = await addTaskCopy(src.root, path.join(src.storageDir, 'work'), parent, `verdict-${c.commit.slice(0, 10)}`);
+  const own = c.settings && src.settingsFor ? await src.settingsFor(c) : src.settings;
+  if (Array.isArray(own)) return { explanation: { ...base, kept: false, reason: 'checks-cannot-run', detail: `the task's settings: ${own.join('; ')}` } };
+  const settings: Settings = own;
+  const copy = await addTaskCopy(repo, path.join(src.storageDir, 'work'), parent, `verdict-${c.id}`);
   try {
-    await putFilesAt(src.root, copy.dir, c.commit, testFiles);
+    await putFilesAt(repo, copy.dir, c.commit, testFiles);
     const checkStorage = path.join(src.storageDir, 'checks', c.commit.slice(0, 12));
     mkdirSync(checkStorage, { recursive: true });
-    const engine = createCheckEngine({ root: copy.dir, settings: { ...src.settings, stagedChecks: false }, storageDir: checkStorage });
+    const engine = createCheckEngine({ root: copy.dir, settings: { ...settings, stagedChecks: false }, storageDir: checkStorage });
     const unusable = checkProblems(engine);
     if (unusable) return { explanation: { ...base, kept: false, reason: 'checks-cannot-run', detail: unusable.problems.join('; ') } };
     const checkPlan = checkPlanKey(engine.checks);
-    let verdicts = cache.get(c.commit, checkPlan);
+    const key = verdictKey(c);
+    let verdicts = cache.get(key, checkPlan);
     const cached = verdicts !== undefined;
     if (!verdicts) {
       const broken = await judge(engine, src.signal);
       let reference: Verdict | undefined;
       if (!broken.green && !src.signal?.aborted) {
-        await putFilesAt(src.root, copy.dir, c.commit, referenceFiles);
-        reference = await judge(createCheckEngine({ root: copy.dir, settings: { ...src.settings, stagedChecks: false }, storageDir: checkStorage }), src.signal);
+        await putFilesAt(repo, copy.dir, c.commit, referenceFiles);
+        reference = await judge(createCheckEngine({ root: copy.dir, settings: { ...settings, stagedChecks: false }, storageDir: checkStorage }), src.signal);
       }
       if (src.signal?.aborted) return { explanation: { ...base, kept: false, reason: 'checks-cannot-run', detail: 'cancelled' } };
-      verdicts = { commit: c.commit, checkPlan, checks: engine.checks.map((k) => ({ name: k.name, command: k.command })), broken, ...(reference ? { reference } : {}), at: new Date().toISOString() } satisfies CachedVerdicts;
+      verdicts = { commit: key, checkPlan, checks: engine.checks.map((k) => ({ name: k.name, command: k.command })), broken, ...(reference ? { reference } : {}), at: new Date().toISOString() } satisfies CachedVerdicts;
       cache.put(verdicts);
     }
     const { broken, reference } = verdicts;
@@ -121,7 +178,10 @@ async function judgeCandidate(src: TaskSource, c: HistoryCommit, cache: VerdictC
     if (broken.green) return { explanation: { ...base, kept: false, reason: 'checks-already-green', detail: 'the checks pass on the parent with the commit\'s tests: nothing to fix', ...more } };
     if (!reference || !reference.green) return { explanation: { ...base, kept: false, reason: 'reference-not-green', detail: `broken: ${describe(broken)}; the commit itself: ${reference ? describe(reference) : 'not checked'}`, ...more } };
     const failingTests = broken.failingFiles.filter((f) => testFiles.includes(f));
-    const task: BenchTask = { id: c.commit.slice(0, 10), commit: c.commit, parent, subject: c.subject, testFiles, referenceFiles, failingTests, holdout: splitHoldout(c.commit, failingTests, src.holdout), broken, reference, checkPlan };
+    const task: BenchTask = {
+      id: c.id, commit: c.commit, parent, subject: c.subject, testFiles, referenceFiles, failingTests, holdout: splitHoldout(c.commit, failingTests, src.holdout), broken, reference, checkPlan,
+      ...(c.repo !== undefined ? { repo: c.repo } : {}), ...(c.instruction !== undefined ? { instruction: c.instruction } : {}), ...(c.settings !== undefined ? { settings: c.settings } : {}), ...(c.origin !== undefined ? { origin: c.origin } : {}),
+    };
     return { explanation: { ...base, kept: true, reason: 'kept', detail: `broken: ${describe(broken)}; the commit: green${task.holdout ? `; ${task.holdout.how}` : ''}`, ...more }, task };
   } finally {
     await copy.remove();

@@ -18,6 +18,11 @@ export type CommandId = (typeof COMMAND_IDS)[number];
 /** Registered apart from the run's commands (src/vscode/gateAgentMode.ts, issue 30). */
 export const GATE_AGENT_MODE_COMMAND = 'fixUntilGreen.gateAgentMode';
 
+/** Registered apart from the run's commands (src/vscode/benchCommand.ts, issue 38). */
+export const BENCH_COMMAND = 'fixUntilGreen.benchmarkModels';
+/** The bench report's trace links run this (a webview without scripts can only follow a command link): internal, the trace's path as argument. */
+export const BENCH_OPEN_TRACE_COMMAND = 'fixUntilGreen.bench.openTrace';
+
 /** The Keep and Undo buttons of an `@fix` response: internal (not in the palette), the folder as argument. */
 export const CHAT_KEEP_COMMAND = 'fixUntilGreen.chat.keep';
 export const CHAT_UNDO_COMMAND = 'fixUntilGreen.chat.undo';

@@ -21,7 +21,7 @@ type Metafile = esbuild.Metafile;
 type Output = Metafile['outputs'][string];
 
 /** What the shell must never bundle: the engine's layers, the providers, every npm package. */
-const NOT_IN_SHELL = [/^node_modules\//, /^src\/core\/(loop|model|verify|policy|trace)\//, /^src\/core\/(engine|tokens)\.ts$/, /^src\/vscode\/(folderEngine|modelProvider|lmProvider)\.ts$/];
+const NOT_IN_SHELL = [/^node_modules\//, /^src\/core\/(loop|model|verify|policy|trace|bench)\//, /^src\/core\/(engine|tokens)\.ts$/, /^src\/vscode\/(folderEngine|modelProvider|lmProvider|benchRun)\.ts$/];
 const SDKS = /node_modules\/(openai|@anthropic-ai\/sdk|gpt-tokenizer)\//;
 
 describe('bundles: the shell, the engine apart (issue 16)', function () {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { defaultSettings, validateSettings } from '../../../src/core/settings';
-import { COMMAND_IDS, GATE_AGENT_MODE_COMMAND } from '../../../src/vscode/common/commandIds';
+import { BENCH_COMMAND, COMMAND_IDS, GATE_AGENT_MODE_COMMAND } from '../../../src/vscode/common/commandIds';
 import { explicitValues, SETTING_KEYS } from '../../../src/vscode/common/settingKeys';
 import { REPO } from '../../support/fixtures';
 
@@ -28,11 +28,11 @@ function coreDefault(key: string): unknown {
 }
 
 describe('extension manifest', () => {
-  it('contributes exactly the commands of DESIGN §7 (and Review Changes, Choose Model…, Gate Agent Mode), under the category "Fix Until Green"', () => {
+  it('contributes exactly the commands of DESIGN §7 (and Review Changes, Choose Model…, Gate Agent Mode, Benchmark Models), under the category "Fix Until Green"', () => {
     const ids = (pkg.contributes.commands as { command: string; category: string; title: string }[]).map((c) => c.command);
     // Gate Agent Mode (issue 30) registers on its own (src/vscode/gateAgentMode.ts).
-    assert.deepEqual(ids, [...COMMAND_IDS, GATE_AGENT_MODE_COMMAND]);
-    assert.deepEqual(ids.sort(), ['fixUntilGreen.chooseModel', 'fixUntilGreen.continue', 'fixUntilGreen.exportTrace', 'fixUntilGreen.gateAgentMode', 'fixUntilGreen.revertRun', 'fixUntilGreen.revertToBest', 'fixUntilGreen.review', 'fixUntilGreen.run', 'fixUntilGreen.runChecks', 'fixUntilGreen.setApiKey', 'fixUntilGreen.showPanel', 'fixUntilGreen.stop']);
+    assert.deepEqual(ids, [...COMMAND_IDS, GATE_AGENT_MODE_COMMAND, BENCH_COMMAND]);
+    assert.deepEqual(ids.sort(), ['fixUntilGreen.benchmarkModels', 'fixUntilGreen.chooseModel', 'fixUntilGreen.continue', 'fixUntilGreen.exportTrace', 'fixUntilGreen.gateAgentMode', 'fixUntilGreen.revertRun', 'fixUntilGreen.revertToBest', 'fixUntilGreen.review', 'fixUntilGreen.run', 'fixUntilGreen.runChecks', 'fixUntilGreen.setApiKey', 'fixUntilGreen.showPanel', 'fixUntilGreen.stop']);
     // The main command reads "Fix Until Green" once in the palette: it has no category of its own.
     const run = pkg.contributes.commands.find((c: { command: string }) => c.command === 'fixUntilGreen.run');
     assert.equal(run.title, 'Fix Until Green');
