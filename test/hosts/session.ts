@@ -30,7 +30,8 @@ function readdirOne(dir: string, keep: (n: string) => boolean = () => true): str
 
 /** The events of the one `host` session recorded in the scratch's storage, which must name `sessionId`. */
 export function traceOf(s: Scratch, host: string, sessionId: string): Record<string, unknown>[] {
-  const runs = path.join(s.storage, readdirOne(s.storage), 'runs');
+  // The storage holds one folder per project, beside install's own records (hook-installs/).
+  const runs = path.join(s.storage, readdirOne(s.storage, (n) => n !== 'hook-installs'), 'runs');
   const dir = readdirOne(runs, (n) => n.startsWith(`hook-${host}-`) && !n.endsWith('.lock'));
   const text = readFileSync(path.join(runs, dir, 'trace.jsonl'), 'utf8');
   const events = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
