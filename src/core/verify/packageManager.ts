@@ -5,7 +5,8 @@
 // network, so it is run with node directly.
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { load } from 'js-yaml';
+import { load, YAMLException } from 'js-yaml';
+import { readTextIfPresent } from '../fileText';
 import { findExecutable } from './verifier';
 
 export interface PnpRunner {
@@ -30,7 +31,7 @@ export function pnpRunner(dir: string): PnpRunner | { root: string; missing: str
 function runnerAt(root: string): PnpRunner | { root: string; missing: string } {
   const rc = path.join(root, '.yarnrc.yml');
   if (existsSync(rc)) {
-    const v = load(readFileSync(rc, 'utf8')) as { yarnPath?: unknown } | null;
+    const v = yarnrc(rc);
     if (typeof v?.yarnPath === 'string' && existsSync(path.resolve(root, v.yarnPath))) {
       return { root, yarn: `node ${path.resolve(root, v.yarnPath)}`, from: `.yarnrc.yml yarnPath (${v.yarnPath})` };
     }
@@ -39,12 +40,29 @@ function runnerAt(root: string): PnpRunner | { root: string; missing: string } {
   return { root, missing: 'the project installs with Yarn Plug\'n\'Play (.pnp.cjs, no node_modules) and neither a .yarnrc.yml yarnPath release nor yarn on PATH is there to run its scripts' };
 }
 
+/** A .yarnrc.yml's settings; a file yaml cannot read names no yarnPath (yarn itself will say what is wrong). */
+function yarnrc(file: string): { yarnPath?: unknown } | null {
+  try {
+    return load(readFileSync(file, 'utf8')) as { yarnPath?: unknown } | null;
+  } catch (e) {
+    if (e instanceof YAMLException) return null;
+    throw e;
+  }
+}
+
 /** Whether the package at `dir` declares `name` in any dependency field (what `yarn bin` resolves under PnP). */
 export function declares(dir: string, name: string): boolean {
+  const text = readTextIfPresent(path.join(dir, 'package.json'));
+  if (text === undefined) return false;
+  let pkg: unknown;
   try {
-    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
-    return ['dependencies', 'devDependencies', 'optionalDependencies'].some((f) => typeof pkg[f] === 'object' && pkg[f] !== null && name in (pkg[f] as object));
-  } catch {
-    return false;
+    pkg = JSON.parse(text);
+  } catch (e) {
+    // A broken package.json is discovery's to report; here it declares nothing.
+    if (e instanceof SyntaxError) return false;
+    throw e;
   }
+  if (typeof pkg !== 'object' || pkg === null) return false;
+  const fields = pkg as Record<string, unknown>;
+  return ['dependencies', 'devDependencies', 'optionalDependencies'].some((f) => typeof fields[f] === 'object' && fields[f] !== null && Object.hasOwn(fields[f], name));
 }
