@@ -5,7 +5,7 @@
 // network, so it is run with node directly.
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { load, YAMLException } from 'js-yaml';
+import { load } from 'js-yaml';
 import { readTextIfPresent } from '../fileText';
 import { findExecutable } from './verifier';
 
@@ -45,7 +45,7 @@ function yarnrc(file: string): { yarnPath?: unknown } | null {
   try {
     return load(readFileSync(file, 'utf8')) as { yarnPath?: unknown } | null;
   } catch (e) {
-    if (e instanceof YAMLException) return null;
+    if ((e as Error).name === 'YAMLException') return null;
     throw e;
   }
 }

@@ -150,6 +150,21 @@ describe('project shapes, round five (validation classes A, E, F, G, H)', functi
   });
 
   describe('A: Yarn Berry Plug\'n\'Play', () => {
+    it('a .yarnrc.yml yaml cannot read names no release: discovery goes on (yarn on PATH, else a note), it does not throw', () => {
+      const t = project({
+        'package.json': json({ name: 'pnp-bad', private: true, scripts: { test: 'node --test' } }),
+        '.yarnrc.yml': 'yarnPath: [unclosed\n',
+        '.pnp.cjs': '',
+      }, false);
+      try {
+        const d = discoverChecks(t.dir);
+        assert.equal(d.checks.length, 1);
+        assert.ok(/ run test$/.test(d.checks[0]!.command) || d.notes.some((n) => n.startsWith('yarn: the project installs with Yarn Plug')), JSON.stringify(d));
+      } finally {
+        t.cleanup();
+      }
+    });
+
     const release = path.join(REPO, 'node_modules', '@yarnpkg', 'cli-dist', 'bin', 'yarn.js');
 
     it('runs the scripts and the inferred tsc through the project\'s yarnPath release: a failing test is the test\'s, not `mocha: not found`', async () => {
