@@ -9,6 +9,8 @@ import type { CheckSpec, ParserId } from '../types';
 import { QUIET, parserForCommand, pnpmSelected, resolveScript } from './infer';
 import { planScript } from './scriptPlan';
 import { findExecutable } from './verifier';
+import type { PnpRunner } from './packageManager';
+import { declares, pnpRunner } from './packageManager';
 import type { Workspace, WorkspacePackage } from './workspaces';
 import { dependentsOf, enclosingWorkspace, workspaceAt } from './workspaces';
 
@@ -66,6 +68,11 @@ interface Scope {
    * (`pnpm -r test`) is left to the packages, reduced to the steps it runs of its own.
    */
   direct?: Record<string, string>;
+  /** Yarn Plug'n'Play: no node_modules, the project's yarn runs its scripts and resolves its tools. */
+  pnp?: PnpRunner;
+  /** At a workspace root: the packages, and the root's scripts that fan out to them (class F). */
+  workspace?: Workspace;
+  fannedOut?: Set<string>;
 }
 
 class Found implements Discovery {
@@ -117,9 +124,19 @@ function describeSteps(name: string, scripts: Record<string, string>): string {
  */
 function addScript(found: Found, scope: Scope, scripts: Record<string, string>, name: string, kind: string, via?: string): void {
   if (via === undefined && addSelected(found, scope, scripts, name, kind)) return;
-  const viaNpm = scope.direct?.[name] ?? (name === 'test' ? 'npm test --silent' : `npm run ${name} --silent`);
+  const missing = scope.pkg !== undefined && scope.pnp === undefined ? missingTool(scripts, name, scope.dir) : undefined;
+  if (missing !== undefined) {
+    // A package's script whose program is nowhere (an example app's `ng test` with no Angular CLI
+    // installed) would exit 127 `command not found`: a setup gap, not a failure of the code.
+    found.note(scope, `${name}: ${scope.label} scripts.${name} ("${scripts[name]}") runs \`${missing}\`, which is not installed (not in node_modules/.bin or on PATH): not installed, not checked`);
+    return;
+  }
+  const viaNpm = scope.direct?.[name] ?? (scope.pnp !== undefined ? `${scope.pnp.yarn} run ${name}` : name === 'test' ? 'npm test --silent' : `npm run ${name} --silent`);
   const plan = planScript(scripts, name, scope.dir, viaNpm);
-  found.add(scope, { name, command: plan.command, parser: plan.parser }, { source: `${scope.label} scripts.${name}${via !== undefined ? ` (run by ${via})` : ''}`, reason: plan.reason });
+  // Under Plug'n'Play a tool run directly (`eslint --format json .`) is found only through yarn.
+  const command = scope.pnp !== undefined && plan.command !== viaNpm ? `${scope.pnp.yarn} run ${plan.command}` : plan.command;
+  if (scope.pnp !== undefined) plan.notes.push(`run with the project's yarn (${scope.pnp.from}): it installs with Plug'n'Play, so npm finds none of its tools`);
+  found.add(scope, { name, command, parser: plan.parser }, { source: `${scope.label} scripts.${name}${via !== undefined ? ` (run by ${via})` : ''}`, reason: plan.reason });
   const chain = plan.steps.length > 1 ? `, resolved to ${describeSteps(name, scripts)}` : '';
   found.note(scope, `${name}: ${scope.label} scripts.${name} ("${scripts[name]}")${chain}; ${kind}, read with the ${plan.parser} parser: ${plan.reason}`);
   for (const n of plan.notes) found.note(scope, `${name}: ${n}`);
@@ -155,6 +172,17 @@ function typecheckChecks(found: Found, scope: Scope, scripts: Record<string, str
     return;
   }
   if (!scope.infer || !existsSync(path.join(scope.dir, 'tsconfig.json'))) return;
+  const delegated = delegatedRole(scope, TYPECHECK_SCRIPTS);
+  if (delegated !== undefined) {
+    found.note(scope, `tsc: tsconfig.json found, but ${delegated}: no root-wide tsc is added (it would check what no package's own type check covers)`);
+    return;
+  }
+  if (scope.pnp !== undefined && declares(scope.dir, 'typescript')) {
+    const { command } = tscCommand(scope.dir);
+    found.add(scope, { name: 'tsc', command: `${scope.pnp.yarn} run ${command}`, parser: 'tsc' }, { source: 'tsconfig.json (no typecheck script)', reason: `the workspace's own tsc, resolved by its yarn (${scope.pnp.from}): Plug'n'Play, no node_modules` });
+    found.note(scope, `tsc: tsconfig.json found and no typecheck script; type check with the workspace's own tsc through its yarn (Plug'n'Play)`);
+    return;
+  }
   if (findExecutable('tsc', scope.dir) === undefined) {
     found.note(scope, 'tsc: tsconfig.json found but no tsc is installed (node_modules/.bin or PATH): not checked');
     return;
@@ -181,8 +209,14 @@ function lintChecks(found: Found, scope: Scope, scripts: Record<string, string>,
   const has = (f: string): boolean => existsSync(path.join(scope.dir, f));
   const eslintConfig = [...ESLINT_FLAT, ...ESLINT_LEGACY].find(has) ?? (pkg?.eslintConfig !== undefined ? 'package.json#eslintConfig' : undefined);
   if (eslintConfig === undefined || !scope.infer) return;
+  const delegated = delegatedRole(scope, ['lint']);
   if (lintScripts.length > 0) {
     found.note(scope, `eslint: ${eslintConfig} found, but the project lints with its own script${lintScripts.length > 1 ? 's' : ''} (${lintScripts.join(', ')}): that is what runs`);
+  } else if (delegated !== undefined) {
+    found.note(scope, `eslint: ${eslintConfig} found, but ${delegated}: no root-wide eslint is added (it would lint what no package's own lint covers)`);
+  } else if (scope.pnp !== undefined && declares(scope.dir, 'eslint')) {
+    found.add(scope, { name: 'eslint', command: `${scope.pnp.yarn} run eslint --format json .`, parser: 'eslint' }, { source: `${eslintConfig} (no lint script)`, reason: `ESLint with \`--format json\`, resolved by the project's yarn (${scope.pnp.from}): Plug'n'Play, no node_modules` });
+    found.note(scope, `eslint: ${eslintConfig} found and no lint script; lint with the workspace's own eslint through its yarn (Plug'n'Play), JSON report`);
   } else if (findExecutable('eslint', scope.dir) !== undefined) {
     found.add(scope, { name: 'eslint', command: 'eslint --format json .', parser: 'eslint' }, { source: `${eslintConfig} (no lint script)`, reason: 'ESLint with `--format json`' });
     found.note(scope, `eslint: ${eslintConfig} found and no lint script; lint with the workspace's own eslint, JSON report`);
@@ -254,6 +288,7 @@ function leaveFanOutsToPackages(found: Found, scope: Scope, scripts: Record<stri
     const builds = skipped.length > 0 ? `; what it runs before them (${skipped.map((s) => (s.script !== undefined && s.script !== name ? `${s.script}: ${s.command}` : s.command)).join(' && ')}) is not run for them: each package's own script runs its own pre scripts and build where it needs one` : '';
     delete scripts[`pre${name}`];
     delete scripts[`post${name}`];
+    (scope.fannedOut ??= new Set()).add(name);
     if (own.length === 0) {
       delete scripts[name];
       found.note(scope, `${name}: scripts.${name} ("${body}") runs each package's own script (${runs}): the packages' checks stand in for it, each run once${builds}`);
@@ -267,14 +302,114 @@ function leaveFanOutsToPackages(found: Found, scope: Scope, scripts: Record<stri
 }
 
 /** The checks of one folder: its scripts (root scripts that fan out to every package left to the packages). */
-function discoverIn(found: Found, scope: Scope, fansOutTo?: Workspace): void {
+function discoverIn(found: Found, scope: Scope, fansOutTo?: Workspace, targets: readonly string[] = []): void {
   const pkg = readPackageJson(scope, found);
   const scripts = scriptsOf(pkg);
-  if (fansOutTo !== undefined) leaveFanOutsToPackages(found, scope, scripts);
+  const pnp = pnpRunner(scope.dir);
+  if (pnp !== undefined && 'yarn' in pnp) scope.pnp = pnp;
+  else if (pnp !== undefined && scope.prefix === '') found.note(scope, `yarn: ${pnp.missing}: its scripts run through npm and fail where they need a tool`);
+  if (fansOutTo !== undefined) {
+    scope.workspace = fansOutTo;
+    leaveFanOutsToPackages(found, scope, scripts);
+  }
   typecheckChecks(found, scope, scripts);
   lintChecks(found, scope, scripts, pkg);
+  formatChecks(found, scope, scripts);
   testChecks(found, scope, scripts);
+  fanOutTargets(found, scope, scripts, targets);
   dropRepeats(found, scope, scripts);
+}
+
+/** Shell words that are no program to look for. */
+const BUILTINS = new Set(['cd', 'exit', 'export', 'set', 'unset', 'source', '.', ':', 'true', 'false', 'test', '[', 'echo', 'exec', 'eval', 'wait', 'trap', 'shift', 'read', 'printf', 'if', 'then', 'fi', 'for', 'do', 'done', 'while']);
+
+/** The first program a script's steps run that is installed nowhere (node_modules/.bin up the tree, PATH), or undefined. */
+function missingTool(scripts: Record<string, string>, name: string, dir: string): string | undefined {
+  for (const step of resolveScript(scripts, name)) {
+    if (step.fanOut !== undefined) continue;
+    const head = /^[A-Za-z0-9@._-]+$/.exec(step.command.trim().split(/\s+/)[0] ?? '')?.[0];
+    if (head === undefined || BUILTINS.has(head) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(head)) continue;
+    if (findExecutable(head, dir) === undefined) return head;
+  }
+  return undefined;
+}
+
+/**
+ * At a workspace root, why a role (type check, lint) is the packages' and not the root's: the
+ * root's script for it fans out to them (`typecheck: turbo typecheck`), or a package carries its
+ * own script for it. A root-wide tsc or eslint would then check what the project never checks
+ * (examples, other packages' build output). Undefined elsewhere.
+ */
+function delegatedRole(scope: Scope, names: readonly string[]): string | undefined {
+  if (scope.workspace === undefined) return undefined;
+  const fanned = names.find((n) => scope.fannedOut?.has(n));
+  if (fanned !== undefined) return `the root's scripts.${fanned} runs each package's own`;
+  const own = scope.workspace.packages.find((p) => {
+    const scripts = scriptsOf(readJsonFile(path.join(p.dir, 'package.json')));
+    return Object.keys(scripts).some((n) => names.includes(n) || names.some((m) => n.startsWith(`${m}:`)));
+  });
+  return own !== undefined ? `package ${own.name} has its own (the packages check themselves)` : undefined;
+}
+
+function readJsonFile(file: string): PackageJson | undefined {
+  const text = readTextIfPresent(file);
+  if (text === undefined) return undefined;
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as PackageJson) : undefined;
+  } catch (e) {
+    if (e instanceof SyntaxError) return undefined;
+    throw e;
+  }
+}
+
+/** A formatter or checker in check mode: its failures are the project's (`prettier --check`, `biome ci`, `dprint check`). */
+const FORMAT_CHECK = /^(?:\S*\/)?(?:prettier\s(?:.*\s)?(?:--check|-c|--list-different|-l)(?:\s|$)|biome\s+(?:check|ci|format)(?:\s|$)|dprint\s+check(?:\s|$))/;
+const WRITES_FLAG = /(?:^|\s)--(?:write|fix|apply|apply-unsafe|unsafe)(?:[=\s]|$)|(?:^|\s)-w(?:\s|$)/;
+
+/**
+ * Every script that runs a checker in check mode (`check: biome check`, `format:check: prettier
+ * --check .`, `lint:format`) is a check of its own, whatever its name, unless a check found already
+ * runs that same step (`lint: run-s lint:*`): `lint` existing must not hide a format check CI runs.
+ * Of scripts that run one another, the one that runs the step itself is the check.
+ */
+function formatChecks(found: Found, scope: Scope, scripts: Record<string, string>): void {
+  const mine = found.checks.filter((c) => c.name.startsWith(scope.prefix)).map((c) => c.name.slice(scope.prefix.length));
+  const covered = new Set(mine.filter((n) => scripts[n] !== undefined).flatMap((n) => resolveScript(scripts, n).map((s) => s.command)));
+  const formatSteps = (n: string): string[] => resolveScript(scripts, n).filter((s) => s.hook !== true && FORMAT_CHECK.test(s.command) && !WRITES_FLAG.test(s.command)).map((s) => s.command);
+  const candidates = Object.keys(scripts).filter((n) => {
+    if (mine.includes(n) || /^(?:pre|post)/.test(n) || TEST_SCRIPTS.includes(n) || WRITES_FLAG.test(scripts[n]!)) return false;
+    return formatSteps(n).some((c) => !covered.has(c));
+  });
+  const inner = candidates.filter((n) => !candidates.some((m) => m !== n && resolveScript(scripts, n).some((s) => s.script === m)));
+  for (const name of inner) {
+    found.note(scope, `${name}: scripts.${name} ("${scripts[name]}") runs a checker in check mode (${formatSteps(name).join(', ')}) that no other check runs: a check of its own, found by what it runs rather than by its name`);
+    addScript(found, scope, scripts, name, 'the project\'s own format check');
+  }
+}
+
+/** Scripts a fan-out runs that are builds, servers or writers, not checks. */
+const NOT_A_CHECK = /(?:^|[:-])(?:build|dev|start|serve|watch|clean|fix|format|write|deploy|release|publish|docs)(?:$|[:-])/;
+
+/** The scripts the root's check scripts (test, typecheck, lint, and the scripts they run) fan out to in every package. */
+function rootFanOutTargets(root: string): string[] {
+  const scripts = scriptsOf(readJsonFile(path.join(root, 'package.json')));
+  const roles = Object.keys(scripts).filter((n) => TEST_SCRIPTS.includes(n) || TYPECHECK_SCRIPTS.includes(n) || n === 'lint' || n.startsWith('lint:'));
+  const names = roles.flatMap((n) => resolveScript(scripts, n).flatMap((s) => (s.hook !== true ? s.fanOut?.scripts ?? [] : [])));
+  return [...new Set(names)].filter((n) => !NOT_A_CHECK.test(n));
+}
+
+/**
+ * A package's script the root's fan-out runs (`nx run-many --targets=test:lib`) is a check of the
+ * package, whatever its name, unless one found already runs it.
+ */
+function fanOutTargets(found: Found, scope: Scope, scripts: Record<string, string>, targets: readonly string[]): void {
+  for (const t of targets) {
+    if (scripts[t] === undefined || NPM_PLACEHOLDER.test(scripts[t]!)) continue;
+    const mine = found.checks.filter((c) => c.name.startsWith(scope.prefix)).map((c) => c.name.slice(scope.prefix.length));
+    if (mine.some((n) => n === t || (scripts[n] !== undefined && resolveScript(scripts, n).some((s) => s.script === t)))) continue;
+    addScript(found, scope, scripts, t, 'the script the workspace root\'s fan-out runs in each package');
+  }
 }
 
 function packageScope(root: string, p: WorkspacePackage): Scope {
@@ -290,7 +425,8 @@ export function discoverChecks(root: string): Discovery {
     // A workspace root: its own scripts that are not a fan-out, then every package by its own scripts.
     discoverIn(found, self, workspace);
     found.notes.push(`workspace: ${workspace.packages.length} package(s) from ${workspace.source}; each is checked by its own scripts, in its own folder`);
-    for (const p of workspace.packages) discoverIn(found, packageScope(root, p));
+    const targets = rootFanOutTargets(self.dir);
+    for (const p of workspace.packages) discoverIn(found, packageScope(root, p), undefined, targets);
   } else {
     discoverIn(found, self);
     const enclosing = enclosingWorkspace(root);
