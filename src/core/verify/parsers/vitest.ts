@@ -14,9 +14,15 @@ const CODE_FRAME = /^\s*\d*\|/;
 // With Vitest `projects` (or a workspace), each file and frame is printed after its project's label: `|name| file`.
 const PROJECT_LABEL = /(^|\s)\|[^|\s][^|]*\|\s+(?=\S)/;
 
+// With colours (Vitest turns them on under `CI`, as the project's own CI runs it), the label is a
+// coloured badge instead: stripped of its codes it is the name padded by spaces, `FAIL   name  file`
+// (`❯  name  file` on a file's summary line), where a file without a label follows after two spaces
+// (one after the arrow). The padding tells the badge from a path.
+const BADGE_LABEL = /^(\s*)(FAIL {3}|[❯✓×↓] {2})[^ ](?:[^ ]| (?! ))* {2}(?=\S)/;
+
 /** A line with its project label taken out: the file after it is the file. */
 function unlabelled(line: string): string {
-  return line.replace(PROJECT_LABEL, '$1');
+  return line.replace(PROJECT_LABEL, '$1').replace(BADGE_LABEL, (_m, indent: string, mark: string) => `${indent}${mark.startsWith('FAIL') ? 'FAIL  ' : `${mark[0]} `}`);
 }
 
 interface Block {
