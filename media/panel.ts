@@ -301,7 +301,9 @@ function checkChips(step: Pick<StepView, 'checks'>, parsers: Readonly<Record<str
       const ok = c.exitCode === 0 && c.failureCount === 0;
       // Plain words ("type check", "tests: 1 failing · only the failing tests re-run"); the engine's in the tooltip.
       const how = c.mode !== undefined ? `\n${c.mode} run${c.carried ? `, ${c.carried} failure(s) carried from an earlier run` : ''}${c.note ? `: ${c.note}` : ''}` : '';
-      return h('span', { key: c.name, class: `chip ${ok ? 'ok' : 'bad'}`, 'data-mode': c.mode ?? 'full', title: `${c.name}: exit ${c.exitCode ?? 'none'}${c.timedOut ? ' (timed out)' : ''}, ${c.failureCount} failure(s), ${formatDuration(c.durationMs)}${how}` }, icon(ok ? 'pass' : 'error'), ` ${checkWords(c, parsers[c.name])}`);
+      // A list cut short says so: its count is only the part kept (and is compared with nothing).
+      const cut = c.incomplete ? `\noutput cut at the output limit: ${c.reportedFailures !== undefined ? `${c.reportedFailures} failure(s) by its own summary, ${c.failureCount} listed` : `only the ${c.failureCount} failure(s) of the part kept are listed`}` : c.outputCut ? '\noutput cut at the output limit (every failure listed)' : '';
+      return h('span', { key: c.name, class: `chip ${ok ? 'ok' : 'bad'}`, 'data-mode': c.mode ?? 'full', ...(c.incomplete ? { 'data-cut': 'true' } : {}), title: `${c.name}: exit ${c.exitCode ?? 'none'}${c.timedOut ? ' (timed out)' : ''}, ${c.failureCount} failure(s), ${formatDuration(c.durationMs)}${how}${cut}` }, icon(ok ? 'pass' : 'error'), ` ${checkWords(c, parsers[c.name])}${c.incomplete ? ' (output cut)' : ''}`);
     }),
   );
 }

@@ -5,6 +5,7 @@ import type { CheckResult, CheckSpec, VerifyResult } from '../core/types';
 import { readWorkspaceText } from '../core/edit/readText';
 import { prepareChecks } from '../core/launch';
 import type { CheckOrigin } from '../core/verify/discover';
+import { cutNotes } from '../core/verify/cut';
 import { formatFailureReport } from '../core/verify/report';
 import { printFailure } from './errors';
 import { cliRefusal } from './refusals';
@@ -31,6 +32,8 @@ export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: 
       runDurationsMs: c.runDurationsMs ?? [c.durationMs],
       timedOut: c.timedOut,
       truncated: c.truncated,
+      // The failures listed are a part of those of a cut output (verify/cut.ts), with its runner's count.
+      ...(c.incomplete ? { incomplete: true, ...(c.incomplete.reported !== undefined ? { reportedFailures: c.incomplete.reported } : {}) } : {}),
       flaky: c.flaky,
       ...(extra.origins?.[c.name] !== undefined ? { origin: extra.origins[c.name] } : {}),
     })),
@@ -47,7 +50,8 @@ function commandLine(c: CheckSpec): string {
 }
 
 function checkLine(c: CheckResult): string {
-  const state = c.timedOut ? 'timed out' : c.failures.length === 0 && c.exitCode === 0 ? 'ok' : `${c.failures.length} failure(s)`;
+  const listed = c.incomplete ? (c.incomplete.reported !== undefined ? `${c.incomplete.reported} failure(s) by its summary, ${c.failures.length} listed` : `${c.failures.length} failure(s) listed, more cut`) : `${c.failures.length} failure(s)`;
+  const state = c.timedOut ? 'timed out' : c.failures.length === 0 && c.exitCode === 0 ? 'ok' : listed;
   const extra = [`exit ${c.exitCode ?? '-'}`, `${(c.durationMs / 1000).toFixed(1)} s`];
   if ((c.runs ?? 1) > 1) extra.push(`${c.runs} runs: ${(c.runDurationsMs ?? []).map((ms) => `${(ms / 1000).toFixed(1)} s`).join(' + ') || '?'}`);
   if (c.flaky.length > 0) extra.push(`${c.flaky.length} flaky`);
@@ -117,7 +121,7 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
     io.stdout(v.green ? `green · ${v.failureHash.slice(0, 12)}` : `not green · ${v.failures.length} failure(s) · ${v.failureHash.slice(0, 12)}`);
     if (!v.green) {
       io.stdout('');
-      io.stdout(formatFailureReport(v.failures, { flaky: v.flaky, root: cwd, contextLines: 0, readText: (rel) => readWorkspaceText(cwd, rel) }));
+      io.stdout(formatFailureReport(v.failures, { flaky: v.flaky, cut: cutNotes(v.checks), root: cwd, contextLines: 0, readText: (rel) => readWorkspaceText(cwd, rel) }));
     }
   }
   return v.green ? 0 : 1;

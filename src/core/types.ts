@@ -64,6 +64,12 @@ export interface CheckResult {
   /** Output kept after decoding, ANSI stripping and capping (head and tail). */
   output: string;
   truncated: boolean;
+  /**
+   * Set when the output was cut where its failures are not all listed: `failures` are those of the
+   * part kept, `reported` the count the tool's own summary gave (when the part kept holds one). Such
+   * a list is never compared as a count (verify/cut.ts).
+   */
+  incomplete?: { reported?: number };
   failures: Failure[];
   flaky: Failure[];
   /** The parser that read the output (named by the check or inferred from its command). */

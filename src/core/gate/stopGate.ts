@@ -12,6 +12,7 @@ import { changedVerifierFiles } from '../policy/integrity';
 import { gateDecision, stepDecision } from '../policy/policy';
 import type { Decision } from '../policy/reasons';
 import type { VerifyResult } from '../types';
+import { comparableFailureCount, cutNotes } from '../verify/cut';
 import { formatFailureReport } from '../verify/report';
 import type { HookContext, HookResult } from './hookContext';
 import { effectiveMaxSteps, holds, locked, nowOf, openSession } from './hookContext';
@@ -135,8 +136,8 @@ function blockReason(ctx: HookContext, v: VerifyResult, j: Judgement, blocks: nu
   if (claimsSuccess(ctx.call.lastMessage)) lines.push(`Your last message says "${(ctx.call.lastMessage ?? '').trim().slice(0, 160)}", but the checks disagree.`);
   if (j.verifierChanged.length > 0) lines.push(`What defines the checks changed since the session began: ${j.verifierChanged.join(', ')}. Put it back as it was and fix the code instead; a check made weaker does not count.`);
   if (!v.green) {
-    lines.push(`Verdict: ${verdictOf(sighting, false, v.failures.length)}.`);
-    lines.push('', formatFailureReport(v.failures, { flaky: v.flaky, root, readText: (rel) => readWorkspaceText(root, rel), maxTokens: Math.min(6000, ctx.settings.contextTokenBudget) }), '');
+    lines.push(`Verdict: ${verdictOf(sighting, false, comparableFailureCount(v))}.`);
+    lines.push('', formatFailureReport(v.failures, { flaky: v.flaky, cut: cutNotes(v.checks), root, readText: (rel) => readWorkspaceText(root, rel), maxTokens: Math.min(6000, ctx.settings.contextTokenBudget) }), '');
   }
   lines.push("Fix the code under test (not the tests, not the checks' configuration, no suppressions), then finish again.");
   return lines.join('\n');
@@ -170,7 +171,9 @@ export async function stopGate(ctx: HookContext): Promise<HookResult> {
     if (cutShort) return cutShortResult(ctx, session, step, now);
     recordVerify(session, step, v, now);
     const j = judge(ctx, session, v, now);
-    const attempt = { failureHash: v.failureHash, failureCount: v.failures.length, green: v.green, at: now.toISOString() };
+    // The count the session compares the next stop with: the tools' own where a list was cut short.
+    const counted = comparableFailureCount(v);
+    const attempt = { failureHash: v.failureHash, failureCount: counted ?? v.failures.length, green: v.green, at: now.toISOString() };
     const record = (answer: 'block' | 'allow', reason: string): void =>
       session.write({ type: 'hook', step, host: ctx.call.host, event: 'stop', hostEvent: ctx.call.eventName, answer, reason, sessionId: ctx.call.sessionId }, now);
     if (j.decision) {
@@ -185,7 +188,7 @@ export async function stopGate(ctx: HookContext): Promise<HookResult> {
     // Not green, within every budget: back to work, with the failures the checks report.
     const counter = new SeenCounter();
     for (const a of st.attempts) counter.observe('s', a.failureHash, a.failureCount);
-    const sighting = counter.observe('s', v.failureHash, v.failures.length);
+    const sighting = counter.observe('s', v.failureHash, counted);
     st.attempts.push({ ...attempt, answer: 'block' });
     st.blocks += 1;
     if (j.verifierChanged.length > 0) st.integrityBlocks += 1;

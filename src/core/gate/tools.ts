@@ -4,6 +4,7 @@
 // and controllers, the CLI's files and lock), and hand the results to these functions.
 import type { RunReport } from '../trace/events';
 import type { VerifyResult } from '../types';
+import { comparableFailureCount, cutNotes } from '../verify/cut';
 import { formatFailureReport } from '../verify/report';
 import type { Progress, SeenCounter } from './seen';
 import { progressOf, verdictOf } from './seen';
@@ -39,7 +40,8 @@ const REPORT_TOKENS = 6000;
 
 /** Counts this pass as an attempt of `scope` and words what its identity means. */
 export function checksToolResult(v: VerifyResult, seen: SeenCounter, scope: string, src: ReportSource): ChecksToolResult {
-  const s = seen.observe(scope, v.failureHash, v.failures.length);
+  const counted = comparableFailureCount(v);
+  const s = seen.observe(scope, v.failureHash, counted);
   return {
     folder: src.root,
     green: v.green,
@@ -48,11 +50,11 @@ export function checksToolResult(v: VerifyResult, seen: SeenCounter, scope: stri
     seen: s.seen,
     attempt: s.attempt,
     attemptsAgo: s.attemptsAgo,
-    progress: progressOf(s, v.green, v.failures.length),
-    verdict: verdictOf(s, v.green, v.failures.length),
+    progress: progressOf(s, v.green, counted),
+    verdict: verdictOf(s, v.green, counted),
     checks: v.checks.map((c) => ({ name: c.name, exitCode: c.exitCode, failures: c.failures.length, timedOut: c.timedOut })),
     flakyCount: v.flaky.length,
-    report: v.green ? '' : formatFailureReport(v.failures, { flaky: v.flaky, root: src.root, readText: src.readText, maxTokens: src.maxTokens ?? REPORT_TOKENS }),
+    report: v.green ? '' : formatFailureReport(v.failures, { flaky: v.flaky, cut: cutNotes(v.checks), root: src.root, readText: src.readText, maxTokens: src.maxTokens ?? REPORT_TOKENS }),
   };
 }
 

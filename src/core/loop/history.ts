@@ -3,7 +3,7 @@
 import type { BudgetEntry } from '../policy/budget';
 import { ConfidenceBudget, novelty } from '../policy/budget';
 import type { OutcomeDecision } from '../policy/outcome';
-import { decideOutcome, isBetter } from '../policy/outcome';
+import { decideOutcome, failureCount, isBetter } from '../policy/outcome';
 import type { ConfidenceBudgetSettings } from '../settings';
 import type { Observed } from './state';
 import { summary } from './state';
@@ -89,7 +89,7 @@ export class RunHistory {
     if (!rolledBack && isBetter(summary(o), summary(bestBefore))) this.bestState = o;
     this.note(o.step, o.verify.failureHash);
     if (!this.budget.enabled) return null;
-    return this.budget.step(o.step, novelty(seenBefore, o.verify.failures.length, bestBefore.verify.failures.length));
+    return this.budget.step(o.step, novelty(seenBefore, failureCount(summary(o)), failureCount(summary(bestBefore))));
   }
 
   outcome(green: boolean): OutcomeDecision {

@@ -11,6 +11,7 @@ import type { ModelProvider } from '../model/provider';
 import { countTokens, MESSAGE_OVERHEAD_TOKENS } from '../tokens';
 import type { Settings } from '../settings';
 import type { Logger, VerifyResult } from '../types';
+import { cutNotes } from '../verify/cut';
 
 /** A step's prompt, with the context builder's upper bound on the user part's tokens. */
 export type Prompt = Pick<StepContext, 'system' | 'user' | 'userTokens'>;
@@ -57,6 +58,7 @@ export class Prompter {
       failures: state.failures,
       flaky: state.flaky,
       root: this.o.workspace.root,
+      cut: cutNotes(state.checks),
       editedFiles: this.editedFiles,
       ...(this.o.activeFile ? { activeFile: this.o.activeFile } : {}),
       ...(this.o.instruction ? { instruction: this.o.instruction } : {}),

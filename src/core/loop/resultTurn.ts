@@ -9,7 +9,7 @@ import type { VerifyResult } from '../types';
 import type { EditTurn } from './editTurn';
 import { proposedFiles } from './editTurn';
 import type { Observed, RestoreOutcome } from './state';
-import { saveSnapshot } from './state';
+import { saveSnapshot, stateSummary } from './state';
 
 export interface ResultTurn {
   /** The state the checks observed right after the edit, kept or not. */
@@ -42,7 +42,7 @@ export async function resultTurn(d: ResultTurnDeps, step: number, previous: Obse
   const verify = await d.verify();
   const stepped: Observed = { step, verify, files };
   d.observed(stepped);
-  const review = await d.review({ step, green: verify.green, failures: verify.failures, failureHash: verify.failureHash, files: proposedFiles(written) });
+  const review = await d.review({ ...stateSummary(step, verify), failureHash: verify.failureHash, files: proposedFiles(written) });
   if (review.stop) return { stepped, final: stepped, verdicts: review.verdicts, criticStop: review.stop, rolledBack: null, error: null };
   if (review.verdict !== 'retry') return { stepped, final: stepped, verdicts: review.verdicts, rolledBack: null, error: null };
 

@@ -8,6 +8,7 @@ import type { StepState } from '../policy/policy';
 import type { Decision } from '../policy/reasons';
 import type { Settings } from '../settings';
 import type { RunReport, StepRecord } from '../trace/events';
+import { cutNotes, listsEveryFailure } from '../verify/cut';
 import type { EditTurn } from './editTurn';
 import type { ModelTurn } from './modelTurn';
 import type { ResultTurn } from './resultTurn';
@@ -109,7 +110,8 @@ export interface ReportFacts {
 
 export function runReport(f: ReportFacts): RunReport {
   const initialFailures = f.initial?.verify.failures ?? [];
-  const { fixed, remaining } = fixedAndRemaining(initialFailures, f.final?.verify.failures ?? initialFailures);
+  const { fixed, remaining } = fixedAndRemaining(initialFailures, f.final?.verify.failures ?? initialFailures, f.final ? listsEveryFailure(f.final.verify) : true);
+  const cut = [...new Set([...(f.initial ? cutNotes(f.initial.verify.checks).map((n) => `step 0: ${n}`) : []), ...(f.final && f.final !== f.initial ? cutNotes(f.final.verify.checks).map((n) => `final: ${n}`) : [])])];
   const { reason, detail, alsoFired } = f.decision;
   return {
     runId: f.runId,
@@ -131,5 +133,6 @@ export function runReport(f: ReportFacts): RunReport {
     costUsed: f.costUsed,
     escalations: [...(f.escalations ?? [])],
     ...(f.held ? { held: f.held } : {}),
+    ...(cut.length > 0 ? { outputCut: cut } : {}),
   };
 }

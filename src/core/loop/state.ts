@@ -10,6 +10,7 @@ import type { Decision } from '../policy/reasons';
 import type { CheckSummary, RunEvent, RunReport } from '../trace/events';
 import type { RunOptions } from './options';
 import type { VerifyResult } from '../types';
+import { comparableFailureCount, listsEveryFailure } from '../verify/cut';
 
 /** Path → bytes (null: absent) of every file the run has touched, in one state. */
 export type FileState = Map<string, Uint8Array | null>;
@@ -46,14 +47,20 @@ export interface RestoreOutcome {
 }
 
 export function summary(o: Observed): StateSummary {
-  return { step: o.step, green: o.verify.green, failures: o.verify.failures };
+  return stateSummary(o.step, o.verify);
+}
+
+/** What the policy compares of a verification: a list cut short carries the tools' own count (verify/cut.ts). */
+export function stateSummary(step: number, v: VerifyResult): StateSummary {
+  return { step, green: v.green, failures: v.failures, ...(listsEveryFailure(v) ? {} : { cut: { count: comparableFailureCount(v) } }) };
 }
 
 export function summarizeChecks(v: VerifyResult): CheckSummary[] {
   return v.checks.map((c) => {
     const carried = c.failures.filter((f) => f.carried).length;
     const staged = { ...(c.mode ? { mode: c.mode } : {}), ...(carried > 0 ? { carried } : {}), ...(c.stagedNote !== undefined ? { note: c.stagedNote } : {}) };
-    return { name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut, ...(c.parser ? { parser: c.parser } : {}), ...staged };
+    const cut = { ...(c.truncated ? { outputCut: true } : {}), ...(c.incomplete ? { incomplete: true, ...(c.incomplete.reported !== undefined ? { reportedFailures: c.incomplete.reported } : {}) } : {}) };
+    return { name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut, ...(c.parser ? { parser: c.parser } : {}), ...staged, ...cut };
   });
 }
 

@@ -18,6 +18,8 @@ export interface StepContextInput {
   flaky?: readonly Failure[];
   /** Workspace root, so repeats that differ only in noise fold together in the report. */
   root?: string;
+  /** Checks whose output was cut with their failures not all listed, one sentence each (verify/cut.ts). */
+  cut?: readonly string[];
   /** Files the run has changed so far, oldest first. */
   editedFiles: Iterable<string>;
   /** The file open in the editor (VS Code), workspace-relative. */
@@ -327,7 +329,7 @@ export async function buildStepContext(input: StepContextInput): Promise<StepCon
   const base = promptBase(input, budget);
   const present = wanted.filter((p) => texts.get(p) !== undefined);
   let reportTokens = Math.floor(budget * REPORT_SHARE);
-  const reportExtras = { ...(input.flaky ? { flaky: input.flaky } : {}), ...(input.root ? { root: input.root } : {}) };
+  const reportExtras = { ...(input.flaky ? { flaky: input.flaky } : {}), ...(input.root ? { root: input.root } : {}), ...(input.cut && input.cut.length > 0 ? { cut: input.cut } : {}) };
   const reportWithin = (maxTokens: number): string => formatFailureReport(input.failures, { readText: (rel) => texts.get(rel), maxTokens, ...reportExtras });
   let report = reportWithin(reportTokens);
   const compose = (files: PromptFile[], omitted: string[]): string => stepPrompt({ ...base, failureReport: report, files, omittedFiles: omittedList(omitted) });

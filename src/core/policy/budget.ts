@@ -19,11 +19,12 @@ export interface BudgetEntry {
 /**
  * 1 for a state never seen with fewer failures than the best so far, 0.5 for a never-seen state
  * otherwise, 0 for a state seen before. `seenBefore` and `bestFailureCount` describe the run
- * before this step's state is added.
+ * before this step's state is added; counts are policy/outcome's `failureCount` (undefined: not known).
  */
-export function novelty(seenBefore: boolean, failureCount: number, bestFailureCount: number): Novelty {
+export function novelty(seenBefore: boolean, failureCount: number | undefined, bestFailureCount: number | undefined): Novelty {
   if (seenBefore) return 0;
-  return failureCount < bestFailureCount ? 1 : 0.5;
+  // A count unknown (output cut without the tool's own count) is never "fewer".
+  return failureCount !== undefined && bestFailureCount !== undefined && failureCount < bestFailureCount ? 1 : 0.5;
 }
 
 // Sums of decimal fractions drift (1 - 0.08 * 12 is not 0.04 in binary); balances are kept to 1e-9

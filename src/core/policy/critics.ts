@@ -6,7 +6,7 @@ import picomatch from 'picomatch';
 import type { Settings } from '../settings';
 import type { Failure } from '../types';
 import type { StateSummary } from './outcome';
-import { failureId, failureIds } from './outcome';
+import { failureCount, failureId, failureIds } from './outcome';
 
 export type CriticVerdictKind = 'continue' | 'retry' | 'stop';
 export type CriticPhase = 'proposal' | 'result';
@@ -254,12 +254,17 @@ export function regressionCritic(): Critic {
     name: 'regression',
     reviewResult(r, s) {
       if (r.green) return { verdict: 'continue', reason: 'the checks pass' };
-      const count = r.failures.length;
-      const best = s.best.failures.length;
+      const count = failureCount(r);
+      const best = failureCount(s.best);
+      // A list cut short is no count: neither progress nor a regression is read from it.
+      if (count === undefined || best === undefined) {
+        return { verdict: 'continue', reason: `not compared: a check's output was cut at the output limit without its tool's own count (${count === undefined ? `this step lists ${r.failures.length}` : `the best state, step ${s.best.step}, lists ${s.best.failures.length}`})` };
+      }
       const initialIds = failureIds(s.initial.failures);
       const newly: Failure[] = [];
       const listed = new Set<string>();
-      for (const f of r.failures) {
+      // What "newly fails" is only known between whole lists: a failure cut from step 0's output was not passing.
+      for (const f of s.initial.cut || r.cut ? [] : r.failures) {
         const k = failureId(f);
         if (initialIds.has(k) || listed.has(k)) continue;
         listed.add(k);

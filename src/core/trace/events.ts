@@ -20,6 +20,12 @@ export interface CheckSummary {
   note?: string;
   /** The parser that read the check's output (the extension leaves TypeScript's own errors to VS Code). */
   parser?: ParserId;
+  /** Its output passed the output limit (`outputLimitKb`) and was cut: the head and the tail were kept. */
+  outputCut?: boolean;
+  /** The failures listed are only those of the part kept: `failureCount` is no count to compare (verify/cut.ts). */
+  incomplete?: boolean;
+  /** The failure count the tool's own summary gave, when the list was cut short. */
+  reportedFailures?: number;
 }
 
 /** One model step as the report, the CLI's JSON and the panel show it. */
@@ -106,6 +112,11 @@ export interface RunReport {
   escalations?: Escalation[];
   /** What the workspace holds after the stop; absent before any check ran and when a restore met a conflict. */
   held?: HeldState;
+  /**
+   * One sentence per check of the first or the final state whose output was cut at the output limit
+   * with its failures not all listed: those lists are only parts, and no count was compared from them.
+   */
+  outputCut?: string[];
 }
 
 /** What the launcher's preflight found before the run (core/launch.ts), as the run's `run-start` says it. */

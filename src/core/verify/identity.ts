@@ -4,6 +4,7 @@ import { realpathSync } from 'node:fs';
 import * as os from 'node:os';
 import stripAnsi from 'strip-ansi';
 import type { Failure } from '../types';
+import { CUT_MARK } from './cutMark';
 
 export interface NormalizeContext {
   /** Absolute workspace root; removed from messages. */
@@ -56,6 +57,11 @@ function decodeUrlPath(p: string): string {
   }
 }
 
+/** Folders that hold only temporary things on every system, whatever `os.tmpdir()` says here. */
+const TEMP_ROOTS = ['/tmp', '/var/tmp', '/private/tmp', '/private/var/tmp', '/dev/shm'];
+// macOS's per-user temp folder: /var/folders/xx/yyyy/T (and its /private spelling).
+const MAC_TEMP = /(?:\/private)?\/var\/folders\/[^/\s]+\/[^/\s]+\/T/g;
+
 /** Keys whose numbers are clock readings or spans: `time`, `start_time`, `created_at`, `actualStartTime`, `startedAt`, `durationMs`. */
 function isTimeKey(key: string): boolean {
   return /^(?:[\w$]*_)?(?:time|timestamp|duration|elapsed|runtime|started|ended|start|end|ts|at|ms)$/i.test(key) || /[a-z0-9](?:Time|Timestamp|Duration|Elapsed|Runtime|Started|Ended|Start|End|At|Ms)$/.test(key);
@@ -67,7 +73,7 @@ function isTimeKey(key: string): boolean {
  * timestamps, hex addresses, UUIDs, seeds, PIDs, ephemeral ports, and whitespace runs.
  */
 export function normalizeMessage(message: string, ctx: NormalizeContext): string {
-  let m = stripAnsi(message).replace(/\r\n?/g, '\n');
+  let m = stripAnsi(message).replace(/\r\n?/g, '\n').replace(new RegExp(CUT_MARK.source, 'g'), '[output cut]');
   m = m
     .split('\n')
     .filter((l) => !STACK_FRAME.test(l) && !BARE_FRAME.test(l))
@@ -79,7 +85,8 @@ export function normalizeMessage(message: string, ctx: NormalizeContext): string
       m = m.split(root + '/').join('').replace(new RegExp(escapeRegExp(root) + '(?![\\w.-])', 'g'), '.');
     }
   }
-  for (const tmp of spellings(os.tmpdir())) {
+  m = m.replace(MAC_TEMP, '/tmp');
+  for (const tmp of [...new Set([...spellings(os.tmpdir()), ...TEMP_ROOTS])].sort((a, b) => b.length - a.length)) {
     // A temp dir's own name is random (mkdtemp): `<tmp>` and what lies under it.
     m = m.replace(new RegExp(escapeRegExp(tmp) + '/' + SEG, 'g'), '<tmp>');
   }
@@ -111,12 +118,16 @@ export function normalizeMessage(message: string, ctx: NormalizeContext): string
     .replace(/\b\d+(?:\.\d+)?\s(?:seconds?|secs?|minutes?|mins?)\b/g, 'T')
     .replace(/\b(duration(?:_ms)?|elapsed|time)(["']?\s*[:=]\s*)\d+(?:\.\d+)?/gi, '$1$2T')
     .replace(/\b(duration_ms|duration|time_ms)(\s+)\d+(?:\.\d+)?\b/gi, '$1$2T')
+    // sizes in a unit a report of memory or output uses (`45 MB heap size`, `1.2 kB`, `512KiB`); a bare
+    // `3 bytes` stays, as an assertion about a length may say it
+    .replace(/\b\d+(?:\.\d+)?\s?(?:[kKMGT]i?B)\b/g, 'SIZE')
     // hex addresses and UUIDs
     .replace(/\b0x[0-9a-f]{4,}\b/gi, '0xA')
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, 'UUID')
     // seeds, PIDs, ephemeral ports
     .replace(/\b(seed|pid|process)\b(["']?\s*[:=#]?\s*)-?\d+/gi, '$1$2N')
     .replace(/\b(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\]):\d+/g, '$1:PORT')
+    .replace(/\b(port)(\s*[:=]?\s*)\d{2,5}\b/gi, '$1$2PORT')
     .replace(/[ \t]+/g, ' ')
     .replace(/ *\n */g, '\n')
     .replace(/\n{2,}/g, '\n')
@@ -133,7 +144,8 @@ export function normalizeId(id: string, ctx: NormalizeContext): string {
 
 /** The (check, file, id, normalized message) tuple of one failure. */
 export function failureKey(f: Failure, ctx: NormalizeContext): string {
-  let message = normalizeMessage(f.message, ctx);
+  // A message the output's cut runs through is a part whose edges move run to run: the failure is its (check, file, id).
+  let message = CUT_MARK.test(f.message) ? '[output cut]' : normalizeMessage(f.message, ctx);
   // A generic failure is a log tail; tools running in parallel interleave it differently run to run.
   if (f.id === 'exit') message = [...new Set(message.split('\n'))].sort().join('\n');
   return JSON.stringify([f.check, f.file ?? '', normalizeId(f.id ?? '', ctx), message]);

@@ -15,6 +15,11 @@ export interface ReportOptions {
   flaky?: readonly Failure[];
   /** Workspace root, so repeats that differ only in noise fold together. */
   root?: string;
+  /**
+   * One sentence per check whose output was cut with its failures not all listed (./cut.ts
+   * `cutNotes`): said first, so the model knows the list is a part and what the true count is.
+   */
+  cut?: readonly string[];
 }
 
 const MESSAGE_LINES = 20;
@@ -283,7 +288,8 @@ export function formatFailureReport(failures: readonly Failure[], opts: ReportOp
   const distinct = sections.reduce((n, s) => n + s.shapes.reduce((k, g) => k + g.entries.length, 0), 0);
   const shapeCount = sections.reduce((n, s) => n + s.shapes.length, 0);
   const counts = distinct < failures.length || shapeCount < distinct ? ` (${distinct} distinct${shapeCount < distinct ? `, ${shapeCount} shape(s)` : ''})` : '';
-  const header = `${failures.length} failure(s)${counts} in ${files.filter((f) => f !== '').length} file(s):`;
+  const cutNote = (opts.cut ?? []).length > 0 ? `${(opts.cut ?? []).join('\n')}\n` : '';
+  const header = `${cutNote}${failures.length} failure(s)${counts}${cutNote ? ' listed' : ''} in ${files.filter((f) => f !== '').length} file(s):`;
   const flakyNote = flaky.length > 0 ? `\n\nFlaky (failed once, passed on re-run; not counted, do not chase): ${flaky.map((f) => `[${f.check}] ${f.file ? `${f.file} ` : ''}${f.id ?? f.message.split('\n')[0]}`).join('; ')}` : '';
   // `limit` counts shapes: a shape is shown with its representatives and its folded line, or not at all.
   const render = (level: number, limit = Infinity): { text: string; left: number } => {

@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import stripAnsi from 'strip-ansi';
 import { redact, redactCutEdges, scrubEnv } from '../secrets';
 import type { CheckHandles } from './containment';
+import { cutMarkText } from './cutMark';
 import { processStartTime } from '../liveness';
 import { argvInCgroup, CHECK_MARKER_ENV, createCheckCgroup, findProcesses, killAndWait, removeCgroupWhenEmpty, removeCheckRecord, signalCheck, writeCheckRecord } from './containment';
 
@@ -135,13 +136,17 @@ export class CappedOutput {
     if (dropped === 0) {
       text = clean(UTF8.decode(Buffer.concat([...this.head, tail])), { start: false, end: false });
     } else {
-      // Cut at character boundaries on both sides of the gap, so the cut itself makes no U+FFFD.
+      // Cut at line boundaries on both sides of the gap, so no parser reads half a line as a whole one
+      // (`FAIL  test/a.test.js [ test/a.t`); within one endless line, at character boundaries, so the
+      // cut itself makes no U+FFFD.
       const head = Buffer.concat(this.head);
-      const headEnd = completeEnd(head);
-      let tailStart = 0;
+      const lastNewline = head.lastIndexOf(0x0a);
+      const headEnd = lastNewline >= 0 ? lastNewline : completeEnd(head);
+      const firstNewline = tail.indexOf(0x0a);
+      let tailStart = firstNewline >= 0 && firstNewline < tail.length - 1 ? firstNewline + 1 : 0;
       while (tailStart < 3 && isContinuation(tail[tailStart])) tailStart++;
       dropped += head.length - headEnd + tailStart;
-      text = `${clean(UTF8.decode(head.subarray(0, headEnd)), { start: false, end: true })}\n[... ${dropped} bytes of output cut by fix-until-green ...]\n${clean(UTF8.decode(tail.subarray(tailStart)), { start: true, end: false })}`;
+      text = `${clean(UTF8.decode(head.subarray(0, headEnd)), { start: false, end: true })}\n${cutMarkText(dropped)}\n${clean(UTF8.decode(tail.subarray(tailStart)), { start: true, end: false })}`;
     }
     return { text, truncated: dropped > 0, droppedBytes: dropped };
   }
@@ -159,6 +164,32 @@ export function splitCommand(command: string): string[] | undefined {
 
 export { CHECK_MARKER_ENV };
 
+/**
+ * Variables a check never inherits from us: they say how *we* were started, not what the project's
+ * own CI gives its checks, and each changes what a project's code computes.
+ * - `NO_COLOR`, `FORCE_COLOR`: colour is the project's decision (its scripts, its runner's config);
+ *   no CI service sets either. A test that records colour codes (a snapshot of a picocolors line)
+ *   fails under `NO_COLOR` and passes in the project's CI. We read colours out of the output instead
+ *   (`CappedOutput` strips ANSI before any parser sees it).
+ * - `ELECTRON_RUN_AS_NODE`: set by VS Code for its extension host; it turns any Electron app a check
+ *   starts (an extension's own tests) into plain Node. The warm type checker sets it again for itself.
+ * - `npm_lifecycle_event`, `npm_lifecycle_script`, `npm_command`, `npm_package_*`: npm's account of
+ *   the script that launched us (`npx fix-until-green hook`); a config that switches on
+ *   `npm_lifecycle_event` would read ours, and a check run through npm gets its own from npm.
+ */
+const NOT_INHERITED = /^(?:NO_COLOR|FORCE_COLOR|ELECTRON_RUN_AS_NODE|npm_lifecycle_event|npm_lifecycle_script|npm_command|npm_package_.*)$/;
+
+/**
+ * The environment of a check: the one the project's own CI would give it. Set:
+ * - `PATH`: every `node_modules/.bin` from the check's folder up first, as `npm run` does, so a
+ *   command names the project's pinned tools;
+ * - `CI=true`, as GitHub Actions, GitLab, CircleCI and Travis set it: runners run once instead of
+ *   watching (Vitest, react-scripts), never prompt, and a project's CI-only settings apply.
+ * Removed: provider keys (`scrubEnv`) and `NOT_INHERITED`. Everything else (`TERM`, `COLUMNS`,
+ * `LANG`, `TZ`, `NODE_OPTIONS`, `npm_config_*`, proxies) is the user's own, as in their terminal:
+ * no CI default is better known than the value the user chose. The output reaches no terminal, so
+ * `TERM` and `COLUMNS` change no layout a parser reads.
+ */
 export function checkEnv(cwd: string, extra?: Record<string, string | undefined>): Record<string, string> {
   const binDirs: string[] = [];
   let dir = path.resolve(cwd);
@@ -169,9 +200,9 @@ export function checkEnv(cwd: string, extra?: Record<string, string | undefined>
     dir = parent;
   }
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  Object.assign(env, { PATH: [...binDirs, env.PATH ?? ''].join(path.delimiter), CI: '1', NO_COLOR: '1', FORCE_COLOR: '0' });
-  // `undefined` removes a variable (a test turning colour back on drops NO_COLOR).
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !NOT_INHERITED.test(k)) env[k] = v;
+  Object.assign(env, { PATH: [...binDirs, env.PATH ?? ''].join(path.delimiter), CI: 'true' });
+  // The caller's own (`VerifierOptions.env`): `undefined` removes a variable.
   for (const [k, v] of Object.entries(extra ?? {})) {
     if (v === undefined) delete env[k];
     else env[k] = v;

@@ -10,6 +10,7 @@ import { parseOutput, timedOutFailures } from './parsers/index';
 import { TEST_RUNNERS } from './parsers/locate';
 import { type PassedTests, passingTests } from './parsers/passed';
 import { checkRecordDir } from './containment';
+import { incompleteList } from './cut';
 import { checkEnv, runCommand, splitCommand } from './runner';
 import type { Attempt, Confirmed } from './staged/attempt';
 import { checkResult, looseKey } from './staged/attempt';
@@ -302,8 +303,12 @@ export class Verifier {
         this.logger.debug(`check ${spec.name}: its passing tests were not read: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
+    // The text the parser read: stdout alone when the tool reports there in JSON (kept apart, up to its own limit).
+    const machine = r.stdout !== undefined && !r.stdoutTruncated;
+    const incomplete = r.cancelled ? undefined : incompleteList(parser, { text: r.output, cut: machine ? false : r.truncated, exitCode: r.exitCode, timedOut: r.timedOut }, failures);
+    if (incomplete) this.logger.info(`check ${spec.name}: its output was cut at ${this.opts.outputLimitKb} KB: ${failures.length} failure(s) read${incomplete.reported !== undefined ? ` of the ${incomplete.reported} its summary counts` : ''}; not compared as a count`);
     this.logger.debug(`check ${spec.name}: exit ${r.exitCode} in ${r.durationMs} ms, ${failures.length} failure(s)`);
-    return { r, failures, ...(passed ? { passed } : {}) };
+    return { r, failures, ...(passed ? { passed } : {}), ...(incomplete ? { incomplete } : {}) };
   }
 
   /**

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Failure } from '../../../src/core/types';
+import type { Failure, VerifyResult } from '../../../src/core/types';
 import { GREEN_HASH, failureIdentity, normalizeMessage } from '../../../src/core/verify/identity';
 import { parserForCommand } from '../../../src/core/verify/infer';
 import { parseOutput } from '../../../src/core/verify/parsers/index';
@@ -209,4 +209,58 @@ describe('failure identity: each runner twice on the same failing project', func
       }
     });
   }
+});
+
+// Nothing that varies run to run enters the identity: the cut marker and where the cut falls, sizes,
+// durations, temp paths, PIDs, ports, addresses.
+describe('identity: run-to-run noise, as a table', () => {
+  const root = '/home/ana/projects/shop';
+  const key = (message: string): string => JSON.stringify(normalizeMessage(message, { root }));
+  const same: [string, string][] = [
+    ['[... 12021 bytes of output cut by fix-until-green ...]', '[... 9 bytes of output cut by fix-until-green ...]'],
+    ['✓ adds (12ms)', '✓ adds (3ms)'],
+    ['done in 1.23s', 'done in 0.4s'],
+    ['took 1.5 s', 'took 12 s'],
+    ['(45 MB heap size)', '(112 MB heap size)'],
+    ['wrote 1.2 kB to disk', 'wrote 880 kB to disk'],
+    ['buffer of 512KiB', 'buffer of 1024KiB'],
+    ['cannot open /tmp/tmp-4412-aBcD/out.json', 'cannot open /tmp/tmp-99-ZZzz/out.json'],
+    ['cannot open /var/folders/x8/k2_9w/T/jest_rs/cache.json', 'cannot open /private/var/folders/a1/zz_0q/T/jest_rs/cache.json'],
+    ['worker pid 4412 exited', 'worker pid 7 exited'],
+    ['listening on port 53122', 'listening on port 40001'],
+    ['connect ECONNREFUSED 127.0.0.1:53122', 'connect ECONNREFUSED 127.0.0.1:40001'],
+    ['at 0x7ffde4a0c3b8', 'at 0x55d0c1a2b3c4'],
+  ];
+  for (const [a, b] of same) it(`${a}  ≡  ${b}`, () => assert.equal(key(a), key(b)));
+
+  const different: [string, string][] = [
+    ['expected 3 bytes, got 4', 'expected 3 bytes, got 5'],
+    ['expected 6 to be 14', 'expected 6 to be 15'],
+    ['port must be a number', 'host must be a string'],
+  ];
+  for (const [a, b] of different) it(`${a}  ≢  ${b}`, () => assert.notEqual(key(a), key(b)));
+
+  it('a failure whose message the cut runs through is the failure, not the part of its text kept', () => {
+    const cut = (bytes: number, before: string, after: string): Failure => ({ check: 'lint', id: 'exit', message: `${before}\n[... ${bytes} bytes of output cut by fix-until-green ...]\n${after}` });
+    assert.equal(failureIdentity([cut(120, 'item 3 ok', 'xxxx boom')], { root }), failureIdentity([cut(9000, 'item 17 ok in 4', 'xxxxxxxxxxx boom')], { root }));
+  });
+});
+
+describe('identity of a real check whose output is cut, checked twice', function () {
+  this.timeout(120000);
+
+  it('the cut marker inside its (generic) failure changes nothing: same identity', async () => {
+    const s = copyFixture('verify/flood');
+    try {
+      const verify = (): Promise<VerifyResult> => new Verifier({ root: s.project, checks: [{ name: 'schema', command: 'node check.mjs' }], parallel: false, outputLimitKb: 4, flakyReruns: 0 }).verify();
+      const a = await verify();
+      const b = await verify();
+      assert.match(a.failures[0]!.message, /bytes of output cut by fix-until-green/);
+      assert.notEqual(a.checks[0]!.output, b.checks[0]!.output);
+      assert.deepEqual(a.checks[0]!.incomplete, {});
+      assert.equal(a.failureHash, b.failureHash);
+    } finally {
+      s.cleanup();
+    }
+  });
 });

@@ -145,7 +145,7 @@ describe('runner', function () {
     const r = await runCommand({ command: 'echo one && echo two | tr a-z A-Z', cwd: tmp, timeoutMs: 10000, outputLimitBytes: 4096 });
     assert.equal(r.output, 'one\nTWO\n');
     const env = await runCommand({ command: 'node -p process.env.CI+process.env.NO_COLOR+process.env.FORCE_COLOR', cwd: tmp, timeoutMs: 10000, outputLimitBytes: 4096 });
-    assert.equal(env.output, '110\n');
+    assert.equal(env.output, 'trueundefinedundefined\n');
   });
 });
 

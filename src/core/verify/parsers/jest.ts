@@ -3,6 +3,7 @@ import stripAnsi from 'strip-ansi';
 import type { Failure } from '../../types';
 import type { ParseContext } from './common';
 import { dedent, extractJson, failure, formatFrames, indentOf, isStackLine, splitLines, tidyErrorHead, workspaceFrames, workspacePath } from './common';
+import { isCutMark } from '../cutMark';
 
 interface AssertionResult {
   ancestorTitles?: string[];
@@ -168,6 +169,13 @@ function fromText(output: string, ctx: ParseContext): Failure[] {
     if (head) {
       flush();
       file = head[1] === 'FAIL' ? workspacePath(head[2]!.replace(/^\S+\s+(?=\S*[\\/.])/, '').trim(), ctx) : undefined;
+      continue;
+    }
+    if (isCutMark(l)) {
+      // The output was cut at the limit: the `FAIL path` heads between the two parts are gone, so the
+      // blocks after the cut are placed by their own frames, never in the file of the last head kept.
+      flush();
+      file = undefined;
       continue;
     }
     if (/^Summary of all failing tests\s*$/.test(l)) {

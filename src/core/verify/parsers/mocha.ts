@@ -3,6 +3,7 @@ import type { Failure } from '../../types';
 import type { ParseContext } from './common';
 import { extractJson, failure, formatFrames, indentOf, isStackLine, pickTestFrame, splitLines, tidyErrorHead, workspaceFrames, workspacePath } from './common';
 import { parseTap } from './tap';
+import { isCutMark } from '../cutMark';
 
 interface MochaJsonTest {
   title: string;
@@ -52,7 +53,9 @@ const ENTRY = /^ {2}(\d+)\) (.*)$/;
 /** The epilogue's entries: `  1) Suite`, deeper title lines ending in `:`, the error, its stack. */
 function fromEpilogue(output: string, ctx: ParseContext): Failure[] {
   const lines = splitLines(output);
-  const start = lines.findIndex((l) => FAILING.test(l));
+  // A cut at the output limit may have taken the `N failing` header: then the entries after the cut are the epilogue's.
+  const header = lines.findIndex((l) => FAILING.test(l));
+  const start = header >= 0 ? header : lines.findIndex(isCutMark);
   if (start < 0) return [];
   const out: Failure[] = [];
   for (let i = start + 1; i < lines.length; i++) {
@@ -63,6 +66,8 @@ function fromEpilogue(output: string, ctx: ParseContext): Failure[] {
     while (!title[title.length - 1]!.endsWith(':') && i + 1 < lines.length && lines[i + 1]!.trim() !== '' && indentOf(lines[i + 1]!) > 2) {
       title.push(lines[++i]!.trim());
     }
+    // A title the cut runs through (its deeper lines gone) names no test: left out, never a shorter title.
+    if (!title[title.length - 1]!.endsWith(':') && i + 1 < lines.length && isCutMark(lines[i + 1]!)) continue;
     title[title.length - 1] = title[title.length - 1]!.replace(/:$/, '');
     const body: string[] = [];
     while (i + 1 < lines.length && !ENTRY.test(lines[i + 1]!.trimEnd())) body.push(lines[++i]!);

@@ -3,6 +3,7 @@ import type { Failure } from '../../types';
 import type { ParseContext } from './common';
 import { dedent, failure, formatFrames, indentOf, isStackLine, splitLines, testTitle, tidyErrorHead, workspaceFrames, workspacePath } from './common';
 import { parseTap } from './tap';
+import { isCutMark } from '../cutMark';
 
 const TAP_LINE = /^\s*(?:TAP version \d+|(?:not )?ok \d+\b)/m;
 // `✖ title (1.23ms)`, optionally `# TODO` / `# SKIP` after the duration.
@@ -37,8 +38,15 @@ function readSpec(lines: readonly string[], ctx: ParseContext): { failures: Spec
   const failures: SpecFailure[] = [];
   let stack: { indent: number; name: string }[] = [];
   let summaryAt = lines.length;
+  // Past a cut at the output limit, the suites opened before it are unknown: a bare `✖ name` may close one.
+  let afterCut = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trimEnd();
+    if (isCutMark(line)) {
+      stack = [];
+      afterCut = true;
+      continue;
+    }
     if (SUMMARY_HEAD.test(line.trim())) {
       summaryAt = i;
       break;
@@ -69,7 +77,7 @@ function readSpec(lines: readonly string[], ctx: ParseContext): { failures: Spec
     if (m[3] !== undefined) continue; // TODO and SKIP do not fail a run
     const hasBody = body.some((l) => l.trim() !== '');
     // A suite's closing `✖` only repeats that a subtest failed, unless a hook of the suite threw.
-    if (closesSuite && !hasBody) continue;
+    if ((closesSuite || afterCut) && !hasBody) continue;
     failures.push({ title: testTitle([...stack.map((s) => s.name), m[1]!], ctx), leaf: m[1]!, body });
   }
   return { failures, summaryAt };

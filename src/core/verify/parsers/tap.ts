@@ -2,6 +2,7 @@
 import { load } from 'js-yaml';
 import type { Failure } from '../../types';
 import type { ParseContext } from './common';
+import { isCutMark } from '../cutMark';
 import { dedent, failure, formatFrames, indentOf, isStackLine, pickTestFrame, splitLines, testTitle, tidyErrorHead, workspaceFrames, workspacePath } from './common';
 
 const RESULT = /^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*)$/;
@@ -60,6 +61,11 @@ export function readTap(output: string): { results: TapResult[]; bailOut: string
     const line = lines[i]!;
     const indent = indentOf(line);
     const text = line.trim();
+    // The output was cut at the limit: the subtests announced before the cut are not those after it.
+    if (isCutMark(line)) {
+      stack = [];
+      continue;
+    }
     const sub = SUBTEST.exec(text);
     if (sub) {
       stack = stack.filter((s) => s.indent < indent);

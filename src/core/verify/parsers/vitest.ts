@@ -3,6 +3,7 @@ import type { Failure } from '../../types';
 import type { ParseContext } from './common';
 import { dedent, extractJson, failure, formatFrames, splitLines, tidyErrorHead, workspaceFrames, workspacePath } from './common';
 import { isJestJson, jestJsonFailures } from './jest';
+import { isCutMark } from '../cutMark';
 
 const SECTION = /^⎯+ Failed (Tests|Suites) \d+ ⎯+$/;
 const SEPARATOR = /^⎯+(?:\[\d+\/\d+\]⎯*)?$/;
@@ -29,7 +30,8 @@ function blocks(lines: readonly string[]): Block[] {
   let cur: Block | undefined;
   for (const l of lines) {
     const t = l.trimEnd();
-    if (SECTION.test(t.trim())) {
+    // A cut at the output limit may have taken the section's header: what follows it may be the section.
+    if (SECTION.test(t.trim()) || isCutMark(t)) {
       inSection = true;
       cur = undefined;
       continue;

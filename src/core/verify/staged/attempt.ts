@@ -2,6 +2,7 @@
 // staged checks (which run the same check narrowed).
 import type { CheckMode, CheckResult, CheckSpec, Failure, ParserId } from '../../types';
 import type { PassedTests } from '../parsers/passed';
+import type { Incomplete } from '../cut';
 import type { RunCommandResult } from '../runner';
 
 export interface Attempt {
@@ -9,6 +10,8 @@ export interface Attempt {
   failures: Failure[];
   /** The tests its output names as passed (test runners only). */
   passed?: PassedTests;
+  /** Set when its output was cut where its failures are not all listed (../cut.ts). */
+  incomplete?: Incomplete;
 }
 
 /** The runs of one check, told apart into what counts, what was flaky and the run shown. */
@@ -37,6 +40,8 @@ export function checkResult(spec: CheckSpec, parser: ParserId, c: Confirmed, mod
     cancelled: c.attempts.some((a) => a.r.cancelled),
     output: r.output,
     truncated: r.truncated,
+    // Failures carried from an earlier run join a cut list: its tool's count is then not the check's.
+    ...(c.shown.incomplete ? { incomplete: carried.length > 0 ? {} : c.shown.incomplete } : {}),
     failures: [...c.counted, ...carried.map((f) => ({ ...f, carried: true }))],
     flaky: c.flaky,
     parser,
