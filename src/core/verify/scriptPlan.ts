@@ -7,7 +7,7 @@ import { readTextIfPresent } from '../fileText';
 import { load } from 'js-yaml';
 import type { ParserId } from '../types';
 import type { ScriptStep } from './infer';
-import { parserForSteps, resolveScript, splitChain, unwrapCommand } from './infer';
+import { parserForSteps, resolveScript, splitChain, TEST_RUNNER_IDS, unwrapCommand } from './infer';
 import { findExecutable } from './verifier';
 
 export interface ScriptPlan {
@@ -25,7 +25,6 @@ const SHELL_ONLY = /[|<>`$(){}]|&(?!&)/;
 /** Tools a project may run in a script that no parser here reads: their output goes to the generic parser. */
 const UNPARSED: Readonly<Record<string, string>> = {
   ava: 'ava',
-  uvu: 'uvu',
   biome: "Biome's default reporter (a script that is one `biome lint`, `check` or `ci` call runs with `--reporter=github` instead)",
   oxlint: "oxlint's default format (a script that is one oxlint call runs with `--format=github` instead)",
   xo: 'xo',
@@ -88,7 +87,7 @@ export function avaTapCommand(body: string): string | undefined {
  * and without `--write`/`--fix` (a check must not write): undefined otherwise.
  */
 export function biomeGithubCommand(body: string): string | undefined {
-  return oneCallRewritten(body, /^(?:\S*\/)?biome\s+(?:lint|check|ci)(?:\s|$)/, /^--(?:write|fix|apply|apply-unsafe|unsafe|watch)(?:=|$)|^--reporter=/, ['--reporter'], ['--reporter=github']);
+  return oneCallRewritten(body, /^(?:\S*\/)?biome\s+(?:lint|check|ci|format)(?:\s|$)/, /^--(?:write|fix|apply|apply-unsafe|unsafe|watch)(?:=|$)|^--reporter=/, ['--reporter'], ['--reporter=github']);
 }
 
 /**
@@ -187,7 +186,13 @@ function parserReason(parser: ParserId, steps: readonly ScriptStep[]): string {
       : 'no parser knows this tool: the output is read by every parser that recognises it, else as one generic failure from its tail';
   }
   const runner = [...steps].reverse().find((s) => s.parser === parser);
-  const why = steps.length > 1 ? `the ${parser === 'tsc' || parser === 'eslint' ? 'last tool' : 'test runner'} in the chain` : 'the tool it runs';
+  // A chain of checkers (`eslint . && prettier -c src`): each part's output is its own tool's, and
+  // whichever part failed, the parser that recognises its output reads it.
+  const checkers = steps.filter((s) => !s.hook && s.parser !== 'generic');
+  if (!TEST_RUNNER_IDS.has(parser) && new Set(checkers.map((s) => s.parser)).size > 1) {
+    return `a chain of checkers, each part read by its own parser: ${checkers.map((s) => `\`${s.command}\` (${s.parser}${s.script !== undefined ? `, scripts.${s.script}` : ''})`).join(', then ')}`;
+  }
+  const why = steps.length > 1 ? `the ${TEST_RUNNER_IDS.has(parser) ? 'test runner' : 'last tool'} in the chain` : 'the tool it runs';
   return `${why}${runner !== undefined ? ` (\`${runner.command}\`${runner.script !== undefined ? ` in scripts.${runner.script}` : ''})` : ''}`;
 }
 

@@ -12,6 +12,7 @@ import { TEST_RUNNERS } from './parsers/locate';
 import { type PassedTests, passingTests } from './parsers/passed';
 import { checkRecordDir } from './containment';
 import { incompleteList } from './cut';
+import { withNoTests } from './noTests';
 import { checkEnv, runCommand, splitCommand } from './runner';
 import type { Attempt, Confirmed } from './staged/attempt';
 import { checkResult, looseKey } from './staged/attempt';
@@ -305,6 +306,12 @@ export class Verifier {
     } else {
       const ctx = { check: spec.name, root: this.opts.root, cwd, exitCode: r.exitCode, ...(r.stdout !== undefined && !r.stdoutTruncated ? { stdout: r.stdout } : {}) };
       failures = parseOutput(parser, r.output, ctx);
+      // A full run whose runner says it ran no test is no pass (a narrowed run may rightly run none).
+      if (!narrowed && TEST_RUNNERS.has(parser)) {
+        const n = withNoTests(spec, parser, r.output, cwd, failures);
+        failures = n.failures;
+        if (n.allowed !== undefined) this.logger.info(`check ${spec.name}: its runner ran no tests ("${n.allowed}"); passed as the project allows (--passWithNoTests)`);
+      }
       // What passed, for the Testing view only: never read by the verdict or the identity, and an
       // output it cannot read costs the list, never the check.
       try {

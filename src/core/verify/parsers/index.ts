@@ -12,7 +12,9 @@ import { locateByTitle, TEST_RUNNERS, unfinishedTests } from './locate';
 import { parseMocha } from './mocha';
 import { parseNodeTest } from './nodeTest';
 import { parseTap } from './tap';
+import { looksLikePrettier, parsePrettier } from './prettier';
 import { parseTsc } from './tsc';
+import { looksLikeUvu, parseUvu } from './uvu';
 import { parseVitest } from './vitest';
 
 export type Parser = (output: string, ctx: ParseContext) => Failure[];
@@ -27,6 +29,8 @@ const parsers: Record<ParserId, Parser> = {
   vitest: parseVitest,
   'node-test': parseNodeTest,
   tap: parseTap,
+  uvu: parseUvu,
+  prettier: parsePrettier,
   generic: parseGeneric,
 };
 
@@ -45,6 +49,8 @@ const RECOGNISERS: readonly [ParserId, (text: string) => boolean][] = [
   ['mocha', (t) => /^\s*\d+ failing\s*$/m.test(t) && /^\s*\d+ passing\b/m.test(t)],
   ['node-test', (t) => /^[ℹ#] (?:tests|fail|duration_ms) \d/m.test(t) || /^\s*duration_ms: [\d.]+$/m.test(t)],
   ['tap', (t) => /^TAP version \d+/m.test(t) || /^not ok \d+ /m.test(t)],
+  ['uvu', looksLikeUvu],
+  ['prettier', looksLikePrettier],
 ];
 
 /** The parsers whose tool's output this is (see RECOGNISERS), in their table order. */
@@ -66,6 +72,7 @@ const ALL_PASSED: Partial<Record<ParserId, (text: string) => boolean | undefined
   vitest: (t) => summaries(t, /^\s*Tests\s+(\d.*)$/gm, (l) => !/\bfailed\b/.test(l) && /\bpassed\b/.test(l)),
   mocha: (t) => (/^\s*\d+ failing\s*$/m.test(t) ? false : summaries(t, /^\s*(\d+) passing\b/gm, (n) => Number(n) > 0)),
   'node-test': (t) => summaries(t, /^[ℹ#] fail (\d+)\s*$/gm, (n) => n === '0'),
+  uvu: (t) => (/^\s*FAIL\s/m.test(t) ? false : summaries(t, /^\s*Passed:\s+(\d+)\s*$/gm, (n) => Number(n) > 0)),
 };
 
 /** A check that exited 0 and whose runner says every test passed has no failure (Jest's `● Console` blocks are output, not failures). */
