@@ -70,6 +70,13 @@ export function parserForCommand(command: string, cwd: string): ParserId {
   return parserForScript({ ...scripts, '\0command': command }, '\0command');
 }
 
+/** The parsers of the tools a command's chain runs (script references followed, `pre`/`post` hooks left out), each once. */
+export function chainParsers(command: string, cwd: string): ParserId[] {
+  const scripts = new RegExp(SCRIPT_REF.source).test(command) ? scriptsIn(cwd) : undefined;
+  const steps = resolveScript({ ...(scripts ?? {}), '\0command': command }, '\0command');
+  return [...new Set(steps.filter((s) => s.hook !== true && s.parser !== 'generic').map((s) => s.parser))];
+}
+
 /** One command a script ends up running, after script references and wrappers are followed. */
 export interface ScriptStep {
   /** The package.json script it came from (`test`, `test-coverage`), or undefined for a command given directly. */

@@ -60,6 +60,14 @@ describe('verdicts on real project shapes (validation classes B, C, D)', functio
     assert.deepEqual(rows, [['lint', 'src/eq.js', 1, 'eqeqeq']]);
   });
 
+  it('C. `eslint . ; prettier -c src` with both failing: each part read by its own parser (ESLint\'s line, Prettier\'s file)', async () => {
+    const { rows } = await verifyFixture('prettier-chain', (p) => {
+      writeFileSync(path.join(p, 'package.json'), JSON.stringify({ type: 'module', scripts: { lint: 'eslint . ; prettier -c src' } }));
+      writeFileSync(path.join(p, 'src', 'eq.js'), 'export const same = (a, b) => a == b;\n');
+    });
+    assert.deepEqual(rows.sort(), [['lint', 'src/eq.js', 1, 'eqeqeq'], ['lint', 'src/label.js', undefined, 'prettier']]);
+  });
+
   it('C. `biome format src` is a check: run with its GitHub reporter, the failure names the file', async () => {
     const { d, rows } = await verifyFixture('biome-format');
     assert.deepEqual(d.checks, [{ name: 'lint', command: 'biome format src --reporter=github', parser: 'biome' }]);

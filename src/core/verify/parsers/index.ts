@@ -128,6 +128,13 @@ export function parseOutput(parser: ParserId, output: string, ctx: ParseContext)
   } else {
     const found = p(text, clean);
     located = TEST_RUNNERS.has(parser) ? locateByTitle(found, clean) : found;
+    // Each other part of the check's chain whose output is there is read by its own parser.
+    const seen = recognisedParsers(text);
+    for (const other of ctx.chain ?? []) {
+      if (other === parser || other === 'generic' || !seen.includes(other)) continue;
+      const more = parsers[other](text, clean);
+      located.push(...(TEST_RUNNERS.has(other) ? locateByTitle(more, clean) : more));
+    }
   }
   if (located.length === 0 && ctx.exitCode !== 0) {
     // Output of another tool than the one named (a chain's other step): every parser that recognises it reads it.
