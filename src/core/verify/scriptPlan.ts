@@ -25,7 +25,7 @@ const SHELL_ONLY = /[|<>`$(){}]|&(?!&)/;
 /** Tools a project may run in a script that no parser here reads: their output goes to the generic parser. */
 const UNPARSED: Readonly<Record<string, string>> = {
   ava: 'ava',
-  biome: "Biome's default reporter (a script that is one `biome lint`, `check` or `ci` call runs with `--reporter=github` instead)",
+  biome: "Biome's default reporter (a script that is one `biome lint`, `check`, `ci` or `format` call runs with `--reporter=github` instead)",
   oxlint: "oxlint's default format (a script that is one oxlint call runs with `--format=github` instead)",
   xo: 'xo',
   standard: 'standard',
@@ -82,7 +82,7 @@ export function avaTapCommand(body: string): string | undefined {
 }
 
 /**
- * A single-command Biome lint (`biome lint`, `check` or `ci`), run directly with
+ * A single-command Biome check (`biome lint`, `check`, `ci`, or `format` in check mode), run directly with
  * `--reporter=github` in place of its reporter (one line per diagnostic, with file, line and rule),
  * and without `--write`/`--fix` (a check must not write): undefined otherwise.
  */

@@ -28,10 +28,13 @@ async function verifyFixture(fixture: string, edit?: (project: string) => void) 
 describe('verdicts on real project shapes (validation classes B, C, D)', function () {
   this.timeout(300000);
 
-  it('B. uvu: a failing assert.equal is placed at its test file and line, named by its test', async () => {
+  it('B. uvu: each failing assert.equal is placed at its test file and line, named by its suite and test', async () => {
     const { d, r, rows } = await verifyFixture('uvu');
     assert.deepEqual(d.checks, [{ name: 'test', command: 'npm test --silent', parser: 'uvu' }]);
-    assert.deepEqual(rows, [['test', 'test/range.test.js', 6, 'includes both ends']]);
+    assert.deepEqual(rows, [
+      ['test', 'test/range.test.js', 6, 'includes both ends'],
+      ['test', 'test/suite.test.js', 8, 'range > single value'],
+    ]);
     assert.match(r.failures[0]!.message, /^Expected values to be deeply equal:/);
     assert.doesNotMatch(r.failures[0]!.message, /node_modules/);
   });
