@@ -31,7 +31,7 @@ const RUNNER_NAMES: Partial<Record<ParserId, string>> = { 'node-test': 'node:tes
 export function noTestsLine(parser: ParserId, output: string): string | undefined {
   const zero = ZERO[parser]?.exec(output);
   if (!zero || SOME[parser]?.test(output) === true) return undefined;
-  return zero[0].trim();
+  return zero[0].trim().replace(/\s+/g, ' ');
 }
 
 const OPT_IN = /--passWithNoTests\b|--pass-with-no-tests\b|\bpassWithNoTests["']?\s*:\s*true\b/;

@@ -3,7 +3,7 @@
 // mode inside a lint chain read as a check whose failures name files, and a test check whose runner
 // ran no test reported as such instead of green.
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { discoverChecks } from '../../../src/core/verify/discover';
 import { Verifier } from '../../../src/core/verify/verifier';
@@ -84,6 +84,22 @@ describe('verdicts on real project shapes (validation classes B, C, D)', functio
     assert.deepEqual(rows, [['test', undefined, undefined, 'no-tests']]);
     assert.match(r.failures[0]!.message, /node:test ran no tests \(`npm test --silent`; its summary: "# tests 0"\)/);
   });
+
+  for (const [runner, script, file, line] of [
+    ['mocha', 'mocha test/empty.spec.cjs', 'empty.spec.cjs', '0 passing (', ],
+    ['uvu', 'uvu none', undefined, 'Total: 0'],
+  ] as const) {
+    it(`D. ${runner} running no test (exit 0) is a no-tests failure, not green`, async () => {
+      const { r, rows } = await verifyFixture('node-test-none', (p) => {
+        writeFileSync(path.join(p, 'package.json'), JSON.stringify({ type: 'module', scripts: { test: script } }));
+        if (file !== undefined) writeFileSync(path.join(p, 'test', file), "describe('nothing yet', () => {});\n");
+        else mkdirSync(path.join(p, 'none'));
+      });
+      assert.deepEqual(r.checks.map((c) => c.exitCode), [0]);
+      assert.deepEqual(rows, [['test', undefined, undefined, 'no-tests']]);
+      assert.ok(r.failures[0]!.message.includes(`${runner} ran no tests`) && r.failures[0]!.message.includes(line), r.failures[0]!.message);
+    });
+  }
 
   it('D. Vitest finding no test file is a failure saying so; with --passWithNoTests, as the project asked, it passes', async () => {
     const none = (flag: string) => (p: string) => {
