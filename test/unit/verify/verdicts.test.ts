@@ -71,6 +71,16 @@ describe('verdicts on real project shapes (validation classes B, C, D)', functio
     assert.deepEqual(rows.sort(), [['lint', 'src/eq.js', 1, 'eqeqeq'], ['lint', 'src/label.js', undefined, 'prettier']]);
   });
 
+  it('C. `prettier -l src` (--list-different): each listed file is a failure; a file Prettier cannot parse is one at its line', async () => {
+    const { r, rows } = await verifyFixture('prettier-chain', (p) => {
+      writeFileSync(path.join(p, 'package.json'), JSON.stringify({ type: 'module', scripts: { lint: 'prettier -l src' } }));
+      writeFileSync(path.join(p, 'src', 'broken.js'), 'export const x = ;\n');
+    });
+    assert.deepEqual(r.checks.map((c) => c.parser), ['prettier']);
+    assert.deepEqual(rows.sort(), [['lint', 'src/broken.js', 1, 'prettier'], ['lint', 'src/label.js', undefined, 'prettier']]);
+    assert.match(r.failures.find((f) => f.file === 'src/broken.js')!.message, /^SyntaxError: /);
+  });
+
   it('C. `biome format src` is a check: run with its GitHub reporter, the failure names the file', async () => {
     const { d, rows } = await verifyFixture('biome-format');
     assert.deepEqual(d.checks, [{ name: 'lint', command: 'biome format src --reporter=github', parser: 'biome' }]);

@@ -28,7 +28,8 @@ export function parsePrettier(output: string, ctx: ParseContext): Failure[] {
     seen.add(k);
     out.push(f);
   };
-  const listed = !looksLikePrettier(output);
+  // `--check` names files on `[warn]` lines; `--list-different` prints none, only paths (and `[error]` lines).
+  const listed = !/^\[warn\] /m.test(output);
   for (const raw of splitLines(output)) {
     const line = raw.trimEnd();
     const warn = WARN.exec(line);
