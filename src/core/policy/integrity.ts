@@ -5,11 +5,12 @@
 // settings. An edit that touches any of them is refused (retry, the reason fed back) unless the
 // user set `allowVerifierEdits`; a definition that changes on disk during a step stops the run.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
 import type { CheckSpec } from '../types';
 import { landingPath, relBelow } from '../edit/landing';
+import { binEntryTarget } from '../verify/binTarget';
 import type { Critic, ProposedFile } from './critics';
 import { namesOf } from './critics';
 
@@ -262,7 +263,7 @@ const LAUNCHERS = new Set(['npx', 'exec', 'pnpm', 'yarn', 'bunx', 'dlx']);
 
 /**
  * The runner binaries a command starts from `node_modules/.bin` (in its folder or one above, inside
- * the workspace): the `.bin` entry and the file it links to, whose bytes are the tool itself.
+ * the workspace): the `.bin` entry and the file it links to or its wrapper runs, whose bytes are the tool itself.
  */
 function installedTools(root: string, cwd: string, command: string): string[] {
   const out: string[] = [];
@@ -276,12 +277,10 @@ function installedTools(root: string, cwd: string, command: string): string[] {
       if (rel === undefined) break;
       if (existsSync(bin)) {
         out.push(rel);
-        try {
-          const target = toRel(root, path.resolve(path.dirname(bin), readlinkSync(bin)));
-          if (target) out.push(target);
-        } catch {
-          // Not a link (a shim file): the entry's own bytes are what is recorded.
-        }
+        // npm's link, or pnpm's shell wrapper read to the script it runs; a plain file is the tool itself.
+        const named = binEntryTarget(bin);
+        const target = named === undefined ? undefined : toRel(root, named);
+        if (target) out.push(target);
         break;
       }
       if (path.dirname(dir) === dir) break;

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { readTextIfPresent } from '../fileText';
 import { parse as parseJsonc } from 'jsonc-parser';
 import type { CheckSpec, ParserId } from '../types';
-import { parserForCommand, pnpmSelected, resolveScript } from './infer';
+import { QUIET, parserForCommand, pnpmSelected, resolveScript } from './infer';
 import { planScript } from './scriptPlan';
 import { findExecutable } from './verifier';
 import type { Workspace, WorkspacePackage } from './workspaces';
@@ -41,8 +41,6 @@ const TYPECHECK_SCRIPTS = ['typecheck', 'type-check', 'check-types', 'types:chec
 const TEST_SCRIPTS = ['test', 'test:unit', 'test:all', 'tests'];
 /** `lint:*` scripts that change files or only format: not checks. */
 const WRITES = /(?:^|[:-])(?:fix|format|write|prettier)(?:$|[:-])/;
-/** A root script that runs every package's script of that name: the packages' own checks stand in for it. */
-const FANS_OUT = /(?:^|\s)(?:--workspaces|-ws)(?:\s|$)|\bpnpm\s+(?:-r|--recursive|--filter)\b|\byarn\s+workspaces\b|\blerna\s+run\b|\bturbo\s+(?:run\s+)?\w|\bnx\s+run-many\b/;
 
 interface PackageJson {
   scripts?: Record<string, string>;
@@ -63,6 +61,11 @@ interface Scope {
   pkg?: string;
   /** Whether a tsconfig.json or ESLint config with no script may stand in (only for the run's own folder). */
   infer: boolean;
+  /**
+   * Scripts run directly rather than through npm: a workspace root's script whose fan-out
+   * (`pnpm -r test`) is left to the packages, reduced to the steps it runs of its own.
+   */
+  direct?: Record<string, string>;
 }
 
 class Found implements Discovery {
@@ -114,7 +117,7 @@ function describeSteps(name: string, scripts: Record<string, string>): string {
  */
 function addScript(found: Found, scope: Scope, scripts: Record<string, string>, name: string, kind: string, via?: string): void {
   if (via === undefined && addSelected(found, scope, scripts, name, kind)) return;
-  const viaNpm = name === 'test' ? 'npm test --silent' : `npm run ${name} --silent`;
+  const viaNpm = scope.direct?.[name] ?? (name === 'test' ? 'npm test --silent' : `npm run ${name} --silent`);
   const plan = planScript(scripts, name, scope.dir, viaNpm);
   found.add(scope, { name, command: plan.command, parser: plan.parser }, { source: `${scope.label} scripts.${name}${via !== undefined ? ` (run by ${via})` : ''}`, reason: plan.reason });
   const chain = plan.steps.length > 1 ? `, resolved to ${describeSteps(name, scripts)}` : '';
@@ -228,17 +231,46 @@ function dropRepeats(found: Found, scope: Scope, scripts: Record<string, string>
   }
 }
 
+/**
+ * A workspace root's scripts that run every package's script (`pnpm --color -r run test`, `turbo
+ * run test`, `npm test -ws`): the packages' own checks stand in for that part, so each package's
+ * tests run once. What the root's script runs of its own besides (`tsc && pnpm -r test`) stays a
+ * check, run directly; the builds it runs first (a `pretest` build, `pnpm build &&`) do not, since
+ * each package's own script runs its own `pre` scripts and builds where it needs them.
+ */
+function leaveFanOutsToPackages(found: Found, scope: Scope, scripts: Record<string, string>): void {
+  // Each script is read as the project wrote it, whatever was left out before it.
+  const written = { ...scripts };
+  for (const name of Object.keys(written)) {
+    if (/^(?:pre|post)/.test(name) && written[name.replace(/^(?:pre|post)/, '')] !== undefined) continue;
+    const steps = resolveScript(written, name);
+    // A fan-out in a `pre` script (`pretest: pnpm -r build`) is a build for the root's own run.
+    const fans = steps.filter((s) => s.fanOut !== undefined && s.hook !== true);
+    if (fans.length === 0) continue;
+    const body = written[name]!;
+    const own = steps.filter((s) => s.fanOut === undefined && s.hook !== true && !QUIET.test(s.command));
+    const skipped = steps.filter((s) => !fans.includes(s) && !own.includes(s));
+    const runs = fans.map((s) => `${s.fanOut!.manager} runs ${s.fanOut!.scripts.map((n) => `scripts.${n}`).join(', ')} in every package`).join('; ');
+    const builds = skipped.length > 0 ? `; what it runs before them (${skipped.map((s) => (s.script !== undefined && s.script !== name ? `${s.script}: ${s.command}` : s.command)).join(' && ')}) is not run for them: each package's own script runs its own pre scripts and build where it needs one` : '';
+    delete scripts[`pre${name}`];
+    delete scripts[`post${name}`];
+    if (own.length === 0) {
+      delete scripts[name];
+      found.note(scope, `${name}: scripts.${name} ("${body}") runs each package's own script (${runs}): the packages' checks stand in for it, each run once${builds}`);
+      continue;
+    }
+    const direct = own.map((s) => s.command).join(' && ');
+    scripts[name] = direct;
+    scope.direct = { ...scope.direct, [name]: direct };
+    found.note(scope, `${name}: scripts.${name} ("${body}") runs each package's own script (${runs}): the packages' checks stand in for that part; the root's own steps run directly (${direct})${builds}`);
+  }
+}
+
 /** The checks of one folder: its scripts (root scripts that fan out to every package left to the packages). */
 function discoverIn(found: Found, scope: Scope, fansOutTo?: Workspace): void {
   const pkg = readPackageJson(scope, found);
   const scripts = scriptsOf(pkg);
-  if (fansOutTo !== undefined) {
-    for (const [name, body] of Object.entries(scripts)) {
-      if (!FANS_OUT.test(body)) continue;
-      delete scripts[name];
-      found.note(scope, `${name}: scripts.${name} ("${body}") runs each package's own script: the packages' checks stand in for it`);
-    }
-  }
+  if (fansOutTo !== undefined) leaveFanOutsToPackages(found, scope, scripts);
   typecheckChecks(found, scope, scripts);
   lintChecks(found, scope, scripts, pkg);
   testChecks(found, scope, scripts);

@@ -2,6 +2,8 @@
 import * as path from 'node:path';
 import { readTextIfPresent } from '../fileText';
 import type { ParserId } from '../types';
+import type { FanOut } from './fanOut';
+import { fanOut } from './fanOut';
 
 /** Tools that run ESLint under their own name, printing its stylish report: gts (`gts lint`, `gts check`). */
 export const LINTS_WITH_ESLINT = /(?:^|[\s/])gts\s+(?:lint|check)\b/;
@@ -15,6 +17,8 @@ export function inferParser(command: string): ParserId {
   if (/\bjest\b/.test(command)) return 'jest';
   if (/\bmocha\b/.test(command)) return 'mocha';
   if (/(^|\s)--test\b/.test(command)) return 'node-test';
+  // AVA's TAP reporter is read as TAP; its own reporter by the ava parser.
+  if (/(^|[\s/])ava(\s|$)/.test(command)) return /(^|\s)(--tap|-t)(\s|$)/.test(command) ? 'tap' : 'ava';
   if (/(^|[\s/])(tap|tape)(\s|$)/.test(command)) return 'tap';
   if (/(^|[\s/])uvu(\s|$)/.test(command)) return 'uvu';
   if (PRETTIER_CHECKS.test(command)) return 'prettier';
@@ -77,6 +81,30 @@ export function chainParsers(command: string, cwd: string): ParserId[] {
   return [...new Set(steps.filter((s) => s.hook !== true && s.parser !== 'generic').map((s) => s.parser))];
 }
 
+/**
+ * The tools a command runs, in order: a package.json script's chain followed (its `pre`/`post`
+ * hooks and builds left out), else the command's own chain; each by its program's name
+ * (`node test/run.js` by `node`). For saying which tool printed output no parser reads.
+ */
+export function commandTools(command: string, cwd: string): string[] {
+  const scripts = new RegExp(SCRIPT_REF.source).test(command) ? scriptsIn(cwd) : undefined;
+  const steps = resolveScript({ ...(scripts ?? {}), '\0command': command }, '\0command');
+  const names = steps.filter((s) => s.hook !== true && !QUIET.test(s.command)).map((s) => toolName(s.command)).filter((n) => n !== '');
+  return [...new Set(names)];
+}
+
+/** Programs that run a file of the project's: named with the file (`node test/run.js`), or not at all for inline code. */
+const LAUNCHES = new Set(['node', 'tsx', 'ts-node', 'bun', 'deno', 'sh', 'bash']);
+
+function toolName(command: string): string {
+  const [head = '', ...rest] = tokens(command);
+  const name = head.replace(/^.*\//, '');
+  if (!LAUNCHES.has(name)) return name;
+  if (rest.some((a) => /^(?:-e|--eval|-p|--print|-c)$/.test(a))) return '';
+  const file = rest.find((a) => !a.startsWith('-'));
+  return file === undefined ? '' : `${name} ${file}`;
+}
+
 /** One command a script ends up running, after script references and wrappers are followed. */
 export interface ScriptStep {
   /** The package.json script it came from (`test`, `test-coverage`), or undefined for a command given directly. */
@@ -88,6 +116,8 @@ export interface ScriptStep {
   hook?: boolean;
   /** Why this step will not do what it looks like it does (`npm test:unit`: npm runs no script by bare name). */
   problem?: string;
+  /** The step runs a script in every package of a monorepo (`pnpm -r test`): which manager, which scripts. */
+  fanOut?: FanOut;
 }
 
 /** npm's own commands: `npm <other>` runs no script (npm answers `Unknown command`), unlike pnpm and yarn. */
@@ -116,7 +146,7 @@ const COMMANDS = new Set([
   'tsc', 'vue-tsc', 'eslint', 'biome', 'oxlint', 'xo', 'c8', 'nyc', 'cross-env', 'dotenv', 'run-s', 'run-p', 'npm-run-all',
 ]);
 /** Tools that build or format: their output is not what a chain's check is read for. */
-const QUIET = /^(?:rimraf|del-cli|del|mkdirp|mkdir|cp|rm|mv|echo|esbuild|rollup|webpack|tsup|unbuild|babel|swc|prettier(?!\s(?:.*\s)?(?:--check|-c|--list-different|-l)(?:\s|$))|dprint\s+fmt|vite\s+build|node\s+(?:\S*\/)?(?:esbuild|build|scripts\/build)\S*|shx|copyfiles|true|exit\s+0)\b/;
+export const QUIET = /^(?:rimraf|del-cli|del|mkdirp|mkdir|cp|rm|mv|echo|esbuild|rollup|webpack|tsup|tshy|pkgroll|unbuild|babel|swc|prettier(?!\s(?:.*\s)?(?:--check|-c|--list-different|-l)(?:\s|$))|dprint\s+fmt|vite\s+build|node\s+(?:\S*\/)?(?:esbuild|build|scripts\/build)\S*|shx|copyfiles|true|exit\s+0)\b/;
 
 function tokens(command: string): string[] {
   return command.trim().split(/\s+/).filter(Boolean);
@@ -253,6 +283,12 @@ export function resolveScript(scripts: Record<string, string>, name: string): Sc
   const visit = (script: string | undefined, body: string, depth: number, seen: ReadonlySet<string>, hook: boolean): void => {
     for (const part of splitChain(body)) {
       const command = unwrapCommand(part);
+      // `npm test -ws` names a script as `npm test` does, but runs every package's, not this one's.
+      const fans = fanOut(command);
+      if (fans !== undefined) {
+        out.push({ ...(script !== undefined ? { script } : {}), command, parser: 'generic', ...(hook ? { hook } : {}), fanOut: fans });
+        continue;
+      }
       const refs = depth < 6 ? scriptReference(command, scripts) : undefined;
       if (refs) {
         for (const ref of refs) {
@@ -286,4 +322,4 @@ export function parserForSteps(steps: readonly ScriptStep[]): ParserId {
   return named.length > 0 ? named[named.length - 1]!.parser : 'generic';
 }
 
-export const TEST_RUNNER_IDS: ReadonlySet<ParserId> = new Set(['mocha', 'jest', 'vitest', 'node-test', 'tap', 'uvu']);
+export const TEST_RUNNER_IDS: ReadonlySet<ParserId> = new Set(['mocha', 'jest', 'vitest', 'node-test', 'tap', 'ava', 'uvu']);

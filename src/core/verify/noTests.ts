@@ -17,6 +17,7 @@ const ZERO: Partial<Record<ParserId, RegExp>> = {
   jest: /^(?:No tests found, exiting with code \d+|Tests:\s+0 total)\s*$/m,
   vitest: /^(?:No test files found, exiting with code \d+|\s*Tests\s+no tests)\s*$/m,
   uvu: /^\s*Total:\s+0\s*$/m,
+  ava: /^\s*✘ Couldn[’']t find any files to test\s*$/m,
 };
 
 /** Signs that a runner's summary shows tests after all (mocha's `0 passing` beside `2 failing`). */

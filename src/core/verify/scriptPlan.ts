@@ -24,7 +24,6 @@ export interface ScriptPlan {
 const SHELL_ONLY = /[|<>`$(){}]|&(?!&)/;
 /** Tools a project may run in a script that no parser here reads: their output goes to the generic parser. */
 const UNPARSED: Readonly<Record<string, string>> = {
-  ava: 'ava',
   biome: "Biome's default reporter (a script that is one `biome lint`, `check`, `ci` or `format` call runs with `--reporter=github` instead)",
   oxlint: "oxlint's default format (a script that is one oxlint call runs with `--format=github` instead)",
   xo: 'xo',
@@ -73,7 +72,7 @@ export function tscDirectCommand(body: string): string | undefined {
   return body.trim();
 }
 
-/** A single-command ava script, run directly with `--tap` (ava's own reporter has no parser here, its TAP has). */
+/** A single-command ava script, run directly with `--tap` (one result per test, read by the tap parser; in a chain, ava's own reporter is read by the ava parser). */
 export function avaTapCommand(body: string): string | undefined {
   if (SHELL_ONLY.test(body) || splitChain(body).length !== 1) return undefined;
   const unwrapped = unwrapCommand(body);
@@ -225,7 +224,7 @@ export function planScript(scripts: Record<string, string>, name: string, dir: s
   }
   const ava = hooked ? undefined : avaTapCommand(body);
   if (ava !== undefined) {
-    return { command: ava, parser: 'tap', reason: 'ava, run with `--tap`: its TAP report is read by the tap parser (ava\'s own reporter has none here)', notes, steps };
+    return { command: ava, parser: 'tap', reason: 'ava, run with `--tap`: its TAP report is read by the tap parser (ava in a chain is read by the ava parser, from its own reporter)', notes, steps };
   }
   let parser = parserForSteps(steps);
   let reason = parserReason(parser, steps);

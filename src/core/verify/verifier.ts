@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import type { CheckResult, CheckSpec, Failure, Logger, ParserId, VerifyResult } from '../types';
 import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
-import { chainParsers, parserForCommand } from './infer';
+import { chainParsers, commandTools, parserForCommand } from './infer';
 import { parseOutput, timedOutFailures } from './parsers/index';
 import { TEST_RUNNERS } from './parsers/locate';
 import { type PassedTests, passingTests } from './parsers/passed';
@@ -305,7 +305,7 @@ export class Verifier {
       failures = [{ check: spec.name, id: 'spawn', message: `${spec.name} could not start: ${r.spawnError}` }];
     } else {
       const chain = chainParsers(spec.command, cwd);
-      const ctx = { check: spec.name, root: this.opts.root, cwd, exitCode: r.exitCode, ...(chain.length > 1 ? { chain } : {}), ...(r.stdout !== undefined && !r.stdoutTruncated ? { stdout: r.stdout } : {}) };
+      const ctx = { check: spec.name, root: this.opts.root, cwd, exitCode: r.exitCode, tools: commandTools(spec.command, cwd), ...(chain.length > 1 ? { chain } : {}), ...(r.stdout !== undefined && !r.stdoutTruncated ? { stdout: r.stdout } : {}) };
       failures = parseOutput(parser, r.output, ctx);
       // A full run whose runner says it ran no test is no pass (a narrowed run may rightly run none).
       if (!narrowed && TEST_RUNNERS.has(parser)) {

@@ -282,6 +282,21 @@ describe('trust: what step 0 records as the verifier', () => {
   });
 });
 
+describe('trust: the tool a pnpm .bin wrapper runs is recorded as npm\'s link target is', () => {
+  it('records node_modules/.bin/tsc and the package file the wrapper execs', async () => {
+    const { recordVerifier } = await import('../../../src/core/policy/integrity');
+    const { pnpmLayout } = await import('../../support/pnpmLayout');
+    const s = copyFixture('loop/calc');
+    try {
+      pnpmLayout(s.project, 'typescript', '5.9.3', 'bin/tsc', 'tsc');
+      const files = [...recordVerifier(s.project, [{ name: 'tsc', command: 'tsc -p tsconfig.json' }]).files.keys()];
+      for (const f of ['node_modules/.bin/tsc', 'node_modules/.pnpm/typescript@5.9.3/node_modules/typescript/bin/tsc']) assert.ok(files.includes(f), `${f} recorded: ${files.join(', ')}`);
+    } finally {
+      s.cleanup();
+    }
+  });
+});
+
 describe('trust: no process of a check outlives it, step 0 included', function () {
   this.timeout(120_000);
   for (const stagedChecks of [true, false]) {

@@ -13,6 +13,7 @@ import { findProcesses, reapStrays } from '../../../src/core/verify/containment'
 import { warmTscPlan } from '../../../src/core/verify/staged/warmTsc';
 import { copyFixture, REPO } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
+import { pnpmLayout } from '../../support/pnpmLayout';
 
 /** The warm workers of a storage's records still alive. */
 function warmWorkers(storage: string): number[] {
@@ -166,6 +167,20 @@ describe('staged checks: warm tsc', function () {
     } finally {
       await emits.release();
     }
+  });
+
+  // Issue 37, item 6: pnpm's .bin entries are shell wrappers, not links; the wrapper names the package it runs.
+  it('under pnpm (node_modules/.bin/tsc a shell wrapper into .pnpm): the workspace\'s typescript, kept warm', async () => {
+    pnpmLayout(s.project, 'typescript', '5.9.3', 'bin/tsc', 'tsc');
+    const env = checkEnv(s.project);
+    const plan = warmTscPlan(TSC.command, s.project, env);
+    assert.ok('args' in plan, `warm: ${JSON.stringify(plan)}`);
+    const v0 = await v.verify(undefined, { previous: null });
+    assert.equal(v0.failures.length, 3);
+    v.warm();
+    const v1 = await v.verify(undefined, { previous: v0, changed: [] });
+    assert.equal(v1.checks[0]!.mode, 'warm', v1.checks[0]!.stagedNote);
+    assert.equal(v1.failureHash, v0.failureHash);
   });
 
   it('a folder with no tsconfig.json is no warm program: the command runs (and fails as tsc does), saying why', async () => {

@@ -98,14 +98,15 @@ describe('verdicts on real project shapes (validation classes B, C, D)', functio
   for (const [runner, script, file, line] of [
     ['mocha', 'mocha test/empty.spec.cjs', 'empty.spec.cjs', '0 passing (', ],
     ['uvu', 'uvu none', undefined, 'Total: 0'],
+    ['ava', 'ava none/', undefined, 'find any files to test'],
   ] as const) {
-    it(`D. ${runner} running no test (exit 0) is a no-tests failure, not green`, async () => {
+    it(`D. ${runner} running no test is a no-tests failure, not green`, async () => {
       const { r, rows } = await verifyFixture('node-test-none', (p) => {
         writeFileSync(path.join(p, 'package.json'), JSON.stringify({ type: 'module', scripts: { test: script } }));
         if (file !== undefined) writeFileSync(path.join(p, 'test', file), "describe('nothing yet', () => {});\n");
         else mkdirSync(path.join(p, 'none'));
       });
-      assert.deepEqual(r.checks.map((c) => c.exitCode), [0]);
+      assert.deepEqual(r.checks.map((c) => c.exitCode), [runner === 'ava' ? 1 : 0]);
       assert.deepEqual(rows, [['test', undefined, undefined, 'no-tests']]);
       assert.ok(r.failures[0]!.message.includes(`${runner} ran no tests`) && r.failures[0]!.message.includes(line), r.failures[0]!.message);
     });

@@ -28,6 +28,11 @@ export interface ParseContext {
   readText?: (rel: string) => string | undefined;
   /** The workspace's files (workspace-relative), to look for the tests a hung run never finished; default: a walk of `root`. */
   listFiles?: () => string[];
+  /**
+   * The tools the check's command runs, in order (its package.json script's chain followed,
+   * builds and hooks left out): a failure no parser can place says which of them printed it.
+   */
+  tools?: readonly string[];
 }
 
 /** Lines of a tool's output, whatever its line endings. */

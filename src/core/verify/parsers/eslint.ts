@@ -1,4 +1,5 @@
-// ESLint: `--format json` (or json-with-metadata) and the default `stylish` text.
+// ESLint: `--format json` (or json-with-metadata), the default `stylish` text, and the `pretty`
+// text of eslint-formatter-pretty, which xo (ESLint underneath) and tsd (type tests) print.
 import type { Failure } from '../../types';
 import type { ParseContext } from './common';
 import { extractJson, failure, splitLines, workspacePath } from './common';
@@ -34,6 +35,8 @@ interface Problem {
   rule: string | undefined;
   error: boolean;
   message: string;
+  /** From eslint-formatter-pretty, where a problem without a rule is tsd's type error, not a fatal one. */
+  pretty?: boolean;
 }
 
 const IGNORED_NOTE = /^File ignored\b/;
@@ -61,6 +64,36 @@ function stylishProblems(output: string): Problem[] {
   return out;
 }
 
+/** eslint-formatter-pretty: a file heading `  file:line:col`, then `  ✖  line:col  message  rule` per problem. */
+const PRETTY_HEADING = /^ {2}(\S.*?):(\d+):(\d+)\s*$/;
+const PRETTY_PROBLEM = /^ {2}([✖⚠])\s+(\d+):(\d+)\s+(.*?)\s*$/;
+
+/** Whether the output is eslint-formatter-pretty's (xo, tsd). */
+export function looksPretty(text: string): boolean {
+  return /^ {2}\S.*:\d+:\d+\s*\n {2}[✖⚠]\s+\d+:\d+\s/m.test(text);
+}
+
+function prettyProblems(output: string): Problem[] {
+  const out: Problem[] = [];
+  let file: string | undefined;
+  for (const raw of splitLines(output)) {
+    const heading = PRETTY_HEADING.exec(raw);
+    if (heading) {
+      file = heading[1];
+      continue;
+    }
+    const m = PRETTY_PROBLEM.exec(raw);
+    if (!m || file === undefined) {
+      if (raw.trim() === '') file = undefined;
+      continue;
+    }
+    const parts = m[4]!.split(/\s{2,}/);
+    const rule = parts.length > 1 && RULE_ID.test(parts[parts.length - 1]!) ? parts.pop() : undefined;
+    out.push({ file, line: Number(m[2]), column: Number(m[3]), rule, error: m[1] === '✖', message: parts.join('  '), pretty: true });
+  }
+  return out;
+}
+
 /**
  * Errors are failures; warnings are failures only when ESLint itself failed without an error
  * (`--max-warnings` exceeded), since that is the only way they fail a check.
@@ -78,7 +111,7 @@ export function parseEslint(output: string, ctx: ParseContext): Failure[] {
           message: m.message,
         })),
       )
-    : stylishProblems(output);
+    : [...stylishProblems(output), ...prettyProblems(output)];
   // ESLint's note on a file named to it that its ignore patterns skip (a staged lint of a changed
   // file, where the installed ESLint has no --no-warn-ignored) is about the call, not the code.
   const found = problems.filter((p) => p.error || p.rule !== undefined || !IGNORED_NOTE.test(p.message));
@@ -91,7 +124,7 @@ export function parseEslint(output: string, ctx: ParseContext): Failure[] {
       line: p.line,
       column: p.column,
       // A problem without a rule is a fatal one (a parse error): named so, not left blank.
-      id: p.rule ?? 'fatal',
+      id: p.rule ?? (p.pretty === true ? 'error' : 'fatal'),
       message: p.message,
     }),
   );

@@ -5,7 +5,8 @@ import stripAnsi from 'strip-ansi';
 import type { Failure, ParserId } from '../../types';
 import type { ParseContext } from './common';
 import { parseBiome, parseOxlint } from './annotations';
-import { parseEslint } from './eslint';
+import { looksLikeAva, parseAva } from './ava';
+import { looksPretty, parseEslint } from './eslint';
 import { parseGeneric } from './generic';
 import { parseJest } from './jest';
 import { locateByTitle, TEST_RUNNERS, unfinishedTests } from './locate';
@@ -29,6 +30,7 @@ const parsers: Record<ParserId, Parser> = {
   vitest: parseVitest,
   'node-test': parseNodeTest,
   tap: parseTap,
+  ava: parseAva,
   uvu: parseUvu,
   prettier: parsePrettier,
   generic: parseGeneric,
@@ -41,7 +43,7 @@ const parsers: Record<ParserId, Parser> = {
  */
 const RECOGNISERS: readonly [ParserId, (text: string) => boolean][] = [
   ['tsc', (t) => /^\S.*\(\d+,\d+\): error TS\d+:|^\S.*:\d+:\d+ - error TS\d+:/m.test(t)],
-  ['eslint', (t) => /^\s*\[\s*\{\s*"filePath"/.test(t) || (/^\s+\d+:\d+\s+(?:error|warning)\s+\S/m.test(t) && /✖ \d+ problems?/.test(t))],
+  ['eslint', (t) => /^\s*\[\s*\{\s*"filePath"/.test(t) || (/^\s+\d+:\d+\s+(?:error|warning)\s+\S/m.test(t) && /✖ \d+ problems?/.test(t)) || looksPretty(t)],
   ['biome', (t) => /^::(?:error|warning) title=[^,]*,file=[^,]+,line=\d+/m.test(t)],
   ['oxlint', (t) => /^::(?:error|warning) file=[^,]+,line=\d+,endLine=\d+,col=\d+,endColumn=\d+,title=/m.test(t)],
   ['jest', (t) => /^Test Suites:\s/m.test(t) && /^Tests:\s/m.test(t)],
@@ -49,6 +51,7 @@ const RECOGNISERS: readonly [ParserId, (text: string) => boolean][] = [
   ['mocha', (t) => /^\s*\d+ failing\s*$/m.test(t) && /^\s*\d+ passing\b/m.test(t)],
   ['node-test', (t) => /^[ℹ#] (?:tests|fail|duration_ms) \d/m.test(t) || /^\s*duration_ms: [\d.]+$/m.test(t)],
   ['tap', (t) => /^TAP version \d+/m.test(t) || /^not ok \d+ /m.test(t)],
+  ['ava', looksLikeAva],
   ['uvu', looksLikeUvu],
   ['prettier', looksLikePrettier],
 ];
@@ -72,6 +75,7 @@ const ALL_PASSED: Partial<Record<ParserId, (text: string) => boolean | undefined
   vitest: (t) => summaries(t, /^\s*Tests\s+(\d.*)$/gm, (l) => !/\bfailed\b/.test(l) && /\bpassed\b/.test(l)),
   mocha: (t) => (/^\s*\d+ failing\s*$/m.test(t) ? false : summaries(t, /^\s*(\d+) passing\b/gm, (n) => Number(n) > 0)),
   'node-test': (t) => summaries(t, /^[ℹ#] fail (\d+)\s*$/gm, (n) => n === '0'),
+  ava: (t) => (/^\s*\d+ (?:tests? failed|uncaught exceptions?|unhandled rejections?|tests? remained pending)/m.test(t) ? false : summaries(t, /^\s*(\d+) tests? passed\s*$/gm, (n) => Number(n) > 0)),
   uvu: (t) => (/^\s*FAIL\s/m.test(t) ? false : summaries(t, /^\s*Passed:\s+(\d+)\s*$/gm, (n) => Number(n) > 0)),
 };
 

@@ -166,6 +166,16 @@ function fromVitestText(output: string, ctx: Ctx): PassedTest[] {
   return out;
 }
 
+/** AVA's default reporter: `✔ file › title` (a slow test adds its time, `(1.2s)`); the file is not named by path. */
+function fromAva(output: string): PassedTest[] {
+  const out: PassedTest[] = [];
+  for (const line of splitLines(output)) {
+    const m = /^\s*✔ (?!\[)(.*?)(?: \(\d+(?:\.\d+)?m?s\))?\s*$/.exec(line);
+    if (m) out.push(test(m[1]!, undefined));
+  }
+  return out;
+}
+
 function jsonTests(parser: ParserId, output: string, ctx: Ctx): PassedTest[] | undefined {
   if (parser === 'jest' || parser === 'vitest') {
     const json = extractJson(ctx.stdout ?? output, isJestJson);
@@ -190,6 +200,8 @@ function textTests(parser: ParserId, output: string, ctx: Ctx): PassedTest[] {
       return fromJestText(output, ctx);
     case 'vitest':
       return fromVitestText(output, ctx);
+    case 'ava':
+      return fromAva(output);
     default:
       return [];
   }

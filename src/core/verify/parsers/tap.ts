@@ -11,6 +11,10 @@ const BAIL = /^Bail out!\s*(.*)$/;
 
 interface TapResult {
   ok: boolean;
+  /** The result line's indent: deeper results just before it are its subtests'. */
+  indent: number;
+  /** Whether one of its own subtests failed (node-tap then fails the parent too, with no error of its own). */
+  failedSubtests: boolean;
   title: string;
   parents: string[];
   directive: string | undefined;
@@ -19,11 +23,16 @@ interface TapResult {
   raw: string[];
 }
 
-/** Splits `title # TODO reason` into the title and its directive; `\#` is a literal hash. */
+/**
+ * Splits `title # TODO reason` into the title and its directive; `\\#` is a literal hash. What
+ * follows an unescaped `#` is never the title: a directive (TODO, SKIP) or a comment such as
+ * node-tap's `# time=12.3ms`, which differs run to run and so must stay out of the test's id.
+ */
 function splitDirective(text: string): { title: string; directive: string | undefined } {
-  const m = /^(.*?)(?<!\\)#\s*(todo|skip)\b.*$/i.exec(text);
+  const m = /^(.*?)(?<!\\)#\s*(.*)$/.exec(text);
   if (!m) return { title: text.replace(/\\#/g, '#').trim(), directive: undefined };
-  return { title: m[1]!.replace(/\\#/g, '#').trim(), directive: m[2]!.toLowerCase() };
+  const directive = /^(todo|skip)\b/i.exec(m[2]!)?.[1]?.toLowerCase();
+  return { title: m[1]!.replace(/\\#/g, '#').trim(), directive };
 }
 
 function yamlBlock(lines: readonly string[], from: number, indent: number): { end: number; body: string[] } {
@@ -104,7 +113,9 @@ export function readTap(output: string): { results: TapResult[]; bailOut: string
       }
       raw = dedent(raw);
     }
-    results.push({ ok: r[1] === 'ok', title: title || own?.name || `test ${r[2] ?? results.length + 1}`, parents, directive, yaml, raw });
+    let failedSubtests = false;
+    for (let k = results.length - 1; k >= 0 && results[k]!.indent > indent; k--) if (!results[k]!.ok && results[k]!.directive === undefined) failedSubtests = true;
+    results.push({ ok: r[1] === 'ok', indent, failedSubtests, title: title || own?.name || `test ${r[2] ?? results.length + 1}`, parents, directive, yaml, raw });
   }
   return { results, bailOut };
 }
@@ -133,6 +144,10 @@ function locationOf(y: Record<string, unknown>): { file: string; line?: number; 
     if (typeof o.file === 'string') {
       return { file: o.file, ...(typeof o.line === 'number' ? { line: o.line } : {}), ...(typeof o.column === 'number' ? { column: o.column } : {}) };
     }
+    // node-tap 18 and later: `at: {fileName, lineNumber, columnNumber}`.
+    if (typeof o.fileName === 'string') {
+      return { file: o.fileName, ...(typeof o.lineNumber === 'number' ? { line: o.lineNumber } : {}), ...(typeof o.columnNumber === 'number' ? { column: o.columnNumber } : {}) };
+    }
   }
   return undefined;
 }
@@ -157,6 +172,9 @@ export function tapFailure(r: TapResult, ctx: ParseContext): Failure | undefined
   if (r.ok || r.directive !== undefined) return undefined;
   const y = r.yaml ?? {};
   if (y.failureType === 'subtestsFailed') return undefined;
+  // node-tap fails a test (and its file) whose subtest failed, with no error of its own: the
+  // subtest's failure is the one to fix.
+  if (r.failedSubtests && y.error === undefined && y.message === undefined && y.found === undefined && y.wanted === undefined && y.diff === undefined && y.stack === undefined) return undefined;
   const title = testTitle([...r.parents, r.title], ctx);
   const name = str(y.name);
   const error = str(y.error) ?? (str(y.message) || undefined);

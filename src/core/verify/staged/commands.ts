@@ -1,12 +1,13 @@
 // How a check's command is narrowed to some files: the tool it runs (through an npm script when it
 // names one), its own flags kept, its targets replaced by ours through the tool's own filtering:
-// ESLint on the changed files, jest --findRelatedTests, vitest related, node --test and mocha on the
-// test files. A command that cannot be narrowed exactly (a shell line, a chain, an output file, a
+// ESLint on the changed files, jest --findRelatedTests, vitest related, node --test, mocha and
+// node-tap on the test files. A command that cannot be narrowed exactly (a shell line, a chain, an output file, a
 // glob of its own) says why, and the check runs in full.
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { readTextIfPresent } from '../../fileText';
 import type { ParserId } from '../../types';
+import { fanOut } from '../fanOut';
 import { splitCommand } from '../runner';
 
 const LAUNCHERS = new Set(['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install', '--silent', '-s']);
@@ -40,6 +41,8 @@ export function resolveArgv(command: string, cwd: string): { argv: string[] } | 
   const split = splitCommand(command);
   if (!split) return { reason: 'the command needs a shell' };
   const argv = withoutLauncher(split, cwd);
+  const fans = fanOut(split.join(' '));
+  if (fans !== undefined) return { reason: `the command runs ${fans.scripts.join(', ')} in every package (${fans.manager}), each a check of its own to narrow` };
   if (!SCRIPT_RUNNERS.has(argv[0]!)) return { argv };
   const rest = argv.slice(1).filter((a) => a !== '--silent' && a !== '-s');
   const sep = rest.indexOf('--');
@@ -61,6 +64,8 @@ export function resolveArgv(command: string, cwd: string): { argv: string[] } | 
   if (hook !== undefined) return { reason: `npm runs scripts.${hook} ("${scripts![hook]}") around it, which a narrowed run would skip` };
   const inner = splitCommand(body);
   if (!inner) return { reason: `the script "${name}" needs a shell (${body})` };
+  const innerFans = fanOut(inner.join(' '));
+  if (innerFans !== undefined) return { reason: `the script "${name}" runs ${innerFans.scripts.join(', ')} in every package (${innerFans.manager})` };
   const direct = withoutLauncher(inner, cwd);
   if (SCRIPT_RUNNERS.has(direct[0]!)) return { reason: `the script "${name}" runs another script` };
   return { argv: [...direct, ...passed] };
@@ -73,11 +78,13 @@ function toolIndex(argv: readonly string[], tool: (a: string, i: number) => bool
 }
 
 /** Flags (of the tools below) that take the next argument as their value. */
-const VALUE_FLAGS: Record<'eslint' | 'mocha' | 'node' | 'jest' | 'vitest', ReadonlySet<string>> = {
+const VALUE_FLAGS: Record<'eslint' | 'mocha' | 'node' | 'jest' | 'vitest' | 'tap', ReadonlySet<string>> = {
   jest: new Set(['-c', '--config', '--reporters', '-t', '--testNamePattern', '-w', '--maxWorkers', '--testTimeout', '--rootDir', '--roots', '--selectProjects', '--shard', '--testPathIgnorePatterns', '--outputFile', '--testEnvironment', '--seed', '--coverageProvider']),
   vitest: new Set(['-c', '--config', '-r', '--root', '--dir', '--reporter', '--project', '--environment', '--pool', '--outputFile', '-t', '--testNamePattern', '--maxWorkers', '--minWorkers', '--shard', '--mode', '--testTimeout', '--sequence.seed']),
   eslint: new Set(['-c', '--config', '-f', '--format', '--rule', '--plugin', '--parser', '--parser-options', '--ext', '--ignore-path', '--ignore-pattern', '--global', '--env', '--resolve-plugins-relative-to', '--rulesdir', '--max-warnings', '--cache-location', '--cache-strategy', '--report-unused-disable-directives-severity', '--flag', '--concurrency', '--stdin-filename']),
   mocha: new Set(['--require', '-r', '--file', '--ignore', '--exclude', '--config', '--package', '--reporter', '-R', '--reporter-option', '--reporter-options', '-O', '--grep', '-g', '--fgrep', '-f', '--timeout', '-t', '--slow', '-s', '--jobs', '-j', '--ui', '-u', '--extension', '--node-option', '-n', '--retries', '--spec']),
+  // node-tap 18 and later, and the flags of 15 and 16 that take a value.
+  tap: new Set(['-R', '--reporter', '-r', '--reporter-arg', '-g', '--grep', '-j', '--jobs', '-t', '--timeout', '-o', '--output-file', '-d', '--output-dir', '--include', '--exclude', '--plugin', '--before', '--after', '--node-arg', '--coverage-report', '-s', '--save', '--test-env', '--test-arg', '--test-regex', '--test-ignore', '--nyc-arg', '--coverage-map', '--reporter-file', '-c', '--config']),
   node: new Set(['--require', '-r', '--import', '--loader', '--experimental-loader', '--test-reporter', '--test-reporter-destination', '--test-name-pattern', '--test-skip-pattern', '--test-concurrency', '--test-timeout', '--test-shard', '--env-file', '--conditions', '-C', '--input-type']),
 };
 
@@ -174,7 +181,7 @@ export function lintCommand(command: string, cwd: string, env: Readonly<Record<s
   };
 }
 
-export type TestRunner = 'jest' | 'vitest' | 'mocha' | 'node-test';
+export type TestRunner = 'jest' | 'vitest' | 'mocha' | 'node-test' | 'tap';
 
 /** A test command narrowed to some test files (or, with jest and vitest, to what relates to some files). */
 export interface TestCommand {
@@ -188,7 +195,7 @@ export interface TestCommand {
    * the runner has no such filter and the related test files are found by their imports.
    */
   related?(files: readonly string[]): string[];
-  /** The targets the command names itself (node --test and mocha), to find its test files by. */
+  /** The targets the command names itself (node --test, mocha and tap), to find its test files by. */
   targets: string[];
 }
 
@@ -224,5 +231,35 @@ export function testCommand(command: string, cwd: string, parser: ParserId): Tes
     if (flags.some((f) => /^(--spec|--config|--package|--file)(=|$)/.test(f))) return { reason: 'the command sets its own spec, config or files' };
     return { runner: 'mocha', argv, targets, files: (f) => [...argv.slice(0, i + 1), ...flags, ...f] };
   }
+  if (parser === 'tap') {
+    const t = toolIndex(argv, (a) => a === 'tap');
+    if (t < 0) return { reason: 'the command does not run node-tap itself (another TAP producer: ava, tape)' };
+    // `tap run` is `tap`.
+    const i = argv[t + 1] === 'run' ? t + 1 : t;
+    const { flags, targets } = splitTargets(argv.slice(i + 1), VALUE_FLAGS.tap);
+    if (TAP_SUBCOMMANDS.has(targets[0] ?? '')) return { reason: `the command runs \`tap ${targets[0]}\`, not the tests` };
+    if (flags.some((f) => /^(--changed|-n|--save|-s|--only|-O)(=|$)/.test(f))) return { reason: 'the command selects its own tests (--changed, --save, --only)' };
+    // A run of some files checks coverage of those alone: tap fails it below its threshold (100 % by default) for no fault of the code.
+    const noCoverage = flags.some((f) => /^--(?:disable-coverage|no-coverage|allow-incomplete-coverage|allow-empty-coverage)$/.test(f)) ? [] : [tapMajor(cwd) >= 18 ? '--disable-coverage' : '--no-coverage'];
+    return { runner: 'tap', argv, targets, files: (f) => [...argv.slice(0, i + 1), ...flags, ...noCoverage, ...f] };
+  }
   return { reason: `the ${parser} runner has no file filter here` };
+}
+
+/** `tap <subcommand>`: runs no tests, or not the ones named. */
+const TAP_SUBCOMMANDS = new Set(['replay', 'report', 'list', 'plugin', 'build', 'config', 'debug', 'versions', 'version', 'help']);
+
+/** The major version of the node-tap the folder resolves (0 when none is found): flags changed at 18. */
+function tapMajor(cwd: string): number {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const text = readTextIfPresent(path.join(dir, 'node_modules', 'tap', 'package.json'), ['ENOTDIR']);
+    if (text !== undefined) {
+      try {
+        return Number.parseInt(String((JSON.parse(text) as { version?: unknown }).version ?? '0'), 10) || 0;
+      } catch (e) {
+        if (!(e instanceof SyntaxError)) throw e;
+      }
+    }
+    if (path.dirname(dir) === dir) return 0;
+  }
 }

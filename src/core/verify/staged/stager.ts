@@ -42,7 +42,7 @@ export interface RunFull {
 }
 
 const MARK = '@@fix-until-green-mocha-options@@';
-const TEST_PARSERS: ReadonlySet<ParserId> = new Set(['jest', 'vitest', 'mocha', 'node-test']);
+const TEST_PARSERS: ReadonlySet<ParserId> = new Set(['jest', 'vitest', 'mocha', 'node-test', 'tap']);
 /** Failure ids that belong to no test: a check with one cannot be narrowed to test files. */
 const UNTIED = new Set(['exit', 'spawn', 'timeout']);
 
@@ -269,9 +269,9 @@ export class Stager {
     return { tests, note: `the failing and related test files are all ${tests.length} test file(s) there are: the command ran itself, the full test run` };
   }
 
-  /** Jest, Vitest and mocha retry failing tests inside the targeted run (./inRunRetry); node:test has no retries. */
+  /** Jest, Vitest and mocha retry failing tests inside the targeted run (./inRunRetry); node:test and node-tap are re-run apart. */
   private retryFor(spec: CheckSpec, cmd: TestCommand): InRunRetry | { reason: string } | undefined {
-    if (cmd.runner === 'node-test') return undefined;
+    if (cmd.runner === 'node-test' || cmd.runner === 'tap') return undefined;
     let r = this.retries.get(spec.name);
     if (!r) {
       const dir = retryDir(this.x.storageDir ?? path.join(this.x.cwd(spec), 'node_modules', '.cache', 'fix-until-green'), cmd.runner, spec.name);

@@ -15,6 +15,7 @@ import type { Logger } from '../../types';
 import { CHECK_MARKER_ENV, killAndWait, removeCheckRecord, writeCheckRecord } from '../containment';
 import { processStartTime } from '../../liveness';
 import { splitCommand } from '../runner';
+import { binTarget } from '../binTarget';
 import { programFile } from './programFile';
 
 /** How the warm checker is started for a check, or why it cannot be. */
@@ -28,15 +29,12 @@ export type WarmOutcome =
 const LAUNCHERS = new Set(['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install']);
 const MODES = /^(-b|--build|-w|--watch)$/;
 
+/** The file the first `exe` on PATH runs (a link or a pnpm shell wrapper followed: ../binTarget). */
 function findOnPath(exe: string, env: Record<string, string>): string | undefined {
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (!dir) continue;
-    const p = path.join(dir, exe);
-    try {
-      return realpathSync(p);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ENOTDIR') throw e;
-    }
+    const target = binTarget(path.join(dir, exe));
+    if (target !== undefined) return target;
   }
   return undefined;
 }
@@ -57,7 +55,7 @@ export function warmTscPlan(command: string, cwd: string, env: Record<string, st
   const pkgDir = path.resolve(path.dirname(typescript), '..');
   const version = (JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version?: string }).version ?? '';
   if (Number(version.split('.')[0]) >= 7) return { fallback: `typescript ${version} is the native tsc 7, which has no program API to keep warm` };
-  const bin = argv[i]!.includes('/') ? realpathOrSelf(path.resolve(cwd, argv[i]!)) : findOnPath('tsc', env);
+  const bin = argv[i]!.includes('/') ? binTarget(path.resolve(cwd, argv[i]!)) : findOnPath('tsc', env);
   if (bin === undefined || !bin.startsWith(realpathOrSelf(pkgDir) + path.sep)) return { fallback: `the command's tsc (${bin ?? 'not found'}) is not the workspace's typescript package` };
   return { args, typescript, version };
 }
