@@ -98,7 +98,8 @@ describe('verdicts on real project shapes (validation classes B, C, D)', functio
   for (const [runner, script, file, line] of [
     ['mocha', 'mocha test/empty.spec.cjs', 'empty.spec.cjs', '0 passing (', ],
     ['uvu', 'uvu none', undefined, 'Total: 0'],
-    ['ava', 'ava none/', undefined, 'find any files to test'],
+    // Discovery runs a one-call ava script with --tap: read as TAP, whose plan says 1..0.
+    ['ava', 'ava none/', undefined, '1..0'],
   ] as const) {
     it(`D. ${runner} running no test is a no-tests failure, not green`, async () => {
       const { r, rows } = await verifyFixture('node-test-none', (p) => {
@@ -108,7 +109,7 @@ describe('verdicts on real project shapes (validation classes B, C, D)', functio
       });
       assert.deepEqual(r.checks.map((c) => c.exitCode), [runner === 'ava' ? 1 : 0]);
       assert.deepEqual(rows, [['test', undefined, undefined, 'no-tests']]);
-      assert.ok(r.failures[0]!.message.includes(`${runner} ran no tests`) && r.failures[0]!.message.includes(line), r.failures[0]!.message);
+      assert.ok(r.failures[0]!.message.includes(`${runner === 'ava' ? 'tap' : runner} ran no tests`) && r.failures[0]!.message.includes(line), r.failures[0]!.message);
     });
   }
 
