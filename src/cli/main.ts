@@ -11,7 +11,7 @@ commands:
           [--storage DIR] [--ignore-interrupted] [--no-staged-checks]
   check   verify once, no model: [--cwd DIR] [--check NAME=COMMAND]... [--storage DIR] [--json]
           (checks come from fixUntilGreen.checks, else are discovered; exit 0 green, 1 failures)
-  parse   read a check's output on stdin: --parser tsc|eslint|biome|oxlint|mocha|jest|vitest|node-test|tap|ava|generic
+  parse   read a check's output on stdin: --parser tsc|eslint|biome|oxlint|mocha|jest|vitest|node-test|tap|ava|uvu|prettier|generic
           [--root DIR] [--cwd DIR] [--check NAME] [--exit-code N]; prints {failures, failureHash}
   apply   apply a model reply read on stdin: [--cwd DIR] [--dry-run] [--storage DIR];
           prints {applied, files, errors}; exit 1 if not applied (--dry-run: if it would not apply)

@@ -123,7 +123,7 @@ export function defaultSettings(): Settings {
   };
 }
 
-export const PARSER_IDS: readonly ParserId[] = ['tsc', 'eslint', 'biome', 'oxlint', 'mocha', 'jest', 'vitest', 'node-test', 'tap', 'ava', 'generic'];
+export const PARSER_IDS: readonly ParserId[] = ['tsc', 'eslint', 'biome', 'oxlint', 'mocha', 'jest', 'vitest', 'node-test', 'tap', 'ava', 'uvu', 'prettier', 'generic'];
 export const PROVIDER_IDS: readonly ProviderId[] = ['vscode-lm', 'openai-compatible', 'anthropic', 'replay'];
 
 export interface SettingsIssue {

@@ -1,6 +1,6 @@
 // Shared shapes of the engine. Everything a front end (CLI, VS Code) sees of a run is here.
 
-export type ParserId = 'tsc' | 'eslint' | 'biome' | 'oxlint' | 'mocha' | 'jest' | 'vitest' | 'node-test' | 'tap' | 'ava' | 'generic';
+export type ParserId = 'tsc' | 'eslint' | 'biome' | 'oxlint' | 'mocha' | 'jest' | 'vitest' | 'node-test' | 'tap' | 'ava' | 'uvu' | 'prettier' | 'generic';
 
 export interface CheckSpec {
   name: string;

@@ -22,7 +22,7 @@ export const FIX_DESCRIPTION =
   'The run changes files: the user is asked to confirm.';
 
 export const PARSE_DESCRIPTION =
-  "Parse a check's output (tsc, eslint, biome, oxlint, mocha, jest, vitest, node-test, tap, ava or generic) into structured failures and their failure identity, without running anything. " +
+  "Parse a check's output (tsc, eslint, biome, oxlint, mocha, jest, vitest, node-test, tap, ava, uvu, prettier or generic) into structured failures and their failure identity, without running anything. " +
   'Use it to compare two outputs you captured yourself: the same identity means the same failures.';
 
 export const FOLDER_PROPERTY = {
@@ -112,7 +112,7 @@ export function readFixInput(raw: unknown): FixInput {
 export const PARSE_INPUT_SCHEMA = {
   type: 'object',
   properties: {
-    parser: { type: 'string', enum: ['tsc', 'eslint', 'biome', 'oxlint', 'mocha', 'jest', 'vitest', 'node-test', 'tap', 'ava', 'generic'], description: 'Which tool printed the output.' },
+    parser: { type: 'string', enum: ['tsc', 'eslint', 'biome', 'oxlint', 'mocha', 'jest', 'vitest', 'node-test', 'tap', 'ava', 'uvu', 'prettier', 'generic'], description: 'Which tool printed the output.' },
     output: { type: 'string', description: "The check's output (stdout and stderr together, as printed)." },
     root: { type: 'string', description: 'The project folder the output\'s paths are relative to (absolute, or relative to the server\'s --cwd). Default: --cwd.' },
     check: { type: 'string', description: 'The check\'s name, recorded in each failure. Default: the parser\'s name.' },

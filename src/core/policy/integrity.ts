@@ -70,6 +70,7 @@ export const PACKAGE_JSON_VERIFIER_FIELDS: readonly string[] = [
   'nyc',
   'tap',
   'xo',
+  'prettier',
   'eslintConfig',
   'eslintIgnore',
   'babel',

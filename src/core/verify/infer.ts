@@ -8,6 +8,9 @@ import { fanOut } from './fanOut';
 /** Tools that run ESLint under their own name, printing its stylish report: gts (`gts lint`, `gts check`). */
 export const LINTS_WITH_ESLINT = /(?:^|[\s/])gts\s+(?:lint|check)\b/;
 
+/** Prettier in check mode (`--check`, `-c`, `--list-different`, `-l`): a check whose failures name files. */
+const PRETTIER_CHECKS = /(?:^|[\s/])prettier\s(?:.*\s)?(?:--check|-c|--list-different|-l)(?:\s|$)/;
+
 /** Infers a parser from a command line; test runners win over tsc and eslint in a chain. */
 export function inferParser(command: string): ParserId {
   if (/\bvitest\b/.test(command)) return 'vitest';
@@ -17,6 +20,8 @@ export function inferParser(command: string): ParserId {
   // AVA's TAP reporter is read as TAP; its own reporter by the ava parser.
   if (/(^|[\s/])ava(\s|$)/.test(command)) return /(^|\s)(--tap|-t)(\s|$)/.test(command) ? 'tap' : 'ava';
   if (/(^|[\s/])(tap|tape)(\s|$)/.test(command)) return 'tap';
+  if (/(^|[\s/])uvu(\s|$)/.test(command)) return 'uvu';
+  if (PRETTIER_CHECKS.test(command)) return 'prettier';
   if (/(^|[\s/])tsc(\s|$)/.test(command) || /\bvue-tsc\b/.test(command)) return 'tsc';
   if (/\beslint\b/.test(command) || LINTS_WITH_ESLINT.test(command)) return 'eslint';
   if (/(^|[\s/])biome\s/.test(command) && /--reporter[= ]github\b/.test(command)) return 'biome';
@@ -44,7 +49,7 @@ export function parserForScript(scripts: Record<string, string>, name: string): 
   return parserForSteps(resolveScript(scripts, name));
 }
 
-function scriptsIn(cwd: string): Record<string, string> | undefined {
+export function scriptsIn(cwd: string): Record<string, string> | undefined {
   const text = readTextIfPresent(path.join(cwd, 'package.json'));
   if (text === undefined) return undefined;
   try {
@@ -67,6 +72,13 @@ export function parserForCommand(command: string, cwd: string): ParserId {
   if (!scripts) return direct;
   // Resolve the command as if it were a script of its own.
   return parserForScript({ ...scripts, '\0command': command }, '\0command');
+}
+
+/** The parsers of the tools a command's chain runs (script references followed, `pre`/`post` hooks left out), each once. */
+export function chainParsers(command: string, cwd: string): ParserId[] {
+  const scripts = new RegExp(SCRIPT_REF.source).test(command) ? scriptsIn(cwd) : undefined;
+  const steps = resolveScript({ ...(scripts ?? {}), '\0command': command }, '\0command');
+  return [...new Set(steps.filter((s) => s.hook !== true && s.parser !== 'generic').map((s) => s.parser))];
 }
 
 /**
@@ -134,7 +146,7 @@ const COMMANDS = new Set([
   'tsc', 'vue-tsc', 'eslint', 'biome', 'oxlint', 'xo', 'c8', 'nyc', 'cross-env', 'dotenv', 'run-s', 'run-p', 'npm-run-all',
 ]);
 /** Tools that build or format: their output is not what a chain's check is read for. */
-export const QUIET = /^(?:rimraf|del-cli|del|mkdirp|mkdir|cp|rm|mv|echo|esbuild|rollup|webpack|tsup|tshy|pkgroll|unbuild|babel|swc|prettier|vite\s+build|node\s+(?:\S*\/)?(?:esbuild|build|scripts\/build)\S*|shx|copyfiles|true|exit\s+0)\b/;
+export const QUIET = /^(?:rimraf|del-cli|del|mkdirp|mkdir|cp|rm|mv|echo|esbuild|rollup|webpack|tsup|tshy|pkgroll|unbuild|babel|swc|prettier(?!\s(?:.*\s)?(?:--check|-c|--list-different|-l)(?:\s|$))|dprint\s+fmt|vite\s+build|node\s+(?:\S*\/)?(?:esbuild|build|scripts\/build)\S*|shx|copyfiles|true|exit\s+0)\b/;
 
 function tokens(command: string): string[] {
   return command.trim().split(/\s+/).filter(Boolean);
@@ -332,4 +344,4 @@ export function parserForSteps(steps: readonly ScriptStep[]): ParserId {
   return named.length > 0 ? named[named.length - 1]!.parser : 'generic';
 }
 
-const TEST_RUNNER_IDS: ReadonlySet<ParserId> = new Set(['mocha', 'jest', 'vitest', 'node-test', 'tap', 'ava']);
+export const TEST_RUNNER_IDS: ReadonlySet<ParserId> = new Set(['mocha', 'jest', 'vitest', 'node-test', 'tap', 'ava', 'uvu']);

@@ -7,7 +7,7 @@ import { readTextIfPresent } from '../fileText';
 import { load } from 'js-yaml';
 import type { ParserId } from '../types';
 import type { ScriptStep } from './infer';
-import { parserForSteps, resolveScript, splitChain, unwrapCommand } from './infer';
+import { parserForSteps, resolveScript, splitChain, TEST_RUNNER_IDS, unwrapCommand } from './infer';
 import { findExecutable } from './verifier';
 
 export interface ScriptPlan {
@@ -24,8 +24,7 @@ export interface ScriptPlan {
 const SHELL_ONLY = /[|<>`$(){}]|&(?!&)/;
 /** Tools a project may run in a script that no parser here reads: their output goes to the generic parser. */
 const UNPARSED: Readonly<Record<string, string>> = {
-  uvu: 'uvu',
-  biome: "Biome's default reporter (a script that is one `biome lint`, `check` or `ci` call runs with `--reporter=github` instead)",
+  biome: "Biome's default reporter (a script that is one `biome lint`, `check`, `ci` or `format` call runs with `--reporter=github` instead)",
   oxlint: "oxlint's default format (a script that is one oxlint call runs with `--format=github` instead)",
   xo: 'xo',
   standard: 'standard',
@@ -82,12 +81,12 @@ export function avaTapCommand(body: string): string | undefined {
 }
 
 /**
- * A single-command Biome lint (`biome lint`, `check` or `ci`), run directly with
+ * A single-command Biome check (`biome lint`, `check`, `ci`, or `format` in check mode), run directly with
  * `--reporter=github` in place of its reporter (one line per diagnostic, with file, line and rule),
  * and without `--write`/`--fix` (a check must not write): undefined otherwise.
  */
 export function biomeGithubCommand(body: string): string | undefined {
-  return oneCallRewritten(body, /^(?:\S*\/)?biome\s+(?:lint|check|ci)(?:\s|$)/, /^--(?:write|fix|apply|apply-unsafe|unsafe|watch)(?:=|$)|^--reporter=/, ['--reporter'], ['--reporter=github']);
+  return oneCallRewritten(body, /^(?:\S*\/)?biome\s+(?:lint|check|ci|format)(?:\s|$)/, /^--(?:write|fix|apply|apply-unsafe|unsafe|watch)(?:=|$)|^--reporter=/, ['--reporter'], ['--reporter=github']);
 }
 
 /**
@@ -186,7 +185,13 @@ function parserReason(parser: ParserId, steps: readonly ScriptStep[]): string {
       : 'no parser knows this tool: the output is read by every parser that recognises it, else as one generic failure from its tail';
   }
   const runner = [...steps].reverse().find((s) => s.parser === parser);
-  const why = steps.length > 1 ? `the ${parser === 'tsc' || parser === 'eslint' ? 'last tool' : 'test runner'} in the chain` : 'the tool it runs';
+  // A chain of checkers (`eslint . && prettier -c src`): each part's output is its own tool's, and
+  // whichever part failed, the parser that recognises its output reads it.
+  const checkers = steps.filter((s) => !s.hook && s.parser !== 'generic');
+  if (!TEST_RUNNER_IDS.has(parser) && new Set(checkers.map((s) => s.parser)).size > 1) {
+    return `a chain of checkers, each part read by its own parser: ${checkers.map((s) => `\`${s.command}\` (${s.parser}${s.script !== undefined ? `, scripts.${s.script}` : ''})`).join(', then ')}`;
+  }
+  const why = steps.length > 1 ? `the ${TEST_RUNNER_IDS.has(parser) ? 'test runner' : 'last tool'} in the chain` : 'the tool it runs';
   return `${why}${runner !== undefined ? ` (\`${runner.command}\`${runner.script !== undefined ? ` in scripts.${runner.script}` : ''})` : ''}`;
 }
 

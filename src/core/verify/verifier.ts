@@ -1,16 +1,18 @@
 // Verifies the workspace: runs every check, parses failures, confirms them, computes the state's identity.
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { CheckResult, CheckSpec, Failure, Logger, ParserId, VerifyResult } from '../types';
 import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
-import { commandTools, parserForCommand } from './infer';
+import { chainParsers, commandTools, parserForCommand } from './infer';
 import { parseOutput, timedOutFailures } from './parsers/index';
 import { TEST_RUNNERS } from './parsers/locate';
 import { type PassedTests, passingTests } from './parsers/passed';
 import { checkRecordDir } from './containment';
 import { incompleteList } from './cut';
+import { withNoTests } from './noTests';
 import { checkEnv, runCommand, splitCommand } from './runner';
 import type { Attempt, Confirmed } from './staged/attempt';
 import { checkResult, looseKey } from './staged/attempt';
@@ -158,7 +160,16 @@ export class Verifier {
     return problems;
   }
 
-  async verify(signal?: AbortSignal, options: VerifyOptions = {}): Promise<VerifyResult> {
+  async verify(outer?: AbortSignal, options: VerifyOptions = {}): Promise<VerifyResult> {
+    const pass = passSignal(outer);
+    try {
+      return await this.verifyPass(pass.signal, options);
+    } finally {
+      pass.done();
+    }
+  }
+
+  private async verifyPass(signal: AbortSignal | undefined, options: VerifyOptions): Promise<VerifyResult> {
     const started = Date.now();
     const previous = options.previous === undefined ? this.previous : (options.previous ?? undefined);
     const full = (c: CheckSpec): Promise<CheckResult> => this.runCheck(c, previous, signal);
@@ -293,8 +304,15 @@ export class Verifier {
     } else if (r.spawnError !== undefined) {
       failures = [{ check: spec.name, id: 'spawn', message: `${spec.name} could not start: ${r.spawnError}` }];
     } else {
-      const ctx = { check: spec.name, root: this.opts.root, cwd, exitCode: r.exitCode, tools: commandTools(spec.command, cwd), ...(r.stdout !== undefined && !r.stdoutTruncated ? { stdout: r.stdout } : {}) };
+      const chain = chainParsers(spec.command, cwd);
+      const ctx = { check: spec.name, root: this.opts.root, cwd, exitCode: r.exitCode, tools: commandTools(spec.command, cwd), ...(chain.length > 1 ? { chain } : {}), ...(r.stdout !== undefined && !r.stdoutTruncated ? { stdout: r.stdout } : {}) };
       failures = parseOutput(parser, r.output, ctx);
+      // A full run whose runner says it ran no test is no pass (a narrowed run may rightly run none).
+      if (!narrowed && TEST_RUNNERS.has(parser)) {
+        const n = withNoTests(spec, parser, r.output, cwd, failures);
+        failures = n.failures;
+        if (n.allowed !== undefined) this.logger.info(`check ${spec.name}: its runner ran no tests ("${n.allowed}"); passed as the project allows (--passWithNoTests)`);
+      }
       // What passed, for the Testing view only: never read by the verdict or the identity, and an
       // output it cannot read costs the list, never the check.
       try {
@@ -353,6 +371,23 @@ export class Verifier {
     if (a.length === 0 && b.length === 0) return before.exitCode !== 0; // neither run named a failure: confirm one that did not pass before
     return a.length !== b.length || a.some((k, i) => k !== b[i]);
   }
+}
+
+/**
+ * The pass's own cancel signal: the caller's signal gets one listener for the whole pass (not one
+ * per check, which with 11 checks running side by side made Node print a
+ * MaxListenersExceededWarning on the caller's signal), and it is gone when the pass ends. Every
+ * check, warm tsc and re-run listens on the pass's signal instead, each removing its listener when
+ * it ends, so its listeners are bounded by the checks running at once, not leaked: no limit applies.
+ */
+function passSignal(outer: AbortSignal | undefined): { signal: AbortSignal | undefined; done: () => void } {
+  if (outer === undefined) return { signal: undefined, done: () => undefined };
+  const pass = new AbortController();
+  setMaxListeners(0, pass.signal);
+  const onAbort = (): void => pass.abort(outer.reason);
+  if (outer.aborted) pass.abort(outer.reason);
+  else outer.addEventListener('abort', onAbort, { once: true });
+  return { signal: pass.signal, done: () => outer.removeEventListener('abort', onAbort) };
 }
 
 /** What the whole runs of one check say together (see `runCheck`). */

@@ -12,7 +12,7 @@ type Kind = 'types' | 'lint' | 'tests' | 'other';
 function kindOf(parser: ParserId | undefined): Kind {
   if (parser === 'tsc') return 'types';
   if (parser === 'eslint' || parser === 'biome' || parser === 'oxlint') return 'lint';
-  if (parser === 'mocha' || parser === 'jest' || parser === 'vitest' || parser === 'node-test' || parser === 'tap' || parser === 'ava') return 'tests';
+  if (parser === 'mocha' || parser === 'jest' || parser === 'vitest' || parser === 'node-test' || parser === 'tap' || parser === 'ava' || parser === 'uvu') return 'tests';
   return 'other';
 }
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { failureHeadline } from '../../core/headline';
 import type { Failure, ParserId } from '../../core/types';
 
-const TEST_PARSERS: ReadonlySet<ParserId> = new Set<ParserId>(['mocha', 'jest', 'vitest', 'node-test', 'tap', 'ava']);
+const TEST_PARSERS: ReadonlySet<ParserId> = new Set<ParserId>(['mocha', 'jest', 'vitest', 'node-test', 'tap', 'ava', 'uvu']);
 
 /** The failures of a state that are test failures. */
 export function testFailures(failures: readonly Failure[], parsers: Readonly<Record<string, ParserId>>): Failure[] {

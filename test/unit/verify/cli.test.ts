@@ -164,6 +164,6 @@ describe('CLI check and parse', function () {
     assert.match(none.stderr, /--parser is required/);
     const bad = await cli(['parse', '--parser', 'pytest']);
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /"pytest" is not one of tsc, eslint, biome, oxlint, mocha, jest, vitest, node-test, tap, ava, generic/);
+    assert.match(bad.stderr, /"pytest" is not one of tsc, eslint, biome, oxlint, mocha, jest, vitest, node-test, tap, ava, uvu, prettier, generic/);
   });
 });

@@ -195,7 +195,7 @@ describe('check discovery', function () {
     };
     assert.deepEqual(resolveScript(scripts, 'test').map((s) => [s.script, s.command, s.parser]), [
       ['build', 'tsc -p .', 'tsc'],
-      ['format', 'prettier --check .', 'generic'],
+      ['format', 'prettier --check .', 'prettier'],
       ['test-coverage', 'node test/index.js', 'generic'],
     ]);
     // A test file run by plain node: no step names a runner, so every recognising parser reads the output.
@@ -307,7 +307,8 @@ describe('check discovery', function () {
     assert.equal(biomeGithubCommand('biome lint --write --reporter=summary src'), 'biome lint src --reporter=github');
     assert.equal(biomeGithubCommand('npx @biomejs/biome ci --reporter json .'), 'npx @biomejs/biome ci . --reporter=github', 'through npx, by its package name');
     assert.equal(biomeGithubCommand('biome ci --reporter json .'), 'biome ci . --reporter=github');
-    assert.equal(biomeGithubCommand('biome format .'), undefined, 'a formatter reports no lint diagnostics');
+    assert.equal(biomeGithubCommand('biome format .'), 'biome format . --reporter=github', 'a format check: each file it would reformat is a diagnostic');
+    assert.equal(biomeGithubCommand('biome format --write .'), 'biome format . --reporter=github', 'never --write');
     assert.equal(biomeGithubCommand('biome lint . && tsc'), undefined);
     write('package.json', JSON.stringify({ scripts: { lint: 'biome check --write ./src' } }));
     const d = discoverChecks(dir);
@@ -334,12 +335,12 @@ describe('check discovery', function () {
     assert.equal(inferParser('oxlint src'), 'generic', 'its default format has no parser');
   });
 
-  it('Biome or oxlint in a chain, xo and uvu are run through their script and said to be read by the generic parser', () => {
+  it('Biome or oxlint in a chain and xo are run through their script and said to be read by the generic parser; uvu by its own', () => {
     write('package.json', JSON.stringify({ scripts: { lint: 'biome check ./src && biome format ./src', test: 'uvu tests' } }));
     const d = discoverChecks(dir);
-    assert.deepEqual(d.checks.map((c) => [c.name, c.command, c.parser]), [['lint', 'npm run lint --silent', 'generic'], ['test', 'npm test --silent', 'generic']]);
-    assert.match(d.origins.lint!.reason, /^Biome's default reporter \(a script that is one `biome lint`, `check` or `ci` call runs with `--reporter=github` instead\) has no parser of its own here: the generic parser reads its output/);
-    assert.match(d.origins.test!.reason, /^uvu has no parser of its own here/);
+    assert.deepEqual(d.checks.map((c) => [c.name, c.command, c.parser]), [['lint', 'npm run lint --silent', 'generic'], ['test', 'npm test --silent', 'uvu']]);
+    assert.match(d.origins.lint!.reason, /^Biome's default reporter \(a script that is one `biome lint`, `check`, `ci` or `format` call runs with `--reporter=github` instead\) has no parser of its own here: the generic parser reads its output/);
+    assert.match(d.origins.test!.reason, /^the tool it runs \(`uvu tests` in scripts\.test\)/);
     write('package.json', JSON.stringify({ scripts: { 'lint:ox': 'oxlint src && oxlint test', 'lint:xo': 'xo' } }));
     const reasons = Object.values(discoverChecks(dir).origins).map((o) => o.reason);
     assert.match(reasons[0]!, /^oxlint's default format \(a script that is one oxlint call runs with `--format=github` instead\) has no parser of its own here/);

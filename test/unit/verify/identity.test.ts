@@ -200,7 +200,7 @@ describe('failure identity: each runner twice on the same failing project', func
         };
         const a = await run();
         const b = await run();
-        // ava's own reporter and uvu have no parser: one generic failure; the others one per failing test.
+        // ava's own reporter has no parser: one generic failure; the others one per failing test.
         assert.ok(a.count >= (parserForCommand(t.command, s.project) === 'generic' ? 1 : 2), 'the fixture fails');
         assert.equal(b.parsed, a.parsed, 'parsed: one hash');
         if (t.orderFree !== false) assert.equal(b.generic, a.generic, 'generic tail: one hash');

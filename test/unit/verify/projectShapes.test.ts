@@ -108,11 +108,14 @@ const shapes: Shape[] = [
     reasons: { lint: /^oxlint, its format replaced by `--format=github`/ },
   },
   {
-    title: 'uvu: no parser of its own, and discovery says the generic parser reads it',
+    title: 'uvu: read by its own parser, the failing test at its line',
     fixture: 'uvu',
-    checks: [{ name: 'test', command: 'npm test --silent', parser: 'generic' }],
-    failures: [['test', undefined, undefined, 'exit']],
-    reasons: { test: /^uvu has no parser of its own here: the generic parser reads its output/ },
+    checks: [{ name: 'test', command: 'npm test --silent', parser: 'uvu' }],
+    failures: [
+      ['test', 'test/range.test.js', 6, 'includes both ends'],
+      ['test', 'test/suite.test.js', 8, 'range > single value'],
+    ],
+    reasons: { test: /^the tool it runs \(`uvu test` in scripts\.test\)/ },
   },
   {
     title: 'TypeScript project references: the project\'s `tsc -b`',

@@ -2,7 +2,7 @@
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Failure } from '../../types';
+import type { Failure, ParserId } from '../../types';
 
 export interface ParseContext {
   check: string;
@@ -11,6 +11,11 @@ export interface ParseContext {
   /** Absolute directory the check ran in, which relative paths in its output are relative to (default: root). */
   cwd?: string;
   exitCode: number | null;
+  /**
+   * The parsers of the tools the check's chain runs (`eslint . ; prettier -c src`): besides the
+   * check's own parser, each that recognises the output reads it, whichever part failed.
+   */
+  chain?: readonly ParserId[];
   /**
    * The check's stdout alone, when the runner kept it apart: machine-readable reports (ESLint's or
    * Jest's JSON) are read from it so that stderr chatter cannot break them.

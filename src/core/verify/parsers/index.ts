@@ -13,7 +13,9 @@ import { locateByTitle, TEST_RUNNERS, unfinishedTests } from './locate';
 import { parseMocha } from './mocha';
 import { parseNodeTest } from './nodeTest';
 import { parseTap } from './tap';
+import { looksLikePrettier, parsePrettier } from './prettier';
 import { parseTsc } from './tsc';
+import { looksLikeUvu, parseUvu } from './uvu';
 import { parseVitest } from './vitest';
 
 export type Parser = (output: string, ctx: ParseContext) => Failure[];
@@ -29,6 +31,8 @@ const parsers: Record<ParserId, Parser> = {
   'node-test': parseNodeTest,
   tap: parseTap,
   ava: parseAva,
+  uvu: parseUvu,
+  prettier: parsePrettier,
   generic: parseGeneric,
 };
 
@@ -48,6 +52,8 @@ const RECOGNISERS: readonly [ParserId, (text: string) => boolean][] = [
   ['node-test', (t) => /^[ℹ#] (?:tests|fail|duration_ms) \d/m.test(t) || /^\s*duration_ms: [\d.]+$/m.test(t)],
   ['tap', (t) => /^TAP version \d+/m.test(t) || /^not ok \d+ /m.test(t)],
   ['ava', looksLikeAva],
+  ['uvu', looksLikeUvu],
+  ['prettier', looksLikePrettier],
 ];
 
 /** The parsers whose tool's output this is (see RECOGNISERS), in their table order. */
@@ -70,6 +76,7 @@ const ALL_PASSED: Partial<Record<ParserId, (text: string) => boolean | undefined
   mocha: (t) => (/^\s*\d+ failing\s*$/m.test(t) ? false : summaries(t, /^\s*(\d+) passing\b/gm, (n) => Number(n) > 0)),
   'node-test': (t) => summaries(t, /^[ℹ#] fail (\d+)\s*$/gm, (n) => n === '0'),
   ava: (t) => (/^\s*\d+ (?:tests? failed|uncaught exceptions?|unhandled rejections?|tests? remained pending)/m.test(t) ? false : summaries(t, /^\s*(\d+) tests? passed\s*$/gm, (n) => Number(n) > 0)),
+  uvu: (t) => (/^\s*FAIL\s/m.test(t) ? false : summaries(t, /^\s*Passed:\s+(\d+)\s*$/gm, (n) => Number(n) > 0)),
 };
 
 /** A check that exited 0 and whose runner says every test passed has no failure (Jest's `● Console` blocks are output, not failures). */
@@ -125,6 +132,13 @@ export function parseOutput(parser: ParserId, output: string, ctx: ParseContext)
   } else {
     const found = p(text, clean);
     located = TEST_RUNNERS.has(parser) ? locateByTitle(found, clean) : found;
+    // Each other part of the check's chain whose output is there is read by its own parser.
+    const seen = recognisedParsers(text);
+    for (const other of ctx.chain ?? []) {
+      if (other === parser || other === 'generic' || !seen.includes(other)) continue;
+      const more = parsers[other](text, clean);
+      located.push(...(TEST_RUNNERS.has(other) ? locateByTitle(more, clean) : more));
+    }
   }
   if (located.length === 0 && ctx.exitCode !== 0) {
     // Output of another tool than the one named (a chain's other step): every parser that recognises it reads it.

@@ -10,7 +10,7 @@ import { failure, splitLines } from './common';
 import { readTap } from './tap';
 
 /** Runners whose failure ids are test titles. */
-export const TEST_RUNNERS: ReadonlySet<ParserId> = new Set(['mocha', 'jest', 'vitest', 'node-test', 'tap', 'ava']);
+export const TEST_RUNNERS: ReadonlySet<ParserId> = new Set(['mocha', 'jest', 'vitest', 'node-test', 'tap', 'ava', 'uvu']);
 
 // `describe(`, `it.only(`, `test.each([...])(`, `suite(`, `context(` with a literal title on the same line.
 const CALL = /(?<![\w$.])(describe|context|suite|it|test|specify)((?:\.\w+)*)\s*(?:\([^()]*\)\s*)?\(\s*(['"`])((?:\\.|(?!\3)[^\\])*)\3/g;
