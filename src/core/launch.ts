@@ -11,8 +11,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { StoredRun } from './edit/restore';
-import { findInterruptedRuns } from './edit/restore';
+import type { StoredRun } from './edit/storedRuns';
+import { findInterruptedRuns } from './edit/storedRuns';
 import type { RunLockRecord } from './edit/runLock';
 import { liveRunLock, runLockPath } from './edit/runLock';
 import type { Workspace } from './edit/workspace';

@@ -81,8 +81,9 @@ export function countTokens(text: string): number {
 }
 
 /**
- * Builds the tokenizer's tables ahead of the first count (a few hundred ms of CPU), so a run can do
- * it while step 0's checks run in their own processes rather than in the first step's critical path.
+ * Builds the tokenizer's tables ahead of the first count (its chunk's load and tables: a few hundred
+ * ms of CPU, seconds on a busy machine). Synchronous: never called while a check runs (loop/run.ts),
+ * where it would hold back the killing of the check's strays.
  */
 export function warmTokenizer(): void {
   countO200k('warm');

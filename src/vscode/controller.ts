@@ -3,9 +3,10 @@
 // the recovery of an interrupted run. Commands, the status bar and the panel ask it; none of them
 // builds an engine or writes a file. No `vscode` import: the engine comes in through `FolderEngine`
 // (built in folderEngine.ts), the unit tests drive the controller directly.
-import { Checkpoint } from '../core/edit/checkpoint';
-import type { RestoreReport, StoredRun } from '../core/edit/restore';
-import { findInterruptedRuns, restoreState, revertRun } from '../core/edit/restore';
+import type { Checkpoint } from '../core/edit/checkpoint';
+import type { RestoreReport } from '../core/edit/restore';
+import type { StoredRun } from '../core/edit/storedRuns';
+import { findInterruptedRuns } from '../core/edit/storedRuns';
 import { liveRunLock } from '../core/edit/runLock';
 import type { Workspace } from '../core/edit/workspace';
 import type { ModelProvider } from '../core/model/provider';
@@ -19,7 +20,7 @@ import type { Logger } from '../core/types';
 import type { ReviewState } from './common/reviewState';
 import { buildReview } from './review';
 import { decide, pendingFiles } from './common/reviewState';
-import { bestContents, loadCheckpoint } from './runFiles';
+import type { Restoring } from './restoring';
 import type { Limits, RunState } from './common/runState';
 import { canContinue, canRevert, continuing, idleState, reduceRunState, withParsers } from './common/runState';
 
@@ -67,6 +68,8 @@ export interface FolderEngine {
   prepareChecks(settings: SettingsSource): Promise<Launch<PreparedChecks, VscodeDetail>>;
   /** A workspace whose writes carry `label` (the editor's undo entry). */
   workspace(label: string): Workspace;
+  /** Revert, Undo, Keep and the review's reading of a run's checkpoint: loaded with the engine, never at start-up. */
+  restoring(): Promise<Restoring>;
 }
 
 export interface ControllerOptions {
@@ -220,6 +223,7 @@ export class RunController {
   private async reviewOf(st: RunState, previous: ReviewState | null = st.review ?? null): Promise<ReviewState | null> {
     if (!this.options.engine || !canRevert(st) || st.runDir === null) return null;
     try {
+      const { loadCheckpoint } = await this.engine.restoring();
       const review = await buildReview(st.runDir, await loadCheckpoint(st.runDir), this.engine.workspace('Fix Until Green: review'), previous);
       return review.files.length > 0 ? review : null;
     } catch (e) {
@@ -255,6 +259,7 @@ export class RunController {
       const which = paths ?? pendingFiles(review);
       const unknown = which.filter((p) => !review.files.some((f) => f.path === p));
       if (unknown.length > 0) throw new Error(`not a file the run changed: ${unknown.join(', ')}`);
+      const { loadCheckpoint, restoreState } = await this.engine.restoring();
       const cp = await loadCheckpoint(st.runDir);
       const target = new Map<string, Uint8Array | null>();
       for (const p of which) target.set(p, (await cp.original(p)) ?? null);
@@ -334,6 +339,7 @@ export class RunController {
   revertRun(): Promise<RestoreReport> {
     return this.exclusive('a revert', async () => {
       const st = this.finishedRun();
+      const { loadCheckpoint, revertRun } = await this.engine.restoring();
       const report = await revertRun({ workspace: this.engine.workspace('Fix Until Green: revert run'), checkpoint: await loadCheckpoint(st.runDir) });
       this.markReverted('run');
       const review = this.current.review;
@@ -347,6 +353,7 @@ export class RunController {
     return this.exclusive('a revert', async () => {
       const st = this.finishedRun();
       const step = st.bestStep ?? 0;
+      const { bestContents, loadCheckpoint, restoreState } = await this.engine.restoring();
       const target = await bestContents(st.runDir, st.steps, step);
       const report = await restoreState(target, { workspace: this.engine.workspace(`Fix Until Green: revert to step ${step}`), checkpoint: await loadCheckpoint(st.runDir) });
       this.markReverted('best');
@@ -381,6 +388,7 @@ export class RunController {
   /** Puts back the original bytes of the files an interrupted run changed. */
   revertInterrupted(run: StoredRun): Promise<RestoreReport> {
     return this.exclusive('a revert', async () => {
+      const { revertRun } = await this.engine.restoring();
       const report = await revertRun({ workspace: this.engine.workspace('Fix Until Green: revert interrupted run'), checkpoint: await this.checkpointOf(run) });
       this.markReverted('run');
       return report;
@@ -393,7 +401,7 @@ export class RunController {
   }
 
   private async checkpointOf(run: StoredRun): Promise<Checkpoint> {
-    const cp = await Checkpoint.load(run.dir);
+    const cp = await (await this.engine.restoring()).checkpointAt(run.dir);
     if (!cp) throw new Error(`the checkpoint of run ${run.runId} is gone (${run.dir})`);
     return cp;
   }

@@ -9,6 +9,7 @@ import type { ModelSettings, Settings } from '../core/settings';
 import type { Logger } from '../core/types';
 import type { FolderEngine } from './controller';
 import type { VscodeDetail } from './common/refusals';
+import { restoring } from './restoring';
 
 export interface EnginePorts {
   /** The key rule before any model is built (core/launch.ts KeyAnswer): a refusal carries its confirm button. */
@@ -31,5 +32,6 @@ export function launchingEngine(root: string, storageDir: string, ports: EngineP
       ),
     prepareChecks: (settings) => prepareChecks({ root, storageDir, frontEnd: 'vscode' }, { settings, logger }),
     workspace: (label) => ports.workspace(label),
+    restoring: () => Promise.resolve(restoring),
   };
 }

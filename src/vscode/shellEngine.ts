@@ -1,7 +1,8 @@
 // The shell's stand-in for a folder's engine: the engine bundle (dist/engine.js: the loop, the
 // verifier, the providers, their SDKs, the tokenizer) is loaded the first time a run or a check pass
-// asks for it, never at activation. Restores write through VS Code's buffers, which the shell has
-// already: Revert, Keep and the interrupted-run offer do not load the engine.
+// asks for it, never at activation. The interrupted-run offer at start-up reads the checkpoints'
+// manifests only (core/edit/storedRuns.ts) and loads no engine; the restores themselves (Revert,
+// Undo, Keep, the review: restoring.ts) come with the engine, at the first one asked for.
 import type { Logger } from '../core/types';
 import type { FolderEngine } from './controller';
 import type * as FolderEngineModule from './folderEngine';
@@ -52,5 +53,6 @@ export function lazyFolderEngine(root: string, storageDir: string, deps: EngineD
     prepareRun: async (settings, extras, ownWork) => (await engine()).prepareRun(settings, extras, ownWork),
     prepareChecks: async (settings) => (await engine()).prepareChecks(settings),
     workspace: (label: string) => new VscodeWorkspace(root, deps.logger, label),
+    restoring: async () => (await engine()).restoring(),
   };
 }

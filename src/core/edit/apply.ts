@@ -365,26 +365,7 @@ class Planner {
       return;
     }
     if (oldRel !== null && newRel === null) {
-      const w = await this.load(oldRel);
-      if (w.text === null) throw new EditError(`${oldRel}: the diff deletes this file (+++ /dev/null) but it does not exist`);
-      if (e.hunks.length === 0 && e.deletedFileMode === true && w.text.lines.some((l) => l.text.trim() !== '')) {
-        throw new EditError(
-          `${oldRel}: the diff at reply line ${e.replyLine} says \`deleted file mode\` but has no hunk, so the delete cannot be checked against the file's content; it was not deleted. To delete it, give a hunk removing every line (--- a/${oldRel}, +++ /dev/null, @@ -1,N +0,0 @@)`,
-        );
-      }
-      if (e.hunks.length > 0) {
-        const errors: string[] = [];
-        const left = applyHunks(oldRel, w.text, e.hunks, labelOf, this.opts.fuzz, errors);
-        if (errors.length > 0) {
-          this.errors.push(...errors);
-          return;
-        }
-        const rest = left.lines.filter((l) => l.text.trim() !== '');
-        if (rest.length > 0) {
-          throw new EditError(`${oldRel}: the diff deletes this file, but its removed lines do not cover the file: ${rest.length} line(s) would remain, starting with \`${rest[0]!.text.trim()}\`. The file was not deleted.`);
-        }
-      }
-      w.text = null;
+      await this.deleteFile(e, oldRel, labelOf);
       return;
     }
     if (oldRel === null || newRel === null) throw new EditError(`the diff at reply line ${e.replyLine} names neither an old nor a new file`);
@@ -406,8 +387,36 @@ class Planner {
       else src.text = next;
       return;
     }
+    await this.twoNames(e, oldRel, newRel, labelOf);
+  }
+
+  /** `+++ /dev/null`: deleted only when the hunks' removed lines cover the whole file. */
+  private async deleteFile(e: FilePatch, oldRel: string, labelOf: (k: number) => string): Promise<void> {
+    const w = await this.load(oldRel);
+    if (w.text === null) throw new EditError(`${oldRel}: the diff deletes this file (+++ /dev/null) but it does not exist`);
+    if (e.hunks.length === 0 && e.deletedFileMode === true && w.text.lines.some((l) => l.text.trim() !== '')) {
+      throw new EditError(
+        `${oldRel}: the diff at reply line ${e.replyLine} says \`deleted file mode\` but has no hunk, so the delete cannot be checked against the file's content; it was not deleted. To delete it, give a hunk removing every line (--- a/${oldRel}, +++ /dev/null, @@ -1,N +0,0 @@)`,
+      );
+    }
+    if (e.hunks.length > 0) {
+      const errors: string[] = [];
+      const left = applyHunks(oldRel, w.text, e.hunks, labelOf, this.opts.fuzz, errors);
+      if (errors.length > 0) {
+        this.errors.push(...errors);
+        return;
+      }
+      const rest = left.lines.filter((l) => l.text.trim() !== '');
+      if (rest.length > 0) {
+        throw new EditError(`${oldRel}: the diff deletes this file, but its removed lines do not cover the file: ${rest.length} line(s) would remain, starting with \`${rest[0]!.text.trim()}\`. The file was not deleted.`);
+      }
+    }
+    w.text = null;
+  }
+
+  /** Different old and new names: a rename when only the old one exists, the new one when only it does. */
+  private async twoNames(e: FilePatch, oldRel: string, newRel: string, labelOf: (k: number) => string): Promise<void> {
     const src = await this.load(oldRel);
-    // Different old and new names: a rename when only the old one exists.
     const dst = await this.load(newRel);
     if (src.text !== null && dst.text === null) {
       const errors: string[] = [];

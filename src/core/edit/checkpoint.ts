@@ -6,37 +6,12 @@ import { closeSync, fsyncSync, openSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
-import { readRegularFile } from '../fileText';
 import { writeFileAtomic } from '../atomicWrite';
 import type { RefusedPath } from './storedPath';
 import { checkStoredPath, isStoredHash, storedEntryRefusal, storedPathForm } from './storedPath';
+import type { Entry, Manifest } from './checkpointManifest';
+import { CHECKPOINT_FILE, readManifest } from './checkpointManifest';
 
-interface Entry {
-  path: string;
-  existed: boolean;
-  blob?: string;
-  mode?: number;
-  /** Hash of what the run last wrote; null when it deleted the file; absent before its first write. */
-  last?: string | null;
-  /** Hash the write in progress will leave (null: a delete); absent when no write is in progress. */
-  pending?: string | null;
-}
-
-interface Manifest {
-  version: 2;
-  runId: string;
-  root: string;
-  createdAt: string;
-  finished: boolean;
-  reverted: boolean;
-  /** A write batch started and has not ended: a crash happened mid-apply if the run is not finished. */
-  writing: boolean;
-  entries: Entry[];
-  /** Folders (workspace-relative) that did not exist when a write of the run needed them. */
-  createdDirs?: string[];
-}
-
-export const CHECKPOINT_FILE = 'checkpoint.json';
 
 /**
  * Writes a file whole, never through a link planted at its name (issue 36: blobs are named by their
@@ -100,34 +75,8 @@ export class Checkpoint {
   }
 
   static async load(dir: string): Promise<Checkpoint | undefined> {
-    let text: string;
-    try {
-      text = await readRegularFile(path.join(dir, CHECKPOINT_FILE));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw e;
-    }
-    let raw: Partial<Manifest> & { version?: number };
-    try {
-      raw = JSON.parse(text) as Partial<Manifest>;
-    } catch (e) {
-      throw new Error(`checkpoint ${path.join(dir, CHECKPOINT_FILE)} is not valid JSON: ${(e as Error).message}`);
-    }
-    if (typeof raw.runId !== 'string' || typeof raw.root !== 'string' || !Array.isArray(raw.entries) || raw.entries.some((e: unknown) => typeof e !== 'object' || e === null)) {
-      throw new Error(`checkpoint ${path.join(dir, CHECKPOINT_FILE)} is not a checkpoint manifest`);
-    }
-    // Version 1 manifests lack the write log; their entries still hold every original.
-    return new Checkpoint(dir, {
-      version: 2,
-      runId: raw.runId,
-      root: raw.root,
-      createdAt: raw.createdAt ?? new Date(0).toISOString(),
-      finished: raw.finished === true,
-      reverted: raw.reverted === true,
-      writing: raw.writing === true,
-      entries: raw.entries,
-      ...(Array.isArray(raw.createdDirs) ? { createdDirs: raw.createdDirs } : {}),
-    });
+    const manifest = await readManifest(dir);
+    return manifest ? new Checkpoint(dir, manifest) : undefined;
   }
 
   get touched(): string[] {

@@ -236,6 +236,17 @@ function firstDifference(file: string[], block: OldLine[], start: number): strin
 }
 
 export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}): MatchResult {
+  const whole = locateWhole(file, block, opts);
+  if (whole !== undefined) return whole;
+  const elided = block.findIndex((l) => (opts.isElision ?? isElision)(l.text));
+  if (elided >= 0) return { ok: false, kind: 'elision', line: block[elided]!.text, index: elided };
+  const fuzz = Math.min(opts.fuzz ?? DEFAULT_FUZZ, Math.floor(block.length / 3));
+  const { accepted, closest } = fuzzyAlignments(file, block, fuzz);
+  return judgeFuzzy(file, block, accepted, closest, fuzz, opts.hint);
+}
+
+/** The block found whole, line for line (exactly, then ignoring trailing, then all whitespace), or undefined. */
+function locateWhole(file: string[], block: OldLine[], opts: MatchOptions): MatchResult | undefined {
   const texts = block.map((l) => l.text);
   const levels: [MatchLevel, (s: string) => string][] = [
     ['exact', (s) => s],
@@ -254,20 +265,24 @@ export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}
       return { ok: false, kind: 'ambiguous', starts: at, level };
     }
   }
-  const elided = block.findIndex((l) => (opts.isElision ?? isElision)(l.text));
-  if (elided >= 0) return { ok: false, kind: 'elision', line: block[elided]!.text, index: elided };
+  return undefined;
+}
 
+/** The distinct strict alignments within `fuzz` differences, and the closest region to name when none is. */
+function fuzzyAlignments(file: string[], block: OldLine[], fuzz: number): { accepted: Alignment[]; closest: Alignment | undefined } {
+  const texts = block.map((l) => l.text);
   const f = file.map(normWs);
   const b = texts.map(normWs);
   const fc = file.map(codeOf);
   const bc = texts.map(codeOf);
   const removed = block.map((l) => l.removed);
-  const fuzz = Math.min(opts.fuzz ?? DEFAULT_FUZZ, Math.floor(block.length / 3));
   const nonBlank = b.filter((l) => l !== '').length;
   const accepted: Alignment[] = [];
   let closest: Alignment | undefined;
   let closestStrict: Alignment | undefined;
   const seen = new Set<string>();
+  // A region that shares only braces and blank lines with the hunk is no lead worth naming.
+  const telling = (a: Alignment | undefined): number => (a ? a.map.filter((x, k) => x >= 0 && b[k]!.length >= 4).length : 0);
   for (const p of fuzzyCandidates(f, b, 64)) {
     const lo = Math.max(0, p - Math.max(fuzz, 2));
     const hi = Math.min(f.length, p + b.length + Math.max(fuzz, 2));
@@ -281,20 +296,22 @@ export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}
         accepted.push(strict);
       }
     }
-    // A region that shares only braces and blank lines with the hunk is no lead worth naming.
-    const telling = (a: Alignment | undefined): number => (a ? a.map.filter((x, k) => x >= 0 && b[k]!.length >= 4).length : 0);
     // The closest region is reported from the strict pairing when there is one (only too many
     // differences), so the reason names real differences rather than a looser pairing's.
     if (strict && telling(strict) > 0 && (!closestStrict || strict.matched > closestStrict.matched)) closestStrict = strict;
     const loose = align(f, b, removed, lo, hi, false, fc, bc);
     if (loose && telling(loose) > 0 && (!closest || loose.matched > closest.matched)) closest = loose;
   }
-  closest = closestStrict ?? closest;
+  return { accepted, closest: closestStrict ?? closest };
+}
+
+/** The one best tolerant placement, or why there is none (stale, ambiguous, not found near enough). */
+function judgeFuzzy(file: string[], block: OldLine[], found: Alignment[], closest: Alignment | undefined, fuzz: number, hint: number | undefined): MatchResult {
   // A tolerant match never deletes or duplicates a line the hunk does not account for: a file line
   // inside the region that no old-side line quotes (blank lines aside) means the hunk is stale there
   // (the REPLACE may add that very line again, or the edit lands around code it never saw).
-  const unquoted = accepted.filter((a) => unquotedLine(file, a) >= 0);
-  if (unquoted.length > 0 && unquoted.length === accepted.length) {
+  const unquoted = found.filter((a) => unquotedLine(file, a) >= 0);
+  if (unquoted.length > 0 && unquoted.length === found.length) {
     const a = unquoted.sort((x, y) => x.cost - y.cost)[0]!;
     const at = unquotedLine(file, a);
     return {
@@ -309,13 +326,13 @@ export function locate(file: string[], block: OldLine[], opts: MatchOptions = {}
       fuzz,
     };
   }
-  accepted.splice(0, accepted.length, ...accepted.filter((a) => unquotedLine(file, a) < 0));
+  const accepted = found.filter((a) => unquotedLine(file, a) < 0);
   if (accepted.length > 0) {
     const bestCost = Math.min(...accepted.map((a) => a.cost));
     const best = accepted.filter((a) => a.cost === bestCost);
     if (best.length > 1) {
-      if (opts.hint !== undefined) {
-        const exact = best.filter((a) => a.start === opts.hint);
+      if (hint !== undefined) {
+        const exact = best.filter((a) => a.start === hint);
         if (exact.length === 1) return { ok: true, placement: { ...pick(exact[0]!), level: 'fuzzy' } };
       }
       return { ok: false, kind: 'ambiguous', starts: best.map((a) => a.start).sort((x, y) => x - y), level: 'fuzzy' };

@@ -69,17 +69,28 @@ export function resolveEditPath(raw: string, policy: PathPolicy): PathCheck {
       return { ok: false, reason: `path "${raw}" is inside the run's storage, which edits never touch` };
     }
   }
+  const linked = refusedThroughLinks(raw, abs, root, realRoot, policy);
+  if (linked !== undefined) return { ok: false, reason: linked };
+  const landed = landingRel(raw, name, realRoot, policy);
+  if ('reason' in landed) return { ok: false, reason: landed.reason };
+  const real = landed.real;
+  const written = parts.join('/');
+  return { ok: true, rel: real, ...(real !== written ? { asWritten: written } : {}) };
+}
+
+/** Why `abs` is refused for a symbolic link on its way (the file itself, or a folder above it), if it is. */
+function refusedThroughLinks(raw: string, abs: string, root: string, realRoot: string, policy: PathPolicy): string | undefined {
   // The file itself may not be a symlink: writing through it would change a file under another name.
   try {
     if (lstatSync(abs).isSymbolicLink()) {
       const target = realOrSelf(abs);
       return inside(realRoot, target)
-        ? { ok: false, reason: `path "${raw}" is a symbolic link; edit the file it points to (${path.relative(realRoot, target).split(path.sep).join('/')}) instead` }
-        : { ok: false, reason: `path "${raw}" is a symbolic link pointing outside the workspace` };
+        ? `path "${raw}" is a symbolic link; edit the file it points to (${path.relative(realRoot, target).split(path.sep).join('/')}) instead`
+        : `path "${raw}" is a symbolic link pointing outside the workspace`;
     }
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && (e as NodeJS.ErrnoException).code !== 'ENOTDIR') {
-      return { ok: false, reason: `path "${raw}": ${(e as Error).message}` };
+      return `path "${raw}": ${(e as Error).message}`;
     }
   }
   // Symlinked folders: the deepest existing ancestor must resolve inside the real root.
@@ -87,44 +98,47 @@ export function resolveEditPath(raw: string, policy: PathPolicy): PathCheck {
   for (;;) {
     try {
       const real = realpathSync(probe);
-      if (!inside(realRoot, real)) return { ok: false, reason: `path "${raw}" resolves through a symlink to outside the workspace` };
+      if (!inside(realRoot, real)) return `path "${raw}" resolves through a symlink to outside the workspace`;
       const realRel = path.relative(realRoot, real).split(path.sep);
       if (realRel.includes('.git') || realRel.includes('node_modules')) {
-        return { ok: false, reason: `path "${raw}" resolves through a symlink into ${realRel.includes('.git') ? '.git/' : 'node_modules/'}` };
+        return `path "${raw}" resolves through a symlink into ${realRel.includes('.git') ? '.git/' : 'node_modules/'}`;
       }
       for (const dir of policy.forbiddenDirs ?? []) {
-        if (inside(realOrSelf(path.resolve(dir)), real)) return { ok: false, reason: `path "${raw}" resolves through a symlink into the run's storage` };
+        if (inside(realOrSelf(path.resolve(dir)), real)) return `path "${raw}" resolves through a symlink into the run's storage`;
       }
-      break;
+      return undefined;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') return { ok: false, reason: `path "${raw}": ${(e as Error).message}` };
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return `path "${raw}": ${(e as Error).message}`;
       const link = danglingLink(probe);
       if (link !== undefined) {
-        return { ok: false, reason: `path "${raw}" goes through a broken symbolic link (${path.relative(root, probe).split(path.sep).join('/')} -> ${link})` };
+        return `path "${raw}" goes through a broken symbolic link (${path.relative(root, probe).split(path.sep).join('/')} -> ${link})`;
       }
       const parent = path.dirname(probe);
-      if (parent === probe) break;
+      if (parent === probe) return undefined;
       probe = parent;
     }
   }
+}
+
+/** The workspace-relative path where a write to `name` really lands, or why it is refused. */
+function landingRel(raw: string, name: string, realRoot: string, policy: PathPolicy): { real: string } | { reason: string } {
   // Where the write really lands, resolved part by part as the OS does (`src/specs/../x` through a
   // link `src/specs -> ../test` is not `src/x`): inside, and not in .git, node_modules or the storage.
   let landing: string;
   try {
     landing = landingPath(realRoot, name.split(/[\\/]/).join('/'));
   } catch (e) {
-    return { ok: false, reason: `path "${raw}" cannot be resolved: ${(e as Error).message}` };
+    return { reason: `path "${raw}" cannot be resolved: ${(e as Error).message}` };
   }
   const real = relBelow(realRoot, landing);
-  if (real === undefined) return { ok: false, reason: `path "${raw}" resolves through a symlink to outside the workspace` };
+  if (real === undefined) return { reason: `path "${raw}" resolves through a symlink to outside the workspace` };
   const realParts = real.split('/');
   if (realParts.includes('.git') || realParts.includes('node_modules')) {
-    return { ok: false, reason: `path "${raw}" resolves through a symlink into ${realParts.includes('.git') ? '.git/' : 'node_modules/'}` };
+    return { reason: `path "${raw}" resolves through a symlink into ${realParts.includes('.git') ? '.git/' : 'node_modules/'}` };
   }
   for (const dir of policy.forbiddenDirs ?? []) {
-    if (inside(realOrSelf(path.resolve(dir)), landing)) return { ok: false, reason: `path "${raw}" resolves through a symlink into the run's storage` };
+    if (inside(realOrSelf(path.resolve(dir)), landing)) return { reason: `path "${raw}" resolves through a symlink into the run's storage` };
   }
-  const written = parts.join('/');
-  return { ok: true, rel: real, ...(real !== written ? { asWritten: written } : {}) };
+  return { real };
 }

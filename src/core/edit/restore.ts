@@ -1,10 +1,7 @@
 // Bringing touched files back to a known state: the run's originals (revert run), a step's state
 // (revert to best), or what an interrupted run left behind. Files someone else changed are left
 // alone and reported, never overwritten; files the run never wrote are never touched.
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
-import type { RevertAction, RevertConflict } from './checkpoint';
-import { Checkpoint } from './checkpoint';
+import type { Checkpoint, RevertAction, RevertConflict } from './checkpoint';
 import type { FileTracker } from './tracker';
 import { contentHash } from './tracker';
 import type { FileChange, Workspace } from './workspace';
@@ -139,54 +136,4 @@ export async function revertRun(opts: RestoreOptions): Promise<RestoreReport> {
   });
   if (conflicts.length === 0) await cp.markReverted();
   return { actions: plan.actions.filter((a) => !skipped.has(a.path)), conflicts, unchanged: plan.unchanged };
-}
-
-export interface StoredRun {
-  runId: string;
-  /** The checkpoint directory. */
-  dir: string;
-  root: string;
-  createdAt: string;
-  finished: boolean;
-  reverted: boolean;
-  touched: string[];
-}
-
-export interface StoredRuns {
-  /** Newest first. */
-  runs: StoredRun[];
-  /** Checkpoints that could not be read: reported, never silently dropped. */
-  unreadable: { dir: string; reason: string }[];
-}
-
-/** Every run with a checkpoint under `<storageDir>/runs/`. */
-export async function listCheckpoints(storageDir: string): Promise<StoredRuns> {
-  const root = path.join(storageDir, 'runs');
-  let names: string[];
-  try {
-    names = await fs.readdir(root);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { runs: [], unreadable: [] };
-    throw e;
-  }
-  const out: StoredRuns = { runs: [], unreadable: [] };
-  for (const name of names) {
-    const dir = path.join(root, name, 'checkpoint');
-    let cp: Checkpoint | undefined;
-    try {
-      cp = await Checkpoint.load(dir);
-    } catch (e) {
-      out.unreadable.push({ dir, reason: (e as Error).message });
-      continue;
-    }
-    if (!cp) continue;
-    out.runs.push({ runId: cp.runId, dir, root: cp.root, createdAt: cp.createdAt, finished: cp.finished, reverted: cp.reverted, touched: cp.touched });
-  }
-  out.runs.sort((a, b) => (a.createdAt === b.createdAt ? b.runId.localeCompare(a.runId) : b.createdAt.localeCompare(a.createdAt)));
-  return out;
-}
-
-/** Runs that never finished (a crash, a kill, a reload mid-run) and touched files: offer to restore them. */
-export async function findInterruptedRuns(storageDir: string): Promise<StoredRun[]> {
-  return (await listCheckpoints(storageDir)).runs.filter((r) => !r.finished && !r.reverted && r.touched.length > 0);
 }

@@ -169,14 +169,17 @@ export class Run {
     this.clock.arm(() => this.abort.abort(new Error('time-limit')));
     return this.guarded(async () => {
       if (this.userCancelled) throw new StopSignal(this.interrupted()!);
-      // The tokenizer's tables are built while step 0's checks run in their own processes.
-      const warm = setTimeout(warmTokenizer, 0);
-      const v0 = await this.verifyNow(0, 'initial').finally(() => clearTimeout(warm));
+      const v0 = await this.verifyNow(0, 'initial');
       this.history.begin({ step: 0, verify: v0, files: new Map() });
       this.verifierRecord = recordVerifier(this.opts.workspace.root, this.opts.settings.checks);
       if (v0.green) return this.finish({ reason: 'green', detail: 'every check passes before any step: nothing to fix', evidence: { step: 0, failureHash: v0.failureHash } });
       if (this.opts.settings.stagedChecks) this.warmChecks();
       this.checkpoint = await Checkpoint.create(path.join(this.runDir, 'checkpoint'), this.runId, this.opts.workspace.root);
+      // The tokenizer (its chunk's load and tables: seconds on a busy machine) is built here, never
+      // while a check runs: it blocks this thread, and a check's end is only seen, and its strays
+      // killed, when this thread is free (runner.ts). Warmed during step 0, a background child of a
+      // check had that long to write into the workspace.
+      warmTokenizer();
       return this.loop();
     });
   }

@@ -20,8 +20,18 @@ import { diffOf, reply } from '../../support/replies';
 type Metafile = esbuild.Metafile;
 type Output = Metafile['outputs'][string];
 
-/** What the shell must never bundle: the engine's layers, the providers, every npm package. */
-const NOT_IN_SHELL = [/^node_modules\//, /^src\/core\/(loop|model|verify|policy|trace|bench)\//, /^src\/core\/(engine|tokens)\.ts$/, /^src\/vscode\/(folderEngine|modelProvider|lmProvider|benchRun)\.ts$/];
+/**
+ * What the shell must never bundle: the engine's layers, the providers, every npm package, and the
+ * code that writes and restores a run's files (Revert, Undo, Keep load it with the engine; the
+ * interrupted-run offer at start-up reads manifests only: core/edit/storedRuns.ts).
+ */
+const NOT_IN_SHELL = [
+  /^node_modules\//,
+  /^src\/core\/(loop|model|verify|policy|trace|bench)\//,
+  /^src\/core\/(engine|tokens|atomicWrite)\.ts$/,
+  /^src\/core\/edit\/(checkpoint|restore|failedWrite)\.ts$/,
+  /^src\/vscode\/(folderEngine|modelProvider|lmProvider|benchRun|restoring)\.ts$/,
+];
 const SDKS = /node_modules\/(openai|@anthropic-ai\/sdk|gpt-tokenizer)\//;
 
 describe('bundles: the shell, the engine apart (issue 16)', function () {

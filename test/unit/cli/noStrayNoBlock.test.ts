@@ -18,9 +18,9 @@ interface Ended {
 }
 
 /** Runs the CLI; a process still running after `killAfterMs` is killed (and says so by code null). */
-function cli(args: string[], env: Record<string, string>, killAfterMs: number): Promise<Ended> {
+function cli(args: string[], env: Record<string, string>, killAfterMs: number, nodeArgs: string[] = []): Promise<Ended> {
   const t0 = Date.now();
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -53,8 +53,8 @@ describe('no stray writer, no blocking open (CLI, real processes)', function () 
   });
   afterEach(() => t.cleanup());
 
-  const run = (extra: string[] = []): Promise<Ended> =>
-    cli(['run', '--cwd', project, '--model', `replay:${replay}`, '--check', 'c=node c.cjs', '--storage', path.join(t.dir, 'storage'), '--max-steps', '3', '--time-limit', '10', '--json', ...extra], env, 40_000);
+  const run = (extra: string[] = [], nodeArgs: string[] = []): Promise<Ended> =>
+    cli(['run', '--cwd', project, '--model', `replay:${replay}`, '--check', 'c=node c.cjs', '--storage', path.join(t.dir, 'storage'), '--max-steps', '3', '--time-limit', '10', '--json', ...extra], env, 40_000, nodeArgs);
 
   it('a background child of the step-0 check is ended with it: it never writes into the workspace mid-run', async () => {
     // Step 0 starts a detached writer that, 2 s later, makes the check pass; later passes start none.
@@ -77,6 +77,43 @@ describe('no stray writer, no blocking open (CLI, real processes)', function () 
     assert.equal(readFileSync(path.join(project, 'src/a.js'), 'utf8'), 'module.exports = 1;\n', 'the stray never wrote');
     const out = JSON.parse(r.stdout) as { stopReason: string };
     assert.notEqual(out.stopReason, 'green');
+  });
+
+  it('nothing that holds the run\'s thread (the tokenizer\'s load) runs while a check does: its end, and its strays\' killing, are seen at once', async () => {
+    // The class behind the stray above: a check's strays are killed when this thread sees the check
+    // end, so a synchronous block while a check runs is time a background child has to write. The
+    // tokenizer (a chunk's load and its tables, seconds on a busy machine) was warmed during step 0.
+    const times = path.join(t.dir, 'times');
+    writeFileSync(
+      path.join(project, 'c.cjs'),
+      [
+        "const fs = require('fs');",
+        `const f = ${JSON.stringify(times)};`,
+        "if (!fs.existsSync(f)) { fs.writeFileSync(f, `${Date.now()}`); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500); fs.appendFileSync(f, ` ${Date.now()}`); }",
+        "console.log('a is 1, want 3'); process.exit(1);",
+      ].join('\n'),
+    );
+    const loadedAt = path.join(t.dir, 'tokenizer-at');
+    const hook = path.join(t.dir, 'hook.cjs');
+    // Notes when this process (the CLI, not a check) first loads the tokenizer's chunk: from, to.
+    writeFileSync(
+      hook,
+      [
+        "const Module = require('module'); const load = Module._load; let at;",
+        "Module._load = function (req, ...rest) {",
+        "  if (at !== undefined || !/tokenizer\\.js$/.test(req)) return load.call(this, req, ...rest);",
+        "  const from = Date.now(); try { return load.call(this, req, ...rest); } finally { at = `${from} ${Date.now()}`; }",
+        "};",
+        `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(loadedAt)}, at ?? ''));`,
+      ].join('\n'),
+    );
+    const r = await run([], ['-r', hook]);
+    assert.notEqual(r.code, null, r.stderr);
+    const [start, end] = readFileSync(times, 'utf8').split(' ').map(Number);
+    const at = readFileSync(loadedAt, 'utf8');
+    assert.notEqual(at, '', `the run loaded the tokenizer (${r.stdout}${r.stderr})`);
+    const [from, to] = at.split(' ').map(Number);
+    assert.ok(to! < start! || from! > end!, `the tokenizer was loaded from ${from} to ${to}, while step 0's check ran (${start}..${end})`);
   });
 
   it('a FIFO at the folder\'s lock path: run ends at once with a clear error naming it', async () => {

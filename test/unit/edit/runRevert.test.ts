@@ -6,7 +6,8 @@ import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statS
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Checkpoint } from '../../../src/core/edit/checkpoint';
-import { findInterruptedRuns, revertRun } from '../../../src/core/edit/restore';
+import { revertRun } from '../../../src/core/edit/restore';
+import { findInterruptedRuns } from '../../../src/core/edit/storedRuns';
 import { FsWorkspace } from '../../../src/core/edit/workspace';
 import { Run } from '../../../src/core/loop/run';
 import { ReplayProvider } from '../../../src/core/model/replay';

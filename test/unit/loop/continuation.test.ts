@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { ContinuationState } from '../../../src/core/loop/run';
 import type { Decision } from '../../../src/core/policy/reasons';
 import type { Critic } from '../../../src/core/policy/critics';
-import { findInterruptedRuns } from '../../../src/core/edit/restore';
+import { findInterruptedRuns } from '../../../src/core/edit/storedRuns';
 import type { Project } from './harness';
 import { makeRun, ofType, project, SRC, step, traceOf, values } from './harness';
 
