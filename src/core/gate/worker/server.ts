@@ -9,9 +9,10 @@
 // keeps warm is contained like any check (records under storage), so a worker killed outright leaves
 // processes the next hook call reaps.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { writeFileAtomic } from '../../atomicWrite';
 import type { CheckEngine } from '../../engine';
 import type { Launch, PreparedChecks } from '../../launch';
 import { processStartTime } from '../../liveness';
@@ -58,9 +59,43 @@ export async function serveWorker(o: WorkerOptions): Promise<WorkerEnd> {
   writeRecord(place, record);
   log(`listening on ${place.socket} for ${record.root} (idle ${o.idleMs} ms)`);
 
-  let engine: { key: string; checks: CheckEngine } | undefined;
-  let calls = 0;
-  let queue: Promise<unknown> = Promise.resolve();
+  const life = lifecycle(o, place, token);
+  const state: Served = { o, record, token, log, life, engines: engineCache(), calls: 0, queue: Promise.resolve() };
+  const open = new Set<net.Socket>();
+  server.on('connection', (socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+    serveConnection(socket, state);
+  });
+
+  const why = await life.ended;
+  log(`ending: ${why}`);
+  life.dispose();
+  // A connection still open (a caller that never hangs up) must not keep the worker: close waits for each.
+  const closed = new Promise<void>((r) => server.close(() => r()));
+  for (const socket of open) socket.destroy();
+  await closed;
+  // The record and socket are removed only while they are still this worker's own.
+  if (readToken(place) === token) rmSync(place.recordFile, { force: true });
+  if (place.socketDir !== undefined && inode(place.socket) === life.socketIno) rmSync(place.socket, { force: true });
+  await state.engines.release();
+  return why;
+}
+
+/** When the worker ends: the first of idle, a signal, its socket, record or storage gone, or a shutdown. */
+interface Lifecycle {
+  ended: Promise<WorkerEnd>;
+  end(why: WorkerEnd): void;
+  endWhy(): WorkerEnd | undefined;
+  /** Starts (again) the idle clock: after a call is answered. */
+  armIdle(): void;
+  /** Stops the idle clock: while a call is answered. */
+  holdIdle(): void;
+  socketIno: number | undefined;
+  dispose(): void;
+}
+
+function lifecycle(o: WorkerOptions, place: WorkerPlace, token: string): Lifecycle {
   let resolveEnd!: (why: WorkerEnd) => void;
   const ended = new Promise<WorkerEnd>((r) => (resolveEnd = r));
   let endWhy: WorkerEnd | undefined;
@@ -70,8 +105,11 @@ export async function serveWorker(o: WorkerOptions): Promise<WorkerEnd> {
     endWhy = why;
     resolveEnd(why);
   };
-  const armIdle = (): void => {
+  const holdIdle = (): void => {
     if (idle) clearTimeout(idle);
+  };
+  const armIdle = (): void => {
+    holdIdle();
     idle = setTimeout(() => end('idle'), o.idleMs);
   };
   armIdle();
@@ -84,96 +122,113 @@ export async function serveWorker(o: WorkerOptions): Promise<WorkerEnd> {
   const onSignal = (): void => end('signal');
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
-
-  const info = (warm: boolean): WorkerInfo => ({ pid: process.pid, calls, warm });
-
-  /** The checks' engine of this call: the one kept from earlier calls while the settings and checks are the same. */
-  const engineFor = (prepared: PreparedChecks): { checks: CheckEngine; warm: boolean } => {
-    const key = JSON.stringify({ settings: prepared.settings, checks: prepared.checks.checks });
-    if (engine && engine.key === key) {
-      void prepared.checks.verifier.release();
-      return { checks: engine.checks, warm: true };
-    }
-    if (engine) void engine.checks.verifier.release();
-    engine = { key, checks: prepared.checks };
-    return { checks: prepared.checks, warm: false };
+  const dispose = (): void => {
+    clearInterval(watch);
+    holdIdle();
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
   };
+  return { ended, end, endWhy: () => endWhy, armIdle, holdIdle, socketIno, dispose };
+}
 
-  const answer = async (req: WorkerRequest, signal: AbortSignal): Promise<WorkerReply> => {
-    if (req.kind === 'status') return { ok: true, kind: 'status', worker: info(engine !== undefined), root: record.root };
-    if (req.kind === 'shutdown') {
-      log(`shutdown asked: ${req.why}`);
-      setImmediate(() => end('shutdown'));
-      return { ok: true, kind: 'stopping', worker: info(engine !== undefined) };
-    }
-    if (path.resolve(req.root) !== record.root) return { ok: false, error: `this worker serves ${record.root}, not ${req.root}` };
-    const launch = await o.prepare();
-    if (!launch.ok) return { ok: true, kind: 'refused', refusal: launch.refusal, worker: info(false) };
-    const { checks, warm } = engineFor(launch.prepared);
-    // Checks a killed hook (or an earlier worker killed outright) left running end before new ones start.
-    await reapStrays(o.storageDir);
-    const started = Date.now();
-    const result = await handleHookCall({ host: req.host, call: req.call, root: record.root, settings: launch.prepared.settings, storageDir: o.storageDir, checks, budgetMs: req.budgetMs, deadline: started + req.budgetMs, signal, worker: info(warm), warn: (line) => log(line) });
-    log(`${req.call.event} call answered ${result.answer.kind} in ${Date.now() - started} ms (${warm ? 'warm' : 'cold'} engine)`);
-    // The program is built again for the next stop while the agent works (it is not waited for).
-    if (req.call.event === 'stop') checks.verifier.warm().catch((e: unknown) => log(`warming failed: ${(e as Error).message}`));
-    return { ok: true, kind: 'result', result, worker: info(warm) };
+/** The checks' engine kept from call to call while the settings and checks stay the same. */
+interface EngineCache {
+  engineFor(prepared: PreparedChecks): { checks: CheckEngine; warm: boolean };
+  has(): boolean;
+  release(): Promise<void>;
+}
+
+function engineCache(): EngineCache {
+  let engine: { key: string; checks: CheckEngine } | undefined;
+  return {
+    engineFor(prepared) {
+      const key = JSON.stringify({ settings: prepared.settings, checks: prepared.checks.checks });
+      if (engine && engine.key === key) {
+        void prepared.checks.verifier.release();
+        return { checks: engine.checks, warm: true };
+      }
+      if (engine) void engine.checks.verifier.release();
+      engine = { key, checks: prepared.checks };
+      return { checks: prepared.checks, warm: false };
+    },
+    has: () => engine !== undefined,
+    release: async () => engine?.checks.verifier.release(),
   };
+}
 
-  const open = new Set<net.Socket>();
-  server.on('connection', (socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-    const controller = new AbortController();
-    // The hook that asked went away (killed by its host): its pass is cancelled.
-    socket.once('close', () => controller.abort());
-    readLine(socket, (line) => {
-      if (line === undefined) return;
-      let req: WorkerRequest;
+/** What the worker's connections share: its options, record, clock, engine, count and call queue. */
+interface Served {
+  o: WorkerOptions;
+  record: WorkerRecord;
+  token: string;
+  log: (line: string) => void;
+  life: Lifecycle;
+  engines: EngineCache;
+  calls: number;
+  /** One call at a time: each waits for the one before. */
+  queue: Promise<unknown>;
+}
+
+function info(st: Served, warm: boolean): WorkerInfo {
+  return { pid: process.pid, calls: st.calls, warm };
+}
+
+async function answer(st: Served, req: WorkerRequest, signal: AbortSignal): Promise<WorkerReply> {
+  if (req.kind === 'status') return { ok: true, kind: 'status', worker: info(st, st.engines.has()), root: st.record.root };
+  if (req.kind === 'shutdown') {
+    st.log(`shutdown asked: ${req.why}`);
+    setImmediate(() => st.life.end('shutdown'));
+    return { ok: true, kind: 'stopping', worker: info(st, st.engines.has()) };
+  }
+  if (path.resolve(req.root) !== st.record.root) return { ok: false, error: `this worker serves ${st.record.root}, not ${req.root}` };
+  const launch = await st.o.prepare();
+  if (!launch.ok) return { ok: true, kind: 'refused', refusal: launch.refusal, worker: info(st, false) };
+  const { checks, warm } = st.engines.engineFor(launch.prepared);
+  // Checks a killed hook (or an earlier worker killed outright) left running end before new ones start.
+  await reapStrays(st.o.storageDir);
+  const started = Date.now();
+  const result = await handleHookCall({ host: req.host, call: req.call, root: st.record.root, settings: launch.prepared.settings, storageDir: st.o.storageDir, checks, budgetMs: req.budgetMs, deadline: started + req.budgetMs, signal, worker: info(st, warm), warn: (line) => st.log(line) });
+  st.log(`${req.call.event} call answered ${result.answer.kind} in ${Date.now() - started} ms (${warm ? 'warm' : 'cold'} engine)`);
+  // The program is built again for the next stop while the agent works (it is not waited for).
+  if (req.call.event === 'stop') checks.verifier.warm().catch((e: unknown) => st.log(`warming failed: ${(e as Error).message}`));
+  return { ok: true, kind: 'result', result, worker: info(st, warm) };
+}
+
+/** One connection: one JSON line asked (with the worker's token), one JSON line answered, in the call queue. */
+function serveConnection(socket: net.Socket, st: Served): void {
+  const controller = new AbortController();
+  // The hook that asked went away (killed by its host): its pass is cancelled.
+  socket.once('close', () => controller.abort());
+  readLine(socket, (line) => {
+    if (line === undefined) return;
+    let req: WorkerRequest;
+    try {
+      req = JSON.parse(line) as WorkerRequest;
+    } catch (e) {
+      if (!(e instanceof SyntaxError)) throw e;
+      socket.end(`${JSON.stringify({ ok: false, error: 'not a JSON line' } satisfies WorkerReply)}\n`);
+      return;
+    }
+    if (req.v !== PROTOCOL_VERSION || req.token !== st.token) {
+      socket.end(`${JSON.stringify({ ok: false, error: req.v !== PROTOCOL_VERSION ? `protocol ${String(req.v)} is not ${PROTOCOL_VERSION}` : 'wrong token' } satisfies WorkerReply)}\n`);
+      return;
+    }
+    st.life.holdIdle();
+    const run = st.queue.then(async () => {
+      if (controller.signal.aborted || st.life.endWhy() !== undefined) return;
+      let reply: WorkerReply;
       try {
-        req = JSON.parse(line) as WorkerRequest;
+        reply = await answer(st, req, controller.signal);
       } catch (e) {
-        if (!(e instanceof SyntaxError)) throw e;
-        socket.end(`${JSON.stringify({ ok: false, error: 'not a JSON line' } satisfies WorkerReply)}\n`);
-        return;
+        reply = { ok: false, error: (e as Error).message };
       }
-      if (req.v !== PROTOCOL_VERSION || req.token !== token) {
-        socket.end(`${JSON.stringify({ ok: false, error: req.v !== PROTOCOL_VERSION ? `protocol ${String(req.v)} is not ${PROTOCOL_VERSION}` : 'wrong token' } satisfies WorkerReply)}\n`);
-        return;
-      }
-      if (idle) clearTimeout(idle);
-      const run = queue.then(async () => {
-        if (controller.signal.aborted || endWhy !== undefined) return;
-        let reply: WorkerReply;
-        try {
-          reply = await answer(req, controller.signal);
-        } catch (e) {
-          reply = { ok: false, error: (e as Error).message };
-        }
-        if (req.kind === 'stop-call') calls += 1;
-        if (!socket.destroyed) socket.end(`${JSON.stringify(reply)}\n`);
-      });
-      queue = run.finally(() => {
-        if (endWhy === undefined) armIdle();
-      });
+      if (req.kind === 'stop-call') st.calls += 1;
+      if (!socket.destroyed) socket.end(`${JSON.stringify(reply)}\n`);
+    });
+    st.queue = run.finally(() => {
+      if (st.life.endWhy() === undefined) st.life.armIdle();
     });
   });
-
-  const why = await ended;
-  log(`ending: ${why}`);
-  clearInterval(watch);
-  if (idle) clearTimeout(idle);
-  process.off('SIGTERM', onSignal);
-  process.off('SIGINT', onSignal);
-  // A connection still open (a caller that never hangs up) must not keep the worker: close waits for each.
-  const closed = new Promise<void>((r) => server.close(() => r()));
-  for (const socket of open) socket.destroy();
-  await closed;
-  // The record and socket are removed only while they are still this worker's own.
-  if (readToken(place) === token) rmSync(place.recordFile, { force: true });
-  if (place.socketDir !== undefined && inode(place.socket) === socketIno) rmSync(place.socket, { force: true });
-  await engine?.checks.verifier.release();
-  return why;
 }
 
 /** A file's inode, or undefined when it is gone (its folder too). */
@@ -202,9 +257,8 @@ function gone(e: unknown): boolean {
 }
 
 function writeRecord(place: WorkerPlace, record: WorkerRecord): void {
-  const tmp = `${place.recordFile}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(record), { mode: 0o600 });
-  renameSync(tmp, place.recordFile);
+  // Never through a planted link or a guessable temporary name (the record holds the worker's token).
+  writeFileAtomic(place.recordFile, JSON.stringify(record), { mode: 0o600, durable: false });
 }
 
 /**
