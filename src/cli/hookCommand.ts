@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { handleHookCall } from '../core/gate/hookGate';
-import type { HookAnswer, HookEvent, HookHost } from '../core/gate/hookHosts';
+import type { HookAnswer, HookCall, HookEvent, HookHost } from '../core/gate/hookHosts';
 import { projectRoot } from '../core/gate/projectRoot';
 import { formatHookAnswer, HOOK_EVENTS, HOOK_HOSTS, HOST_DEFAULT_TIMEOUT_S, isHookHost, readHookInput } from '../core/gate/hookHosts';
 import type { Refusal } from '../core/launch';
@@ -192,6 +192,28 @@ function bestEffortSettings(root: string): Settings | undefined {
   }
 }
 
+/**
+ * A stop answered by the folder's worker, which keeps the checks warm between stops; undefined when
+ * it cannot answer (none may start, it did not answer in time): the pass then runs in this process.
+ */
+async function stopByWorker(args: HookArgs, c: { call: HookCall; root: string; h: HookAnswerer; io: HookIo; letGo: (why: string) => number }): Promise<number | undefined> {
+  const { call, root, h, io, letGo } = c;
+  const entry = io.workerEntry !== undefined ? io.workerEntry : io.stdin === undefined ? (process.argv[1] ?? null) : null;
+  if (entry === null) return undefined;
+  const s = settingsAnswer(root, {});
+  const storageDir = path.resolve(args.storage ?? defaultStorageDir(root));
+  const budgetMs = Math.min(hookBudgetMs(args.timeout, Date.now() - h.started), Math.max(1000, h.deadline - Date.now()));
+  const w = s.ok ? await viaWorker({ root, storageDir, host: args.host, call, budgetMs, deadline: h.deadline, entry, idleSeconds: s.settings.hookWorkerIdleSeconds }) : undefined;
+  if (w?.kind === 'refused') return letGo(hookRefusal(w.refusal, root, call.event));
+  if (w?.kind === 'result') {
+    io.stderr(`fix-until-green hook: answered by the folder's worker (pid ${w.worker.pid}, ${w.worker.warm ? 'warm' : 'cold'})`);
+    if (w.result.decision) io.stderr(`fix-until-green hook: ${w.result.decision.reason}: ${w.result.decision.detail}`);
+    return h.answer(call.host, call.event, w.result.answer);
+  }
+  if (w?.kind === 'unreachable') io.stderr(`fix-until-green hook: the folder's worker did not answer (${w.why}); the checks run in this process`);
+  return undefined;
+}
+
 async function gateCall(args: HookArgs, text: string, h: HookAnswerer, io: HookIo): Promise<number> {
   const { host, event, timeout } = args;
   const input = readHookInput(host, text, event);
@@ -215,20 +237,9 @@ async function gateCall(args: HookArgs, text: string, h: HookAnswerer, io: HookI
     return h.answer(call.host, call.event, { kind: 'allow', ...(call.event === 'stop' ? { message: `Fix Until Green: ${why}` } : {}) });
   };
   if (!existsSync(root) || !statSync(root).isDirectory()) return letGo(`the session's folder ${root} is not a directory; the agent was not gated`);
-  const entry = io.workerEntry !== undefined ? io.workerEntry : io.stdin === undefined ? (process.argv[1] ?? null) : null;
-  if (call.event === 'stop' && entry !== null) {
-    // The folder's worker keeps the checks warm between stops; whatever keeps it from answering, the pass runs here.
-    const s = settingsAnswer(root, {});
-    const storageDir = path.resolve(args.storage ?? defaultStorageDir(root));
-    const budgetMs = Math.min(hookBudgetMs(timeout, Date.now() - h.started), Math.max(1000, h.deadline - Date.now()));
-    const w = s.ok ? await viaWorker({ root, storageDir, host, call, budgetMs, deadline: h.deadline, entry, idleSeconds: s.settings.hookWorkerIdleSeconds }) : undefined;
-    if (w?.kind === 'refused') return letGo(hookRefusal(w.refusal, root, call.event));
-    if (w?.kind === 'result') {
-      io.stderr(`fix-until-green hook: answered by the folder's worker (pid ${w.worker.pid}, ${w.worker.warm ? 'warm' : 'cold'})`);
-      if (w.result.decision) io.stderr(`fix-until-green hook: ${w.result.decision.reason}: ${w.result.decision.detail}`);
-      return h.answer(call.host, call.event, w.result.answer);
-    }
-    if (w?.kind === 'unreachable') io.stderr(`fix-until-green hook: the folder's worker did not answer (${w.why}); the checks run in this process`);
+  if (call.event === 'stop') {
+    const answered = await stopByWorker(args, { call, root, h, io, letGo });
+    if (answered !== undefined) return answered;
   }
 
   // The host's SIGTERM (its timeout) stops the checks; a process not ended soon after ends with an
