@@ -59,7 +59,7 @@ describe('Fix Until Green in VS Code: settings', function () {
     const reason = await until('a stop reason', () => vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined), 240000, 300);
     assert.equal(reason, 'step-cap');
     assert.equal(await vs.panel().locator('[data-testid="outcome"]').innerText(), 'partial');
-    assert.match(await vs.meterText(), /^Fix Until Green: step-cap · 1\/1 steps · /);
+    assert.match(await vs.meterText(), /^Fix Until Green: steps used up · 1\/1 steps · /);
     assert.match(readFileSync(path.join(ws, CART), 'utf8'), /return \(total \* percent\) \/ 100;/, 'the best step (1) is kept');
     await vs.screenshot('settings-step-cap');
     assert.ok((await vs.paletteRows('>Fix Until Green: Continue')).some((t) => t.includes('Continue With More Budget')));

@@ -53,7 +53,7 @@ describe('Fix Until Green in VS Code: a stuck model stalls', function () {
     assert.equal(reason, 'stalled');
     assert.equal(await vs.panel().locator('[data-testid="outcome"]').innerText(), 'punt');
     assert.equal(await vs.panel().locator('[data-testid="step-row"]').count(), 2);
-    assert.match(await vs.meterText(), /^Fix Until Green: stalled · 2\/5 steps · /);
+    assert.match(await vs.meterText(), /^Fix Until Green: no progress · 2\/5 steps · /);
     assert.ok(readFileSync(path.join(ws, CART)).equals(original), 'a run that improved nothing leaves the original bytes');
     await vs.screenshot('stalled-panel');
 
@@ -83,7 +83,7 @@ describe('Fix Until Green in VS Code: a stuck model stalls', function () {
     await vs.panel().locator('button[data-action="stop"]').click();
     const reason = await until('a stop reason', () => vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined), 60000, 300);
     assert.equal(reason, 'cancelled');
-    assert.match(await vs.meterText(), /^Fix Until Green: cancelled /);
+    assert.match(await vs.meterText(), /^Fix Until Green: stopped by you /);
     assert.ok(readFileSync(path.join(ws, CART)).equals(original));
     await vs.screenshot('stalled-cancelled');
   });

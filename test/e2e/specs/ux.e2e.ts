@@ -115,7 +115,7 @@ describe('Fix Until Green in VS Code: a newcomer knows what happened and what to
     await vs.screenshot('ux-stalled-panel');
 
     const meter = await vs.meterText();
-    assert.match(meter, /^Fix Until Green: stalled · \d\/5 steps · [\d.]+k?\/200k tokens$/);
+    assert.match(meter, /^Fix Until Green: no progress · \d\/5 steps · [\d.]+k?\/200k tokens$/);
     assert.equal(await vs.meter().locator('.codicon-error, .codicon-warning').count(), 0, "not Problems' icons");
     await vs.screenshot('ux-statusbar', vs.page.locator('.part.statusbar'));
   });
