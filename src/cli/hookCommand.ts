@@ -207,6 +207,7 @@ async function stopByWorker(args: HookArgs, c: { call: HookCall; root: string; h
   if (w?.kind === 'refused') return letGo(hookRefusal(w.refusal, root, call.event));
   if (w?.kind === 'result') {
     io.stderr(`fix-until-green hook: answered by the folder's worker (pid ${w.worker.pid}, ${w.worker.warm ? 'warm' : 'cold'})`);
+    for (const line of w.warnings) io.stderr(`fix-until-green hook: ${line}`);
     if (w.result.decision) io.stderr(`fix-until-green hook: ${w.result.decision.reason}: ${w.result.decision.detail}`);
     return h.answer(call.host, call.event, w.result.answer);
   }
@@ -215,7 +216,7 @@ async function stopByWorker(args: HookArgs, c: { call: HookCall; root: string; h
 }
 
 async function gateCall(args: HookArgs, text: string, h: HookAnswerer, io: HookIo): Promise<number> {
-  const { host, event, timeout } = args;
+  const { host, event } = args;
   const input = readHookInput(host, text, event);
   if (!input.ok) {
     io.stderr(`fix-until-green hook: ${input.problem}; the agent was let go on unchecked`);
@@ -237,11 +238,6 @@ async function gateCall(args: HookArgs, text: string, h: HookAnswerer, io: HookI
     return h.answer(call.host, call.event, { kind: 'allow', ...(call.event === 'stop' ? { message: `Fix Until Green: ${why}` } : {}) });
   };
   if (!existsSync(root) || !statSync(root).isDirectory()) return letGo(`the session's folder ${root} is not a directory; the agent was not gated`);
-  if (call.event === 'stop') {
-    const answered = await stopByWorker(args, { call, root, h, io, letGo });
-    if (answered !== undefined) return answered;
-  }
-
   // The host's SIGTERM (its timeout) stops the checks; a process not ended soon after ends with an
   // answer, so it never lingers holding the session's lock.
   const controller = new AbortController();
@@ -251,6 +247,23 @@ async function gateCall(args: HookArgs, text: string, h: HookAnswerer, io: HookI
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  try {
+    if (call.event === 'stop') {
+      const answered = await stopByWorker(args, { call, root, h, io, letGo });
+      if (answered !== undefined) return answered;
+    }
+    return await gateHere(args, { call, root, h, io, letGo, signal: controller.signal });
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+}
+
+/** The call judged in this process: the checks prepared as `check` prepares them, then the gate. */
+async function gateHere(args: HookArgs, c: { call: HookCall; root: string; h: HookAnswerer; io: HookIo; letGo: (why: string) => number; signal: AbortSignal }): Promise<number> {
+  const { host, timeout } = args;
+  const { call, root, h, io, letGo } = c;
+
   // A staged check kept warm (a type checker's watch process) would keep this process, and the host
   // waiting on it, alive past the answer: it ends with the call.
   let release: (() => Promise<void>) | undefined;
@@ -273,7 +286,7 @@ async function gateCall(args: HookArgs, text: string, h: HookAnswerer, io: HookI
       checks: prepared.engine,
       budgetMs: Math.min(hookBudgetMs(timeout, Date.now() - h.started), Math.max(1000, h.deadline - Date.now())),
       deadline: h.deadline,
-      signal: controller.signal,
+      signal: c.signal,
       warn: (line) => io.stderr(`fix-until-green hook: ${line}`),
     });
     if (r.decision) io.stderr(`fix-until-green hook: ${r.decision.reason}: ${r.decision.detail}`);
@@ -284,7 +297,5 @@ async function gateCall(args: HookArgs, text: string, h: HookAnswerer, io: HookI
     return letGo(`the hook failed (${(e as Error).message}); the agent was not gated`);
   } finally {
     await release?.();
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
   }
 }

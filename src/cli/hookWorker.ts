@@ -54,7 +54,7 @@ export async function stopFolderWorker(storageDir: string, why: string): Promise
   return stopWorker(workerPlace(storageDir), why);
 }
 
-export type ViaWorker = { kind: 'result'; result: HookResult; worker: WorkerInfo } | { kind: 'refused'; refusal: Refusal } | { kind: 'unreachable'; why: string } | { kind: 'skipped' };
+export type ViaWorker = { kind: 'result'; result: HookResult; worker: WorkerInfo; warnings: string[] } | { kind: 'refused'; refusal: Refusal } | { kind: 'unreachable'; why: string } | { kind: 'skipped' };
 
 /**
  * A stop call answered by the folder's worker, started (detached, its output ignored) when none
@@ -79,7 +79,7 @@ export async function viaWorker(o: { root: string; storageDir: string; host: Hoo
   if ('unreachable' in a) return { kind: 'unreachable', why: a.unreachable };
   const r = a.reply;
   if (!r.ok) return { kind: 'unreachable', why: r.error };
-  if (r.kind === 'result') return { kind: 'result', result: r.result, worker: r.worker };
+  if (r.kind === 'result') return { kind: 'result', result: r.result, worker: r.worker, warnings: r.warnings ?? [] };
   if (r.kind === 'refused') return { kind: 'refused', refusal: r.refusal };
   return { kind: 'unreachable', why: `the worker answered ${r.kind}` };
 }

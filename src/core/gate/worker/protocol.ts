@@ -27,7 +27,7 @@ export interface WorkerInfo {
 }
 
 export type WorkerReply =
-  | { ok: true; kind: 'result'; result: HookResult; worker: WorkerInfo }
+  | { ok: true; kind: 'result'; result: HookResult; worker: WorkerInfo; /** What the call warned of (a transcript not read…): the hook says it where the host logs it. */ warnings?: string[] }
   | { ok: true; kind: 'refused'; refusal: Refusal; worker: WorkerInfo }
   | { ok: true; kind: 'status'; worker: WorkerInfo; root: string }
   | { ok: true; kind: 'stopping'; worker: WorkerInfo }

@@ -187,11 +187,16 @@ async function answer(st: Served, req: WorkerRequest, signal: AbortSignal): Prom
   // Checks a killed hook (or an earlier worker killed outright) left running end before new ones start.
   await reapStrays(st.o.storageDir);
   const started = Date.now();
-  const result = await handleHookCall({ host: req.host, call: req.call, root: st.record.root, settings: launch.prepared.settings, storageDir: st.o.storageDir, checks, budgetMs: req.budgetMs, deadline: started + req.budgetMs, signal, worker: info(st, warm), warn: (line) => st.log(line) });
+  const warnings: string[] = [];
+  const warn = (line: string): void => {
+    warnings.push(line);
+    st.log(line);
+  };
+  const result = await handleHookCall({ host: req.host, call: req.call, root: st.record.root, settings: launch.prepared.settings, storageDir: st.o.storageDir, checks, budgetMs: req.budgetMs, deadline: started + req.budgetMs, signal, worker: info(st, warm), warn });
   st.log(`${req.call.event} call answered ${result.answer.kind} in ${Date.now() - started} ms (${warm ? 'warm' : 'cold'} engine)`);
   // The program is built again for the next stop while the agent works (it is not waited for).
   if (req.call.event === 'stop') checks.verifier.warm().catch((e: unknown) => st.log(`warming failed: ${(e as Error).message}`));
-  return { ok: true, kind: 'result', result, worker: info(st, warm) };
+  return { ok: true, kind: 'result', result, worker: info(st, warm), ...(warnings.length > 0 ? { warnings } : {}) };
 }
 
 /** One connection: one JSON line asked (with the worker's token), one JSON line answered, in the call queue. */
