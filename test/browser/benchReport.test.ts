@@ -10,17 +10,17 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
-import { planFromHistory, runPlan } from '../../../src/core/bench/benchFlow';
-import { ORACLE_VARIANT } from '../../../src/core/bench/plan';
-import { htmlReport } from '../../../src/core/bench/reportHtml';
-import type { BenchPorts } from '../../../src/core/bench/runPair';
-import { NO_KEYS } from '../../../src/core/launch';
-import { createProvider } from '../../../src/core/model/factory';
-import { validateSettings } from '../../../src/core/settings';
-import { evalCandidates } from '../../../src/evals/benchTasks';
-import { reportCsp, traceCommandHref } from '../../../src/vscode/common/benchWords';
-import { gitIn } from '../../support/benchRepo';
-import { REPO } from '../../support/fixtures';
+import { planFromHistory, runPlan } from '../../src/core/bench/benchFlow';
+import { ORACLE_VARIANT } from '../../src/core/bench/plan';
+import { htmlReport } from '../../src/core/bench/reportHtml';
+import type { BenchPorts } from '../../src/core/bench/runPair';
+import { NO_KEYS } from '../../src/core/launch';
+import { createProvider } from '../../src/core/model/factory';
+import { validateSettings } from '../../src/core/settings';
+import { evalCandidates } from '../../src/evals/benchTasks';
+import { reportCsp, traceCommandHref } from '../../src/vscode/common/benchWords';
+import { gitIn } from '../support/benchRepo';
+import { REPO } from '../support/fixtures';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -33,7 +33,8 @@ describe('bench report in real Chromium', function () {
   let webviewHtml: string;
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) this.skip();
+    // Run by `npm run test:e2e` after its install of Debian's Chromium: a missing browser is a failure, never a skip.
+    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is installed (bash test/e2e/install.sh installs it)`);
     scratch = mkdtempSync(path.join(os.tmpdir(), 'fug-bench-html-'));
     const user = path.join(scratch, 'user');
     gitIn(scratch, ['init', '-q', user]);
