@@ -25,6 +25,8 @@ export function someNames(paths: readonly string[]): string {
 /** The files a run wrote: the review's (the original against the disk now), else every applied step's. */
 export function touchedFiles(st: RunState): string[] {
   if (st.review && st.review.files.length > 0) return st.review.files.map((f) => f.path);
+  // An agent's session our hooks gate: the files its edit tools wrote (the session's Revert puts them back).
+  if (st.session) return [...new Set(st.session.touched)];
   const out = new Set<string>();
   for (const s of st.steps) if (s.applied || s.rolledBack) for (const f of s.files) out.add(f.path);
   return [...out];
@@ -35,19 +37,22 @@ function pendingNote(st: RunState): string {
   return pending.length === 0 ? '' : ` ${files(pending.length)} still ${pending.length === 1 ? 'waits' : 'wait'} for Keep or Undo (${someNames(pending)}).`;
 }
 
-function what(touched: readonly string[]): string {
-  if (touched.length === 0) return 'Every file it wrote goes';
-  if (touched.length === 1) return `The file it wrote (${touched[0]}) goes`;
-  return `All ${touched.length} files it wrote (${someNames(touched)}) go`;
+function what(touched: readonly string[], who: string): string {
+  if (touched.length === 0) return `Every file ${who} wrote goes`;
+  if (touched.length === 1) return `The file ${who} wrote (${touched[0]}) goes`;
+  return `All ${touched.length} files ${who} wrote (${someNames(touched)}) go`;
 }
 
 export function revertRunQuestion(st: RunState): Question {
   const touched = touchedFiles(st);
   const green = st.stopReason === 'green';
+  // An agent's session is said as the panel's own button says it (Revert session), with the agent's files.
+  const session = st.session ? { noun: 'session', who: 'the agent', confirm: 'Revert Session' } : { noun: 'run', who: 'it', confirm: 'Revert Run' };
   return {
-    message: `Revert the run? ${what(touched)} back to what ${touched.length === 1 ? 'it was' : 'they were'} before the run${green ? `, and the fix goes with ${touched.length === 1 ? 'it' : 'them'}` : ''}.`,
-    detail: `A file you changed since the run is left alone.${pendingNote(st)}`,
-    confirm: 'Revert Run',
+    // "Every file … goes back to what it was": the sentence's number follows its subject, as said.
+    message: `Revert the ${session.noun}? ${what(touched, session.who)} back to what ${touched.length <= 1 ? 'it was' : 'they were'} before the ${session.noun}${green ? `, and the fix goes with ${touched.length <= 1 ? 'it' : 'them'}` : ''}.`,
+    detail: `A file you changed since the ${session.noun} is left alone.${pendingNote(st)}`,
+    confirm: session.confirm,
   };
 }
 

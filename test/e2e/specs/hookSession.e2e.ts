@@ -146,10 +146,10 @@ describe('Fix Until Green in VS Code: Gate Agent Mode, and an agent hook session
     assert.equal(await revert.isEnabled(), true);
     await revert.click();
     // Every revert asks first (issue 40), naming the file it writes back.
-    const question = vs.page.locator('.monaco-dialog-box', { hasText: /Revert the run\?/ });
+    const question = vs.page.locator('.monaco-dialog-box', { hasText: /Revert the session\?/ });
     await question.waitFor({ timeout: 15000 });
     assert.match((await question.innerText()).replace(/\s+/g, ' '), /src\/cart\.ts/);
-    await question.locator('.monaco-button', { hasText: /^Revert Run$/ }).first().click();
+    await question.locator('.monaco-button', { hasText: /^Revert Session$/ }).first().click();
     await until('the original bytes', () => (readFileSync(path.join(ws, CART), 'utf8') === original ? true : undefined), 30000);
     await until('Revert session to be done', async () => ((await revert.isDisabled()) ? true : undefined), 15000);
     await vs.screenshot('hook-session-reverted');

@@ -23,6 +23,17 @@ describe('confirm words', () => {
     assert.equal(q.confirm, 'Revert Run');
   });
 
+  it("an agent's session names the files its edit tools wrote, as the panel's Revert session says it", () => {
+    const session = { touched: ['src/cart.ts', 'src/cart.ts'] } as unknown as NonNullable<RunState['session']>;
+    const q = revertRunQuestion(run({ session }));
+    assert.deepEqual(touchedFiles(run({ session })), ['src/cart.ts']);
+    assert.equal(q.message, 'Revert the session? The file the agent wrote (src/cart.ts) goes back to what it was before the session, and the fix goes with it.');
+    assert.equal(q.detail, 'A file you changed since the session is left alone.');
+    assert.equal(q.confirm, 'Revert Session');
+    // No file known: the sentence still agrees with itself.
+    assert.equal(revertRunQuestion(run({})).message, 'Revert the run? Every file it wrote goes back to what it was before the run, and the fix goes with it.');
+  });
+
   it('counts the files (plural, at most three named) and names the ones still waiting for Keep or Undo', () => {
     const files = ['a.ts', 'b.ts', 'c.ts', 'd.ts'];
     const st = run({ stopReason: 'stalled', outcome: 'partial', steps: [step(1, ['a.ts', 'b.ts']), step(2, ['c.ts', 'd.ts', 'a.ts']), step(3, ['z.ts'], false)] });
