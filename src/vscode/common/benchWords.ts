@@ -2,6 +2,7 @@
 // quick pick, the notification and the webview that show them: no `vscode` import, unit-tested.
 import type { BenchEvent } from '../../core/bench/benchFlow';
 import type { VariantSpec } from '../../core/bench/plan';
+import { plural } from './chatWords';
 import { BENCH_OPEN_TRACE_COMMAND } from './commandIds';
 
 export const BENCH_TITLE = 'Fix Until Green: Benchmark Models on This Repository';
@@ -78,15 +79,15 @@ export function progressWords(e: BenchEvent, taskIds: readonly string[]): { mess
     case 'verdict':
       return { message: `judging commit ${e.index + 1} of ${e.total} (${e.explanation.commit.slice(0, 10)}): does it fail before its fix and pass after?` };
     case 'start':
-      return { message: `${e.total} run(s)${e.skipped > 0 ? `, ${e.skipped} already done` : ''}` };
+      return { message: `${plural(e.total, 'run')}${e.skipped > 0 ? `, ${e.skipped} already done` : ''}` };
     case 'pair-start': {
       const i = taskIds.indexOf(e.pair.task);
       return { message: `task ${i + 1} of ${taskIds.length} · ${e.pair.variant}` };
     }
     case 'pair-end':
-      return { message: `${e.done} of ${e.total} run(s) done · ${e.pair.variant} × task ${taskIds.indexOf(e.pair.task) + 1}: ${e.record.stopReason}${e.record.overfit ? ' (overfit)' : ''}${e.etaMs ? ` · about ${Math.max(1, Math.round(e.etaMs / 60_000))} min left` : ''}`, increment: 100 / Math.max(1, e.total) };
+      return { message: `${e.done} of ${plural(e.total, 'run')} done · ${e.pair.variant} × task ${taskIds.indexOf(e.pair.task) + 1}: ${e.record.stopReason}${e.record.overfit ? ' (overfit)' : ''}${e.etaMs ? ` · about ${Math.max(1, Math.round(e.etaMs / 60_000))} min left` : ''}`, increment: 100 / Math.max(1, e.total) };
     case 'cost-ceiling':
-      return { message: `cost ceiling ${e.ceiling} reached: ${e.left} run(s) not started` };
+      return { message: `cost ceiling ${e.ceiling} reached: ${plural(e.left, 'run')} not started` };
     default:
       return undefined;
   }
@@ -106,9 +107,9 @@ export function traceCommandHref(tracePath: string): string {
 export function doneSentence(r: { tasks: number; pairs: number; cancelled: boolean; oracleMisses: readonly string[]; untouched: boolean; best?: { variant: string; green: number; pairs: number } }): string {
   const parts: string[] = [];
   if (r.tasks === 0) return 'Fix Until Green: no commit of the last ones is a task (none fails before its fix and passes after): see the log for why each was dropped.';
-  parts.push(r.cancelled ? `Benchmark cancelled after ${r.pairs} run(s); running it again goes on where it stopped.` : `Benchmark done: ${r.tasks} task(s).`);
+  parts.push(r.cancelled ? `Benchmark cancelled after ${plural(r.pairs, 'run')}; running it again goes on where it stopped.` : `Benchmark done: ${plural(r.tasks, 'task')}.`);
   if (r.best) parts.push(`Most green: ${r.best.variant} (${r.best.green}/${r.best.pairs}).`);
-  if (r.oracleMisses.length > 0) parts.push(`The oracle missed ${r.oracleMisses.length} task(s): their verdicts cannot be trusted.`);
+  if (r.oracleMisses.length > 0) parts.push(`The oracle missed ${plural(r.oracleMisses.length, 'task')}: ${r.oracleMisses.length === 1 ? 'its verdict' : 'their verdicts'} cannot be trusted.`);
   if (!r.untouched) parts.push('Your working tree or index CHANGED during the bench: see the report.');
   return `Fix Until Green: ${parts.join(' ')}`;
 }

@@ -3,7 +3,8 @@
 // AVA's failures outside a test (a thrown error, an uncaught exception, a file with no tests, a
 // timeout), node-tap 21's TAP, and a failure no parser places naming the tool that printed it.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Failure } from '../../../src/core/types';
 import { discoverChecks } from '../../../src/core/verify/discover';
@@ -106,13 +107,17 @@ describe('project shapes, round four (issue 37)', function () {
   });
 
   it('a failure no parser places names the tool that printed it, never a bare exit', async () => {
-    const s = copyFixture('verify/uvu');
+    // A test program no parser reads (uvu has its own parser now): its failure names the program.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-unplaced-'));
     try {
-      const r = await new Verifier({ root: s.project, checks: [{ name: 'test', command: 'npm test --silent' }], parallel: false, outputLimitKb: 256, flakyReruns: 0 }).verify();
-      assert.equal(r.failures.length, 1);
-      assert.match(r.failures[0]!.message, /^uvu failed \(exit code 1\); its output ends:\n/);
+      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'unplaced', private: true, scripts: { test: 'node test/run.js' } }));
+      mkdirSync(path.join(dir, 'test'));
+      writeFileSync(path.join(dir, 'test', 'run.js'), "console.log('checking the totals');\nconsole.log('totals differ: 12.5 vs 12.05');\nprocess.exit(1);\n");
+      const r = await new Verifier({ root: dir, checks: [{ name: 'test', command: 'npm test --silent' }], parallel: false, outputLimitKb: 256, flakyReruns: 0 }).verify();
+      assert.equal(r.failures.length, 1, JSON.stringify(r.failures));
+      assert.match(r.failures[0]!.message, /^node test\/run\.js failed \(exit code 1\); its output ends:\n/);
     } finally {
-      s.cleanup();
+      rmSync(dir, { recursive: true, force: true });
     }
     const ctx = { check: 'test', root: '/nowhere', exitCode: 1 };
     assert.match(parseGeneric('  ✘ [fail]: x\n\n  1 test failed\n', { ...ctx, tools: ['xo', 'ava', 'tsd'] })[0]!.message, /^ava failed \(exit code 1\)/);

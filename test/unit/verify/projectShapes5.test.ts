@@ -186,7 +186,8 @@ describe('project shapes, round five (validation classes A, E, F, G, H)', functi
       try {
         mkdirSync(path.join(t.dir, '.yarn', 'releases'), { recursive: true });
         copyFileSync(release, path.join(t.dir, '.yarn', 'releases', 'yarn.cjs'));
-        execFileSync(process.execPath, ['.yarn/releases/yarn.cjs', 'install'], { cwd: t.dir, env: { ...process.env, YARN_ENABLE_NETWORK: '0', COREPACK_ENABLE_STRICT: '0' }, stdio: 'pipe' });
+        // The fixture's lockfile is written by this install: under CI (CI=true) Yarn would refuse to write it.
+        execFileSync(process.execPath, ['.yarn/releases/yarn.cjs', 'install'], { cwd: t.dir, env: { ...process.env, YARN_ENABLE_NETWORK: '0', COREPACK_ENABLE_STRICT: '0', YARN_ENABLE_IMMUTABLE_INSTALLS: 'false' }, stdio: 'pipe' });
         const yarn = `node ${path.join(t.dir, '.yarn', 'releases', 'yarn.cjs')}`;
         const d = discoverChecks(t.dir);
         assert.deepEqual(d.checks.map((c) => [c.name, c.command]), [['tsc', `${yarn} run tsc --noEmit -p tsconfig.json`], ['test', `${yarn} run test`]]);

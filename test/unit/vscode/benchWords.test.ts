@@ -37,14 +37,14 @@ describe('bench in VS Code: choices, progress, the report under the webview CSP'
     const ids = ['t1', 't2', 't3'];
     assert.deepEqual(progressWords({ type: 'pair-start', pair: { task: 't2', variant: 'gpt-4o' }, running: 1 }, ids), { message: 'task 2 of 3 · gpt-4o' });
     const end = progressWords({ type: 'pair-end', pair: { task: 't3', variant: 'oracle' }, record: { stopReason: 'green', overfit: false } as PairRecord, done: 3, total: 6, etaMs: 125_000, spent: 0 }, ids);
-    assert.equal(end?.message, '3 of 6 run(s) done · oracle × task 3: green · about 2 min left');
+    assert.equal(end?.message, '3 of 6 runs done · oracle × task 3: green · about 2 min left');
     assert.ok(Math.abs(end!.increment! - 100 / 6) < 1e-9);
     assert.match(progressWords({ type: 'verdict', explanation: { commit: 'abcdef0123456789', subject: 's', kept: true, reason: 'kept', detail: '' }, index: 0, total: 4 }, [])!.message, /^judging commit 1 of 4 \(abcdef0123\)/);
     assert.equal(progressWords({ type: 'jobs', jobs: 1, why: '' }, ids), undefined);
   });
 
   it('ends with one sentence: the best variant, the oracle misses, a changed folder, a cancel', () => {
-    assert.equal(doneSentence({ tasks: 3, pairs: 6, cancelled: false, oracleMisses: [], untouched: true, best: { variant: 'gpt-4o', green: 2, pairs: 3 } }), 'Fix Until Green: Benchmark done: 3 task(s). Most green: gpt-4o (2/3).');
+    assert.equal(doneSentence({ tasks: 3, pairs: 6, cancelled: false, oracleMisses: [], untouched: true, best: { variant: 'gpt-4o', green: 2, pairs: 3 } }), 'Fix Until Green: Benchmark done: 3 tasks. Most green: gpt-4o (2/3).');
     assert.match(doneSentence({ tasks: 3, pairs: 2, cancelled: true, oracleMisses: ['t1'], untouched: false }), /cancelled after 2 run\(s\); running it again goes on.*oracle missed 1 task.*CHANGED/);
     assert.match(doneSentence({ tasks: 0, pairs: 0, cancelled: false, oracleMisses: [], untouched: true }), /no commit of the last ones is a task/);
   });
