@@ -19,7 +19,7 @@ import { isOwnRun, refusalProblem } from './common/refusals';
 import { loadEngine } from './shellEngine';
 import { withRunProgress } from './runProgress';
 import { pendingFiles } from './common/reviewState';
-import type { Question } from './common/confirmWords';
+import { ask } from './askModal';
 import { revertRunQuestion, revertToBestQuestion, runAgainLabel } from './common/confirmWords';
 import { openReviewDiff } from './reviewUi';
 import { chooseFolder } from './folders';
@@ -47,11 +47,6 @@ type Handler = (folder: string | undefined) => Promise<unknown>;
 
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
-}
-
-/** A modal question with one button that goes ahead; true when the user pressed it. */
-export async function ask(q: Question): Promise<boolean> {
-  return (await vscode.window.showWarningMessage(q.message, { modal: true, detail: q.detail }, q.confirm)) === q.confirm;
 }
 
 export class Commands {

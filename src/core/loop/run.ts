@@ -175,10 +175,7 @@ export class Run {
       if (v0.green) return this.finish({ reason: 'green', detail: 'every check passes before any step: nothing to fix', evidence: { step: 0, failureHash: v0.failureHash } });
       if (this.opts.settings.stagedChecks) this.warmChecks();
       this.checkpoint = await Checkpoint.create(path.join(this.runDir, 'checkpoint'), this.runId, this.opts.workspace.root);
-      // The tokenizer (its chunk's load and tables: seconds on a busy machine) is built here, never
-      // while a check runs: it blocks this thread, and a check's end is only seen, and its strays
-      // killed, when this thread is free (runner.ts). Warmed during step 0, a background child of a
-      // check had that long to write into the workspace.
+      // Built here, never while a check runs: its load blocks this thread, which must see a check end to kill its strays.
       warmTokenizer();
       return this.loop();
     });
