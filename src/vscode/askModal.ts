@@ -1,4 +1,4 @@
-// The modal question that guards an action which discards work (issue 40): Revert run, Revert to best.
+// The modal question that guards an action which discards work (issue 40): Revert run, Revert to best, Undo all.
 import * as vscode from 'vscode';
 import type { Question } from './common/confirmWords';
 

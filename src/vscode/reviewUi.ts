@@ -7,6 +7,7 @@ import type { Logger } from '../core/types';
 import type { RunController } from './controller';
 import type { ReviewFile, ReviewState } from './common/reviewState';
 import { pendingFiles } from './common/reviewState';
+import { ask } from './askModal';
 import { undoAllQuestion } from './common/confirmWords';
 import { snapshotUri } from './snapshotDocs';
 
@@ -55,7 +56,7 @@ export function keepReviewed(c: RunController, file?: string): void {
 export async function undoReviewed(c: RunController, logger: Logger, file?: string): Promise<void> {
   // Undo all of several files asks first (one file's Undo is that row's own button).
   const all = file === undefined ? undoAllQuestion(pendingFiles(c.state.review)) : null;
-  if (all && (await vscode.window.showWarningMessage(all.message, { modal: true, detail: all.detail }, all.confirm)) !== all.confirm) return;
+  if (all && !(await ask(all))) return;
   const report = await c.undoFiles(file === undefined ? undefined : [file]);
   logger.info(`review in ${c.folderName}: undid ${report.actions.map((a) => a.path).join(', ') || 'nothing'}; ${report.conflicts.length} left alone`);
   // The remaining failures described the files before the undo: the checks say what they are now.
