@@ -12,7 +12,8 @@ import type { Workspace } from '../core/edit/workspace';
 import type { ModelProvider } from '../core/model/provider';
 import type { Settings } from '../core/settings';
 import type { RunReport, TimedEvent } from '../core/trace/events';
-import type { VerifyResult } from '../core/types';
+import type { Failure, VerifyResult } from '../core/types';
+import { keepVerifications, observedVerifier, verificationOf } from './common/testOutput';
 import type { FrontEnd, Launch, PreparedChecks, PreparedRun, SettingsAnswer } from '../core/launch';
 import type { VscodeDetail } from './common/refusals';
 import { refusalProblem } from './common/refusals';
@@ -108,6 +109,8 @@ export class RunController {
   private readonly eventListeners = new Set<(e: TimedEvent) => void>();
   /** The last check pass's result, not persisted: its checks' passing tests for the Testing view while its failures are the state's. */
   lastCheckPass: VerifyResult | undefined;
+  /** The verifications of this window's last run (a few, keepVerifications), not persisted: their output and passing tests for the Testing view. */
+  private runVerifications: VerifyResult[] = [];
 
   constructor(
     readonly folder: string,
@@ -326,7 +329,17 @@ export class RunController {
 
   /** Runs what `prepare` prepared (nothing is built again) to its stop. */
   run(prepared: PreparedRun, instruction: string): Promise<RunReport> {
-    return this.start((w) => prepared.build({ signal: w.signal, onEvent: w.onEvent, ...(instruction ? { instruction } : {}) }).run);
+    const verifier = observedVerifier(prepared.checks.verifier, (v) => (this.runVerifications = keepVerifications(this.runVerifications, v)));
+    return this.start((w) => {
+      this.runVerifications = [];
+      return prepared.build({ signal: w.signal, onEvent: w.onEvent, verifier, ...(instruction ? { instruction } : {}) }).run;
+    });
+  }
+
+  /** The verification whose failures the state shows, with its output and passing tests (the trace keeps neither): a check pass's, or the last run's. */
+  verificationOf(shown: readonly Failure[]): VerifyResult | undefined {
+    if (this.lastCheckPass?.failures === shown) return this.lastCheckPass;
+    return verificationOf(shown, this.runVerifications);
   }
 
   private finishedRun(): RunState & { runDir: string } {

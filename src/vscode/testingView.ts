@@ -6,15 +6,18 @@
 // knows. A test seen failing in this window (by any verification of a run, or a check pass) stays
 // listed and turns passed once a verification no longer reports it. A check pass (Run Checks, the
 // Run profile) also lists passed every test its checks' output named as passed (CheckResult.passed);
-// a run's verifications do not carry those (its trace stays small), so a test a run never saw
-// failing is known from the next check pass. The Run profile runs the folder's checks through its
-// controller, as Run Checks does, and reports into a real test run.
+// so does a run's stop, from the verification of this window's run that found its failures (the
+// trace keeps no output or passing tests: after a reload only the failing tests are known). Each
+// test run carries what the checks printed, the lines a runner wrote under a test's name with it.
+// The Run profile runs the folder's checks through its controller, as Run Checks does, and reports
+// into a real test run.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Failure, VerifyResult } from '../core/types';
 import type { RunController, RunControllers } from './controller';
 import type { CheckPassed, TestEntry } from './common/testEntries';
 import { noteFailing, passedTests, recordFailures, testFailures, testMessageParts, wholeCheckFailures } from './common/testEntries';
+import { checkHeading, crlf, outputBlocks } from './common/testOutput';
 import { readSettings } from './settings';
 import { plural } from './common/chatWords';
 
@@ -57,11 +60,13 @@ export class TestingView {
     }
     // A run that stopped before its first check (a preflight refusal) saw no test.
     if (s.failuresPerStep.length === 0 && !s.checked) return;
-    // A check pass's passing tests come with its result (a run's verifications keep them out of its trace).
-    const passed = c.lastCheckPass?.failures === failures ? passedTests(c.lastCheckPass.checks) : [];
-    const entries = this.record(c, failures, wholeCheckFailures(failures), passed);
+    // The verification that found these failures (a check pass, or one of this window's run), with
+    // its passing tests and output; none after a reload (the trace keeps neither).
+    const v = c.verificationOf(failures);
+    const entries = this.record(c, failures, wholeCheckFailures(failures), v ? passedTests(v.checks) : []);
     if (entries.length === 0) return;
     const run = this.ctrl.createTestRun(new vscode.TestRunRequest([this.ctrl.items.get(ROOT_PREFIX + c.folder)!]), `Fix Until Green (${c.folderName})`, false);
+    if (v) appendChecksOutput(run, v, entries);
     this.report(run, entries, c.folder);
     run.end();
   }
@@ -158,6 +163,7 @@ export class TestingView {
       return;
     }
     const entries = this.record(c, v.failures, unsureChecks(v), passedTests(v.checks));
+    appendChecksOutput(run, v, entries);
     // The folder's checks ran whole: every test they tell about has a result, asked for or not.
     this.report(run, entries, folder);
     run.appendOutput(`Fix Until Green: ${v.green ? 'all checks pass' : `${plural(v.failures.length, 'failure')}`} in ${c.folderName} (${v.checks.map((x) => `${x.name} exit ${x.exitCode}`).join(', ')})\r\n`);
@@ -194,6 +200,26 @@ function unsureChecks(v: VerifyResult): Set<string> {
   const out = wholeCheckFailures(v.failures);
   for (const x of v.checks) if (x.cancelled || x.timedOut) out.add(x.name);
   return out;
+}
+
+/**
+ * What the checks printed, into the run's output (Test Results shows it, as for the Testing view's
+ * own runs): each check under its command and exit code, the lines a runner wrote under a test's
+ * name given with that test (and its place), so the test's own results show them too.
+ */
+function appendChecksOutput(run: vscode.TestRun, v: VerifyResult, entries: readonly { item: vscode.TestItem; entry: TestEntry }[]): void {
+  for (const check of v.checks) {
+    const mine = entries.filter((x) => x.entry.check === check.name);
+    const items = new Map(mine.map((x) => [x.entry.key, x.item]));
+    const tests = mine.map((x) => ({ key: x.entry.key, names: [x.entry.failure?.id ?? x.entry.label, x.entry.label] }));
+    run.appendOutput(crlf(`${checkHeading(check)}\n`));
+    if (check.output.trim() === '') run.appendOutput(crlf('(no output)\n'));
+    for (const b of outputBlocks(check.output, tests)) {
+      const item = b.test !== undefined ? items.get(b.test) : undefined;
+      run.appendOutput(crlf(b.text), item?.uri && item.range ? new vscode.Location(item.uri, item.range) : undefined, item);
+    }
+    run.appendOutput('\r\n');
+  }
 }
 
 function message(f: Failure, item: vscode.TestItem, folder: string): vscode.TestMessage {

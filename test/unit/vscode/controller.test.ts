@@ -274,6 +274,23 @@ describe('the controller owns the folder\'s files', () => {
     assert.deepEqual(c.state.review?.files.map((f) => `${f.path}:${f.decision}`), [`${CALC}:undone`], 'Revert run undoes the reviewed files');
   });
 
+  it("keeps the run's verifications: the one its stop shows comes with the checks' output and passing tests (Test Results, the Testing view)", async () => {
+    const w1 = edit('a * b + 1');
+    const c = new RunController(s.project, 'calc', LIMITS, undefined, { engine: engine([{ text: reply([diffOf(CALC, original, w1)]) }, { text: reply([diffOf(CALC, original, edit('a * b'))]) }]) });
+    const r = await run(c, settings(1));
+    assert.equal(r.stopReason, 'step-cap');
+    const stopped = c.verificationOf(c.state.remainingFailures);
+    assert.ok(stopped, 'the verification of the state the run stopped in');
+    assert.match(stopped.checks[0]!.output, /not ok 1 - mul multiplies[\s\S]*mul returns a (\+|\*) b/, "what the check printed");
+    assert.deepEqual(stopped.failures.map((x) => x.message), c.state.remainingFailures.map((x) => x.message));
+    await c.continue({ extraSteps: 1, extraTokens: 0 });
+    assert.equal(c.state.stopReason, 'green');
+    const green = c.verificationOf(c.state.remainingFailures);
+    assert.equal(green?.green, true);
+    assert.deepEqual(green.checks[0]!.passed, [{ id: 'mul multiplies' }], 'the passing test, for the Testing view to list');
+    assert.match(green.checks[0]!.output, /^ok 1 - mul multiplies$/m);
+  });
+
   it('reverts to the best step and runs a check pass that sets the remaining failures', async () => {
     const w1 = edit('a * b + 1');
     const w2 = edit('a * b + 2', w1);
