@@ -1,8 +1,8 @@
 // The extension's page in the Extensions view shows the .vsix's own README (README.vsix.md): what
 // a user does in VS Code, with its pictures drawn. VS Code's page draws a README's pictures only from
-// https addresses, so the package points them at the repository's raw files (scripts/package.mjs);
-// here run.mjs packaged them against a local https server of this repository, started below with a
-// self-signed certificate the browser is told to accept.
+// https addresses, so the package points them under the base a release names (scripts/package.mjs,
+// readmePictures.mjs); here run.mjs packaged them against a local https server of this repository
+// (FUG_README_BASE_URL), started below with a self-signed certificate the browser is told to accept.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -2,7 +2,7 @@
 // README, LICENSE and CHANGELOG (and the manifest files vsce adds), and the programs the checks run.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -46,11 +46,14 @@ function zipDirectory(zip: Buffer): { name: string; offset: number; method: numb
   return entries;
 }
 
+/** Where a release publishes media/ (any https folder: the package test only reads the addresses). */
+const BASE = 'https://pictures.fix-until-green.dev/0.1.0/';
+
 describe('the .vsix package', function () {
   // Production bundles and vsce take a while on a shared machine.
   this.timeout(600000);
 
-  it('holds only the bundles, media, README (its pictures https addresses), LICENSE and CHANGELOG', () => {
+  it('holds only the bundles, media, README (its pictures https addresses under the release\'s base), LICENSE and CHANGELOG', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-vsix-'));
     // vsce builds the production bundles into dist/ first: in a copy of the package's sources, so
     // the repo's own dist/ (which other test files run, in parallel) is never rewritten under them.
@@ -62,9 +65,11 @@ describe('the .vsix package', function () {
       // The build copies codicons from node_modules by a relative path.
       symlinkSync(path.join(REPO, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
       const out = path.join(dir, 'fix-until-green.vsix');
-      const r = spawnSync(process.execPath, [path.join(copy, 'scripts', 'package.mjs'), '--out', out], { cwd: copy, encoding: 'utf8' });
+      // The release chooses where the README's pictures are published (scripts/readmePictures.mjs).
+      const r = spawnSync(process.execPath, [path.join(copy, 'scripts', 'package.mjs'), '--out', out], { cwd: copy, encoding: 'utf8', env: { ...process.env, FUG_README_BASE_URL: BASE } });
       assert.equal(r.status, 0, `npm run package failed:\n${r.stdout}\n${r.stderr}`);
-      const files = zipEntries(readFileSync(out)).sort();
+      const zip = readFileSync(out);
+      const files = zipEntries(zip).sort();
       assert.deepEqual(files, [
         '[Content_Types].xml',
         'extension.vsixmanifest',
@@ -95,15 +100,18 @@ describe('the .vsix package', function () {
         'extension/readme.md',
       ].sort());
       // The extension's page starts with what the user does in VS Code, not with this repository's build.
-      const readme = readFileSync(path.join(copy, 'README.vsix.md'), 'utf8');
-      assert.match(readme, /^# Fix Until Green\n/);
-      assert.doesNotMatch(readme, /npm install|npm run/);
-      // Its pictures are https addresses (the only ones VS Code's Extensions page draws): the repository's raw files.
-      const packaged = zipRead(readFileSync(out), 'extension/readme.md').toString('utf8');
-      const pictures = [...packaged.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1]);
+      const packaged = zipRead(zip, 'extension/readme.md').toString('utf8');
+      assert.match(packaged, /^# Fix Until Green\n/);
+      assert.doesNotMatch(packaged, /npm install|npm run/);
+      // Every picture resolves: an https address under the chosen base of a file the release
+      // publishes there (this folder's), or a file in the package; none under package.json's placeholder repository.
+      const pictures = [...packaged.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1]!);
       assert.ok(pictures.length >= 3, packaged.slice(0, 400));
-      const repo = (JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { repository: { url: string } }).repository.url.replace(/\.git$/, '');
-      for (const p of pictures) assert.match(p!, new RegExp(`^${repo.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/raw/HEAD/media/screenshots/[\\w-]+\\.png$`), `an https picture of the repository: ${p}`);
+      for (const p of pictures) {
+        if (p.startsWith(BASE)) assert.ok(existsSync(path.join(REPO, ...p.slice(BASE.length).split('/'))), `${p}: a file of the folder the release publishes`);
+        else assert.ok(!/^[a-z]+:/.test(p) && files.includes(`extension/${p}`), `${p}: neither under ${BASE} nor in the package`);
+      }
+      assert.doesNotMatch(packaged, /example\.invalid/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
       rmSync(copy, { recursive: true, force: true });
