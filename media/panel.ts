@@ -136,7 +136,7 @@ function header(st: RunState): VNode {
 
 function button(action: PanelAction, label: string, codicon: string, enabled: boolean, title: string): VNode {
   const onClick = (): void => send({ type: 'action', action, folder: state?.folder ?? null });
-  // A narrow panel shows the icons only (the label is hidden by CSS; the button keeps its name for screen readers).
+  // Only a toolbar too narrow for its widest button shows the icons (a container query hides the label; the tooltip and the accessible name stay).
   return h('button', { key: action, type: 'button', 'data-action': action, title, 'aria-label': label, disabled: !enabled || busy !== null, onClick }, icon(busy === action ? 'loading~spin' : codicon), h('span', { class: 'label' }, ` ${label}`));
 }
 
@@ -167,7 +167,13 @@ function reviewButton(st: RunState, action: 'diff' | 'keep' | 'undo', path: stri
     send({ type: 'review', action, path, folder: st.folder });
   };
   const testid = `review-${action}${path === null ? '-all' : ''}`;
-  return h('button', { type: 'button', class: `review-${action}`, 'data-testid': testid, title, disabled: busy !== null, onClick }, icon(codicon), label ? ` ${label}` : '');
+  // The label is a span a row too narrow for it hides (panel.css); the name stays for screen readers, the title for the pointer.
+  return h('button', { type: 'button', class: `review-${action}`, 'data-testid': testid, title, 'aria-label': label || title, disabled: busy !== null, onClick }, icon(codicon), label ? h('span', { class: 'label' }, ` ${label}`) : '');
+}
+
+/** A path that may wrap after each slash (and only inside a name longer than the row). */
+function pathBreaks(p: string): (string | VNode)[] {
+  return p.split('/').flatMap((part, i, all) => (i < all.length - 1 ? [`${part}/`, h('wbr', {})] : [part]));
 }
 
 const KIND_LABEL: Record<ReviewFile['kind'], string> = { added: 'added', modified: 'changed', deleted: 'deleted' };
@@ -177,7 +183,7 @@ function reviewRow(st: RunState, f: ReviewFile): VNode {
   return h(
     'li',
     { key: f.path, class: `review-file ${f.decision}`, 'data-testid': 'review-file', 'data-path': f.path, 'data-decision': f.decision },
-    h('button', { type: 'button', class: 'review-name link', title: `Open the diff of ${f.path} (original ↔ now)`, onClick: () => send({ type: 'review', action: 'diff', path: f.path, folder: st.folder }) }, icon(f.kind === 'added' ? 'diff-added' : f.kind === 'deleted' ? 'diff-removed' : 'diff-modified'), ` ${f.path}`),
+    h('button', { type: 'button', class: 'review-name link', title: `Open the diff of ${f.path} (original ↔ now)`, onClick: () => send({ type: 'review', action: 'diff', path: f.path, folder: st.folder }) }, icon(f.kind === 'added' ? 'diff-added' : f.kind === 'deleted' ? 'diff-removed' : 'diff-modified'), ' ', ...pathBreaks(f.path)),
     h('span', { class: 'review-kind' }, KIND_LABEL[f.kind]),
     pending
       ? h('span', { class: 'review-buttons' }, reviewButton(st, 'keep', f.path, 'Keep', 'check', `Keep the run's change to ${f.path}`), reviewButton(st, 'undo', f.path, 'Undo', 'discard', `Put ${f.path} back as it was before the run (a file you changed since is left alone)`))

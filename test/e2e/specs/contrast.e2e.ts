@@ -2,7 +2,9 @@
 // The panel in a 1000×700 window, in the light, dark and high-contrast themes: every pill, badge,
 // chip and sentence meets WCAG AA (4.5:1 for text), measured from the computed styles inside the
 // webview (text colour against the background it is drawn on, translucent layers composited); the
-// chart has a legend and a visible bar for 0 failures; the run id is short and on one line.
+// chart has a legend and a visible bar for 0 failures; the run id is short and on one line; the
+// panel is laid out for the 1000-pixel window (the model's name whole, the buttons with their words,
+// Keep and Undo on the review row).
 import assert from 'node:assert/strict';
 import type { FakeOpenAI } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
@@ -115,6 +117,30 @@ describe('Fix Until Green in VS Code: AA contrast in every theme, a legend, and 
     assert.match(await id.innerText(), /run of \d\d:\d\d:\d\d/);
     const box = await id.evaluate((e) => ({ lines: e.getClientRects().length }));
     assert.equal(box.lines, 1, 'the run id is on one line');
+    // Laid out for a 1000-pixel window (issue 40, item 10): the model's name whole on one line, the
+    // run's buttons with their words, the review row's Keep and Undo on the row, with their words.
+    const layout = await vs.panel().locator('body').evaluate(() => {
+      const rect = (sel: string): DOMRect | null => document.querySelector(sel)?.getBoundingClientRect() ?? null;
+      const model = document.querySelector('.meta .model') as HTMLElement | null;
+      const labels = Array.from(document.querySelectorAll('.actions button .label, [data-testid="review-file"] .label')).map((e) => ({ text: (e as HTMLElement).innerText.trim(), width: e.getBoundingClientRect().width }));
+      const name = rect('[data-testid="review-file"] .review-name');
+      const keep = rect('[data-testid="review-file"] [data-testid="review-keep"]');
+      const undo = rect('[data-testid="review-file"] [data-testid="review-undo"]');
+      const centre = (r: DOMRect | null): number => (r ? r.top + r.height / 2 : NaN);
+      return {
+        model: model ? { text: model.innerText, lines: Math.round(model.getBoundingClientRect().height / parseFloat(getComputedStyle(model).lineHeight)), cut: model.scrollWidth > model.clientWidth } : null,
+        labels,
+        keepOff: Math.abs(centre(keep) - centre(name)),
+        undoOff: Math.abs(centre(undo) - centre(name)),
+        width: document.body.clientWidth,
+      };
+    });
+    log('layout:', JSON.stringify(layout));
+    assert.ok(layout.model, 'the model is named');
+    assert.equal(layout.model.lines, 1, `the model's name on one line: ${layout.model.text}`);
+    assert.equal(layout.model.cut, false, "the model's name is not cut");
+    assert.ok(layout.labels.length >= 4 && layout.labels.every((l) => l.width > 0 && l.text !== ''), `every button shows its words: ${JSON.stringify(layout.labels)}`);
+    assert.ok(layout.keepOff < 8 && layout.undoOff < 8, `Keep and Undo sit on the file's row (${layout.keepOff}px, ${layout.undoOff}px off)`);
     await vs.screenshot('contrast-1000x700-light');
   });
 

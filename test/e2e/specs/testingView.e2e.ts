@@ -1,5 +1,6 @@
-// VS Code's Testing view after a run (issue 32, item 9): the run's failing test is listed and marked
-// failed, the test it fixed stays listed and passed; the failure's peek shows the values
+// VS Code's Testing view after a run (issue 32, item 9; issue 40, items 4 and 9), at 1000×700: the
+// run's failing test is listed and marked failed, the test it fixed stays listed and passed, the test
+// that passed all along is listed too; Test Results shows what the checks printed; the failure's peek shows the values
 // (`190 !== 180`, expected 180 / actual 190) without the runner's caret lines or stack; a reload keeps
 // the last run's failing test for the Testing view (opening it loads the engine); the Testing
 // view's own Run button (our Run Checks profile) runs the folder's checks again after the user's fix,
@@ -18,6 +19,7 @@ const MONEY = 'src/money.ts';
 const MONEY_TEXT = '/** Dollars as a number: "$4.50" -> 4.5. */\nexport function dollars(text: string): number {\n  return Number(text.trim().replace(\'$\', \'\'));\n}\n';
 const DISCOUNT = 'applyDiscount takes a percentage off';
 const PRICE = 'parsePrice reads dollars';
+const SUBTOTAL = 'subtotal adds price times quantity';
 
 /** A diff that creates `file` with `text`. */
 function newFile(file: string, text: string): string {
@@ -50,7 +52,10 @@ describe("Fix Until Green in VS Code: the Testing view lists the run's tests, sh
       'fixUntilGreen.maxSteps': 1,
       'fixUntilGreen.flakyReruns': 0,
     });
-    vs = await VsCode.launch({ name: 'testing-view', workspace: ws, trusted: true });
+    vs = await VsCode.launch({ name: 'testing-view', workspace: ws, trusted: true, viewport: { width: 1000, height: 700 },
+      // The terminal's DOM renderer: its rows are text the spec can read.
+      userSettings: { 'terminal.integrated.gpuAcceleration': 'off' },
+    });
   });
   after(async () => {
     await vs?.close();
@@ -73,7 +78,31 @@ describe("Fix Until Green in VS Code: the Testing view lists the run's tests, sh
     log('testing view rows:', await tree().locator('.monaco-list-row').allInnerTexts());
     assert.ok(await marked(DISCOUNT, 'failed'), `${DISCOUNT} is marked failed`);
     assert.ok(await marked(PRICE, 'passed'), `${PRICE} (fixed by the run) is listed and marked passed`);
+    // Every test the runner reported, the passing ones too, as a check pass lists them (issue 40, item 9).
+    await until(`${SUBTOTAL} listed, passed`, async () => ((await marked(SUBTOTAL, 'passed')) ? true : undefined), 30000, 500);
     await vs.screenshot('testing-view-failed');
+  });
+
+  it("Test Results shows what the checks printed, not \"did not record any output\"", async () => {
+    await vs.runCommand('Test: Show Output');
+    const term = vs.page.locator('.xterm').first();
+    await term.waitFor({ timeout: 30000 });
+    // The terminal draws only the rows in view: scroll up through the output, reading each screen.
+    const seen: string[] = [];
+    const output = await until('the run output in Test Results', async () => {
+      for (const row of await vs.page.locator('.xterm-rows > div').allInnerTexts()) if (!seen.includes(row)) seen.push(row);
+      const t = seen.join('\n');
+      if (/── test: node --import tsx --test/.test(t) && /── typecheck: /.test(t) && /not ok \d+ - applyDiscount/.test(t)) return t;
+      await term.hover();
+      await vs.page.mouse.wheel(0, -120);
+      return undefined;
+    }, 60000, 300);
+    log('test results output:', output.slice(0, 800));
+    assert.doesNotMatch(await vs.page.locator('.monaco-workbench').innerText(), /did not record any output/);
+    assert.match(output, /not ok \d+ - applyDiscount takes a percentage off/, "the runner's own lines");
+    assert.match(output, /── typecheck: tsc --noEmit -p \. \(exit code 0\) ──/, 'each check under its command');
+    await vs.screenshot('testing-view-output');
+    await vs.page.keyboard.press('Escape');
   });
 
   it('after a reload, opening the Testing view lists the last run\'s failing test again (the engine loads then, not at startup)', async () => {
@@ -127,7 +156,7 @@ describe("Fix Until Green in VS Code: the Testing view lists the run's tests, sh
     await until(`${DISCOUNT} marked passed`, async () => ((await marked(DISCOUNT, 'passed')) ? true : undefined), 180000, 500);
     assert.equal(await tree().locator('.codicon-testing-failed-icon').count(), 0, 'nothing is marked failed');
     // The check pass lists every test its runner named as passing, not only the one seen failing.
-    for (const t of [PRICE, 'subtotal adds price times quantity']) await until(`${t} listed, passed`, async () => ((await marked(t, 'passed')) ? true : undefined), 30000, 500);
+    for (const t of [PRICE, SUBTOTAL]) await until(`${t} listed, passed`, async () => ((await marked(t, 'passed')) ? true : undefined), 30000, 500);
     log('testing view rows after the re-run:', await tree().locator('.monaco-list-row').allInnerTexts());
     await vs.page.mouse.move(900, 700);
     await vs.screenshot('testing-view-passed');
