@@ -119,6 +119,10 @@ describe('Fix Until Green in VS Code: AA contrast in every theme, a legend, and 
     assert.equal(box.lines, 1, 'the run id is on one line');
     // Laid out for a 1000-pixel window (issue 40, item 10): the model's name whole on one line, the
     // run's buttons with their words, the review row's Keep and Undo on the row, with their words.
+    // tsx keeps function names with a `__name` helper the page does not have.
+    await vs.panel().locator('body').evaluate(() => {
+      (globalThis as Record<string, unknown>).__name = (f: unknown): unknown => f;
+    });
     const layout = await vs.panel().locator('body').evaluate(() => {
       const rect = (sel: string): DOMRect | null => document.querySelector(sel)?.getBoundingClientRect() ?? null;
       const model = document.querySelector('.meta .model') as HTMLElement | null;
