@@ -7,7 +7,7 @@ import type { CheckResult, CheckSpec, Failure, Logger, ParserId, VerifyResult } 
 import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
 import { chainParsers, commandTools, parserForCommand } from './infer';
-import { biomeDefaultArgv, withDefaultReport } from './parsers/biomeDefault';
+import { biomeDefaultCommand, withDefaultReport } from './parsers/biomeDefault';
 import { parseOutput, timedOutFailures } from './parsers/index';
 import { TEST_RUNNERS } from './parsers/locate';
 import { type PassedTests, passingTests } from './parsers/passed';
@@ -308,7 +308,7 @@ export class Verifier {
       const chain = chainParsers(spec.command, cwd);
       const ctx = { check: spec.name, root: this.opts.root, cwd, exitCode: r.exitCode, tools: commandTools(spec.command, cwd), ...(chain.length > 1 ? { chain } : {}), ...(r.stdout !== undefined && !r.stdoutTruncated ? { stdout: r.stdout } : {}) };
       failures = parseOutput(parser, r.output, ctx);
-      if (parser === 'biome' && r.exitCode !== 0 && !r.truncated) failures = await this.biomePlaced(spec, argv, cwd, failures, ctx, signal);
+      if (parser === 'biome' && r.exitCode !== 0 && !r.truncated) failures = await this.biomePlaced(spec, cwd, failures, ctx, signal);
       // A full run whose runner says it ran no test is no pass (a narrowed run may rightly run none).
       if (!narrowed && TEST_RUNNERS.has(parser)) {
         const n = withNoTests(spec, parser, r.output, cwd, failures);
@@ -337,13 +337,13 @@ export class Verifier {
    * reporter, which names every file (a second run of Biome costs well under a second), and its
    * errors join (./parsers/biomeDefault).
    */
-  private async biomePlaced(spec: CheckSpec, argv: string[] | undefined, cwd: string, failures: Failure[], ctx: Parameters<typeof parseOutput>[2], signal?: AbortSignal): Promise<Failure[]> {
+  private async biomePlaced(spec: CheckSpec, cwd: string, failures: Failure[], ctx: Parameters<typeof parseOutput>[2], signal?: AbortSignal): Promise<Failure[]> {
     if (failures.some((f) => f.id === 'format')) return failures;
-    const plain = biomeDefaultArgv(argv ?? splitCommand(spec.command) ?? []);
-    if (!plain) return failures;
-    const r = await runCommand({ command: spec.command, argv: plain, cwd, timeoutMs: this.timeoutMs(spec), outputLimitBytes: this.opts.outputLimitKb * 1024, env: checkEnv(cwd, this.opts.env), ...(signal ? { signal } : {}) });
+    const plain = biomeDefaultCommand(spec.command);
+    if (plain === undefined) return failures;
+    const r = await runCommand({ command: plain, cwd, timeoutMs: this.timeoutMs(spec), outputLimitBytes: this.opts.outputLimitKb * 1024, env: checkEnv(cwd, this.opts.env), ...(signal ? { signal } : {}) });
+    this.logger.debug(`check ${spec.name}: Biome re-run with its default reporter to place its failures (${plain}: exit ${r.exitCode}${r.spawnError !== undefined ? `, ${r.spawnError}` : ''})`);
     if (r.cancelled || r.timedOut || r.spawnError !== undefined) return failures;
-    this.logger.debug(`check ${spec.name}: Biome re-run with its default reporter to place its failures (exit ${r.exitCode})`);
     return withDefaultReport(failures, r.output, ctx);
   }
 

@@ -3,10 +3,11 @@
 // name every file (read here on the real pinned Biome's output, and on Biome 1.8.3's as captured).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { biomeDefaultArgv, parseBiomeDefault, withDefaultReport } from '../../../src/core/verify/parsers/biomeDefault';
+import { biomeDefaultCommand, parseBiomeDefault, withDefaultReport } from '../../../src/core/verify/parsers/biomeDefault';
 import { parseOutput } from '../../../src/core/verify/parsers/index';
+import { Verifier } from '../../../src/core/verify/verifier';
 import { REPO, copyFixture } from '../../support/fixtures';
 
 const row = (f: { file?: string; line?: number; id?: string }): string => `${f.file}:${f.line ?? ''} ${f.id ?? ''}`;
@@ -37,9 +38,26 @@ describe('Biome failures placed at their files', function () {
     assert.deepEqual(withDefaultReport(lint, text, ctx).map(row), ['src/a.ts:2 lint/suspicious/noDebugger', 'src/index.ts: format'], 'a lint error the GitHub reporter printed stays, the format error joins');
   });
 
+  it('the verifier places every error Biome counts: one its GitHub reporter left out joins from the default reporter', async () => {
+    // Biome 2's GitHub reporter leaves out the format error of a file that does not parse (its
+    // default reporter lists it), as Biome 1's leaves out every format error.
+    const s = copyFixture('verify/biome-format');
+    try {
+      rmSync(path.join(s.project, 'src', 'label.js'));
+      writeFileSync(path.join(s.project, 'src', 'bad.js'), 'export const = ;\n');
+      const v = new Verifier({ root: s.project, checks: [{ name: 'lint', command: 'biome format src --reporter=github', parser: 'biome' }], parallel: false, outputLimitKb: 256, flakyReruns: 0 });
+      const r = await v.verify(undefined, { previous: null });
+      const rows = r.failures.map(row);
+      assert.ok(rows.includes('src/bad.js: format'), rows.join('\n'));
+      assert.ok(r.failures.every((f) => f.file === 'src/bad.js'), rows.join('\n'));
+    } finally {
+      s.cleanup();
+    }
+  });
+
   it('re-runs a GitHub-reporter command without it, and leaves any other alone', () => {
-    assert.deepEqual(biomeDefaultArgv(['biome', 'check', '--reporter=github']), ['biome', 'check']);
-    assert.deepEqual(biomeDefaultArgv(['npx', '@biomejs/biome', 'ci', '--reporter', 'github', 'src']), ['npx', '@biomejs/biome', 'ci', 'src']);
-    assert.equal(biomeDefaultArgv(['biome', 'check']), undefined);
+    assert.equal(biomeDefaultCommand('biome check --reporter=github'), 'biome check');
+    assert.equal(biomeDefaultCommand('npx @biomejs/biome ci --reporter github src'), 'npx @biomejs/biome ci src');
+    assert.equal(biomeDefaultCommand('biome check'), undefined);
   });
 });

@@ -29,13 +29,12 @@ export function parseBiomeDefault(output: string, ctx: ParseContext): Failure[] 
 }
 
 /**
- * The argv that re-runs a `--reporter=github` Biome command with its default reporter, or undefined
- * when the command has no GitHub reporter to drop.
+ * The command that re-runs a `--reporter=github` Biome command with its default reporter, or
+ * undefined when the command has no GitHub reporter to drop.
  */
-export function biomeDefaultArgv(argv: readonly string[]): string[] | undefined {
-  const i = argv.findIndex((a, k) => a === '--reporter=github' || (a === '--reporter' && argv[k + 1] === 'github'));
-  if (i < 0) return undefined;
-  return [...argv.slice(0, i), ...argv.slice(i + (argv[i] === '--reporter' ? 2 : 1))];
+export function biomeDefaultCommand(command: string): string | undefined {
+  const REPORTER = /(^|\s)--reporter(?:=|\s+)github(?=\s|$)/;
+  return REPORTER.test(command) ? command.replace(REPORTER, '').trim() : undefined;
 }
 
 /**
