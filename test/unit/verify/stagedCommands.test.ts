@@ -6,7 +6,7 @@ import type { Failure } from '../../../src/core/types';
 import type { Attempt } from '../../../src/core/verify/staged/attempt';
 import { confirmTargeted } from '../../../src/core/verify/staged/attempt';
 import type { LintCommand, TestCommand } from '../../../src/core/verify/staged/commands';
-import { lintCommand, resolveArgv, testCommand, withoutLauncher } from '../../../src/core/verify/staged/commands';
+import { lintCommand, outsideTargets, resolveArgv, testCommand, withoutLauncher } from '../../../src/core/verify/staged/commands';
 import { relatedTestFiles } from '../../../src/core/verify/staged/related';
 import { tempTree } from '../../support/fixtures';
 
@@ -45,6 +45,13 @@ describe('staged checks: narrowing commands', () => {
     } finally {
       d.cleanup();
     }
+  });
+
+  it('a file outside the command\'s own targets is never narrowed to (a failure mapped to test/x.ts while build/test/ runs)', () => {
+    assert.deepEqual(outsideTargets(['test/x.ts', 'build/test/x.js'], ['build/test/']), ['test/x.ts']);
+    assert.deepEqual(outsideTargets(['test/a/x.js', 'src/x.js'], ['test/**/*.js']), ['src/x.js']);
+    assert.deepEqual(outsideTargets(['test/x.ts'], []), [], 'no targets: the runner\'s defaults');
+    assert.deepEqual(outsideTargets(['test/x.ts'], ['.']), []);
   });
 
   it('calls a locally installed tool directly where the command launches it with npx or pnpm exec', () => {

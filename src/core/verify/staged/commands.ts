@@ -5,6 +5,7 @@
 // glob of its own) says why, and the check runs in full.
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import picomatch from 'picomatch';
 import { readTextIfPresent } from '../../fileText';
 import type { ParserId } from '../../types';
 import { fanOut } from '../fanOut';
@@ -270,6 +271,23 @@ function runnerCommand(argv: string[], cwd: string, parser: ParserId): TestComma
     return { runner: 'tap', argv, targets, files: (f) => [...argv.slice(0, i + 1), ...flags, ...noCoverage, ...f] };
   }
   return { reason: `the ${parser} runner has no file filter here` };
+}
+
+/**
+ * The files (cwd-relative) that lie outside the command's own targets (`node --test build/test/`,
+ * `mocha "test/**\/*.js"`): a failure source-mapped to `test/x.ts` while the command runs the
+ * compiled `build/test/x.js` names a file the command never runs, which a narrowed run could not
+ * load. No targets: the runner's own defaults, nothing is outside.
+ */
+export function outsideTargets(files: readonly string[], targets: readonly string[]): string[] {
+  if (targets.length === 0) return [];
+  const inside = targets.map((t) => {
+    const clean = t.replace(/^\.\//, '').replace(/\/$/, '');
+    if (clean === '.' || clean === '') return (): boolean => true;
+    if (GLOB.test(clean)) return picomatch(clean, { dot: true });
+    return (f: string): boolean => f === clean || f.startsWith(`${clean}/`);
+  });
+  return files.filter((f) => !inside.some((ok) => ok(f.replace(/^\.\//, ''))));
 }
 
 /** `tap <subcommand>`: runs no tests, or not the ones named. */

@@ -13,7 +13,7 @@ import { checkRecordDir } from '../containment';
 import type { Attempt, Confirmed } from './attempt';
 import { checkResult, confirmTargeted, noRun } from './attempt';
 import type { LintCommand, ScriptHooks, TestCommand } from './commands';
-import { chainRunnerCommand, lintCommand, testCommand } from './commands';
+import { chainRunnerCommand, lintCommand, outsideTargets, testCommand } from './commands';
 import type { InRunRetry } from './inRunRetry';
 import { retryDir } from './inRunRetry';
 import { JestRetry } from './jestRetry';
@@ -257,6 +257,8 @@ export class Stager {
       note = `the ${failing.length} failing test file(s) and the tests ${cmd.runner} relates to ${edited.length} changed file(s)`;
     } else {
       const files = [...new Set([...failing, ...related])];
+      const outside = outsideTargets(files, cmd.targets);
+      if (outside.length > 0) return { full: `${outside[0]} lies outside what the command runs (${cmd.targets.join(' ')}): a narrowed run could not name it, so the check runs in full` };
       argv = files.length > 0 ? await this.filesArgv(spec, cmd, files, signal) : undefined;
       note = `${files.length} test file(s): ${failing.length} failing, ${related.length} importing the ${edited.length} changed file(s)`;
     }
