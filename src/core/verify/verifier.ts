@@ -7,6 +7,7 @@ import type { CheckResult, CheckSpec, Failure, Logger, ParserId, VerifyResult } 
 import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
 import { chainParsers, commandTools, parserForCommand } from './infer';
+import { biomeDefaultCommand, withDefaultReport } from './parsers/biomeDefault';
 import { parseOutput, timedOutFailures } from './parsers/index';
 import { TEST_RUNNERS } from './parsers/locate';
 import { type PassedTests, passingTests } from './parsers/passed';
@@ -307,6 +308,7 @@ export class Verifier {
       const chain = chainParsers(spec.command, cwd);
       const ctx = { check: spec.name, root: this.opts.root, cwd, exitCode: r.exitCode, tools: commandTools(spec.command, cwd), ...(chain.length > 1 ? { chain } : {}), ...(r.stdout !== undefined && !r.stdoutTruncated ? { stdout: r.stdout } : {}) };
       failures = parseOutput(parser, r.output, ctx);
+      if (parser === 'biome' && r.exitCode !== 0 && !r.truncated) failures = await this.biomePlaced(spec, cwd, failures, ctx, signal);
       // A full run whose runner says it ran no test is no pass (a narrowed run may rightly run none).
       if (!narrowed && TEST_RUNNERS.has(parser)) {
         const n = withNoTests(spec, parser, r.output, cwd, failures);
@@ -327,6 +329,22 @@ export class Verifier {
     if (incomplete) this.logger.info(`check ${spec.name}: its output was cut at ${this.opts.outputLimitKb} KB: ${failures.length} failure(s) read${incomplete.reported !== undefined ? ` of the ${incomplete.reported} its summary counts` : ''}; not compared as a count`);
     this.logger.debug(`check ${spec.name}: exit ${r.exitCode} in ${r.durationMs} ms, ${failures.length} failure(s)`);
     return { r, failures, ...(passed ? { passed } : {}), ...(incomplete ? { incomplete } : {}) };
+  }
+
+  /**
+   * A failing Biome check is placed at its files: where its GitHub reporter printed no error line for
+   * a file (a format difference under Biome 1.x), the command runs again with Biome's default
+   * reporter, which names every file (a second run of Biome costs well under a second), and its
+   * errors join (./parsers/biomeDefault).
+   */
+  private async biomePlaced(spec: CheckSpec, cwd: string, failures: Failure[], ctx: Parameters<typeof parseOutput>[2], signal?: AbortSignal): Promise<Failure[]> {
+    if (failures.some((f) => f.id === 'format')) return failures;
+    const plain = biomeDefaultCommand(spec.command);
+    if (plain === undefined) return failures;
+    const r = await runCommand({ command: plain, cwd, timeoutMs: this.timeoutMs(spec), outputLimitBytes: this.opts.outputLimitKb * 1024, env: checkEnv(cwd, this.opts.env), ...(signal ? { signal } : {}) });
+    this.logger.debug(`check ${spec.name}: Biome re-run with its default reporter to place its failures (${plain}: exit ${r.exitCode}${r.spawnError !== undefined ? `, ${r.spawnError}` : ''})`);
+    if (r.cancelled || r.timedOut || r.spawnError !== undefined) return failures;
+    return withDefaultReport(failures, r.output, ctx);
   }
 
   /**

@@ -6,7 +6,7 @@ import type { Failure } from '../../../src/core/types';
 import type { Attempt } from '../../../src/core/verify/staged/attempt';
 import { confirmTargeted } from '../../../src/core/verify/staged/attempt';
 import type { LintCommand, TestCommand } from '../../../src/core/verify/staged/commands';
-import { lintCommand, resolveArgv, testCommand, withoutLauncher } from '../../../src/core/verify/staged/commands';
+import { lintCommand, outsideTargets, resolveArgv, testCommand, withoutLauncher } from '../../../src/core/verify/staged/commands';
 import { relatedTestFiles } from '../../../src/core/verify/staged/related';
 import { tempTree } from '../../support/fixtures';
 
@@ -26,15 +26,32 @@ describe('staged checks: narrowing commands', () => {
     assert.match((resolveArgv('jest && eslint .', t.dir) as { reason: string }).reason, /shell/);
   });
 
-  it('does not narrow a script npm runs a pre or post script around (a build the tests read)', () => {
+  it('narrows a script the manager runs a pre script before (a build the tests read): the pre script runs first, for every runner', () => {
     const d = tree({ 'package.json': JSON.stringify({ scripts: { pretest: 'npm run compile', compile: 'tsc', test: 'node --test build/test/', lint: 'eslint src', postlint: 'echo done' } }) });
     try {
-      assert.match((resolveArgv('npm test --silent', d.dir) as { reason: string }).reason, /scripts\.pretest \("npm run compile"\).*narrowed run would skip/);
-      assert.match((lintCommand('npm run lint', d.dir) as { reason: string }).reason, /scripts\.postlint/);
+      assert.deepEqual(resolveArgv('npm test --silent', d.dir), { argv: ['node', '--test', 'build/test/'], pre: { name: 'pretest', body: 'npm run compile', argv: ['npm', 'run', 'pretest'] } });
+      assert.deepEqual((lintCommand('npm run lint', d.dir) as LintCommand).post, { name: 'postlint', body: 'echo done' });
       assert.deepEqual(resolveArgv('npm run compile', d.dir), { argv: ['tsc'] });
+      for (const [runner, body] of [['vitest', 'vitest run'], ['jest', 'jest'], ['mocha', 'mocha'], ['node-test', 'node --test'], ['tap', 'tap']] as const) {
+        const p = tree({ 'package.json': JSON.stringify({ scripts: { pretest: 'tshy', test: body } }) });
+        try {
+          const cmd = testCommand('pnpm test', p.dir, runner);
+          assert.ok(!('reason' in cmd), `${runner}: ${JSON.stringify(cmd)}`);
+          assert.deepEqual(cmd.pre?.argv, ['pnpm', 'run', 'pretest'], runner);
+        } finally {
+          p.cleanup();
+        }
+      }
     } finally {
       d.cleanup();
     }
+  });
+
+  it('a file outside the command\'s own targets is never narrowed to (a failure mapped to test/x.ts while build/test/ runs)', () => {
+    assert.deepEqual(outsideTargets(['test/x.ts', 'build/test/x.js'], ['build/test/']), ['test/x.ts']);
+    assert.deepEqual(outsideTargets(['test/a/x.js', 'src/x.js'], ['test/**/*.js']), ['src/x.js']);
+    assert.deepEqual(outsideTargets(['test/x.ts'], []), [], 'no targets: the runner\'s defaults');
+    assert.deepEqual(outsideTargets(['test/x.ts'], ['.']), []);
   });
 
   it('calls a locally installed tool directly where the command launches it with npx or pnpm exec', () => {

@@ -120,11 +120,21 @@ export function workspaceFrames(lines: readonly string[], ctx: Pick<ParseContext
   return frames;
 }
 
-const TEST_FILE = /(^|\/)(test|tests|spec|specs|__tests__)\/|\.(test|spec)\.[cm]?[jt]sx?$/;
+const TEST_NAMED = /\.(test|spec)\.[cm]?[jt]sx?$/;
+const TEST_DIR = /(^|\/)(test|tests|spec|specs|__tests__)\//;
 
-/** The frame in a test file when there is one (the assertion), else the innermost workspace frame. */
+/**
+ * The frame of the test that failed, where the output does not name the test's file: the test is
+ * the outermost frame in a test file (the runner calls it; a shared helper it calls, such as
+ * tests/tools.ts, lies inside it), files named `.test.`/`.spec.` before other files under a test
+ * folder; the place is that file's innermost frame (the assertion, also inside a callback the helper
+ * calls back). Else the innermost workspace frame. The helper's frames stay in the message.
+ */
 export function pickTestFrame(frames: readonly StackFrame[]): StackFrame | undefined {
-  return frames.find((f) => TEST_FILE.test(f.file)) ?? frames[0];
+  const named = frames.filter((f) => TEST_NAMED.test(f.file));
+  const candidates = named.length > 0 ? named : frames.filter((f) => TEST_DIR.test(f.file));
+  const test = candidates[candidates.length - 1];
+  return test ? frames.find((f) => f.file === test.file) : frames[0];
 }
 
 export function isStackLine(line: string): boolean {

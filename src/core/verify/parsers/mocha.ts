@@ -35,8 +35,8 @@ function fromJson(json: MochaJson, ctx: ParseContext): Failure[] {
   return json.failures.map((t) => {
     const frames = workspaceFrames(t.err.stack ? splitLines(t.err.stack) : [], ctx);
     const testFile = t.file !== undefined ? workspacePath(t.file, ctx) : undefined;
-    const at = frames.find((f) => f.file === testFile) ?? (testFile === undefined ? frames[0] : undefined);
-    const file = testFile ?? frames[0]?.file;
+    const at = frames.find((f) => f.file === testFile) ?? (testFile === undefined ? pickTestFrame(frames) : undefined);
+    const file = testFile ?? at?.file;
     return failure({
       check: ctx.check,
       ...(file !== undefined ? { file } : {}),

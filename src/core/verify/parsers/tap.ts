@@ -200,8 +200,11 @@ export function tapFailure(r: TapResult, ctx: ParseContext): Failure | undefined
   const testFrame = pickTestFrame(frames);
   // Mocha's timeout names the test file in its message, with no stack into it.
   const named = /\(([^()]+\.[cm]?[jt]sx?)\)\s*$/.exec(message[0] ?? '');
-  const file = locFile ?? testFrame?.file ?? (named ? workspacePath(named[1]!, ctx) : undefined);
-  const at = inTest ?? (locFile === undefined ? testFrame : undefined);
+  // node-tap's `at` is the assertion's caller: a shared helper the test called (in the stack, in
+  // another file than the test's frame) places the failure at the test's own frame instead.
+  const inHelper = locFile !== undefined && testFrame !== undefined && testFrame.file !== locFile && frames.some((f) => f.file === locFile);
+  const file = inHelper ? testFrame.file : (locFile ?? testFrame?.file ?? (named ? workspacePath(named[1]!, ctx) : undefined));
+  const at = inHelper ? testFrame : (inTest ?? (locFile === undefined ? testFrame : undefined));
   return failure({
     check: ctx.check,
     ...(file !== undefined ? { file } : {}),

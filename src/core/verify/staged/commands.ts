@@ -5,6 +5,7 @@
 // glob of its own) says why, and the check runs in full.
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import picomatch from 'picomatch';
 import { readTextIfPresent } from '../../fileText';
 import type { ParserId } from '../../types';
 import { fanOut } from '../fanOut';
@@ -36,8 +37,19 @@ export function withoutLauncher(argv: readonly string[], cwd: string): string[] 
   }
 }
 
-/** The argv a command runs, an npm/yarn/pnpm script followed to the line it runs; or why not. */
-export function resolveArgv(command: string, cwd: string): { argv: string[] } | { reason: string } {
+/**
+ * A script the package manager runs before the check's script (`pretest`: a build, often `tshy` or
+ * `tsc`): a narrowed run runs it first, through the same manager, since the tests may read what it
+ * builds. `post` names the script the manager runs after it, which a narrowed run leaves out (a
+ * coverage gate or a lint of its own: nothing the tests read); the full run at the end runs both.
+ */
+export interface ScriptHooks {
+  pre?: { name: string; body: string; argv: string[] };
+  post?: { name: string; body: string };
+}
+
+/** The argv a command runs, an npm/yarn/pnpm script followed to the line it runs, with its pre/post scripts; or why not. */
+export function resolveArgv(command: string, cwd: string): ({ argv: string[] } & ScriptHooks) | { reason: string } {
   const split = splitCommand(command);
   if (!split) return { reason: 'the command needs a shell' };
   const argv = withoutLauncher(split, cwd);
@@ -59,16 +71,21 @@ export function resolveArgv(command: string, cwd: string): { argv: string[] } | 
   }
   const body = scripts?.[name];
   if (typeof body !== 'string') return { reason: `no script "${name}" in package.json` };
-  // npm runs `pre<name>` and `post<name>` around it (a build the tests read): a narrowed run would skip them.
-  const hook = [`pre${name}`, `post${name}`].find((h) => typeof scripts?.[h] === 'string');
-  if (hook !== undefined) return { reason: `npm runs scripts.${hook} ("${scripts![hook]}") around it, which a narrowed run would skip` };
+  // The manager runs `pre<name>` before it and `post<name>` after it: the pre script (a build the
+  // tests read) runs before a narrowed run too; see ScriptHooks.
+  const pre = scripts?.[`pre${name}`];
+  const post = scripts?.[`post${name}`];
+  const hooks: ScriptHooks = {
+    ...(typeof pre === 'string' ? { pre: { name: `pre${name}`, body: pre, argv: [argv[0]!, 'run', `pre${name}`] } } : {}),
+    ...(typeof post === 'string' ? { post: { name: `post${name}`, body: post } } : {}),
+  };
   const inner = splitCommand(body);
   if (!inner) return { reason: `the script "${name}" needs a shell (${body})` };
   const innerFans = fanOut(inner.join(' '));
   if (innerFans !== undefined) return { reason: `the script "${name}" runs ${innerFans.scripts.join(', ')} in every package (${innerFans.manager})` };
   const direct = withoutLauncher(inner, cwd);
   if (SCRIPT_RUNNERS.has(direct[0]!)) return { reason: `the script "${name}" runs another script` };
-  return { argv: [...direct, ...passed] };
+  return { argv: [...direct, ...passed], ...hooks };
 }
 
 /** Where the tool starts in an argv (after npx and the like), or -1. */
@@ -107,7 +124,7 @@ function splitTargets(args: readonly string[], values: ReadonlySet<string>): { f
 const GLOB = /[*?[\]{}!]/;
 
 /** An ESLint command narrowed to `files` (cwd-relative), with the targets it may lint them under. */
-export interface LintCommand {
+export interface LintCommand extends ScriptHooks {
   /** The argv for some files; none are linted when the list is empty. */
   forFiles(files: readonly string[]): string[];
   /** Whether a (cwd-relative) file lies under the command's own targets. */
@@ -176,6 +193,7 @@ export function lintCommand(command: string, cwd: string, env: Readonly<Record<s
   const roots = (targets.length > 0 ? targets : ['.']).map((t) => path.normalize(t));
   const quiet = eslintInstall(cwd, env)?.warnIgnoredFlag === true ? ['--no-warn-ignored'] : [];
   return {
+    ...hooksOf(r),
     forFiles: (files) => [...r.argv.slice(0, i + 1), ...flags, ...quiet, ...files],
     covers: (file) => roots.some((t) => t === '.' || file === t || file.startsWith(t.replace(/\/$/, '') + '/')),
   };
@@ -184,7 +202,7 @@ export function lintCommand(command: string, cwd: string, env: Readonly<Record<s
 export type TestRunner = 'jest' | 'vitest' | 'mocha' | 'node-test' | 'tap';
 
 /** A test command narrowed to some test files (or, with jest and vitest, to what relates to some files). */
-export interface TestCommand {
+export interface TestCommand extends ScriptHooks {
   runner: TestRunner;
   /** The full command's argv, resolved. */
   argv: string[];
@@ -202,7 +220,16 @@ export interface TestCommand {
 export function testCommand(command: string, cwd: string, parser: ParserId): TestCommand | { reason: string } {
   const r = resolveArgv(command, cwd);
   if ('reason' in r) return r;
-  const argv = r.argv;
+  const c = runnerCommand(r.argv, cwd, parser);
+  return 'reason' in c ? c : { ...c, ...hooksOf(r) };
+}
+
+function hooksOf(h: ScriptHooks): ScriptHooks {
+  return { ...(h.pre ? { pre: h.pre } : {}), ...(h.post ? { post: h.post } : {}) };
+}
+
+/** The runner's own command (`argv`, a script already followed) narrowed. */
+function runnerCommand(argv: string[], cwd: string, parser: ParserId): TestCommand | { reason: string } {
   if (parser === 'jest') {
     const i = toolIndex(argv, (a) => a === 'jest');
     if (i < 0) return { reason: 'the command does not run jest itself' };
@@ -244,6 +271,23 @@ export function testCommand(command: string, cwd: string, parser: ParserId): Tes
     return { runner: 'tap', argv, targets, files: (f) => [...argv.slice(0, i + 1), ...flags, ...noCoverage, ...f] };
   }
   return { reason: `the ${parser} runner has no file filter here` };
+}
+
+/**
+ * The files (cwd-relative) that lie outside the command's own targets (`node --test build/test/`,
+ * `mocha "test/**\/*.js"`): a failure source-mapped to `test/x.ts` while the command runs the
+ * compiled `build/test/x.js` names a file the command never runs, which a narrowed run could not
+ * load. No targets: the runner's own defaults, nothing is outside.
+ */
+export function outsideTargets(files: readonly string[], targets: readonly string[]): string[] {
+  if (targets.length === 0) return [];
+  const inside = targets.map((t) => {
+    const clean = t.replace(/^\.\//, '').replace(/\/$/, '');
+    if (clean === '.' || clean === '') return (): boolean => true;
+    if (GLOB.test(clean)) return picomatch(clean, { dot: true });
+    return (f: string): boolean => f === clean || f.startsWith(`${clean}/`);
+  });
+  return files.filter((f) => !inside.some((ok) => ok(f.replace(/^\.\//, ''))));
 }
 
 /** `tap <subcommand>`: runs no tests, or not the ones named. */

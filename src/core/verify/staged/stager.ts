@@ -12,8 +12,8 @@ import { splitCommand } from '../runner';
 import { checkRecordDir } from '../containment';
 import type { Attempt, Confirmed } from './attempt';
 import { checkResult, confirmTargeted, noRun } from './attempt';
-import type { LintCommand, TestCommand } from './commands';
-import { chainRunnerCommand, lintCommand, testCommand } from './commands';
+import type { LintCommand, ScriptHooks, TestCommand } from './commands';
+import { chainRunnerCommand, lintCommand, outsideTargets, testCommand } from './commands';
 import type { InRunRetry } from './inRunRetry';
 import { retryDir } from './inRunRetry';
 import { JestRetry } from './jestRetry';
@@ -115,7 +115,7 @@ export class Stager {
     const keys = (fs: readonly Failure[]): Set<string> => new Set(fs.map((f) => `${f.file}\0${f.id}`));
     const then = keys(before);
     const changedTests = first.failures.filter((f) => !then.has(`${f.file}\0${f.id}`));
-    if (this.outsideFolder(spec, changedTests) !== undefined) return undefined;
+    if (this.outsideFolder(spec, changedTests) !== undefined || this.notInTests(spec, changedTests) !== undefined) return undefined;
     const named = [...new Set(this.cwdFiles(spec, changedTests.map((f) => f.file!)))];
     const files = named.filter((f) => existsSync(path.join(this.x.cwd(spec), f)));
     if (files.length === 0) return confirmTargeted(first, [], before);
@@ -199,9 +199,12 @@ export class Stager {
     const touched = new Set(ours);
     const files = ours.filter((f) => cmd.covers(f) && existsSync(path.join(this.x.cwd(spec), f)));
     const carried = before.failures.filter((f) => !this.cwdFiles(spec, [f.file!]).some((g) => touched.has(g)));
+    const pre = files.length > 0 ? await this.runPre(spec, cmd, signal) : undefined;
+    if (pre && 'full' in pre) return pre;
+    if (pre?.cancelled) return checkResult(spec, 'eslint', single(pre.cancelled), 'targeted');
     const first = files.length > 0 ? await this.x.run(spec, 'eslint', cmd.forFiles(files), signal) : noRun();
     const exitCode = first.r.timedOut ? null : first.r.exitCode !== 0 ? first.r.exitCode : carried.length > 0 ? 1 : 0;
-    const note = `${files.length} changed file(s) linted, ${carried.length} failure(s) carried from the last lint`;
+    const note = `${pre?.note ?? ''}${files.length} changed file(s) linted, ${carried.length} failure(s) carried from the last lint`;
     return checkResult(spec, 'eslint', single(first), 'targeted', { carried, note, exitCode });
   }
 
@@ -232,7 +235,7 @@ export class Stager {
     if (before.failures.some((f) => f.file === undefined || UNTIED.has(f.id ?? '')) || (before.exitCode !== 0 && before.failures.length === 0)) return { full: 'the last run failed in a way not tied to a test file' };
     // A targeted run never loses a failure it does not re-run: one placed outside the check's folder
     // (a dependent package's test failing in the changed package's source) cannot be named to it.
-    const outside = this.outsideFolder(spec, before.failures);
+    const outside = this.outsideFolder(spec, before.failures) ?? this.notInTests(spec, before.failures);
     if (outside !== undefined) return { full: outside };
     const cwd = this.x.cwd(spec);
     const exists = (f: string): boolean => existsSync(path.join(cwd, f));
@@ -254,9 +257,16 @@ export class Stager {
       note = `the ${failing.length} failing test file(s) and the tests ${cmd.runner} relates to ${edited.length} changed file(s)`;
     } else {
       const files = [...new Set([...failing, ...related])];
+      const outside = outsideTargets(files, cmd.targets);
+      if (outside.length > 0) return { full: `${outside[0]} lies outside what the command runs (${cmd.targets.join(' ')}): a narrowed run could not name it, so the check runs in full` };
       argv = files.length > 0 ? await this.filesArgv(spec, cmd, files, signal) : undefined;
       note = `${files.length} test file(s): ${failing.length} failing, ${related.length} importing the ${edited.length} changed file(s)`;
     }
+    // The pre script runs before the narrowed run (not before the command itself: it runs it).
+    const pre = argv && mode === 'targeted' ? await this.runPre(spec, cmd, signal) : undefined;
+    if (pre && 'full' in pre) return pre;
+    if (pre?.cancelled) return checkResult(spec, parser, single(pre.cancelled), mode);
+    if (pre) note = `${pre.note}${note}`;
     const retry = argv ? this.retryFor(spec, cmd) : undefined;
     const inRunRetry = retry && !('reason' in retry) ? retry : undefined;
     const known = before.failures.map((f) => ({ file: path.resolve(this.x.root, f.file!), id: f.id ?? '', message: f.message }));
@@ -269,6 +279,24 @@ export class Stager {
     if (inRun) note = `${note}; ${inRun.note}`;
     if (confirmed.attempts.length > 1) note = `${note}; the tests whose result changed re-run${retry && 'reason' in retry ? ` (not in the same run: ${retry.reason})` : inRun ? ' (those the run did not retry)' : ''}`;
     return checkResult(spec, parser, confirmed, mode, { note });
+  }
+
+  /**
+   * The script the package manager runs before the check's own (`pretest`: a build such as `tshy`
+   * or `tsc` whose output the tests may read), run before the narrowed run as the command runs it,
+   * through the same manager. It runs every step: what it builds from is the project's to say, and a
+   * build is cheap beside the suite it spares. Where it fails the command stops there too: the check
+   * runs in full, whose own run says how (`{full}`). The `post` script is left out, and said.
+   */
+  private async runPre(spec: CheckSpec, cmd: ScriptHooks, signal?: AbortSignal): Promise<{ note: string; cancelled?: Attempt } | RunFull | undefined> {
+    const skipped = cmd.post ? `scripts.${cmd.post.name} ("${cmd.post.body}") left out of the narrowed run; ` : '';
+    if (!cmd.pre) return skipped ? { note: skipped } : undefined;
+    const a = await this.x.run({ ...spec, parser: 'generic' }, 'generic', cmd.pre.argv, signal);
+    if (a.r.cancelled) return { note: '', cancelled: a };
+    if (a.r.timedOut || a.r.spawnError !== undefined || a.r.exitCode !== 0) {
+      return { full: `scripts.${cmd.pre.name} ("${cmd.pre.body}"), run before the narrowed run, failed (${a.r.timedOut ? 'timed out' : a.r.spawnError ?? `exit code ${a.r.exitCode}`}): the check runs in full, as the command stops there too` };
+    }
+    return { note: `scripts.${cmd.pre.name} ("${cmd.pre.body}") ran first (${a.r.durationMs} ms); ${skipped}` };
   }
 
   /**
@@ -350,6 +378,17 @@ export class Stager {
     const outside = failures.filter((f) => f.file !== undefined && this.cwdFiles(spec, [f.file]).length === 0);
     if (outside.length === 0) return undefined;
     return `${outside.length} failure(s) of the last run lie outside the check's folder (${outside[0]!.file}): a targeted run cannot name them, so the check runs in full rather than lose them`;
+  }
+
+  /**
+   * Why failures placed in files that are no test files keep a check from being re-run by file: a
+   * build's error (`pretest: tshy` failing with TS2322 in src/) or a source frame is no test the
+   * runner can be given, and a run of that file finds no test and passes, which would call the
+   * failure fixed or flaky. Undefined where every failure lies in a test file.
+   */
+  private notInTests(spec: CheckSpec, failures: readonly Failure[]): string | undefined {
+    const other = failures.find((f) => f.file !== undefined && !this.cwdFiles(spec, [f.file]).every(isTestFile));
+    return other ? `a failure of the last run lies in ${other.file}, no test file (a build's or a source's error): re-run by file it would find no test, so the check runs in full` : undefined;
   }
 
   /** Workspace-relative paths as paths relative to the check's directory (outside it: dropped). */
