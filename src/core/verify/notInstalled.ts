@@ -34,6 +34,8 @@ const CJS = /Cannot find module '([^']+)'(?! or its corresponding type declarati
 const ESM = /Cannot find (?:package|module) '([^']+)' imported from (\S+)/g;
 /** Jest's resolver: `Cannot find module 'x' from 'src/a.test.js'`. */
 const JEST = /Cannot find module '([^']+)' from '([^']+)'/g;
+/** Vite's resolver (Vitest): `Failed to resolve import "x" from "src/a.ts"`. */
+const VITE = /Failed to resolve import "([^"]+)" from "([^"]+)"/g;
 /** A test runner's configuration names a module it cannot load (Jest's `Module ts-jest in the transform option was not found`, `Preset x not found`). */
 const CONFIG = /\bModule (\S+) in the \w+ option was not found\b|\bPreset (\S+) not found\b/g;
 
@@ -113,7 +115,7 @@ export function notInstalled(output: string, exitCode: number | null, ctx: { cwd
     if (t !== undefined && !tools.includes(t)) tools.push(t);
   };
   for (const re of PROGRAM_NOT_FOUND) for (const m of output.matchAll(re)) if (!isPath(m[1]!) && /^[\w@.+-]+$/.test(m[1]!)) add(m[1]);
-  for (const re of [CJS, ESM, JEST]) for (const m of output.matchAll(re)) add(missingPackage(m[1]!, m[2], ctx));
+  for (const re of [CJS, ESM, JEST, VITE]) for (const m of output.matchAll(re)) add(missingPackage(m[1]!, m[2], ctx));
   for (const m of output.matchAll(CONFIG)) {
     const pkg = packageOf(m[1] ?? m[2] ?? '');
     if (pkg !== undefined && !installedFrom(pkg, ctx.cwd)) add(pkg);
@@ -128,7 +130,7 @@ export function notInstalled(output: string, exitCode: number | null, ctx: { cwd
  */
 export function codeFailures(failures: readonly Failure[], missing: NotInstalled): Failure[] {
   const names = missing.tools.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
-  const about = new RegExp(`(?:Cannot find (?:module|package) '(?:${names})(?:/[^']*)?'|\\b(?:${names}): (?:command )?not found|command not found: (?:${names})\\b|spawn (?:${names}) ENOENT)`);
+  const about = new RegExp(`(?:Cannot find (?:module|package) '(?:${names})(?:/[^']*)?'|Failed to resolve import "(?:${names})(?:/[^"]*)?"|\\b(?:${names}): (?:command )?not found|command not found: (?:${names})\\b|spawn (?:${names}) ENOENT)`);
   return failures.filter((f) => f.file !== undefined && !/(?:^|\/)node_modules\//.test(f.file) && !about.test(f.message));
 }
 

@@ -138,6 +138,8 @@ describe('project shapes, round six (issue 37: F′ and H on TanStack/store\'s s
         assert.deepEqual(d.checks.map((c) => c.name), ['types', 'test']);
         assert.ok(d.notes.includes('tsc: tsconfig.json found, but the project type-checks with its own script (types): that is what runs'), d.notes.join('\n'));
         assert.deepEqual(names(u.dir), ['tsc', 'eslint']);
+        writeFileSync(path.join(u.dir, 'package.json'), json({ name: 'three', private: true, scripts: { 'lint:types': 'tsc --noEmit -p tsconfig.json' } }));
+        assert.deepEqual(names(u.dir), ['lint:types'], 'a lint script that type-checks is one check, not two');
       } finally {
         t.cleanup();
         u.cleanup();
