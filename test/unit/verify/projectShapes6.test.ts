@@ -11,6 +11,8 @@ import { symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { discoverChecks } from '../../../src/core/verify/discover';
 import { Verifier } from '../../../src/core/verify/verifier';
+import { summarizeChecks } from '../../../src/core/loop/state';
+import { checkWords } from '../../../src/vscode/common/stepWords';
 import type { CheckSpec } from '../../../src/core/types';
 import { REPO, tempTree } from '../../support/fixtures';
 
@@ -161,6 +163,10 @@ describe('project shapes, round six (issue 37: F′ and H on TanStack/store\'s s
         assert.deepEqual(c.failures, []);
         assert.deepEqual(c.notInstalled, { tools: ['karma'], note: 'not installed: karma (test)' });
         assert.equal(v.green, true);
+        // The run's trace and the panel say so, never "failed".
+        const s = summarizeChecks(v)[0]!;
+        assert.equal(s.notInstalled, 'not installed: karma (test)');
+        assert.equal(checkWords(s), 'test: not installed');
       } finally {
         t.cleanup();
       }
