@@ -36,8 +36,12 @@ const ESM = /Cannot find (?:package|module) '([^']+)' imported from (\S+)/g;
 const JEST = /Cannot find module '([^']+)' from '([^']+)'/g;
 /** Vite's resolver (Vitest): `Failed to resolve import "x" from "src/a.ts"`. */
 const VITE = /Failed to resolve import "([^"]+)" from "([^"]+)"/g;
-/** A test runner's configuration names a module it cannot load (Jest's `Module ts-jest in the transform option was not found`, `Preset x not found`). */
-const CONFIG = /\bModule (\S+) in the \w+ option was not found\b|\bPreset (\S+) not found\b/g;
+/**
+ * A tool's configuration names a package it cannot load: Jest's `Module ts-jest in the transform
+ * option was not found`, `Preset ts-jest not found`, `Test environment jest-environment-jsdom cannot
+ * be found`; ESLint 8's `ESLint couldn't find the plugin "eslint-plugin-react"`.
+ */
+const CONFIG = /\bModule (\S+) in the \w+ option was not found\b|\bPreset (\S+) not found\b|\bTest environment (\S+) cannot be found\b|ESLint couldn't find the (?:plugin|config) "([^"]+)"/g;
 
 export interface NotInstalled {
   /** The programs and packages not installed, each once, in the order the output names them. */
@@ -117,7 +121,7 @@ export function notInstalled(output: string, exitCode: number | null, ctx: { cwd
   for (const re of PROGRAM_NOT_FOUND) for (const m of output.matchAll(re)) if (!isPath(m[1]!) && /^[\w@.+-]+$/.test(m[1]!)) add(m[1]);
   for (const re of [CJS, ESM, JEST, VITE]) for (const m of output.matchAll(re)) add(missingPackage(m[1]!, m[2], ctx));
   for (const m of output.matchAll(CONFIG)) {
-    const pkg = packageOf(m[1] ?? m[2] ?? '');
+    const pkg = packageOf((m[1] ?? m[2] ?? m[3] ?? m[4] ?? '').replace(/[.]$/, ''));
     if (pkg !== undefined && !installedFrom(pkg, ctx.cwd)) add(pkg);
   }
   return tools.length > 0 ? { tools } : undefined;

@@ -190,6 +190,21 @@ describe('project shapes, round six (issue 37: F′ and H on TanStack/store\'s s
       }
     });
 
+    it('Jest\'s `testEnvironment: jsdom` with jest-environment-jsdom not installed is not installed, not a failure', async () => {
+      const t = project({
+        'package.json': json({ name: 'app', private: true, jest: { testEnvironment: 'jsdom' }, scripts: { test: 'jest' } }),
+        'a.test.js': "test('a', () => {});\n",
+      });
+      try {
+        const v = await verify(t.dir);
+        assert.deepEqual(v.checks[0]!.notInstalled?.tools, ['jest-environment-jsdom']);
+        assert.deepEqual(v.failures, []);
+        assert.equal(v.green, true);
+      } finally {
+        t.cleanup();
+      }
+    });
+
     it('a package the project declares but that is not installed, imported by a test: an install is missing, not the code', async () => {
       const t = project({
         'package.json': json({ name: 'app', private: true, devDependencies: { 'left-pad-missing': '^1.0.0' }, scripts: { test: 'mocha test' } }),
