@@ -15,8 +15,8 @@ const TYPECHECKER = /^(?:\S*\/)?(?:tsc|vue-tsc|tsgo|svelte-check|glint)(?:\.js)?
 const LINTER = /^(?:\S*\/)?(?:eslint|oxlint|xo|standard|next\s+lint)(?:\s|$)|^(?:\S*\/)?(?:gts\s+(?:lint|check)|biome\s+(?:lint|check|ci))(?:\s|$)/;
 /** A type check that writes nothing: tsc and vue-tsc only with `--noEmit`; the others never emit. */
 const EMITS = /^(?:\S*\/)?(?:node\s+\S*\/)?(?:tsc|vue-tsc|tsgo)(?:\.js)?(?:\s|$)/;
-/** Flags that make a run a build or a watch, not a check. */
-const NOT_CHECK_FLAGS = /(?:^|\s)(?:-w|--watch|--emitDeclarationOnly|--declaration|--outDir|--fix|--write)(?:[=\s]|$)/;
+/** Flags that make a run a build or a watch, not a check (`lint: eslint . --fix` still lints: its check leaves `--fix` out). */
+const NOT_CHECK_FLAGS = /(?:^|\s)(?:-w|--watch|--emitDeclarationOnly|--declaration|--outDir)(?:[=\s]|$)/;
 /** Script names that are builds, servers or writers, whatever they run. */
 export const NOT_A_CHECK = /(?:^|[:-])(?:build|dev|start|serve|watch|clean|fix|format|write|deploy|release|publish|docs)(?:$|[:-])/;
 
