@@ -35,12 +35,14 @@ export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: 
       // The failures listed are a part of those of a cut output (verify/cut.ts), with its runner's count.
       ...(c.incomplete ? { incomplete: true, ...(c.incomplete.reported !== undefined ? { reportedFailures: c.incomplete.reported } : {}) } : {}),
       flaky: c.flaky,
+      // Its tool is not installed: an environment problem, not counted (verify/notInstalled.ts).
+      ...(c.notInstalled !== undefined ? { notInstalled: c.notInstalled.tools } : {}),
       ...(extra.origins?.[c.name] !== undefined ? { origin: extra.origins[c.name] } : {}),
     })),
     flaky: v.flaky,
     durationMs: v.durationMs,
     discovered: extra.discovered,
-    notes: extra.notes,
+    notes: [...extra.notes, ...v.checks.flatMap((c) => (c.notInstalled !== undefined ? [`${c.name}: ${c.notInstalled.note}`] : []))],
   };
 }
 
@@ -51,7 +53,7 @@ function commandLine(c: CheckSpec): string {
 
 function checkLine(c: CheckResult): string {
   const listed = c.incomplete ? (c.incomplete.reported !== undefined ? `${c.incomplete.reported} failure(s) by its summary, ${c.failures.length} listed` : `${c.failures.length} failure(s) listed, more cut`) : `${c.failures.length} failure(s)`;
-  const state = c.timedOut ? 'timed out' : c.failures.length === 0 && c.exitCode === 0 ? 'ok' : listed;
+  const state = c.timedOut ? 'timed out' : c.failures.length === 0 && c.exitCode === 0 ? 'ok' : c.failures.length === 0 && c.notInstalled !== undefined ? c.notInstalled.note : listed;
   const extra = [`exit ${c.exitCode ?? '-'}`, `${(c.durationMs / 1000).toFixed(1)} s`];
   if ((c.runs ?? 1) > 1) extra.push(`${c.runs} runs: ${(c.runDurationsMs ?? []).map((ms) => `${(ms / 1000).toFixed(1)} s`).join(' + ') || '?'}`);
   if (c.flaky.length > 0) extra.push(`${c.flaky.length} flaky`);

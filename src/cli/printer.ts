@@ -25,7 +25,7 @@ export function createTimelinePrinter(writeLine: (line: string) => void): (e: Ti
         break;
       case 'verify':
         if (e.reason === 'initial') {
-          write(`step 0  ${e.green ? 'green' : `${e.failureCount} failure(s)`}  ${e.failureHash.slice(0, 8)}  ${e.checks.map((c) => `${c.name}:${c.failureCount === 0 && c.exitCode === 0 ? 'ok' : c.timedOut ? 'timeout' : c.failureCount}`).join(' ')}`);
+          write(`step 0  ${e.green ? 'green' : `${e.failureCount} failure(s)`}  ${e.failureHash.slice(0, 8)}  ${e.checks.map((c) => `${c.name}:${c.failureCount === 0 && c.exitCode === 0 ? 'ok' : c.timedOut ? 'timeout' : c.failureCount === 0 && c.notInstalled !== undefined ? 'not-installed' : c.failureCount}`).join(' ')}`);
         }
         break;
       case 'model-retry':
@@ -34,7 +34,7 @@ export function createTimelinePrinter(writeLine: (line: string) => void): (e: Ti
       case 'step-end': {
         const r = e.record;
         const files = r.files.map((f) => `${f.path} +${f.added}/-${f.removed}`).join(', ');
-        const checks = r.checks.map((c) => `${c.name}:${c.failureCount === 0 && c.exitCode === 0 ? 'ok' : c.timedOut ? 'timeout' : c.failureCount}`).join(' ');
+        const checks = r.checks.map((c) => `${c.name}:${c.failureCount === 0 && c.exitCode === 0 ? 'ok' : c.timedOut ? 'timeout' : c.failureCount === 0 && c.notInstalled !== undefined ? 'not-installed' : c.failureCount}`).join(' ');
         write(`step ${r.index}  ${r.failureCount === 0 ? 'green' : `${r.failureCount} failure(s)`}  ${r.failureHash.slice(0, 8)}  ${checks}  ${fmtTokens(r.tokens)} tok${r.cost !== null && r.cost !== undefined ? ` (${formatMoney(r.cost)})` : ''}${r.confidence !== null ? `  conf ${r.confidence}` : ''}${r.model ? `  ${r.model}` : ''}`);
         if (r.applied) write(`        edited ${files || '(nothing)'}`);
         else write(`        not applied: ${(r.feedback ?? '').split('\n')[0]}`);

@@ -93,6 +93,13 @@ export interface CheckResult {
   mode?: CheckMode;
   /** What a staged run covered, or why the check ran in full instead. */
   stagedNote?: string;
+  /**
+   * Set when the run failed because a tool it launches is not installed (the shell's exit 127, a
+   * tool's `Cannot find module` for a plugin): an environment problem, said in `note`; the failures
+   * it caused are not the code's, and the check does not keep the verdict from green
+   * (verify/notInstalled.ts).
+   */
+  notInstalled?: { tools: string[]; note: string };
 }
 
 export interface VerifyResult {

@@ -60,7 +60,8 @@ export function summarizeChecks(v: VerifyResult): CheckSummary[] {
     const carried = c.failures.filter((f) => f.carried).length;
     const staged = { ...(c.mode ? { mode: c.mode } : {}), ...(carried > 0 ? { carried } : {}), ...(c.stagedNote !== undefined ? { note: c.stagedNote } : {}) };
     const cut = { ...(c.truncated ? { outputCut: true } : {}), ...(c.incomplete ? { incomplete: true, ...(c.incomplete.reported !== undefined ? { reportedFailures: c.incomplete.reported } : {}) } : {}) };
-    return { name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut, ...(c.parser ? { parser: c.parser } : {}), ...staged, ...cut };
+    const missing = c.notInstalled !== undefined ? { notInstalled: c.notInstalled.note } : {};
+    return { name: c.name, exitCode: c.exitCode, durationMs: c.durationMs, failureCount: c.failures.length, timedOut: c.timedOut, ...(c.parser ? { parser: c.parser } : {}), ...staged, ...cut, ...missing };
   });
 }
 

@@ -20,6 +20,8 @@ export interface CheckSummary {
   note?: string;
   /** The parser that read the check's output (the extension leaves TypeScript's own errors to VS Code). */
   parser?: ParserId;
+  /** Its run failed only for a tool not installed: `not installed: karma-jasmine (examples/app test)`; not counted (verify/notInstalled.ts). */
+  notInstalled?: string;
   /** Its output passed the output limit (`outputLimitKb`) and was cut: the head and the tail were kept. */
   outputCut?: boolean;
   /** The failures listed are only those of the part kept: `failureCount` is no count to compare (verify/cut.ts). */

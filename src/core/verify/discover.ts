@@ -7,6 +7,8 @@ import { readTextIfPresent } from '../fileText';
 import { parse as parseJsonc } from 'jsonc-parser';
 import type { CheckSpec, ParserId } from '../types';
 import { QUIET, parserForCommand, pnpmSelected, resolveScript } from './infer';
+import type { CheckKind, FanOutTargets } from './checkKinds';
+import { KIND_WORDS, outsideTargets, rootTargets, scriptKinds, typecheckEntryPoints } from './checkKinds';
 import { planScript } from './scriptPlan';
 import { findExecutable } from './verifier';
 import type { PnpRunner } from './packageManager';
@@ -70,9 +72,11 @@ interface Scope {
   direct?: Record<string, string>;
   /** Yarn Plug'n'Play: no node_modules, the project's yarn runs its scripts and resolves its tools. */
   pnp?: PnpRunner;
-  /** At a workspace root: the packages, and the root's scripts that fan out to them (class F). */
+  /** At a workspace root: the packages, and the root's scripts that fan out to them with the targets each runs (class F). */
   workspace?: Workspace;
-  fannedOut?: Set<string>;
+  fannedOut?: Map<string, string[]>;
+  /** In a package: what the workspace root's fan-out runs in each package (a script of a kind it covers and not among them is not CI's). */
+  targets?: FanOutTargets;
 }
 
 class Found implements Discovery {
@@ -123,6 +127,12 @@ function describeSteps(name: string, scripts: Record<string, string>): string {
  * matches, each a check of its own (`via`: the selector's script, for the origin).
  */
 function addScript(found: Found, scope: Scope, scripts: Record<string, string>, name: string, kind: string, via?: string): void {
+  const outside = via === undefined ? outsideTargets(scope.targets, scripts, name) : undefined;
+  if (outside !== undefined) {
+    // An example app's `test: ng test` beside `nx run-many --targets=test:lib`: CI never runs it.
+    found.note(scope, `${name}: ${scope.label} scripts.${name} ("${scripts[name]}") is not run: ${outside}`);
+    return;
+  }
   if (via === undefined && addSelected(found, scope, scripts, name, kind)) return;
   const missing = scope.pkg !== undefined && scope.pnp === undefined ? missingTool(scripts, name, scope.dir) : undefined;
   if (missing !== undefined) {
@@ -171,8 +181,19 @@ function typecheckChecks(found: Found, scope: Scope, scripts: Record<string, str
     addScript(found, scope, scripts, script, 'the project\'s own type check');
     return;
   }
+  // A type check under another name (`types: vue-tsc --noEmit`, `test:types: tsc --noEmit`): found by what it runs.
+  // Not the tests' nor the lint's own scripts (`lint:types: tsc --noEmit` is found as a lint), nor what they run.
+  const named = typecheckEntryPoints(scripts, new Set([...TEST_SCRIPTS, ...Object.keys(scripts).filter((n) => n === 'lint' || n.startsWith('lint:'))]));
+  for (const name of named) {
+    found.note(scope, `${name}: scripts.${name} ("${scripts[name]}") runs a type checker without writing files: the project's type check, found by what it runs rather than by its name`);
+    addScript(found, scope, scripts, name, 'the project\'s own type check');
+  }
   if (!scope.infer || !existsSync(path.join(scope.dir, 'tsconfig.json'))) return;
-  const delegated = delegatedRole(scope, TYPECHECK_SCRIPTS);
+  if (named.length > 0) {
+    found.note(scope, `tsc: tsconfig.json found, but the project type-checks with its own script${named.length > 1 ? 's' : ''} (${named.join(', ')}): that is what runs`);
+    return;
+  }
+  const delegated = delegatedRole(scope, 'typecheck');
   if (delegated !== undefined) {
     found.note(scope, `tsc: tsconfig.json found, but ${delegated}: no root-wide tsc is added (it would check what no package's own type check covers)`);
     return;
@@ -209,7 +230,7 @@ function lintChecks(found: Found, scope: Scope, scripts: Record<string, string>,
   const has = (f: string): boolean => existsSync(path.join(scope.dir, f));
   const eslintConfig = [...ESLINT_FLAT, ...ESLINT_LEGACY].find(has) ?? (pkg?.eslintConfig !== undefined ? 'package.json#eslintConfig' : undefined);
   if (eslintConfig === undefined || !scope.infer) return;
-  const delegated = delegatedRole(scope, ['lint']);
+  const delegated = delegatedRole(scope, 'lint');
   if (lintScripts.length > 0) {
     found.note(scope, `eslint: ${eslintConfig} found, but the project lints with its own script${lintScripts.length > 1 ? 's' : ''} (${lintScripts.join(', ')}): that is what runs`);
   } else if (delegated !== undefined) {
@@ -288,7 +309,7 @@ function leaveFanOutsToPackages(found: Found, scope: Scope, scripts: Record<stri
     const builds = skipped.length > 0 ? `; what it runs before them (${skipped.map((s) => (s.script !== undefined && s.script !== name ? `${s.script}: ${s.command}` : s.command)).join(' && ')}) is not run for them: each package's own script runs its own pre scripts and build where it needs one` : '';
     delete scripts[`pre${name}`];
     delete scripts[`post${name}`];
-    (scope.fannedOut ??= new Set()).add(name);
+    (scope.fannedOut ??= new Map()).set(name, fans.flatMap((s) => s.fanOut!.scripts));
     if (own.length === 0) {
       delete scripts[name];
       found.note(scope, `${name}: scripts.${name} ("${body}") runs each package's own script (${runs}): the packages' checks stand in for it, each run once${builds}`);
@@ -302,7 +323,7 @@ function leaveFanOutsToPackages(found: Found, scope: Scope, scripts: Record<stri
 }
 
 /** The checks of one folder: its scripts (root scripts that fan out to every package left to the packages). */
-function discoverIn(found: Found, scope: Scope, fansOutTo?: Workspace, targets: readonly string[] = []): void {
+function discoverIn(found: Found, scope: Scope, fansOutTo?: Workspace): void {
   const pkg = readPackageJson(scope, found);
   const scripts = scriptsOf(pkg);
   const pnp = pnpRunner(scope.dir);
@@ -316,7 +337,7 @@ function discoverIn(found: Found, scope: Scope, fansOutTo?: Workspace, targets: 
   lintChecks(found, scope, scripts, pkg);
   formatChecks(found, scope, scripts);
   testChecks(found, scope, scripts);
-  fanOutTargets(found, scope, scripts, targets);
+  fanOutTargets(found, scope, scripts);
   dropRepeats(found, scope, scripts);
 }
 
@@ -335,19 +356,26 @@ function missingTool(scripts: Record<string, string>, name: string, dir: string)
 }
 
 /**
- * At a workspace root, why a role (type check, lint) is the packages' and not the root's: the
- * root's script for it fans out to them (`typecheck: turbo typecheck`), or a package carries its
- * own script for it. A root-wide tsc or eslint would then check what the project never checks
- * (examples, other packages' build output). Undefined elsewhere.
+ * At a workspace root, why a kind of check (type check, lint) is the packages' and not the root's:
+ * a root script fans out to a target of that kind (`typecheck: turbo typecheck`, `test:eslint: nx
+ * affected --target=test:eslint`), or a package carries its own script of that kind; each read by
+ * what it runs, not by its name. A root-wide tsc or eslint would then check what the project never
+ * checks (examples, other packages' build output). Undefined elsewhere.
  */
-function delegatedRole(scope: Scope, names: readonly string[]): string | undefined {
+function delegatedRole(scope: Scope, kind: CheckKind): string | undefined {
   if (scope.workspace === undefined) return undefined;
-  const fanned = names.find((n) => scope.fannedOut?.has(n));
-  if (fanned !== undefined) return `the root's scripts.${fanned} runs each package's own`;
-  const own = scope.workspace.packages.find((p) => {
-    const scripts = scriptsOf(readJsonFile(path.join(p.dir, 'package.json')));
-    return Object.keys(scripts).some((n) => names.includes(n) || names.some((m) => n.startsWith(`${m}:`)));
-  });
+  const packages = scope.workspace.packages.map((p) => ({ name: p.name, scripts: scriptsOf(readJsonFile(path.join(p.dir, 'package.json'))) }));
+  const targets = rootTargets(new Map(scope.fannedOut ?? []), [], packages.map((p) => p.scripts));
+  // The root's own script for the kind (`lint: turbo lint`) fans out to it, whatever the packages run under that name.
+  const role = (n: string): boolean => (kind === 'lint' ? n === 'lint' || (n.startsWith('lint:') && !WRITES.test(n.slice(5))) : TYPECHECK_SCRIPTS.includes(n));
+  const named = [...(scope.fannedOut?.keys() ?? [])].find(role);
+  if (named !== undefined) return `the root's scripts.${named} runs each package's own`;
+  const target = targets.byKind.get(kind)?.[0];
+  if (target !== undefined) {
+    const by = [...(scope.fannedOut ?? [])].find(([, ts]) => ts.includes(target))![0];
+    return `the root's scripts.${by} runs each package's own${target !== by ? ` (${target}: a ${KIND_WORDS[kind]})` : ''}`;
+  }
+  const own = packages.find((p) => Object.keys(p.scripts).some((n) => !/^(?:pre|post)/.test(n) && scriptKinds(p.scripts, n).has(kind)));
   return own !== undefined ? `package ${own.name} has its own (the packages check themselves)` : undefined;
 }
 
@@ -388,23 +416,20 @@ function formatChecks(found: Found, scope: Scope, scripts: Record<string, string
   }
 }
 
-/** Scripts a fan-out runs that are builds, servers or writers, not checks. */
-const NOT_A_CHECK = /(?:^|[:-])(?:build|dev|start|serve|watch|clean|fix|format|write|deploy|release|publish|docs)(?:$|[:-])/;
-
-/** The scripts the root's check scripts (test, typecheck, lint, and the scripts they run) fan out to in every package. */
-function rootFanOutTargets(root: string): string[] {
-  const scripts = scriptsOf(readJsonFile(path.join(root, 'package.json')));
+/** What the root's fan-outs run in every package; the check scripts' (test, typecheck, lint, and the scripts they run) targets are a package's checks. */
+function rootFanOutTargets(workspace: Workspace): FanOutTargets {
+  const scripts = scriptsOf(readJsonFile(path.join(workspace.root, 'package.json')));
+  const fanned = new Map(Object.keys(scripts).map((n) => [n, resolveScript(scripts, n).flatMap((s) => (s.hook !== true ? s.fanOut?.scripts ?? [] : []))] as const));
   const roles = Object.keys(scripts).filter((n) => TEST_SCRIPTS.includes(n) || TYPECHECK_SCRIPTS.includes(n) || n === 'lint' || n.startsWith('lint:'));
-  const names = roles.flatMap((n) => resolveScript(scripts, n).flatMap((s) => (s.hook !== true ? s.fanOut?.scripts ?? [] : [])));
-  return [...new Set(names)].filter((n) => !NOT_A_CHECK.test(n));
+  return rootTargets(fanned, roles, workspace.packages.map((p) => scriptsOf(readJsonFile(path.join(p.dir, 'package.json')))));
 }
 
 /**
  * A package's script the root's fan-out runs (`nx run-many --targets=test:lib`) is a check of the
  * package, whatever its name, unless one found already runs it.
  */
-function fanOutTargets(found: Found, scope: Scope, scripts: Record<string, string>, targets: readonly string[]): void {
-  for (const t of targets) {
+function fanOutTargets(found: Found, scope: Scope, scripts: Record<string, string>): void {
+  for (const t of scope.targets?.names ?? []) {
     if (scripts[t] === undefined || NPM_PLACEHOLDER.test(scripts[t]!)) continue;
     const mine = found.checks.filter((c) => c.name.startsWith(scope.prefix)).map((c) => c.name.slice(scope.prefix.length));
     if (mine.some((n) => n === t || (scripts[n] !== undefined && resolveScript(scripts, n).some((s) => s.script === t)))) continue;
@@ -425,8 +450,8 @@ export function discoverChecks(root: string): Discovery {
     // A workspace root: its own scripts that are not a fan-out, then every package by its own scripts.
     discoverIn(found, self, workspace);
     found.notes.push(`workspace: ${workspace.packages.length} package(s) from ${workspace.source}; each is checked by its own scripts, in its own folder`);
-    const targets = rootFanOutTargets(self.dir);
-    for (const p of workspace.packages) discoverIn(found, packageScope(root, p), undefined, targets);
+    const targets = rootFanOutTargets(workspace);
+    for (const p of workspace.packages) discoverIn(found, { ...packageScope(root, p), targets });
   } else {
     discoverIn(found, self);
     const enclosing = enclosingWorkspace(root);

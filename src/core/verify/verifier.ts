@@ -16,7 +16,8 @@ import { incompleteList } from './cut';
 import { withNoTests } from './noTests';
 import { checkEnv, runCommand, splitCommand } from './runner';
 import type { Attempt, Confirmed } from './staged/attempt';
-import { checkResult, looseKey } from './staged/attempt';
+import { checkResult, looseKey, ranClean } from './staged/attempt';
+import { codeFailures, notInstalled, notInstalledNote } from './notInstalled';
 import { gateReuse } from './staged/gateReuse';
 import { readValues } from './values';
 import type { RunFull } from './staged/stager';
@@ -179,7 +180,7 @@ export class Verifier {
       const staged = await this.each((c) => this.stageCheck(c, previous, options.changed!, signal));
       // Green is only ever decided by every check run in full: those that passed staged run again
       // whole, unless their staged run already was the full check on these bytes (./staged/gateReuse).
-      const passed = staged.every((c) => c.failures.length === 0 && c.exitCode === 0 && !c.cancelled);
+      const passed = staged.every((c) => c.failures.length === 0 && (c.exitCode === 0 || c.notInstalled !== undefined) && !c.cancelled);
       checks = passed ? await this.each((c, i) => this.gate(c, staged[i]!, previous, signal)) : staged;
     }
     if (this.stager && options.warmStart && !checks) checks = await this.each((c) => this.initialCheck(c, previous, signal));
@@ -188,7 +189,8 @@ export class Verifier {
     const failures: Failure[] = checks.flatMap((c) => c.failures).map(readValues);
     const flaky: Failure[] = checks.flatMap((c) => c.flaky).map(readValues);
     const result: VerifyResult = {
-      green: failures.length === 0 && checks.every((c) => c.exitCode === 0),
+      // A check whose tool is not installed is reported (its note), not counted: no edit can fix it.
+      green: failures.length === 0 && checks.every((c) => c.exitCode === 0 || (c.notInstalled !== undefined && c.failures.length === 0)),
       failures,
       flaky,
       failureHash: failureIdentity(failures, { root: this.opts.root }),
@@ -296,6 +298,7 @@ export class Verifier {
     });
     let failures: Failure[];
     let passed: PassedTests | undefined;
+    let missing: Attempt['notInstalled'];
     if (r.cancelled) {
       failures = [];
     } else if (r.timedOut) {
@@ -315,6 +318,13 @@ export class Verifier {
         failures = n.failures;
         if (n.allowed !== undefined) this.logger.info(`check ${spec.name}: its runner ran no tests ("${n.allowed}"); passed as the project allows (--passWithNoTests)`);
       }
+      // A tool it launches is not installed: the environment's problem, reported, never the code's failure.
+      const tools = notInstalled(r.output, r.exitCode, { cwd, root: this.opts.root });
+      if (tools !== undefined) {
+        failures = codeFailures(failures, tools);
+        missing = { tools: tools.tools, note: notInstalledNote(tools, { ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}), command: spec.command, name: spec.name }) };
+        this.logger.info(`check ${spec.name}: ${missing.note}: an environment problem, not a failure of the code${failures.length > 0 ? `; ${failures.length} failure(s) of its own still count` : ''}`);
+      }
       // What passed, for the Testing view only: never read by the verdict or the identity, and an
       // output it cannot read costs the list, never the check.
       try {
@@ -328,7 +338,7 @@ export class Verifier {
     const incomplete = r.cancelled ? undefined : incompleteList(parser, { text: r.output, cut: machine ? false : r.truncated, exitCode: r.exitCode, timedOut: r.timedOut }, failures);
     if (incomplete) this.logger.info(`check ${spec.name}: its output was cut at ${this.opts.outputLimitKb} KB: ${failures.length} failure(s) read${incomplete.reported !== undefined ? ` of the ${incomplete.reported} its summary counts` : ''}; not compared as a count`);
     this.logger.debug(`check ${spec.name}: exit ${r.exitCode} in ${r.durationMs} ms, ${failures.length} failure(s)`);
-    return { r, failures, ...(passed ? { passed } : {}), ...(incomplete ? { incomplete } : {}) };
+    return { r, failures, ...(passed ? { passed } : {}), ...(incomplete ? { incomplete } : {}), ...(missing ? { notInstalled: missing } : {}) };
   }
 
   /**
@@ -362,7 +372,7 @@ export class Verifier {
     const parser = this.parserOf(spec);
     const first = await this.attempt(spec, parser, signal);
     const reruns = Math.max(0, this.opts.flakyReruns ?? 1);
-    const passed = first.r.exitCode === 0 && first.failures.length === 0;
+    const passed = ranClean(first);
     if (reruns === 0 || passed || DETERMINISTIC.has(parser) || first.r.timedOut || first.r.cancelled || first.r.spawnError !== undefined || !this.changed(spec.name, first.failures, previous)) {
       return checkResult(spec, parser, confirm([first]), 'full');
     }
@@ -413,7 +423,7 @@ function confirm(attempts: Attempt[]): Confirmed {
   const [first, ...reruns] = attempts;
   if (reruns.length === 0) return { attempts, counted: first!.failures, flaky: [], shown: first! };
   let counted = first!.failures.filter((f) => reruns.every((a) => a.failures.some((g) => looseKey(g) === looseKey(f))));
-  const passed = attempts.find((a) => a.failures.length === 0 && a.r.exitCode === 0);
+  const passed = attempts.find(ranClean);
   if (counted.length === 0 && !passed) counted = first!.failures;
   const countedKeys = new Set(counted.map(looseKey));
   const flaky: Failure[] = [];

@@ -34,11 +34,11 @@ function how(c: Pick<CheckSummary, 'mode'>, kind: Kind): string | undefined {
 }
 
 /** A check chip's words: `type check`, `tests: 1 failing · only the failing tests re-run`, `build: timed out`. */
-export function checkWords(c: Pick<CheckSummary, 'name' | 'exitCode' | 'failureCount' | 'timedOut' | 'mode' | 'parser'>, parser?: ParserId): string {
+export function checkWords(c: Pick<CheckSummary, 'name' | 'exitCode' | 'failureCount' | 'timedOut' | 'mode' | 'parser' | 'notInstalled'>, parser?: ParserId): string {
   const kind = kindOf(c.parser ?? parser);
   const name = NAME[kind] || c.name;
   const ok = c.exitCode === 0 && c.failureCount === 0;
-  const state = c.timedOut ? 'timed out' : ok ? '' : c.failureCount > 0 ? count(c.failureCount, kind) : 'failed';
+  const state = c.timedOut ? 'timed out' : ok ? '' : c.failureCount > 0 ? count(c.failureCount, kind) : c.notInstalled !== undefined ? 'not installed' : 'failed';
   const mode = how(c, kind);
   return `${name}${state ? `: ${state}` : ''}${mode ? ` · ${mode}` : ''}`;
 }

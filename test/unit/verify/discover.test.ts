@@ -247,9 +247,9 @@ describe('check discovery', function () {
     write('apps/web/package.json', JSON.stringify({ name: 'web', devDependencies: { '@x/ui': 'workspace:^' }, scripts: { 'test:unit': 'mocha -r tsx' } }));
     write('apps/other/package.json', JSON.stringify({ name: 'other', scripts: { test: 'jest' } }));
     const d = discoverChecks(dir);
+    // `pnpm -r test` runs each package's `test`: web has none, so its `test:unit` is no test CI runs.
     assert.deepEqual(d.checks.map((c) => [c.name, c.cwd, c.parser]), [
       ['lint', undefined, 'eslint'],
-      ['web:test:unit', 'apps/web', 'mocha'],
       ['@x/core:typecheck', 'packages/core', 'tsc'],
       ['@x/core:test', 'packages/core', 'vitest'],
       ['@x/ui:test', 'packages/ui', 'jest'],
@@ -257,6 +257,7 @@ describe('check discovery', function () {
     assert.equal(d.origins['@x/core:test']!.source, 'packages/core/package.json scripts.test');
     assert.equal(d.origins['@x/core:test']!.package, '@x/core');
     assert.match(d.notes.join('\n'), /test: scripts\.test \("pnpm -r test"\) runs each package's own script/);
+    assert.ok(d.notes.includes('web:test:unit: apps/web/package.json scripts.test:unit ("mocha -r tsx") is not run: the workspace root\'s fan-out runs its own tests (test) in each package, not scripts.test:unit'), d.notes.join('\n'));
     const ws = workspaceAt(dir)!;
     assert.equal(ws.source, 'pnpm-workspace.yaml');
     assert.deepEqual(dependentsOf(ws, '@x/core').map((p) => p.name), ['web', '@x/ui']);

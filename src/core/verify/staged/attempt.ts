@@ -12,6 +12,13 @@ export interface Attempt {
   passed?: PassedTests;
   /** Set when its output was cut where its failures are not all listed (../cut.ts). */
   incomplete?: Incomplete;
+  /** Set when it failed because a tool it launches is not installed (../notInstalled.ts). */
+  notInstalled?: { tools: string[]; note: string };
+}
+
+/** A run that passed: exit 0 and no failure, or one whose only trouble is a tool not installed. */
+export function ranClean(a: Attempt): boolean {
+  return a.failures.length === 0 && (a.r.exitCode === 0 || a.notInstalled !== undefined);
 }
 
 /** The runs of one check, told apart into what counts, what was flaky and the run shown. */
@@ -49,6 +56,7 @@ export function checkResult(spec: CheckSpec, parser: ParserId, c: Confirmed, mod
     runDurationsMs: c.attempts.map((a) => a.r.durationMs),
     mode,
     ...(extra.note !== undefined ? { stagedNote: extra.note } : {}),
+    ...(c.shown.notInstalled !== undefined ? { notInstalled: c.shown.notInstalled } : {}),
     ...passedOf(c),
     ...(c.attempts.some((a) => a.r.strays.length > 0) ? { strays: [...new Set(c.attempts.flatMap((a) => a.r.strays))] } : {}),
   };
