@@ -276,7 +276,21 @@ const CHAIN_OTHER_SHELL = /\|\||[;|<>`$()]|&(?!&)/;
  * single step.
  */
 export function chainRunnerCommand(command: string, cwd: string, parser: ParserId): TestCommand | { reason: string } {
+  const chain = chainSteps(command, cwd);
+  if ('reason' in chain) return chain;
+  const runners = chain.steps.map((step) => ({ step, cmd: testCommand(step, cwd, parser) })).filter((x): x is { step: string; cmd: TestCommand } => !('reason' in x.cmd));
+  if (runners.length !== 1) return { reason: runners.length === 0 ? `no step of the chain runs ${parser} itself` : `${runners.length} steps of the chain run ${parser}` };
+  return runners[0]!.cmd;
+}
+
+/**
+ * The steps of a chain of plain commands joined by `&&`: the command itself, or the npm/yarn/pnpm
+ * script it runs (`hooks`: the `pre`/`post` scripts npm runs around that script, which are no step
+ * of the chain). Why not, where it is no such chain.
+ */
+export function chainSteps(command: string, cwd: string): { steps: string[]; hooks: string[] } | { reason: string } {
   let body = command.trim();
+  const hooks: string[] = [];
   const split = splitCommand(body);
   if (split) {
     const argv = withoutLauncher(split, cwd);
@@ -285,22 +299,22 @@ export function chainRunnerCommand(command: string, cwd: string, parser: ParserI
     if (head.includes('--')) return { reason: 'the command passes arguments to its script' };
     const name = head[0] === 'run' || head[0] === 'run-script' ? head[1] : head[0] === 't' ? 'test' : head[0];
     if (name === undefined || head.length > (head[0] === 'run' || head[0] === 'run-script' ? 2 : 1)) return { reason: 'the command passes options this cannot follow' };
-    let scripts: Record<string, unknown> | undefined;
-    try {
-      scripts = (JSON.parse(readTextIfPresent(path.join(cwd, 'package.json')) ?? '{}') as { scripts?: Record<string, unknown> }).scripts;
-    } catch (e) {
-      if (!(e instanceof SyntaxError)) throw e;
-    }
+    const scripts = packageScripts(cwd);
     const s = scripts?.[name];
     if (typeof s !== 'string') return { reason: `no script "${name}" in package.json` };
+    for (const h of [`pre${name}`, `post${name}`]) if (typeof scripts?.[h] === 'string') hooks.push(h);
     body = s.trim();
   }
   if (!body.includes('&&') || CHAIN_OTHER_SHELL.test(body.replaceAll('&&', ' '))) return { reason: 'the command is not a chain of plain steps' };
-  const runners = body
-    .split('&&')
-    .map((step) => step.trim())
-    .map((step) => ({ step, cmd: testCommand(step, cwd, parser) }))
-    .filter((x): x is { step: string; cmd: TestCommand } => !('reason' in x.cmd));
-  if (runners.length !== 1) return { reason: runners.length === 0 ? `no step of the chain runs ${parser} itself` : `${runners.length} steps of the chain run ${parser}` };
-  return runners[0]!.cmd;
+  return { steps: body.split('&&').map((step) => step.trim()), hooks };
+}
+
+/** The folder's package.json scripts (undefined when there is none, or it is no JSON). */
+export function packageScripts(cwd: string): Record<string, unknown> | undefined {
+  try {
+    return (JSON.parse(readTextIfPresent(path.join(cwd, 'package.json')) ?? '{}') as { scripts?: Record<string, unknown> }).scripts;
+  } catch (e) {
+    if (!(e instanceof SyntaxError)) throw e;
+    return undefined;
+  }
 }

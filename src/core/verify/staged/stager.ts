@@ -217,11 +217,12 @@ export class Stager {
   }
 
   private testCommandFor(spec: CheckSpec, parser: ParserId): TestCommand | RunFull {
-    let cmd = this.tests.get(spec.name);
+    // By name and command: a chained check is narrowed as its chain, or as the rest of it (../chainOnce).
+    let cmd = this.tests.get(runKey(spec));
     if (!cmd) {
       const c = testCommand(spec.command, this.x.cwd(spec), parser);
       cmd = 'reason' in c ? { full: `targeted tests not possible: ${c.reason}` } : c;
-      this.tests.set(spec.name, cmd);
+      this.tests.set(runKey(spec), cmd);
     }
     return cmd;
   }
@@ -287,13 +288,13 @@ export class Stager {
   /** Jest, Vitest and mocha retry failing tests inside the targeted run (./inRunRetry); node:test and node-tap are re-run apart. */
   private retryFor(spec: CheckSpec, cmd: TestCommand): InRunRetry | { reason: string } | undefined {
     if (cmd.runner === 'node-test' || cmd.runner === 'tap') return undefined;
-    let r = this.retries.get(spec.name);
+    let r = this.retries.get(runKey(spec));
     if (!r) {
       const dir = retryDir(this.x.storageDir ?? path.join(this.x.cwd(spec), 'node_modules', '.cache', 'fix-until-green'), cmd.runner, spec.name);
       const cwd = this.x.cwd(spec);
       r = cmd.runner === 'jest' ? JestRetry.plan(cwd, cmd.argv, dir, this.x.flakyReruns) : cmd.runner === 'vitest' ? VitestRetry.plan(cwd, cmd.argv, dir, this.x.flakyReruns) : MochaRetry.plan(dir, this.x.flakyReruns);
       if ('reason' in r) this.x.logger.debug(`check ${spec.name}: no in-run retries (${r.reason})`);
-      this.retries.set(spec.name, r);
+      this.retries.set(runKey(spec), r);
     }
     return r;
   }
@@ -325,7 +326,7 @@ export class Stager {
   private readonly mochaConfigs = new Map<string, string | undefined>();
 
   private async mochaConfig(spec: CheckSpec, cmd: TestCommand, signal?: AbortSignal): Promise<string | undefined> {
-    if (this.mochaConfigs.has(spec.name)) return this.mochaConfigs.get(spec.name);
+    if (this.mochaConfigs.has(runKey(spec))) return this.mochaConfigs.get(runKey(spec));
     const cwd = this.x.cwd(spec);
     const i = cmd.argv.findIndex((a) => path.basename(a) === 'mocha');
     const args = cmd.argv.slice(i + 1).filter((a) => !cmd.targets.includes(a));
@@ -341,7 +342,7 @@ export class Stager {
     } else {
       this.x.logger.info(`mocha's options could not be read for a targeted run (${a.r.output.trim().split('\n').pop() ?? ''}): named files run with its spec`);
     }
-    this.mochaConfigs.set(spec.name, file);
+    this.mochaConfigs.set(runKey(spec), file);
     return file;
   }
 
@@ -371,6 +372,11 @@ function hasScriptHooks(command: string, cwd: string): boolean {
   }
   const names = argv.slice(1).map((a) => (a === 't' ? 'test' : a));
   return names.some((n) => scripts[`pre${n}`] !== undefined || scripts[`post${n}`] !== undefined);
+}
+
+/** A check's narrowed commands are kept by its name and the command narrowed. */
+function runKey(spec: CheckSpec): string {
+  return `${spec.name}\0${spec.command}`;
 }
 
 function single(a: Attempt): Confirmed {
