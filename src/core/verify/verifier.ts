@@ -7,7 +7,7 @@ import type { CheckResult, CheckSpec, Failure, Logger, ParserId, VerifyResult } 
 import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
 import type { ChainOnce } from './chainOnce';
-import { chainOnce, chainOnceNote, partsPassed, STATIC_PARSERS } from './chainOnce';
+import { chainOnce, chainOnceNote, partsPassed } from './chainOnce';
 import { chainParsers, commandTools, parserForCommand } from './infer';
 import { parseOutput, timedOutFailures } from './parsers/index';
 import { TEST_RUNNERS } from './parsers/locate';
@@ -75,7 +75,7 @@ export const DEFAULT_CHECK_TIMEOUT_SECONDS = 300;
 /** stdout kept apart for a machine-readable report (a big ESLint JSON with sources, say). */
 const MACHINE_STDOUT_LIMIT_BYTES = 16 * 1024 * 1024;
 /** Static analysis gives the same answer twice: re-running it to look for flakes only costs time. */
-const DETERMINISTIC = STATIC_PARSERS;
+const DETERMINISTIC: ReadonlySet<ParserId> = new Set(['tsc', 'eslint', 'biome', 'oxlint']);
 /** Another check's result in the same pass, run once however many ask for it. */
 type PassRun = (name: string) => Promise<CheckResult>;
 
