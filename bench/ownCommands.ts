@@ -61,8 +61,15 @@ export function stopWorkerOf(cli: string, dir: string, storageBase: string): voi
   spawnSync(process.execPath, [cli, 'hook', '--stop-worker', '--cwd', dir], { env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: storageBase }, stdio: 'ignore' });
 }
 
-/** A one-file edit that keeps the verdict (a comment in the source under test). */
-export function touchOneFile(dir: string, n: number): void {
+/**
+ * A one-file edit that keeps the verdict (a comment in the source under test), made as an agent
+ * makes it: its Edit tool's PreToolUse call reaches the hook first (the hook checkpoints the file
+ * and records it as changed, which is what lets the next Stop run its checks staged), then the
+ * file is written. Not timed.
+ */
+export function touchOneFile(cli: string, dir: string, storageBase: string, n: number): void {
   const f = path.join(dir, 'src', 'cart.js');
+  const input = JSON.stringify({ session_id: 'bench', cwd: dir, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: f } });
+  spawnSync(process.execPath, [cli, 'hook', '--host', 'claude'], { input, encoding: 'utf8', env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: storageBase } });
   writeFileSync(f, `${readFileSync(f, 'utf8')}// edit ${n}\n`);
 }

@@ -457,7 +457,7 @@ async function ownCommands(): Promise<void> {
       const own = ownCommandsMs(dir);
       const check = checkPassMs(cli, dir, path.join(storage, 'check'));
       const first = stopMs(cli, dir, path.join(storage, 'hook'));
-      touchOneFile(dir, rep);
+      touchOneFile(cli, dir, path.join(storage, 'hook'), rep);
       const ownAfter = ownCommandsMs(dir);
       const warm = stopMs(cli, dir, path.join(storage, 'hook'));
       stopWorkerOf(cli, dir, path.join(storage, 'hook'));
