@@ -318,3 +318,44 @@ export function packageScripts(cwd: string): Record<string, unknown> | undefined
     return undefined;
   }
 }
+
+/** A test title as a regular expression matching it literally. */
+export function literalPattern(title: string): string {
+  return title.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+/** The runner's flags that already select tests by name: the command's own filter is kept, none added. */
+const OWN_NAME_FILTER: Record<TestRunner, RegExp> = {
+  jest: /^(?:-t|--testNamePattern)(?:=|$)/,
+  vitest: /^(?:-t|--testNamePattern)(?:=|$)/,
+  mocha: /^(?:-g|--grep|-f|--fgrep|-i|--invert)(?:=|$)/,
+  'node-test': /^--test-(?:name|skip)-pattern(?:=|$)/,
+  tap: /^(?:-g|--grep|-O|--only)(?:=|$)/,
+};
+
+/**
+ * `argv` (a run of some test files) narrowed further to the tests named `ids` (as the runner's parser
+ * names them) by the runner's own name filter: Jest and Vitest `-t`, mocha `--grep` (each matched
+ * against the test's full title, its suites' names and its own joined by spaces), node
+ * `--test-name-pattern` (against the test's own name), node-tap `--grep` (top-level tests only: it
+ * filters level by level). Each title is escaped, the titles joined as alternatives. Undefined where
+ * no filter can be given: the command has one of its own, a title is not known, or a tap test is
+ * nested. A filter that selects nothing is caught by the caller (the test is then not in the run).
+ */
+export function nameFilterArgv(cmd: TestCommand, argv: readonly string[], ids: readonly string[]): string[] | undefined {
+  const titles = [...new Set(ids)];
+  if (titles.length === 0 || titles.some((t) => t.trim() === '' || t === 'Test suite failed to run')) return undefined;
+  if (argv.some((a) => OWN_NAME_FILTER[cmd.runner].test(a))) return undefined;
+  const full = (t: string, sep: RegExp): string => t.split(sep).join(' ');
+  const pattern = (ts: readonly string[]): string => ts.map(literalPattern).join('|');
+  if (cmd.runner === 'jest') return [...argv, '-t', pattern(titles.map((t) => full(t, / › /)))];
+  if (cmd.runner === 'vitest') return [...argv, '-t', pattern(titles.map((t) => full(t, / > /)))];
+  if (cmd.runner === 'mocha') return [...argv, '--grep', pattern(titles)];
+  if (cmd.runner === 'node-test') {
+    const i = argv.findIndex((a) => path.basename(a) === 'node');
+    if (i < 0) return undefined;
+    return [...argv.slice(0, i + 1), `--test-name-pattern=${pattern(titles.map((t) => t.split(' > ').pop()!))}`, ...argv.slice(i + 1)];
+  }
+  if (titles.some((t) => t.includes(' > '))) return undefined;
+  return [...argv, `--grep=${pattern(titles)}`];
+}

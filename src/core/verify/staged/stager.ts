@@ -11,9 +11,9 @@ import { parseOutput } from '../parsers/index';
 import { splitCommand } from '../runner';
 import { checkRecordDir } from '../containment';
 import type { Attempt, Confirmed } from './attempt';
-import { checkResult, confirmTargeted, noRun } from './attempt';
+import { checkResult, confirmTargeted, looseKey, noRun } from './attempt';
 import type { LintCommand, TestCommand } from './commands';
-import { chainRunnerCommand, lintCommand, testCommand } from './commands';
+import { chainRunnerCommand, lintCommand, nameFilterArgv, testCommand } from './commands';
 import type { InRunRetry } from './inRunRetry';
 import { retryDir } from './inRunRetry';
 import { JestRetry } from './jestRetry';
@@ -123,9 +123,19 @@ export class Stager {
     // be called flaky; the whole check re-runs instead.
     if (files.length < named.length) return undefined;
     const argv = await this.filesArgv(spec, cmd, files, signal);
+    let byName = nameFilterArgv(cmd, argv, changedTests.map((f) => f.id!));
     const reruns: Attempt[] = [];
     for (let i = 0; i < this.x.flakyReruns && !signal?.aborted; i++) {
-      const a = await this.x.run(spec, parser, argv, signal);
+      let a = await this.x.run(spec, parser, byName ?? argv, signal);
+      // The name filter only ever confirms a failure: a run where a changed test did not fail again
+      // (passed, or was not selected: a filter that matched nothing, a title the runner spells
+      // otherwise) is run again with the files alone, as without the filter, before anything is
+      // called flaky; from then on the files alone.
+      if (byName && !a.r.cancelled && !allFailedAgain(a, changedTests)) {
+        this.x.logger.debug(`check ${spec.name}: the tests named did not all fail again in their name-filtered re-run; re-run by their files`);
+        byName = undefined;
+        a = await this.x.run(spec, parser, argv, signal);
+      }
       if (a.r.cancelled) break;
       reruns.push(a);
     }
@@ -372,6 +382,12 @@ function hasScriptHooks(command: string, cwd: string): boolean {
   }
   const names = argv.slice(1).map((a) => (a === 't' ? 'test' : a));
   return names.some((n) => scripts[`pre${n}`] !== undefined || scripts[`post${n}`] !== undefined);
+}
+
+/** Whether each of `tests` failed again in `a`. */
+function allFailedAgain(a: Attempt, tests: readonly Failure[]): boolean {
+  const again = new Set(a.failures.map(looseKey));
+  return tests.every((t) => again.has(looseKey(t)));
 }
 
 /** A check's narrowed commands are kept by its name and the command narrowed. */
