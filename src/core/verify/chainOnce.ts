@@ -14,7 +14,7 @@ import { biomeGithubCommand, eslintJsonCommand, oxlintGithubCommand, tscDirectCo
 import { chainSteps, packageScripts } from './staged/commands';
 import { writesFiles } from './writers';
 
-/** Checkers that answer the same twice on the same bytes: one of their runs stands for another (the verifier's DETERMINISTIC, which this module cannot import: scriptPlan imports the verifier). */
+/** Checkers that answer the same twice on the same bytes: one of their runs stands for another, and the verifier does not re-run them to look for flakes. */
 export const STATIC_PARSERS: ReadonlySet<ParserId> = new Set(['tsc', 'eslint', 'biome', 'oxlint']);
 const TEST_PARSERS: ReadonlySet<ParserId> = new Set(['jest', 'vitest', 'mocha', 'node-test', 'tap', 'ava', 'uvu']);
 

@@ -8,7 +8,7 @@ import { parse as parseJsonc } from 'jsonc-parser';
 import type { CheckSpec, ParserId } from '../types';
 import { QUIET, parserForCommand, pnpmSelected, resolveScript } from './infer';
 import { planScript } from './scriptPlan';
-import { findExecutable } from './verifier';
+import { findExecutable } from './executable';
 import type { PnpRunner } from './packageManager';
 import { declares, pnpRunner } from './packageManager';
 import type { Workspace, WorkspacePackage } from './workspaces';

@@ -7,7 +7,8 @@ import type { CheckResult, CheckSpec, Failure, Logger, ParserId, VerifyResult } 
 import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
 import type { ChainOnce } from './chainOnce';
-import { chainOnce, chainOnceNote, partsPassed } from './chainOnce';
+import { chainOnce, chainOnceNote, partsPassed, STATIC_PARSERS } from './chainOnce';
+import { findExecutable } from './executable';
 import { chainParsers, commandTools, parserForCommand } from './infer';
 import { parseOutput, timedOutFailures } from './parsers/index';
 import { TEST_RUNNERS } from './parsers/locate';
@@ -75,7 +76,7 @@ export const DEFAULT_CHECK_TIMEOUT_SECONDS = 300;
 /** stdout kept apart for a machine-readable report (a big ESLint JSON with sources, say). */
 const MACHINE_STDOUT_LIMIT_BYTES = 16 * 1024 * 1024;
 /** Static analysis gives the same answer twice: re-running it to look for flakes only costs time. */
-const DETERMINISTIC: ReadonlySet<ParserId> = new Set(['tsc', 'eslint', 'biome', 'oxlint']);
+const DETERMINISTIC = STATIC_PARSERS;
 /** Another check's result in the same pass, run once however many ask for it. */
 type PassRun = (name: string) => Promise<CheckResult>;
 
@@ -477,18 +478,4 @@ export function executableOf(command: string): string | undefined {
   const m = /^([A-Za-z0-9_./@+-]+)/.exec(tokens[0] ?? '');
   if (!m || SHELL_BUILTINS.has(m[1]!)) return undefined;
   return m[1];
-}
-
-export function findExecutable(exe: string, cwd: string): string | undefined {
-  if (exe.includes('/')) {
-    const p = path.resolve(cwd, exe);
-    return existsSync(p) ? p : undefined;
-  }
-  const env = checkEnv(cwd);
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const p = path.join(dir, exe);
-    if (existsSync(p)) return p;
-  }
-  return undefined;
 }
