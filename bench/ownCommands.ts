@@ -5,7 +5,7 @@
 // starts the folder's worker) and a Stop after a one-file edit (answered by the warm worker) against
 // the same commands. Both sides of each ratio are measured in the same run, on the same tree.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -55,6 +55,27 @@ export function stopMs(cli: string, dir: string, storageBase: string): { ms: num
   const t = performance.now();
   const r = spawnSync(process.execPath, [cli, 'hook', '--host', 'claude'], { input, encoding: 'utf8', env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: storageBase } });
   return { ms: performance.now() - t, answer: r.stdout.trim().slice(0, 80), byWorker: /answered by the folder's worker/.test(r.stderr) };
+}
+
+/**
+ * Waits (untimed) until the folder's worker has its type checker built again after a stop, as it
+ * is by the next stop of a real session, where the agent's turn (a model call or more, then its
+ * edits) lasts longer than that; at most `maxMs`. The time waited, for the log.
+ */
+export async function warmWorker(storageBase: string, maxMs: number): Promise<number> {
+  const t = performance.now();
+  const logOf = (): string => {
+    const folder = existsSync(storageBase) ? readdirSync(storageBase).find((n) => existsSync(path.join(storageBase, n, 'worker', 'worker.log'))) : undefined;
+    return folder === undefined ? '' : readFileSync(path.join(storageBase, folder, 'worker', 'worker.log'), 'utf8');
+  };
+  const calls = (l: string): number => l.split('\n').filter((x) => / call answered /.test(x)).length;
+  const warmed = (l: string): number => l.split('\n').filter((x) => /warm for the next stop|warming failed/.test(x)).length;
+  while (performance.now() - t < maxMs) {
+    const l = logOf();
+    if (calls(l) > 0 && warmed(l) >= calls(l)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return performance.now() - t;
 }
 
 export function stopWorkerOf(cli: string, dir: string, storageBase: string): void {
