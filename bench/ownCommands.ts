@@ -5,7 +5,7 @@
 // starts the folder's worker) and a Stop after a one-file edit (answered by the warm worker) against
 // the same commands. Both sides of each ratio are measured in the same run, on the same tree.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -57,12 +57,40 @@ export function stopMs(cli: string, dir: string, storageBase: string): { ms: num
   return { ms: performance.now() - t, answer: r.stdout.trim().slice(0, 80), byWorker: /answered by the folder's worker/.test(r.stderr) };
 }
 
+/**
+ * Waits (untimed) until the folder's worker has its type checker built again after a stop, as it
+ * is by the next stop of a real session, where the agent's turn (a model call or more, then its
+ * edits) lasts longer than that; at most `maxMs`. The time waited, for the log.
+ */
+export async function warmWorker(storageBase: string, maxMs: number): Promise<number> {
+  const t = performance.now();
+  const logOf = (): string => {
+    const folder = existsSync(storageBase) ? readdirSync(storageBase).find((n) => existsSync(path.join(storageBase, n, 'worker', 'worker.log'))) : undefined;
+    return folder === undefined ? '' : readFileSync(path.join(storageBase, folder, 'worker', 'worker.log'), 'utf8');
+  };
+  const calls = (l: string): number => l.split('\n').filter((x) => / call answered /.test(x)).length;
+  const warmed = (l: string): number => l.split('\n').filter((x) => /warm for the next stop|warming failed/.test(x)).length;
+  while (performance.now() - t < maxMs) {
+    const l = logOf();
+    if (calls(l) > 0 && warmed(l) >= calls(l)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return performance.now() - t;
+}
+
 export function stopWorkerOf(cli: string, dir: string, storageBase: string): void {
   spawnSync(process.execPath, [cli, 'hook', '--stop-worker', '--cwd', dir], { env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: storageBase }, stdio: 'ignore' });
 }
 
-/** A one-file edit that keeps the verdict (a comment in the source under test). */
-export function touchOneFile(dir: string, n: number): void {
+/**
+ * A one-file edit that keeps the verdict (a comment in the source under test), made as an agent
+ * makes it: its Edit tool's PreToolUse call reaches the hook first (the hook checkpoints the file
+ * and records it as changed, which is what lets the next Stop run its checks staged), then the
+ * file is written. Not timed.
+ */
+export function touchOneFile(cli: string, dir: string, storageBase: string, n: number): void {
   const f = path.join(dir, 'src', 'cart.js');
+  const input = JSON.stringify({ session_id: 'bench', cwd: dir, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: f } });
+  spawnSync(process.execPath, [cli, 'hook', '--host', 'claude'], { input, encoding: 'utf8', env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: storageBase } });
   writeFileSync(f, `${readFileSync(f, 'utf8')}// edit ${n}\n`);
 }

@@ -91,6 +91,7 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
       io.stdout(`    parser: ${o.parser} (${o.reason})`);
     }
     for (const n of discovered ? notes : []) io.stdout(`  · ${n}`);
+    for (const n of verifier.chainNotes()) io.stdout(`  · ${n}`);
     io.stdout('');
   }
 

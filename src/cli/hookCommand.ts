@@ -227,8 +227,8 @@ async function gateCall(args: HookArgs, text: string, h: HookAnswerer, io: HookI
   // The project the hooks were installed for, never the folder the agent cd'ed into (projectRoot.ts).
   const env = io.env ?? process.env;
   const { root } = projectRoot({ host, explicit: args.cwd, cwd: call.cwd, processCwd: process.cwd(), env, home: env.HOME ?? os.homedir() });
-  if (call.event === 'other') {
-    if (SESSION_END.test(call.eventName) && existsSync(root)) io.stderr(`fix-until-green hook: ${await stopFolderWorker(path.resolve(args.storage ?? defaultStorageDir(root)), `${call.host} ended its session`)}`);
+  if (call.event === 'other' || call.event === 'session-end') {
+    if ((call.event === 'session-end' || SESSION_END.test(call.eventName)) && existsSync(root)) io.stderr(`fix-until-green hook: ${await stopFolderWorker(path.resolve(args.storage ?? defaultStorageDir(root)), `${call.host} ended its session`)}`);
     return h.answer(call.host, call.event, { kind: 'allow' });
   }
   const letGo = (why: string): number => {

@@ -103,7 +103,7 @@ describe('Gemini CLI (real, offline) with the Fix Until Green hooks', function (
     pristine = treeHash(s.project);
     const installed = await installHooks(s, 'gemini');
     assert.equal(installed.changed, true);
-    assert.deepEqual(installed.events, ['AfterAgent', 'BeforeTool', 'AfterTool']);
+    assert.deepEqual(installed.events, ['AfterAgent', 'BeforeTool', 'AfterTool', 'SessionEnd']);
   });
 
   afterEach(() => s.cleanup());

@@ -26,6 +26,7 @@ export async function handleHookCall(ctx: HookContext): Promise<HookResult> {
       return guardEdit(ctx);
     case 'post-tool':
       return recordEdit(ctx);
+    case 'session-end':
     case 'other':
       return { answer: { kind: 'allow' }, runId: null, tracePath: null };
   }

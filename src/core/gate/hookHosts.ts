@@ -17,8 +17,9 @@ export function isHookHost(v: string): v is HookHost {
 }
 
 /** What the hook is asked about: the agent wants to stop, an edit tool is about to write, or wrote. */
-export type HookEvent = 'stop' | 'pre-tool' | 'post-tool' | 'other';
-export const HOOK_EVENTS: readonly HookEvent[] = ['stop', 'pre-tool', 'post-tool'];
+/** `session-end`: the host's session ended (Claude Code and Gemini CLI `SessionEnd`, Copilot CLI `sessionEnd`): the folder's worker is stopped. */
+export type HookEvent = 'stop' | 'pre-tool' | 'post-tool' | 'session-end' | 'other';
+export const HOOK_EVENTS: readonly HookEvent[] = ['stop', 'pre-tool', 'post-tool', 'session-end'];
 
 /** One file an agent's edit tool writes, as far as the tool's input tells. */
 export interface ToolWrite {
@@ -87,11 +88,13 @@ export const HOST_DEFAULT_TIMEOUT_S: Record<HookHost, number> = {
 const STOP_NAMES = new Set(['Stop', 'SubagentStop', 'AfterAgent', 'stop', 'agentStop', 'subagentStop']);
 const PRE_NAMES = new Set(['PreToolUse', 'BeforeTool', 'preToolUse']);
 const POST_NAMES = new Set(['PostToolUse', 'AfterTool', 'postToolUse']);
+const END_NAMES = new Set(['SessionEnd', 'sessionEnd']);
 
 function eventOf(name: string): HookEvent {
   if (STOP_NAMES.has(name)) return 'stop';
   if (PRE_NAMES.has(name)) return 'pre-tool';
   if (POST_NAMES.has(name)) return 'post-tool';
+  if (END_NAMES.has(name)) return 'session-end';
   return 'other';
 }
 

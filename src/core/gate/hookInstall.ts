@@ -67,22 +67,26 @@ export function hookConfigFile(host: HookHost, scope: InstallScope, root: string
   }
 }
 
-/** Each host's event names for our three events, and the tool matcher where the host takes one. */
-const EVENTS: Record<HookHost, { stop: string; pre?: string; post?: string; matcher?: string }> = {
-  claude: { stop: 'Stop', pre: 'PreToolUse', post: 'PostToolUse', matcher: 'Write|Edit|MultiEdit|NotebookEdit' },
+/**
+ * Each host's event names for our events, and the tool matcher where the host takes one. `end`: the
+ * host's session-end event, where it has one (Claude Code, Gemini CLI, Copilot CLI; Codex, Cursor and
+ * VS Code agent mode send none), which stops the folder's hook worker; elsewhere it ends when idle.
+ */
+const EVENTS: Record<HookHost, { stop: string; pre?: string; post?: string; end?: string; matcher?: string }> = {
+  claude: { stop: 'Stop', pre: 'PreToolUse', post: 'PostToolUse', end: 'SessionEnd', matcher: 'Write|Edit|MultiEdit|NotebookEdit' },
   // Codex 0.171 sends its apply_patch edits to PreToolUse/PostToolUse as tool_name "apply_patch",
   // tool_input.command the patch text (seen from the real CLI); its shell ("Bash") is guarded at the stop.
   codex: { stop: 'Stop', pre: 'PreToolUse', post: 'PostToolUse', matcher: 'apply_patch' },
-  gemini: { stop: 'AfterAgent', pre: 'BeforeTool', post: 'AfterTool', matcher: 'write_file|replace' },
+  gemini: { stop: 'AfterAgent', pre: 'BeforeTool', post: 'AfterTool', end: 'SessionEnd', matcher: 'write_file|replace' },
   cursor: { stop: 'stop' },
-  'copilot-cli': { stop: 'agentStop', pre: 'preToolUse', post: 'postToolUse' },
+  'copilot-cli': { stop: 'agentStop', pre: 'preToolUse', post: 'postToolUse', end: 'sessionEnd' },
   vscode: { stop: 'Stop', pre: 'PreToolUse', post: 'PostToolUse' },
 };
 
 /** The host events an install adds, with our `--event` for each. */
 export function installedEvents(host: HookHost): { hostEvent: string; event: HookEvent }[] {
   const e = EVENTS[host];
-  return [{ hostEvent: e.stop, event: 'stop' as HookEvent }, ...(e.pre ? [{ hostEvent: e.pre, event: 'pre-tool' as HookEvent }] : []), ...(e.post ? [{ hostEvent: e.post, event: 'post-tool' as HookEvent }] : [])];
+  return [{ hostEvent: e.stop, event: 'stop' as HookEvent }, ...(e.pre ? [{ hostEvent: e.pre, event: 'pre-tool' as HookEvent }] : []), ...(e.post ? [{ hostEvent: e.post, event: 'post-tool' as HookEvent }] : []), ...(e.end ? [{ hostEvent: e.end, event: 'session-end' as HookEvent }] : [])];
 }
 
 const OURS = new RegExp(`(^|\\s)hook --host (${HOOK_HOSTS.join('|')})(\\s|$)`);
@@ -116,7 +120,7 @@ export function hookCommand(cli: string, host: HookHost, event: HookEvent, timeo
 /** Our entry for one host event, in the host's shape. */
 function entryFor(host: HookHost, event: HookEvent, o: InstallOptions): unknown {
   const command = hookCommand(o.cli, host, event, o.timeoutSeconds) + (o.args ? ` ${o.args}` : '');
-  const matcher = event === 'stop' ? undefined : EVENTS[host].matcher;
+  const matcher = event === 'pre-tool' || event === 'post-tool' ? EVENTS[host].matcher : undefined;
   switch (host) {
     case 'claude':
     case 'codex':

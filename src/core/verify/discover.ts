@@ -10,7 +10,7 @@ import { QUIET, parserForCommand, pnpmSelected, resolveScript } from './infer';
 import type { CheckKind, FanOutTargets } from './checkKinds';
 import { KIND_WORDS, outsideTargets, rootTargets, scriptKinds, typecheckEntryPoints } from './checkKinds';
 import { planScript } from './scriptPlan';
-import { findExecutable } from './verifier';
+import { findExecutable } from './executable';
 import type { PnpRunner } from './packageManager';
 import { declares, pnpRunner } from './packageManager';
 import type { Workspace, WorkspacePackage } from './workspaces';

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { load } from 'js-yaml';
 import { readTextIfPresent } from '../fileText';
-import { findExecutable } from './verifier';
+import { findExecutable } from './executable';
 
 export interface PnpRunner {
   /** The folder holding `.pnp.cjs` (the project root). */

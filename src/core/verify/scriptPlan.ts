@@ -8,7 +8,7 @@ import { load } from 'js-yaml';
 import type { ParserId } from '../types';
 import type { ScriptStep } from './infer';
 import { parserForSteps, resolveScript, splitChain, TEST_RUNNER_IDS, unwrapCommand } from './infer';
-import { findExecutable } from './verifier';
+import { findExecutable } from './executable';
 
 export interface ScriptPlan {
   command: string;

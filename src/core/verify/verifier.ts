@@ -6,6 +6,9 @@ import * as path from 'node:path';
 import type { CheckResult, CheckSpec, Failure, Logger, ParserId, VerifyResult } from '../types';
 import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
+import type { ChainOnce } from './chainOnce';
+import { chainOnce, chainOnceNote, partsPassed, STATIC_PARSERS } from './chainOnce';
+import { findExecutable } from './executable';
 import { chainParsers, commandTools, parserForCommand } from './infer';
 import { biomeDefaultCommand, withDefaultReport } from './parsers/biomeDefault';
 import { parseOutput, timedOutFailures } from './parsers/index';
@@ -75,7 +78,9 @@ export const DEFAULT_CHECK_TIMEOUT_SECONDS = 300;
 /** stdout kept apart for a machine-readable report (a big ESLint JSON with sources, say). */
 const MACHINE_STDOUT_LIMIT_BYTES = 16 * 1024 * 1024;
 /** Static analysis gives the same answer twice: re-running it to look for flakes only costs time. */
-const DETERMINISTIC: ReadonlySet<ParserId> = new Set(['tsc', 'eslint', 'biome', 'oxlint']);
+const DETERMINISTIC = STATIC_PARSERS;
+/** Another check's result in the same pass, run once however many ask for it. */
+type PassRun = (name: string) => Promise<CheckResult>;
 
 /** Whether the command asks its tool for a JSON report, which is then read from stdout alone. */
 export function wantsMachineOutput(command: string): boolean {
@@ -174,14 +179,14 @@ export class Verifier {
   private async verifyPass(signal: AbortSignal | undefined, options: VerifyOptions): Promise<VerifyResult> {
     const started = Date.now();
     const previous = options.previous === undefined ? this.previous : (options.previous ?? undefined);
-    const full = (c: CheckSpec): Promise<CheckResult> => this.runCheck(c, previous, signal);
+    const full = (c: CheckSpec, _i: number, of: PassRun): Promise<CheckResult> => this.runCheck(c, previous, signal, of);
     let checks: CheckResult[] | undefined;
     if (this.stager && options.changed !== undefined && previous && !previous.checks.some((c) => c.cancelled)) {
-      const staged = await this.each((c) => this.stageCheck(c, previous, options.changed!, signal));
+      const staged = await this.each((c, _i, of) => this.stageCheck(c, previous, options.changed!, signal, of));
       // Green is only ever decided by every check run in full: those that passed staged run again
       // whole, unless their staged run already was the full check on these bytes (./staged/gateReuse).
       const passed = staged.every((c) => c.failures.length === 0 && (c.exitCode === 0 || c.notInstalled !== undefined) && !c.cancelled);
-      checks = passed ? await this.each((c, i) => this.gate(c, staged[i]!, previous, signal)) : staged;
+      checks = passed ? await this.each((c, i, of) => this.gate(c, staged[i]!, previous, signal, of)) : staged;
     }
     if (this.stager && options.warmStart && !checks) checks = await this.each((c) => this.initialCheck(c, previous, signal));
     checks ??= await this.each(full);
@@ -207,12 +212,50 @@ export class Verifier {
    * that write files as they run (a `pretest` build, emitting tsc, coverage) run first, one at a
    * time: another check reading their output meanwhile would see it half written or gone.
    */
-  private async each(work: (c: CheckSpec, i: number) => Promise<CheckResult>): Promise<CheckResult[]> {
+  private async each(work: (c: CheckSpec, i: number, of: PassRun) => Promise<CheckResult>): Promise<CheckResult[]> {
     const out: CheckResult[] = new Array<CheckResult>(this.opts.checks.length);
+    // Each check's work starts once: a check that waits for another (a chain's part, ./chainOnce)
+    // starts it, or takes the run already under way; the loops below then take the same promise.
+    const started = new Map<number, Promise<CheckResult>>();
+    const run = (i: number): Promise<CheckResult> => {
+      let p = started.get(i);
+      if (!p) started.set(i, (p = work(this.opts.checks[i]!, i, of)));
+      return p;
+    };
+    const of: PassRun = (name) => run(this.opts.checks.findIndex((c) => c.name === name));
     const writers = this.opts.parallel ? this.writers() : new Set<number>();
-    for (const [i, c] of this.opts.checks.entries()) if (!this.opts.parallel || writers.has(i)) out[i] = await work(c, i);
-    if (this.opts.parallel) await Promise.all(this.opts.checks.map(async (c, i) => (writers.has(i) ? undefined : (out[i] = await work(c, i)))));
+    for (const i of this.opts.checks.keys()) if (!this.opts.parallel || writers.has(i)) out[i] = await run(i);
+    if (this.opts.parallel) await Promise.all(this.opts.checks.map(async (_c, i) => (writers.has(i) ? undefined : (out[i] = await run(i)))));
     return out;
+  }
+
+  private readonly onceByName = new Map<string, ChainOnce | undefined>();
+
+  /** The parts of a test check's chain that other checks run (./chainOnce), cached: the checks do not change. */
+  private onceOf(spec: CheckSpec): ChainOnce | undefined {
+    if (!this.onceByName.has(spec.name)) this.onceByName.set(spec.name, chainOnce(spec, this.opts.checks, this.opts.root, (c) => this.parserOf(c)));
+    return this.onceByName.get(spec.name);
+  }
+
+  /** What `check --explain` says of the chains whose parts run once per pass. */
+  chainNotes(): string[] {
+    return this.opts.checks.flatMap((c) => {
+      const once = this.onceOf(c);
+      return once ? [chainOnceNote(c, once)] : [];
+    });
+  }
+
+  /**
+   * The command a full run of `spec` runs in this pass: the rest of its chain where the checks that
+   * run its other parts all passed (awaited through `of`), else its own (with why, for the trace).
+   */
+  private async passCommand(spec: CheckSpec, of: PassRun | undefined): Promise<{ run: CheckSpec; note?: string }> {
+    const once = of ? this.onceOf(spec) : undefined;
+    if (!once || !of) return { run: spec };
+    const parts = await Promise.all(once.parts.map((p) => of(p.check)));
+    const names = once.parts.map((p) => p.check).join(', ');
+    if (!partsPassed(parts)) return { run: spec, note: `${names} did not pass: the whole chain ran, as written` };
+    return { run: { ...spec, command: once.rest }, note: `its chain's ${once.parts.map((p) => `\`${p.part}\``).join(', ')} ran once, as ${names} (passed): the rest ran alone (\`${once.rest}\`)` };
   }
 
   private writing: Set<number> | undefined;
@@ -232,10 +275,12 @@ export class Verifier {
   }
 
   /** The full run of a check whose staged run passed: the one that can say green (taken as it is where it already was the full check). */
-  private async gate(spec: CheckSpec, staged: CheckResult, previous: VerifyResult, signal?: AbortSignal): Promise<CheckResult> {
-    const reused = gateReuse(staged);
+  private async gate(spec: CheckSpec, staged: CheckResult, previous: VerifyResult, signal: AbortSignal | undefined, of: PassRun): Promise<CheckResult> {
+    const once = this.onceOf(spec);
+    // A staged run of the rest of a chain stands for the chain only where its other parts passed in full too.
+    const reused = once && !partsPassed(await Promise.all(once.parts.map((p) => of(p.check)))) ? undefined : gateReuse(staged);
     if (reused !== undefined) return { ...staged, stagedNote: `${staged.stagedNote ? `${staged.stagedNote}; ` : ''}${reused}` };
-    const r = await this.runCheck(spec, previous, signal);
+    const r = await this.runCheck(spec, previous, signal, of);
     // A test that flaked in the staged run (failed, then passed on a retry) stays reported as flaky.
     const seen = new Set([...r.flaky, ...r.failures].map(looseKey));
     const flaky = [...r.flaky, ...staged.flaky.filter((f) => !seen.has(looseKey(f)))];
@@ -253,12 +298,15 @@ export class Verifier {
   }
 
   /** A check of a step with staged checks on: warm or targeted, else in full with the reason in its note. */
-  private async stageCheck(spec: CheckSpec, previous: VerifyResult, changed: readonly string[], signal?: AbortSignal): Promise<CheckResult> {
+  private async stageCheck(spec: CheckSpec, previous: VerifyResult, changed: readonly string[], signal: AbortSignal | undefined, of: PassRun): Promise<CheckResult> {
     const parser = this.parserOf(spec);
-    const staged: CheckResult | RunFull = await this.stager!.stage(spec, parser, previous.checks.find((c) => c.name === spec.name), changed, signal);
-    if (!('full' in staged)) return staged;
+    // A chained test script is narrowed as its runner alone once the checks that run its other parts
+    // (the lint on the changed files, the warm type check) passed in this step; else as written.
+    const { run, note } = await this.passCommand(spec, of);
+    const staged: CheckResult | RunFull = await this.stager!.stage(run, parser, previous.checks.find((c) => c.name === spec.name), changed, signal);
+    if (!('full' in staged)) return { ...staged, command: spec.command, ...(note !== undefined ? { stagedNote: staged.stagedNote !== undefined ? `${note}; ${staged.stagedNote}` : note } : {}) };
     this.logger.debug(`check ${spec.name}: runs in full (${staged.full})`);
-    return { ...(await this.runCheck(spec, previous, signal)), stagedNote: staged.full };
+    return { ...(await this.runCheck(spec, previous, signal, of)), stagedNote: staged.full };
   }
 
   private timeoutMs(spec: CheckSpec): number {
@@ -368,26 +416,29 @@ export class Verifier {
    * flaky, never make one count, so it cannot change the verdict), static checks (tsc, eslint),
    * timeouts (waiting the limit out twice costs more than a flaky timeout), cancelled checks.
    */
-  private async runCheck(spec: CheckSpec, previous: VerifyResult | undefined, signal?: AbortSignal): Promise<CheckResult> {
+  private async runCheck(spec: CheckSpec, previous: VerifyResult | undefined, signal?: AbortSignal, of?: PassRun): Promise<CheckResult> {
     const parser = this.parserOf(spec);
-    const first = await this.attempt(spec, parser, signal);
+    // `run`: what runs (the rest of a chain whose other parts ran as their own checks); `spec`: the check it is.
+    const { run, note } = await this.passCommand(spec, of);
+    const extra = note !== undefined ? { note } : {};
+    const first = await this.attempt(run, parser, signal);
     const reruns = Math.max(0, this.opts.flakyReruns ?? 1);
     const passed = ranClean(first);
     if (reruns === 0 || passed || DETERMINISTIC.has(parser) || first.r.timedOut || first.r.cancelled || first.r.spawnError !== undefined || !this.changed(spec.name, first.failures, previous)) {
-      return checkResult(spec, parser, confirm([first]), 'full');
+      return checkResult(spec, parser, confirm([first]), 'full', extra);
     }
     // Staged: only the tests whose result changed (all of the failing ones, with no earlier run to
     // compare with) are re-run, by the runner alone where the command is a chain, narrowed to them.
     const before = previous?.checks.find((c) => c.name === spec.name);
     const targeted = this.stager && !before?.cancelled ? await this.stager.confirm(spec, parser, first, before?.failures ?? [], signal) : undefined;
-    if (targeted) return checkResult(spec, parser, targeted, 'full');
+    if (targeted) return checkResult(spec, parser, targeted, 'full', extra);
     const attempts = [first];
     for (let i = 0; i < reruns && !signal?.aborted; i++) {
-      const a = await this.attempt(spec, parser, signal);
+      const a = await this.attempt(run, parser, signal);
       if (a.r.cancelled) break;
       attempts.push(a);
     }
-    return checkResult(spec, parser, confirm(attempts), 'full');
+    return checkResult(spec, parser, confirm(attempts), 'full', extra);
   }
 
   private changed(check: string, failures: readonly Failure[], previous: VerifyResult | undefined): boolean {
@@ -455,18 +506,4 @@ export function executableOf(command: string): string | undefined {
   const m = /^([A-Za-z0-9_./@+-]+)/.exec(tokens[0] ?? '');
   if (!m || SHELL_BUILTINS.has(m[1]!)) return undefined;
   return m[1];
-}
-
-export function findExecutable(exe: string, cwd: string): string | undefined {
-  if (exe.includes('/')) {
-    const p = path.resolve(cwd, exe);
-    return existsSync(p) ? p : undefined;
-  }
-  const env = checkEnv(cwd);
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const p = path.join(dir, exe);
-    if (existsSync(p)) return p;
-  }
-  return undefined;
 }

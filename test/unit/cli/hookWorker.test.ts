@@ -7,6 +7,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { parse } from 'jsonc-parser';
+import { installHooksText } from '../../../src/core/gate/hookInstall';
 import { workerPlace } from '../../../src/core/gate/worker/place';
 import type { WorkerRecord } from '../../../src/core/gate/worker/protocol';
 import { CLI, runCli } from '../../support/cli';
@@ -195,6 +197,20 @@ describe('cli hook worker', function () {
     assert.equal(end.code, 0);
     assert.match(end.stderr, new RegExp(`the worker \\(pid ${rec.pid}\\) ended`));
     assert.equal(alive(rec.pid), false);
+
+    // What `hooks install` registers for the host's session end ends it too: Copilot CLI's
+    // sessionEnd names no event in its payload (read without --event it would be a stop).
+    hook(s.project, s.storage);
+    const again = record(s.storage)!;
+    pids.push(again.pid);
+    const installed = parse(installHooksText('copilot-cli', '/p/.github/hooks/fix-until-green.json', null, { cli: 'CLI', timeoutSeconds: 30 })) as { hooks: Record<string, { bash: string }[]> };
+    const args = installed.hooks.sessionEnd![0]!.bash.replace(/^CLI /, '').split(' ');
+    assert.deepEqual(args, ['hook', '--host', 'copilot-cli', '--event', 'session-end', '--timeout', '30']);
+    const copilotEnd = runCli(args, { input: JSON.stringify({ timestamp: Date.now(), cwd: s.project, reason: 'complete' }), env: { FIX_UNTIL_GREEN_STORAGE: s.storage } });
+    assert.equal(copilotEnd.code, 0);
+    assert.equal(copilotEnd.stdout.trim(), '{}');
+    assert.match(copilotEnd.stderr, new RegExp(`the worker \\(pid ${again.pid}\\) ended`));
+    assert.equal(alive(again.pid), false);
 
     const long = workerPlace(path.join(os.tmpdir(), 'x'.repeat(120)), 'linux');
     assert.ok(Buffer.byteLength(long.socket) <= 100, long.socket);

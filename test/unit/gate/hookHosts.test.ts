@@ -6,6 +6,7 @@ import Ajv from 'ajv';
 import type { HookAnswer, HookEvent, HookHost } from '../../../src/core/gate/hookHosts';
 import { formatHookAnswer, HOOK_HOSTS, patchWrites, readHookInput, toolWrites } from '../../../src/core/gate/hookHosts';
 import { REPO } from '../../support/fixtures';
+import { installedEvents } from '../../../src/core/gate/hookInstall';
 
 const schemas = path.join(REPO, 'test', 'fixtures', 'hooks', 'codex-schemas');
 const ajv = new Ajv({ allErrors: true });
@@ -143,6 +144,20 @@ describe('hook hosts: inputs read into one call', () => {
       { path: 'src/a.ts', addedLines: ['// @ts-ignore', 'new'] },
       { path: 'b.ts', addedLines: [], deletes: true },
     ]);
+  });
+
+  it('reads a session end as one, where the host names it or the install passes --event session-end', () => {
+    const eventOf = (host: HookHost, payload: object, override?: HookEvent): string | undefined => {
+      const r = readHookInput(host, JSON.stringify(payload), override);
+      return r.ok ? r.call.event : undefined;
+    };
+    assert.equal(eventOf('claude', { session_id: 's', transcript_path: null, cwd: '/p', hook_event_name: 'SessionEnd', reason: 'exit' }), 'session-end');
+    assert.equal(eventOf('gemini', { session_id: 's', transcript_path: '/t', cwd: '/p', hook_event_name: 'SessionEnd', timestamp: 't', reason: 'exit' }), 'session-end');
+    assert.equal(eventOf('copilot-cli', { timestamp: 1, cwd: '/p', reason: 'complete' }, 'session-end'), 'session-end');
+    assert.deepEqual(installedEvents('claude').map((e) => e.hostEvent), ['Stop', 'PreToolUse', 'PostToolUse', 'SessionEnd']);
+    assert.deepEqual(installedEvents('gemini').map((e) => e.hostEvent), ['AfterAgent', 'BeforeTool', 'AfterTool', 'SessionEnd']);
+    // Codex, Cursor and VS Code agent mode send no session end: their worker ends when idle.
+    for (const host of ['codex', 'cursor', 'vscode'] as const) assert.ok(!installedEvents(host).some((e) => e.event === 'session-end'), host);
   });
 
   it('knows every host it answers for', () => {

@@ -34,6 +34,7 @@ describe('hooks install / uninstall', () => {
     assert.equal(j.hooks.Stop![1]!.hooks[0]!.timeout, 120);
     assert.equal(j.hooks.PreToolUse![0]!.matcher, 'Write|Edit|MultiEdit|NotebookEdit');
     assert.match(j.hooks.PostToolUse![0]!.hooks[0]!.command, /--event post-tool/);
+    assert.deepEqual(j.hooks.SessionEnd, [{ hooks: [{ type: 'command', command: '"/usr/bin/node" "/opt/fug/dist/cli.js" hook --host claude --event session-end --timeout 120', timeout: 120 }] }]);
     for (const line of ['  // the user\'s own settings', '  "model": "claude-sonnet-4",', '  "permissions": { "allow": ["Bash(npm test)"] },', '      { "hooks": [ { "type": "command", "command": "./notify.sh" } ] },', '      { "hooks": [ { "type": "command", "command": "echo hi" } ] }']) {
       assert.ok(after.split('\n').includes(line), `kept byte for byte (the Stop entry gains the comma before ours): ${line}`);
     }
@@ -50,7 +51,9 @@ describe('hooks install / uninstall', () => {
     const text = installHooksText('copilot-cli', file, null, opts);
     const j = parse(text) as { version: number; hooks: Record<string, { type: string; bash: string; timeoutSec: number }[]> };
     assert.equal(j.version, 1);
-    assert.deepEqual(Object.keys(j.hooks), ['agentStop', 'preToolUse', 'postToolUse']);
+    assert.deepEqual(Object.keys(j.hooks), ['agentStop', 'preToolUse', 'postToolUse', 'sessionEnd']);
+    // The session's end stops the folder's worker; Copilot CLI's payload names no event, so the install does.
+    assert.match(j.hooks.sessionEnd![0]!.bash, /hook --host copilot-cli --event session-end --timeout 120$/);
     assert.equal(j.hooks.agentStop![0]!.timeoutSec, 120);
     assert.match(j.hooks.agentStop![0]!.bash, /hook --host copilot-cli --event stop/);
     assert.equal(uninstallHooksText('copilot-cli', file, text), null);

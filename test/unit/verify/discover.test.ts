@@ -7,7 +7,8 @@ import type { CheckSpec, Failure } from '../../../src/core/types';
 import { discoverChecks, explainChecks, resolveChecks } from '../../../src/core/verify/discover';
 import { avaTapCommand, biomeGithubCommand, eslintJsonCommand, oxlintGithubCommand, tscDirectCommand } from '../../../src/core/verify/scriptPlan';
 import { expandScript, inferParser, parserForCommand, parserForScript, resolveScript, unwrapCommand } from '../../../src/core/verify/infer';
-import { Verifier, findExecutable } from '../../../src/core/verify/verifier';
+import { findExecutable } from '../../../src/core/verify/executable';
+import { Verifier } from '../../../src/core/verify/verifier';
 import { dependentsOf, workspaceAt } from '../../../src/core/verify/workspaces';
 import { REPO, copyFixture } from '../../support/fixtures';
 

@@ -35,6 +35,18 @@ describe('checks that write files as they run', () => {
 
   it('finds nothing written by a type check, a lint or plain tests', () => {
     assert.equal(writesFiles('npm run typecheck', t.dir), undefined);
+    // A tsconfig that sets noEmit itself (JSONC, as tsc reads it): the call writes nothing, and runs beside the others.
+    const cfg = tempTree({ 'tsconfig.json': '{\n  // checks only\n  "compilerOptions": { "noEmit": true, },\n}\n', 'emit/tsconfig.json': '{ "compilerOptions": { "outDir": "out" } }', 'types/tsconfig.check.json': '{ "compilerOptions": { "noEmit": true } }' });
+    try {
+      assert.equal(writesFiles('tsc -p tsconfig.json', cfg.dir), undefined);
+      assert.equal(writesFiles('tsc', cfg.dir), undefined);
+      assert.equal(writesFiles('tsc --project types/tsconfig.check.json', cfg.dir), undefined);
+      assert.match(writesFiles('tsc -p emit', cfg.dir) ?? '', /writes its build output/);
+      assert.match(writesFiles('tsc -p tsconfig.json --noEmit false', cfg.dir) ?? '', /writes its build output/);
+      assert.match(writesFiles('tsc -b', cfg.dir) ?? '', /writes its build output/);
+    } finally {
+      cfg.cleanup();
+    }
     assert.equal(writesFiles('tsc --noEmit -p tsconfig.json', t.dir), undefined);
     assert.equal(writesFiles('npm run lint', t.dir), undefined);
     assert.equal(writesFiles('eslint --format json src', t.dir), undefined);

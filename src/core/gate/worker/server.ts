@@ -195,7 +195,14 @@ async function answer(st: Served, req: WorkerRequest, signal: AbortSignal): Prom
   const result = await handleHookCall({ host: req.host, call: req.call, root: st.record.root, settings: launch.prepared.settings, storageDir: st.o.storageDir, checks, budgetMs: req.budgetMs, deadline: started + req.budgetMs, signal, worker: info(st, warm), warn });
   st.log(`${req.call.event} call answered ${result.answer.kind} in ${Date.now() - started} ms (${warm ? 'warm' : 'cold'} engine)`);
   // The program is built again for the next stop while the agent works (it is not waited for).
-  if (req.call.event === 'stop') checks.verifier.warm().catch((e: unknown) => st.log(`warming failed: ${(e as Error).message}`));
+  if (req.call.event === 'stop') {
+    const warming = Date.now();
+    // Logged when done: how long the agent's turn must last for the next stop to find it warm.
+    checks.verifier.warm().then(
+      () => st.log(`warm for the next stop in ${Date.now() - warming} ms`),
+      (e: unknown) => st.log(`warming failed: ${(e as Error).message}`),
+    );
+  }
   return { ok: true, kind: 'result', result, worker: info(st, warm), ...(warnings.length > 0 ? { warnings } : {}) };
 }
 

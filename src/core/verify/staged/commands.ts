@@ -320,7 +320,21 @@ const CHAIN_OTHER_SHELL = /\|\||[;|<>`$()]|&(?!&)/;
  * single step.
  */
 export function chainRunnerCommand(command: string, cwd: string, parser: ParserId): TestCommand | { reason: string } {
+  const chain = chainSteps(command, cwd);
+  if ('reason' in chain) return chain;
+  const runners = chain.steps.map((step) => ({ step, cmd: testCommand(step, cwd, parser) })).filter((x): x is { step: string; cmd: TestCommand } => !('reason' in x.cmd));
+  if (runners.length !== 1) return { reason: runners.length === 0 ? `no step of the chain runs ${parser} itself` : `${runners.length} steps of the chain run ${parser}` };
+  return runners[0]!.cmd;
+}
+
+/**
+ * The steps of a chain of plain commands joined by `&&`: the command itself, or the npm/yarn/pnpm
+ * script it runs (`hooks`: the `pre`/`post` scripts npm runs around that script, which are no step
+ * of the chain). Why not, where it is no such chain.
+ */
+export function chainSteps(command: string, cwd: string): { steps: string[]; hooks: string[] } | { reason: string } {
   let body = command.trim();
+  const hooks: string[] = [];
   const split = splitCommand(body);
   if (split) {
     const argv = withoutLauncher(split, cwd);
@@ -329,22 +343,63 @@ export function chainRunnerCommand(command: string, cwd: string, parser: ParserI
     if (head.includes('--')) return { reason: 'the command passes arguments to its script' };
     const name = head[0] === 'run' || head[0] === 'run-script' ? head[1] : head[0] === 't' ? 'test' : head[0];
     if (name === undefined || head.length > (head[0] === 'run' || head[0] === 'run-script' ? 2 : 1)) return { reason: 'the command passes options this cannot follow' };
-    let scripts: Record<string, unknown> | undefined;
-    try {
-      scripts = (JSON.parse(readTextIfPresent(path.join(cwd, 'package.json')) ?? '{}') as { scripts?: Record<string, unknown> }).scripts;
-    } catch (e) {
-      if (!(e instanceof SyntaxError)) throw e;
-    }
+    const scripts = packageScripts(cwd);
     const s = scripts?.[name];
     if (typeof s !== 'string') return { reason: `no script "${name}" in package.json` };
+    for (const h of [`pre${name}`, `post${name}`]) if (typeof scripts?.[h] === 'string') hooks.push(h);
     body = s.trim();
   }
   if (!body.includes('&&') || CHAIN_OTHER_SHELL.test(body.replaceAll('&&', ' '))) return { reason: 'the command is not a chain of plain steps' };
-  const runners = body
-    .split('&&')
-    .map((step) => step.trim())
-    .map((step) => ({ step, cmd: testCommand(step, cwd, parser) }))
-    .filter((x): x is { step: string; cmd: TestCommand } => !('reason' in x.cmd));
-  if (runners.length !== 1) return { reason: runners.length === 0 ? `no step of the chain runs ${parser} itself` : `${runners.length} steps of the chain run ${parser}` };
-  return runners[0]!.cmd;
+  return { steps: body.split('&&').map((step) => step.trim()), hooks };
+}
+
+/** The folder's package.json scripts (undefined when there is none, or it is no JSON). */
+export function packageScripts(cwd: string): Record<string, unknown> | undefined {
+  try {
+    return (JSON.parse(readTextIfPresent(path.join(cwd, 'package.json')) ?? '{}') as { scripts?: Record<string, unknown> }).scripts;
+  } catch (e) {
+    if (!(e instanceof SyntaxError)) throw e;
+    return undefined;
+  }
+}
+
+/** A test title as a regular expression matching it literally. */
+export function literalPattern(title: string): string {
+  return title.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+/** The runner's flags that already select tests by name: the command's own filter is kept, none added. */
+const OWN_NAME_FILTER: Record<TestRunner, RegExp> = {
+  jest: /^(?:-t|--testNamePattern)(?:=|$)/,
+  vitest: /^(?:-t|--testNamePattern)(?:=|$)/,
+  mocha: /^(?:-g|--grep|-f|--fgrep|-i|--invert)(?:=|$)/,
+  'node-test': /^--test-(?:name|skip)-pattern(?:=|$)/,
+  tap: /^(?:-g|--grep|-O|--only)(?:=|$)/,
+};
+
+/**
+ * `argv` (a run of some test files) narrowed further to the tests named `ids` (as the runner's parser
+ * names them) by the runner's own name filter: Jest and Vitest `-t`, mocha `--grep` (each matched
+ * against the test's full title, its suites' names and its own joined by spaces), node
+ * `--test-name-pattern` (against the test's own name), node-tap `--grep` (top-level tests only: it
+ * filters level by level). Each title is escaped, the titles joined as alternatives. Undefined where
+ * no filter can be given: the command has one of its own, a title is not known, or a tap test is
+ * nested. A filter that selects nothing is caught by the caller (the test is then not in the run).
+ */
+export function nameFilterArgv(cmd: TestCommand, argv: readonly string[], ids: readonly string[]): string[] | undefined {
+  const titles = [...new Set(ids)];
+  if (titles.length === 0 || titles.some((t) => t.trim() === '' || t === 'Test suite failed to run')) return undefined;
+  if (argv.some((a) => OWN_NAME_FILTER[cmd.runner].test(a))) return undefined;
+  const full = (t: string, sep: RegExp): string => t.split(sep).join(' ');
+  const pattern = (ts: readonly string[]): string => ts.map(literalPattern).join('|');
+  if (cmd.runner === 'jest') return [...argv, '-t', pattern(titles.map((t) => full(t, / › /)))];
+  if (cmd.runner === 'vitest') return [...argv, '-t', pattern(titles.map((t) => full(t, / > /)))];
+  if (cmd.runner === 'mocha') return [...argv, '--grep', pattern(titles)];
+  if (cmd.runner === 'node-test') {
+    const i = argv.findIndex((a) => path.basename(a) === 'node');
+    if (i < 0) return undefined;
+    return [...argv.slice(0, i + 1), `--test-name-pattern=${pattern(titles.map((t) => t.split(' > ').pop()!))}`, ...argv.slice(i + 1)];
+  }
+  if (titles.some((t) => t.includes(' > '))) return undefined;
+  return [...argv, `--grep=${pattern(titles)}`];
 }

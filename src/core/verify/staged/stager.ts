@@ -11,9 +11,9 @@ import { parseOutput } from '../parsers/index';
 import { splitCommand } from '../runner';
 import { checkRecordDir } from '../containment';
 import type { Attempt, Confirmed } from './attempt';
-import { checkResult, confirmTargeted, noRun } from './attempt';
+import { checkResult, confirmTargeted, looseKey, noRun } from './attempt';
 import type { LintCommand, ScriptHooks, TestCommand } from './commands';
-import { chainRunnerCommand, lintCommand, outsideTargets, testCommand } from './commands';
+import { chainRunnerCommand, lintCommand, nameFilterArgv, outsideTargets, testCommand } from './commands';
 import type { InRunRetry } from './inRunRetry';
 import { retryDir } from './inRunRetry';
 import { JestRetry } from './jestRetry';
@@ -123,9 +123,19 @@ export class Stager {
     // be called flaky; the whole check re-runs instead.
     if (files.length < named.length) return undefined;
     const argv = await this.filesArgv(spec, cmd, files, signal);
+    let byName = nameFilterArgv(cmd, argv, changedTests.map((f) => f.id!));
     const reruns: Attempt[] = [];
     for (let i = 0; i < this.x.flakyReruns && !signal?.aborted; i++) {
-      const a = await this.x.run(spec, parser, argv, signal);
+      let a = await this.x.run(spec, parser, byName ?? argv, signal);
+      // The name filter only ever confirms a failure: a run where a changed test did not fail again
+      // (passed, or was not selected: a filter that matched nothing, a title the runner spells
+      // otherwise) is run again with the files alone, as without the filter, before anything is
+      // called flaky; from then on the files alone.
+      if (byName && !a.r.cancelled && !allFailedAgain(a, changedTests)) {
+        this.x.logger.debug(`check ${spec.name}: the tests named did not all fail again in their name-filtered re-run; re-run by their files`);
+        byName = undefined;
+        a = await this.x.run(spec, parser, argv, signal);
+      }
       if (a.r.cancelled) break;
       reruns.push(a);
     }
@@ -220,11 +230,12 @@ export class Stager {
   }
 
   private testCommandFor(spec: CheckSpec, parser: ParserId): TestCommand | RunFull {
-    let cmd = this.tests.get(spec.name);
+    // By name and command: a chained check is narrowed as its chain, or as the rest of it (../chainOnce).
+    let cmd = this.tests.get(runKey(spec));
     if (!cmd) {
       const c = testCommand(spec.command, this.x.cwd(spec), parser);
       cmd = 'reason' in c ? { full: `targeted tests not possible: ${c.reason}` } : c;
-      this.tests.set(spec.name, cmd);
+      this.tests.set(runKey(spec), cmd);
     }
     return cmd;
   }
@@ -315,13 +326,13 @@ export class Stager {
   /** Jest, Vitest and mocha retry failing tests inside the targeted run (./inRunRetry); node:test and node-tap are re-run apart. */
   private retryFor(spec: CheckSpec, cmd: TestCommand): InRunRetry | { reason: string } | undefined {
     if (cmd.runner === 'node-test' || cmd.runner === 'tap') return undefined;
-    let r = this.retries.get(spec.name);
+    let r = this.retries.get(runKey(spec));
     if (!r) {
       const dir = retryDir(this.x.storageDir ?? path.join(this.x.cwd(spec), 'node_modules', '.cache', 'fix-until-green'), cmd.runner, spec.name);
       const cwd = this.x.cwd(spec);
       r = cmd.runner === 'jest' ? JestRetry.plan(cwd, cmd.argv, dir, this.x.flakyReruns) : cmd.runner === 'vitest' ? VitestRetry.plan(cwd, cmd.argv, dir, this.x.flakyReruns) : MochaRetry.plan(dir, this.x.flakyReruns);
       if ('reason' in r) this.x.logger.debug(`check ${spec.name}: no in-run retries (${r.reason})`);
-      this.retries.set(spec.name, r);
+      this.retries.set(runKey(spec), r);
     }
     return r;
   }
@@ -353,7 +364,7 @@ export class Stager {
   private readonly mochaConfigs = new Map<string, string | undefined>();
 
   private async mochaConfig(spec: CheckSpec, cmd: TestCommand, signal?: AbortSignal): Promise<string | undefined> {
-    if (this.mochaConfigs.has(spec.name)) return this.mochaConfigs.get(spec.name);
+    if (this.mochaConfigs.has(runKey(spec))) return this.mochaConfigs.get(runKey(spec));
     const cwd = this.x.cwd(spec);
     const i = cmd.argv.findIndex((a) => path.basename(a) === 'mocha');
     const args = cmd.argv.slice(i + 1).filter((a) => !cmd.targets.includes(a));
@@ -369,7 +380,7 @@ export class Stager {
     } else {
       this.x.logger.info(`mocha's options could not be read for a targeted run (${a.r.output.trim().split('\n').pop() ?? ''}): named files run with its spec`);
     }
-    this.mochaConfigs.set(spec.name, file);
+    this.mochaConfigs.set(runKey(spec), file);
     return file;
   }
 
@@ -410,6 +421,17 @@ function hasScriptHooks(command: string, cwd: string): boolean {
   }
   const names = argv.slice(1).map((a) => (a === 't' ? 'test' : a));
   return names.some((n) => scripts[`pre${n}`] !== undefined || scripts[`post${n}`] !== undefined);
+}
+
+/** Whether each of `tests` failed again in `a`. */
+function allFailedAgain(a: Attempt, tests: readonly Failure[]): boolean {
+  const again = new Set(a.failures.map(looseKey));
+  return tests.every((t) => again.has(looseKey(t)));
+}
+
+/** A check's narrowed commands are kept by its name and the command narrowed. */
+function runKey(spec: CheckSpec): string {
+  return `${spec.name}\0${spec.command}`;
 }
 
 function single(a: Attempt): Confirmed {

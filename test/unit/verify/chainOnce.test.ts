@@ -1,0 +1,130 @@
+// Each distinct command once per check pass (issue 39): a chained test script (`eslint src && node
+// --test`) whose lint is also a check of its own runs that lint once, as the lint check, and the rest
+// of its chain alone once it passed; the verdict is the one the checks give run apart (each its whole
+// command), in a full pass, a staged step and the gate after it. Real ESLint and node:test.
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { CheckSpec, Failure, Logger, VerifyResult } from '../../../src/core/types';
+import { chainOnce } from '../../../src/core/verify/chainOnce';
+import { failureIdentity } from '../../../src/core/verify/identity';
+import { parserForCommand } from '../../../src/core/verify/infer';
+import { Verifier } from '../../../src/core/verify/verifier';
+import { copyFixture } from '../../support/fixtures';
+import type { Scratch } from '../../support/fixtures';
+
+const LINT: CheckSpec = { name: 'lint', command: 'eslint src --format json', parser: 'eslint' };
+const TEST: CheckSpec = { name: 'test', command: 'npm test --silent', parser: 'node-test' };
+
+interface Pass {
+  r: VerifyResult;
+  /** Every command the verifier ran, as `check: command`. */
+  ran: string[];
+}
+
+describe('each distinct command once per check pass', function () {
+  this.timeout(180_000);
+  let s: Scratch;
+  beforeEach(() => (s = copyFixture('verify/chainOnce')));
+  afterEach(() => s.cleanup());
+
+  function verifier(checks: CheckSpec[], ran: string[], staged = false): Verifier {
+    const logger: Logger = { ...silent(), debug: (m: string) => (/^check [\w-]+: (?!exit|runs )/.test(m) ? ran.push(m.replace(/^check ([\w-]+): /, '$1: ')) : undefined) };
+    return new Verifier({ root: s.project, checks, parallel: true, outputLimitKb: 256, flakyReruns: 1, staged, logger, storageDir: path.join(s.dir, `storage-${checks.map((c) => c.name).join('-')}`) });
+  }
+
+  async function together(changed?: string[], v?: Verifier, ran: string[] = []): Promise<Pass> {
+    const verifierOf = v ?? verifier([LINT, TEST], ran);
+    const r = await verifierOf.verify(undefined, changed ? { changed } : {});
+    return { r, ran };
+  }
+
+  /** The verdict of each check run apart, each its whole command: what the pass gave before. */
+  async function apart(vs: Verifier[], changed?: string[]): Promise<{ failures: Failure[]; hash: string; green: boolean }> {
+    const rs = await Promise.all(vs.map((v) => v.verify(undefined, changed ? { changed } : {})));
+    const failures = rs.flatMap((r) => r.failures);
+    return { failures, hash: failureIdentity(failures, { root: s.project }), green: rs.every((r) => r.green) };
+  }
+
+  const keys = (fs: readonly Failure[]): string[] => fs.map((f) => `${f.check} ${f.file}:${f.line ?? ''} ${f.id}`).sort();
+  const eslintRuns = (ran: readonly string[]): string[] => ran.filter((c) => /eslint|npm test/.test(c));
+  const edit = (rel: string, from: string, to: string): void => writeFileSync(path.join(s.project, rel), readFileSync(path.join(s.project, rel), 'utf8').replace(from, to));
+
+  it('runs the chain\'s lint once, as the lint check, and the tests alone after it passed; the verdict is the checks\' run apart', async () => {
+    edit('src/tax.js', '1.2', '1.3');
+    const once = await together();
+    assert.deepEqual(eslintRuns(once.ran), ['lint: eslint src --format json'], once.ran.join('\n'));
+    assert.ok(once.ran.includes('test: node --test'), once.ran.join('\n'));
+    const before = await apart([verifier([LINT], []), verifier([TEST], [])]);
+    assert.equal(once.r.green, false);
+    assert.deepEqual(keys(once.r.failures), ['test test/tax.test.js:6 tax adds a fifth']);
+    assert.deepEqual(keys(once.r.failures), keys(before.failures));
+    assert.equal(once.r.failureHash, before.hash);
+    assert.match(once.r.checks.find((c) => c.name === 'test')!.stagedNote ?? '', /`eslint src` ran once, as lint \(passed\): the rest ran alone \(`node --test`\)/);
+  });
+
+  it('runs the whole chain where the lint failed: its failures are the chain\'s, as before', async () => {
+    edit('src/cart.js', 'export function total', 'const unused = 1;\nexport function total');
+    const once = await together();
+    assert.ok(once.ran.includes('test: npm test --silent'), once.ran.join('\n'));
+    const before = await apart([verifier([LINT], []), verifier([TEST], [])]);
+    assert.equal(once.r.green, false);
+    assert.ok(once.r.failures.some((f) => f.check === 'test' && f.id === 'no-unused-vars'), keys(once.r.failures).join('\n'));
+    assert.deepEqual(keys(once.r.failures), keys(before.failures));
+    assert.equal(once.r.failureHash, before.hash);
+  });
+
+  it('narrows the chain in a staged step to the runner on the affected tests, and the gate decides green as before', async () => {
+    edit('src/tax.js', '1.2', '1.3');
+    const ran: string[] = [];
+    const v = verifier([LINT, TEST], ran, true);
+    const vLint = verifier([LINT], [], true);
+    const vTest = verifier([TEST], [], true);
+    await together(undefined, v, ran);
+    await apart([vLint, vTest]);
+    // A step that still fails: the runner alone on the failing and related test files, no chain.
+    edit('src/tax.js', '1.3', '1.25');
+    ran.length = 0;
+    const red = await together(['src/tax.js'], v, ran);
+    const redApart = await apart([vLint, vTest], ['src/tax.js']);
+    assert.ok(!ran.some((c) => /npm test/.test(c)), ran.join('\n'));
+    assert.ok(ran.includes('test: node --test test/tax.test.js'), ran.join('\n'));
+    assert.equal(red.r.green, false);
+    assert.deepEqual(keys(red.r.failures), keys(redApart.failures));
+    assert.equal(red.r.failureHash, redApart.hash);
+    // The fix: staged runs pass, then every check in full decides green; the chain's lint once.
+    edit('src/tax.js', '1.25', '1.2');
+    ran.length = 0;
+    const green = await together(['src/tax.js'], v, ran);
+    const greenApart = await apart([vLint, vTest], ['src/tax.js']);
+    assert.equal(green.r.green, true);
+    assert.equal(greenApart.green, true);
+    assert.equal(green.r.failureHash, greenApart.hash);
+    assert.deepEqual(eslintRuns(ran), ['lint: eslint --format json --no-warn-ignored src/tax.js', 'lint: eslint src --format json'], ran.join('\n'));
+    assert.deepEqual(ran.filter((c) => c.startsWith('test:')), ['test: node --test test/tax.test.js', 'test: node --test'], ran.join('\n'));
+    await Promise.all([v.release(), vLint.release(), vTest.release()]);
+  });
+
+  it('takes out only parts that are static checks of their own and write nothing; a build stays in its place', () => {
+    const parserOf = (c: CheckSpec): ReturnType<typeof parserForCommand> => c.parser ?? parserForCommand(c.command, s.project);
+    const typecheck: CheckSpec = { name: 'typecheck', command: 'tsc --noEmit -p .', parser: 'tsc' };
+    const build: CheckSpec = { name: 'build', command: 'tsc -p .', parser: 'tsc' };
+    const chain = (command: string, checks: CheckSpec[]): ReturnType<typeof chainOnce> => chainOnce({ name: 'test', command, parser: 'node-test' }, checks, s.project, parserOf);
+    assert.deepEqual(chain('npm test', [LINT]), { parts: [{ part: 'eslint src', check: 'lint' }], rest: 'node --test' });
+    assert.deepEqual(chain('npm run lint && tsc --noEmit -p . && node --test', [LINT, typecheck]), { parts: [{ part: 'npm run lint', check: 'lint' }, { part: 'tsc --noEmit -p .', check: 'typecheck' }], rest: 'node --test' });
+    // An emitting tsc writes what the tests read: it stays, before them.
+    assert.deepEqual(chain('eslint src && tsc -p . && node --test', [LINT, build]), { parts: [{ part: 'eslint src', check: 'lint' }], rest: 'tsc -p . && node --test' });
+    // No part another check runs, a test check of its own, another folder: nothing taken out.
+    assert.equal(chain('npm test', []), undefined);
+    assert.equal(chain('eslint src && node --test', [{ ...LINT, cwd: 'src' }]), undefined);
+    assert.equal(chainOnce({ name: 'lint2', command: 'eslint src && eslint test', parser: 'eslint' }, [LINT], s.project, parserOf), undefined);
+    // npm runs a pre-script around the test script (a build): the chain runs whole, the build first.
+    edit('package.json', '"test":', '"pretest": "node -e 0",\n    "test":');
+    assert.equal(chain('npm test', [LINT]), undefined);
+  });
+});
+
+function silent(): Logger {
+  const none = (): void => undefined;
+  return { debug: none, info: none, warn: none, error: none } as Logger;
+}
