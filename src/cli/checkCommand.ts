@@ -35,6 +35,8 @@ export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: 
       // The failures listed are a part of those of a cut output (verify/cut.ts), with its runner's count.
       ...(c.incomplete ? { incomplete: true, ...(c.incomplete.reported !== undefined ? { reportedFailures: c.incomplete.reported } : {}) } : {}),
       flaky: c.flaky,
+      // Did not run: a task it depends on (a build) failed; its failures are unknown, not none.
+      ...(c.notRun !== undefined ? { notRun: c.notRun } : {}),
       ...(extra.origins?.[c.name] !== undefined ? { origin: extra.origins[c.name] } : {}),
     })),
     flaky: v.flaky,
@@ -56,6 +58,7 @@ function checkLine(c: CheckResult): string {
   if ((c.runs ?? 1) > 1) extra.push(`${c.runs} runs: ${(c.runDurationsMs ?? []).map((ms) => `${(ms / 1000).toFixed(1)} s`).join(' + ') || '?'}`);
   if (c.flaky.length > 0) extra.push(`${c.flaky.length} flaky`);
   if (c.truncated) extra.push('output cut');
+  if (c.notRun !== undefined) return `  ${c.name}: ${c.notRun}`;
   return `  ${c.name}: ${state} (${extra.join(', ')})`;
 }
 
@@ -87,6 +90,7 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
       io.stdout(`  ${c.name}: ${commandLine(c)}`);
       io.stdout(`    from:   ${o.source}`);
       io.stdout(`    parser: ${o.parser} (${o.reason})`);
+      for (const d of o.dependsOn ?? []) io.stdout(`    first:  ${d}`);
     }
     for (const n of discovered ? notes : []) io.stdout(`  · ${n}`);
     io.stdout('');

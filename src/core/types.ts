@@ -93,6 +93,11 @@ export interface CheckResult {
   mode?: CheckMode;
   /** What a staged run covered, or why the check ran in full instead. */
   stagedNote?: string;
+  /**
+   * Set when the check did not run in this pass, and why: a task it depends on (the project's task
+   * graph: a `build` first) failed (verify/taskGraph). Its failures are then unknown, not none.
+   */
+  notRun?: string;
 }
 
 export interface VerifyResult {
