@@ -459,7 +459,7 @@ export function discoverChecks(root: string): Discovery {
   });
   for (const [check, lines] of Object.entries(prerequisites.perCheck)) {
     if (found.origins[check] !== undefined) found.origins[check] = { ...found.origins[check]!, dependsOn: lines };
-    for (const l of lines) found.notes.push(`${check}: ${l}`);
+    found.notes.push(`${check}: ${lines.join('; ')}`);
   }
   found.notes.push(...prerequisites.notes);
   return { checks: found.checks, notes: found.notes, origins: found.origins, prerequisites };

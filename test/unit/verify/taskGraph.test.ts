@@ -129,7 +129,7 @@ describe('task graph: a check runs after the tasks its project says it depends o
       const d = discoverChecks(t.dir);
       assert.deepEqual(d.checks.map((c) => c.name), ['app:test:types', 'app:test:other']);
       assert.deepEqual(d.prerequisites.prerequisites.map((p) => [p.name, p.after, p.for]), [['core:build', [], ['app:test:types', 'app:test:other']], ['mid:build', ['core:build'], ['app:test:types', 'app:test:other']]]);
-      assert.deepEqual(d.origins['app:test:types']?.dependsOn, ['runs `build` in packages/core first: nx.json targetDefaults.build dependsOn ^build', 'runs `build` in packages/mid first: nx.json targetDefaults.test:types dependsOn ^build']);
+      assert.deepEqual(d.origins['app:test:types']?.dependsOn, ['runs `build` in packages/core first, before `build` in packages/mid: nx.json targetDefaults.build dependsOn ^build', 'runs `build` in packages/mid first: nx.json targetDefaults.test:types dependsOn ^build']);
       assert.match(d.origins['app:test:other']?.dependsOn?.[1] ?? '', /^runs `build` in packages\/mid first: packages\/app\/package\.json nx\.targets test:other dependsOn \{"target":"build","projects":"dependencies"\}$/);
       const w = verifier(t.dir);
       const first = await w.verify();

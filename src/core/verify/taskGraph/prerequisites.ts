@@ -39,6 +39,8 @@ export interface Prerequisite {
   for: string[];
   /** Which configuration made it one (`turbo.json typecheck dependsOn build`). */
   why: string;
+  /** The task whose `dependsOn` brought it in, in words (`\`build\` in packages/nextjs`). */
+  by: string;
 }
 
 export interface PrerequisitePlan {
@@ -78,7 +80,7 @@ export function planPrerequisites(input: PlanInput): PrerequisitePlan {
   const keyOf = (pkg: GraphPackage, task: string): string => `${pkg.dir}\0${task}`;
 
   /** The prerequisites (names) that (pkg, task) stands for: itself once planned, else those it needs (no such script). */
-  const node = (pkg: GraphPackage, task: string, why: string): string[] => {
+  const node = (pkg: GraphPackage, task: string, why: string, by: string): string[] => {
     const key = keyOf(pkg, task);
     const known = byKey.get(key);
     if (known !== undefined) return known;
@@ -88,7 +90,7 @@ export function planPrerequisites(input: PlanInput): PrerequisitePlan {
       return [];
     }
     stack.add(key);
-    const needs = [...new Set(input.graph.dependsOn(pkg, task).flatMap((e) => node(e.pkg, e.task, e.why)))];
+    const needs = [...new Set(input.graph.dependsOn(pkg, task).flatMap((e) => node(e.pkg, e.task, e.why, `\`${task}\` in ${where}`)))];
     stack.delete(key);
     const run = input.commandFor(pkg, task);
     if (run === undefined) {
@@ -99,7 +101,7 @@ export function planPrerequisites(input: PlanInput): PrerequisitePlan {
     const rel = relDir(input.root, pkg.dir);
     let name = `${rel === '' ? '' : `${pkg.name}:`}${task}`;
     if (input.taken.has(name)) name = `${name} (dependency)`;
-    out.push({ name, task, command: run.command, parser: run.parser, ...(rel !== '' ? { cwd: rel } : {}), where, after: needs, for: [], why });
+    out.push({ name, task, command: run.command, parser: run.parser, ...(rel !== '' ? { cwd: rel } : {}), where, after: needs, for: [], why, by });
     byKey.set(key, [name]);
     return [name];
   };
@@ -110,7 +112,8 @@ export function planPrerequisites(input: PlanInput): PrerequisitePlan {
     stack.add(own);
     // The reason a prerequisite is this check's own (its task's `dependsOn`), else the one that brought it in.
     const reasons = new Map<string, string>();
-    for (const e of input.graph.dependsOn(c.pkg, c.task)) for (const n of node(e.pkg, e.task, e.why)) if (!reasons.has(n)) reasons.set(n, e.why);
+    const self = `\`${c.task}\` in ${relDir(input.root, c.pkg.dir) || '.'}`;
+    for (const e of input.graph.dependsOn(c.pkg, c.task)) for (const n of node(e.pkg, e.task, e.why, self)) if (!reasons.has(n)) reasons.set(n, e.why);
     const direct = [...reasons.keys()];
     stack.delete(own);
     // Every prerequisite the check needs, through the others: they all run before it.
@@ -124,7 +127,10 @@ export function planPrerequisites(input: PlanInput): PrerequisitePlan {
     if (all.size === 0) continue;
     const ordered = out.filter((p) => all.has(p.name));
     for (const p of ordered) p.for.push(c.check);
-    perCheck[c.check] = ordered.map((p) => `runs \`${p.task}\` in ${p.where} first: ${reasons.get(p.name) ?? p.why}`);
+    perCheck[c.check] = ordered.map((p) => {
+      const own = reasons.get(p.name);
+      return own !== undefined ? `runs \`${p.task}\` in ${p.where} first: ${own}` : `runs \`${p.task}\` in ${p.where} first, before ${p.by}: ${p.why}`;
+    });
   }
   const used = out.filter((p) => p.for.length > 0);
   return { prerequisites: used, perCheck, notes, packageDirs: input.packages.map((p) => relDir(input.root, p.dir)) };
