@@ -7,6 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { discoverChecks } from '../../../src/core/verify/discover';
+import { planPrerequisites } from '../../../src/core/verify/taskGraph/prerequisites';
+import type { GraphPackage, TaskGraph } from '../../../src/core/verify/taskGraph/taskGraph';
+import { readTaskGraph } from '../../../src/core/verify/taskGraph/taskGraph';
 import type { VerifyOptions } from '../../../src/core/verify/verifier';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { REPO, tempTree } from '../../support/fixtures';
@@ -145,6 +148,94 @@ describe('task graph: a check runs after the tasks its project says it depends o
       assert.ok(changed.checks.filter((c) => c.name.endsWith(':build')).every((c) => c.durationMs > 0 && c.stagedNote?.startsWith('run before') === true), JSON.stringify(changed.checks.map((c) => [c.name, c.stagedNote])));
       assert.equal(changed.green, false);
       assert.ok(changed.failures.some((f) => f.check === 'app:test:types' && f.file === 'packages/app/src/use.ts'), JSON.stringify(changed.failures));
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+describe('task graph: what a task depends on, as turbo and Nx read their configuration', () => {
+  const pkg = (root: string, rel: string, name: string, deps: string[] = []): GraphPackage => ({ name, dir: path.join(root, rel), deps });
+  const edges = (g: TaskGraph | undefined, p: GraphPackage, task: string): string[] => (g?.dependsOn(p, task) ?? []).map((e) => `${e.pkg.name}#${e.task} (${e.why})`);
+
+  it('turbo: `pkg#task` over a package turbo.json that extends the root\'s, over the root\'s task; `$ENV` is no task; the root\'s own tasks are `//#task`', () => {
+    const t = tempTree({
+      'turbo.json': '// turbo allows comments\n' + json({ tasks: { typecheck: { dependsOn: ['build'] }, 'b#typecheck': { dependsOn: ['^build', '$NODE_ENV'] }, '//#lint': { dependsOn: ['//#gen', 'a#build'] }, test: {} } }),
+      'packages/c/turbo.json': json({ extends: ['//'], tasks: { typecheck: { dependsOn: ['codegen'] } } }),
+      // Not extending the root's: turbo rejects it, so it does not apply.
+      'packages/d/turbo.json': json({ tasks: { typecheck: { dependsOn: ['nothing'] } } }),
+    }, 'fug-turbograph-');
+    try {
+      const a = pkg(t.dir, 'packages/a', 'a');
+      const b = pkg(t.dir, 'packages/b', 'b', ['a']);
+      const c = pkg(t.dir, 'packages/c', 'c', ['a']);
+      const d = pkg(t.dir, 'packages/d', 'd');
+      const root: GraphPackage = { name: '//', dir: t.dir, deps: [], root: true };
+      const g = readTaskGraph(t.dir, [a, b, c, d], root);
+      assert.deepEqual(g?.sources, ['turbo.json']);
+      assert.deepEqual(edges(g, a, 'typecheck'), ['a#build (turbo.json typecheck dependsOn build)']);
+      assert.deepEqual(edges(g, b, 'typecheck'), ['a#build (turbo.json b#typecheck dependsOn ^build)']);
+      assert.deepEqual(edges(g, c, 'typecheck'), ['c#codegen (packages/c/turbo.json typecheck dependsOn codegen)']);
+      assert.deepEqual(edges(g, d, 'typecheck'), ['d#build (turbo.json typecheck dependsOn build)']);
+      assert.deepEqual(edges(g, a, 'test'), []);
+      assert.deepEqual(edges(g, root, 'lint'), ['//#gen (turbo.json //#lint dependsOn //#gen)', 'a#build (turbo.json //#lint dependsOn a#build)']);
+      assert.deepEqual(edges(g, root, 'typecheck'), [], 'a plain task key is not the root\'s');
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('Nx: a project\'s own target (project.json, package.json nx.targets) over targetDefaults (exact, then a glob); the object forms', () => {
+    const t = tempTree({
+      'nx.json': json({ targetDefaults: { build: { dependsOn: ['^build'] }, 'test:*': { dependsOn: ['build'] }, lint: { dependsOn: [{ target: 'build', dependencies: true }, { target: 'codegen', projects: 'self' }, { target: 'gen', projects: ['tools'] }] } } }),
+      'packages/b/project.json': json({ name: 'b-project', targets: { build: { dependsOn: [{ target: 'prepare', projects: 'dependencies' }] } } }),
+      'packages/c/package.json': json({ name: 'c', nx: { targets: { 'test:lib': { dependsOn: [] } } } }),
+    }, 'fug-nxgraph-');
+    try {
+      const tools = pkg(t.dir, 'tools', 'tools');
+      const a = pkg(t.dir, 'packages/a', 'a', ['b-project']);
+      const b = pkg(t.dir, 'packages/b', 'b', ['tools']);
+      const c = pkg(t.dir, 'packages/c', 'c', ['a']);
+      const g = readTaskGraph(t.dir, [tools, a, b, c], { name: '//', dir: t.dir, deps: [], root: true });
+      assert.deepEqual(edges(g, a, 'build'), ['b#build (nx.json targetDefaults.build dependsOn ^build)'], 'a project named in project.json is found by that name');
+      assert.deepEqual(edges(g, b, 'build'), ['tools#prepare (packages/b/project.json build dependsOn {"target":"prepare","projects":"dependencies"})']);
+      assert.deepEqual(edges(g, a, 'test:types'), ['a#build (nx.json targetDefaults.test:* dependsOn build)']);
+      assert.deepEqual(edges(g, c, 'test:lib'), [], 'the project\'s own empty dependsOn wins');
+      assert.deepEqual(edges(g, c, 'lint').map((e) => e.replace(/ \(.*/, '')), ['a#build', 'c#codegen', 'tools#gen']);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('a task with no script is skipped and looked through to what it depends on; a cycle is cut and said; each task planned once, in order', () => {
+    const t = tempTree({ 'turbo.json': json({ pipeline: { build: { dependsOn: ['^build'] }, typecheck: { dependsOn: ['^build'] }, lint: { dependsOn: ['typecheck'] } } }) }, 'fug-plan-');
+    try {
+      const c = pkg(t.dir, 'packages/c', 'c');
+      const b = pkg(t.dir, 'packages/b', 'b', ['c']);
+      const a = pkg(t.dir, 'packages/a', 'a', ['b', 'c']);
+      const scripts: Record<string, string[]> = { a: ['typecheck', 'lint'], b: [], c: ['build'] };
+      const g = readTaskGraph(t.dir, [a, b, c], { name: '//', dir: t.dir, deps: [], root: true })!;
+      const plan = planPrerequisites({
+        root: t.dir,
+        graph: g,
+        checks: [{ check: 'a:typecheck', pkg: a, task: 'typecheck' }, { check: 'a:lint', pkg: a, task: 'lint' }],
+        packages: [a, b, c],
+        commandFor: (p, task) => (scripts[p.name]!.includes(task) ? { command: `npm run ${task}`, parser: 'generic' } : undefined),
+        taken: new Set(['a:typecheck', 'a:lint']),
+      });
+      // b has no build: c's build (b's build's own ^build) stands in; a:lint's typecheck is a check
+      // already, run once as that check, and what it needs runs first for a:lint too.
+      assert.deepEqual(plan.prerequisites.map((p) => [p.name, p.after, p.for]), [['c:build', [], ['a:typecheck', 'a:lint']]]);
+      assert.ok(plan.notes.some((n) => n.includes('packages/b has no `build` script: skipped')), plan.notes.join('\n'));
+      const cyclic = tempTree({ 'turbo.json': json({ tasks: { build: { dependsOn: ['typecheck'] }, typecheck: { dependsOn: ['build'] } } }) }, 'fug-plan-');
+      try {
+        const x = pkg(cyclic.dir, 'x', 'x');
+        const p2 = planPrerequisites({ root: cyclic.dir, graph: readTaskGraph(cyclic.dir, [x], x)!, checks: [{ check: 'x:typecheck', pkg: x, task: 'typecheck' }], packages: [x], commandFor: (_p, task) => ({ command: task, parser: 'generic' }), taken: new Set() });
+        assert.deepEqual(p2.prerequisites.map((p) => p.name), ['x:build']);
+        assert.ok(p2.notes.some((n) => /depends on itself/.test(n)), p2.notes.join('\n'));
+      } finally {
+        cyclic.cleanup();
+      }
     } finally {
       t.cleanup();
     }

@@ -92,6 +92,13 @@ export function planPrerequisites(input: PlanInput): PrerequisitePlan {
     stack.add(key);
     const needs = [...new Set(input.graph.dependsOn(pkg, task).flatMap((e) => node(e.pkg, e.task, e.why, `\`${task}\` in ${where}`)))];
     stack.delete(key);
+    // A task that is itself a check (`lint` dependsOn `typecheck`) runs once, as that check: what it
+    // needs still runs first.
+    const check = input.checks.find((c) => keyOf(c.pkg, c.task) === key);
+    if (check !== undefined) {
+      byKey.set(key, needs);
+      return needs;
+    }
     const run = input.commandFor(pkg, task);
     if (run === undefined) {
       notes.push(`task graph: ${why}, but ${where} has no \`${task}\` script: skipped, as the task runner skips it`);
