@@ -148,6 +148,10 @@ describe('task graph: a check runs after the tasks its project says it depends o
       assert.ok(changed.checks.filter((c) => c.name.endsWith(':build')).every((c) => c.durationMs > 0 && c.stagedNote?.startsWith('run before') === true), JSON.stringify(changed.checks.map((c) => [c.name, c.stagedNote])));
       assert.equal(changed.green, false);
       assert.ok(changed.failures.some((f) => f.check === 'app:test:types' && f.file === 'packages/app/src/use.ts'), JSON.stringify(changed.failures));
+      // A file of no package (a root config every build may read): every build runs again.
+      t.write('tsconfig.base.json', '{}\n');
+      const shared = await w.verify(undefined, { changed: ['tsconfig.base.json'] });
+      assert.ok(shared.checks.filter((c) => c.name.endsWith(':build')).every((c) => c.durationMs > 0), JSON.stringify(shared.checks.map((c) => [c.name, c.stagedNote])));
     } finally {
       t.cleanup();
     }
