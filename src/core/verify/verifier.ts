@@ -182,7 +182,7 @@ export class Verifier {
     const started = Date.now();
     const previous = options.previous === undefined ? this.previous : (options.previous ?? undefined);
     // The tasks the checks depend on first (a `build`); a check whose build failed does not run.
-    const pre = await this.prerequisites?.run((p) => this.runPrerequisite(p, signal), previous && options.changed !== undefined ? options.changed : undefined, signal);
+    const pre = await this.prerequisites?.run((p) => this.runPrerequisite(p, signal), previous && options.changed !== undefined ? options.changed : undefined, signal, this.opts.parallel);
     const each = (work: (c: CheckSpec, i: number) => Promise<CheckResult>): Promise<CheckResult[]> =>
       this.each((c, i) => {
         const why = pre?.blocked.get(c.name);

@@ -178,37 +178,47 @@ export class Prerequisites {
    * Runs the prerequisites in order. `changed` (the files changed since the last pass, in a step)
    * lets one that passed before, whose inputs did not change, be taken as it was.
    */
-  async run(runOne: (p: Prerequisite) => Promise<CheckResult>, changed: readonly string[] | undefined, signal?: AbortSignal): Promise<PrerequisitePass> {
-    const results: CheckResult[] = [];
+  async run(runOne: (p: Prerequisite) => Promise<CheckResult>, changed: readonly string[] | undefined, signal?: AbortSignal, parallel = false): Promise<PrerequisitePass> {
+    const results = new Map<string, CheckResult>();
     const blocked = new Map<string, string>();
     const failed = new Set<string>();
     const ran = new Set<string>();
-    for (const p of this.plan.prerequisites) {
+    const one = async (p: Prerequisite): Promise<void> => {
       const stopped = p.after.find((n) => failed.has(n));
       if (stopped !== undefined || signal?.aborted) {
         failed.add(p.name);
-        results.push(notRunResult(p.name, p.command, signal?.aborted ? 'cancelled before it ran' : `not run: ${stopped}, which it needs first, did not pass`));
-        continue;
+        results.set(p.name, notRunResult(p.name, p.command, signal?.aborted ? 'cancelled before it ran' : `not run: ${stopped}, which it needs first, did not pass`));
+        return;
       }
       const last = this.lastPassed.get(p.name);
       const rebuiltBefore = p.after.some((n) => ran.has(n));
       if (changed !== undefined && last !== undefined && !rebuiltBefore && this.touched(p, changed) === undefined) {
-        results.push({ ...last, durationMs: 0, runDurationsMs: [0], stagedNote: `not run again: it passed earlier in this session and none of the ${changed.length} changed file(s) lies in ${p.where}` });
-        continue;
+        results.set(p.name, { ...last, durationMs: 0, runDurationsMs: [0], stagedNote: `not run again: it passed earlier in this session and none of the ${changed.length} changed file(s) lies in ${p.where}` });
+        return;
       }
       const r = await runOne(p);
       ran.add(p.name);
-      results.push(r);
+      results.set(p.name, r);
       if (r.exitCode === 0 && r.failures.length === 0 && !r.cancelled && !r.timedOut) this.lastPassed.set(p.name, r);
       else {
         this.lastPassed.delete(p.name);
         failed.add(p.name);
       }
+    };
+    // In waves: each prerequisite once those it needs are done; side by side within a wave when
+    // checks run in parallel (independent packages' builds write their own folders, as turbo runs them).
+    const pending = [...this.plan.prerequisites];
+    while (pending.length > 0) {
+      const ready = parallel ? pending.filter((p) => p.after.every((n) => results.has(n))) : [];
+      // The plan's order already puts each after what it needs: one at a time is always possible.
+      const wave = ready.length > 0 ? ready : [pending[0]!];
+      for (const p of wave) pending.splice(pending.indexOf(p), 1);
+      await Promise.all(wave.map(one));
     }
     for (const p of this.plan.prerequisites) {
       if (!failed.has(p.name)) continue;
       for (const c of p.for) if (!blocked.has(c)) blocked.set(c, `not run: \`${p.task}\` in ${p.where} (${p.name}), which it depends on, did not pass; the check would only judge a stale or missing build`);
     }
-    return { results, blocked };
+    return { results: this.plan.prerequisites.map((p) => results.get(p.name)!), blocked };
   }
 }
