@@ -37,6 +37,8 @@ export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: 
       flaky: c.flaky,
       // Its tool is not installed: an environment problem, not counted (verify/notInstalled.ts).
       ...(c.notInstalled !== undefined ? { notInstalled: c.notInstalled.tools } : {}),
+      // Did not run: a task it depends on (a build) failed; its failures are unknown, not none.
+      ...(c.notRun !== undefined ? { notRun: c.notRun } : {}),
       ...(extra.origins?.[c.name] !== undefined ? { origin: extra.origins[c.name] } : {}),
     })),
     flaky: v.flaky,
@@ -58,6 +60,7 @@ function checkLine(c: CheckResult): string {
   if ((c.runs ?? 1) > 1) extra.push(`${c.runs} runs: ${(c.runDurationsMs ?? []).map((ms) => `${(ms / 1000).toFixed(1)} s`).join(' + ') || '?'}`);
   if (c.flaky.length > 0) extra.push(`${c.flaky.length} flaky`);
   if (c.truncated) extra.push('output cut');
+  if (c.notRun !== undefined) return `  ${c.name}: ${c.notRun}`;
   return `  ${c.name}: ${state} (${extra.join(', ')})`;
 }
 
@@ -89,6 +92,7 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
       io.stdout(`  ${c.name}: ${commandLine(c)}`);
       io.stdout(`    from:   ${o.source}`);
       io.stdout(`    parser: ${o.parser} (${o.reason})`);
+      for (const d of o.dependsOn ?? []) io.stdout(`    first:  ${d}`);
     }
     for (const n of discovered ? notes : []) io.stdout(`  · ${n}`);
     for (const n of verifier.chainNotes()) io.stdout(`  · ${n}`);

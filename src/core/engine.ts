@@ -61,7 +61,7 @@ export class EngineConfigError extends Error {
 
 /** Builds the verifier for `settings`: the configured checks, else those discovered under `root`. */
 export function createCheckEngine(s: EngineSetup): CheckEngine {
-  const { checks, discovered, notes, origins } = resolveChecks(s.root, s.settings.checks);
+  const { checks, discovered, notes, origins, prerequisites } = resolveChecks(s.root, s.settings.checks);
   if (discovered) s.logger?.info(`checks discovered in ${s.root}: ${checks.map((c) => `${c.name} (${c.command})`).join(', ') || 'none'}${notes.length ? `; ${notes.join('; ')}` : ''}`);
   const verifier = new Verifier({
     root: s.root,
@@ -71,6 +71,7 @@ export function createCheckEngine(s: EngineSetup): CheckEngine {
     flakyReruns: s.settings.flakyReruns,
     staged: s.settings.stagedChecks,
     storageDir: s.storageDir,
+    prerequisites,
     ...(s.logger ? { logger: s.logger } : {}),
   });
   return { verifier, checks, discovered, notes: discovered ? notes : [], origins: explainChecks(s.root, checks, origins, s.checksFrom) };

@@ -100,6 +100,11 @@ export interface CheckResult {
    * (verify/notInstalled.ts).
    */
   notInstalled?: { tools: string[]; note: string };
+  /**
+   * Set when the check did not run in this pass, and why: a task it depends on (the project's task
+   * graph: a `build` first) failed (verify/taskGraph). Its failures are then unknown, not none.
+   */
+  notRun?: string;
 }
 
 export interface VerifyResult {

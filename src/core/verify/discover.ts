@@ -15,6 +15,8 @@ import type { PnpRunner } from './packageManager';
 import { declares, pnpRunner } from './packageManager';
 import type { Workspace, WorkspacePackage } from './workspaces';
 import { dependentsOf, enclosingWorkspace, workspaceAt } from './workspaces';
+import type { PrerequisitePlan } from './taskGraph/prerequisites';
+import { checkPrerequisites, noPrerequisites } from './taskGraph/discovered';
 
 /** Where a check came from and which parser reads it, for `check --explain` and `check --json`. */
 export interface CheckOrigin {
@@ -25,6 +27,8 @@ export interface CheckOrigin {
   reason: string;
   /** The workspace package the check belongs to, in a monorepo. */
   package?: string;
+  /** What it runs first because the project's task graph says so (`runs \`build\` in packages/core first: turbo.json typecheck dependsOn build`). */
+  dependsOn?: string[];
 }
 
 export interface Discovery {
@@ -33,6 +37,8 @@ export interface Discovery {
   notes: string[];
   /** Per check name, where it came from (DESIGN §4: scripts first, then configs). */
   origins: Record<string, CheckOrigin>;
+  /** What the checks run first, from the project's task graph (turbo, Nx `dependsOn`). */
+  prerequisites: PrerequisitePlan;
 }
 
 const ESLINT_FLAT = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts'];
@@ -79,15 +85,18 @@ interface Scope {
   targets?: FanOutTargets;
 }
 
-class Found implements Discovery {
+class Found {
   checks: CheckSpec[] = [];
   notes: string[] = [];
   origins: Record<string, CheckOrigin> = {};
+  /** Per check, the folder and the script (task) it runs, for the task graph. */
+  tasks: { check: string; dir: string; task: string }[] = [];
 
-  add(scope: Scope, check: { name: string; command: string; parser: ParserId }, origin: Omit<CheckOrigin, 'parser' | 'package'>): void {
+  add(scope: Scope, check: { name: string; command: string; parser: ParserId }, origin: Omit<CheckOrigin, 'parser' | 'package'>, task?: string): void {
     const name = scope.prefix + check.name;
     this.checks.push({ ...check, name, ...(scope.cwd !== undefined ? { cwd: scope.cwd } : {}) });
     this.origins[name] = { ...origin, parser: check.parser, ...(scope.pkg !== undefined ? { package: scope.pkg } : {}) };
+    if (task !== undefined) this.tasks.push({ check: name, dir: scope.dir, task });
   }
 
   note(scope: Scope, text: string): void {
@@ -126,7 +135,7 @@ function describeSteps(name: string, scripts: Record<string, string>): string {
  * report); a script that is one pnpm selector (`pnpm run "/^test:/"`) stands for the scripts it
  * matches, each a check of its own (`via`: the selector's script, for the origin).
  */
-function addScript(found: Found, scope: Scope, scripts: Record<string, string>, name: string, kind: string, via?: string): void {
+function addScript(found: Found, scope: Scope, scripts: Record<string, string>, name: string, kind: string, via?: string, task = name): void {
   const outside = via === undefined ? outsideTargets(scope.targets, scripts, name) : undefined;
   if (outside !== undefined) {
     // An example app's `test: ng test` beside `nx run-many --targets=test:lib`: CI never runs it.
@@ -146,7 +155,7 @@ function addScript(found: Found, scope: Scope, scripts: Record<string, string>, 
   // Under Plug'n'Play a tool run directly (`eslint --format json .`) is found only through yarn.
   const command = scope.pnp !== undefined && plan.command !== viaNpm ? `${scope.pnp.yarn} run ${plan.command}` : plan.command;
   if (scope.pnp !== undefined) plan.notes.push(`run with the project's yarn (${scope.pnp.from}): it installs with Plug'n'Play, so npm finds none of its tools`);
-  found.add(scope, { name, command, parser: plan.parser }, { source: `${scope.label} scripts.${name}${via !== undefined ? ` (run by ${via})` : ''}`, reason: plan.reason });
+  found.add(scope, { name, command, parser: plan.parser }, { source: `${scope.label} scripts.${name}${via !== undefined ? ` (run by ${via})` : ''}`, reason: plan.reason }, task);
   const chain = plan.steps.length > 1 ? `, resolved to ${describeSteps(name, scripts)}` : '';
   found.note(scope, `${name}: ${scope.label} scripts.${name} ("${scripts[name]}")${chain}; ${kind}, read with the ${plan.parser} parser: ${plan.reason}`);
   for (const n of plan.notes) found.note(scope, `${name}: ${n}`);
@@ -164,7 +173,8 @@ function addSelected(found: Found, scope: Scope, scripts: Record<string, string>
   const checked = selected.names.filter((n) => found.checks.some((c) => c.name === scope.prefix + n));
   const again = checked.length > 0 ? `; ${checked.join(', ')} ${checked.length > 1 ? 'are' : 'is'} already a check, not run twice` : '';
   found.note(scope, `${name}: ${scope.label} scripts.${name} ("${scripts[name]}") is a pnpm selector: pnpm runs every script whose name matches ${selected.pattern} (${selected.names.join(', ')}); each runs as a check of its own, read by its own parser and run once (pnpm itself is not needed)${again}`);
-  for (const n of selected.names) if (!checked.includes(n)) addScript(found, scope, scripts, n, kind, `scripts.${name}: pnpm ${selected.pattern}`);
+  // Each runs as part of the selector's script: the task graph knows that one (`test:types`).
+  for (const n of selected.names) if (!checked.includes(n)) addScript(found, scope, scripts, n, kind, `scripts.${name}: pnpm ${selected.pattern}`, name);
   return true;
 }
 
@@ -463,7 +473,21 @@ export function discoverChecks(root: string): Discovery {
     }
   }
   if (found.checks.length === 0) found.notes.push('nothing found to check: no typecheck, lint or test script, tsconfig.json or ESLint config; set fixUntilGreen.checks');
-  return { checks: found.checks, notes: found.notes, origins: found.origins };
+  const prerequisites = checkPrerequisites(self.dir, workspace ?? enclosingWorkspace(root)?.workspace, found.checks, found.tasks, (dir, script) => {
+    const scripts = scriptsOf(readJsonFile(path.join(dir, 'package.json')));
+    if (scripts[script] === undefined) return undefined;
+    const pnp = pnpRunner(dir);
+    const viaNpm = pnp !== undefined && 'yarn' in pnp ? `${pnp.yarn} run ${script}` : script === 'test' ? 'npm test --silent' : `npm run ${script} --silent`;
+    const plan = planScript(scripts, script, dir, viaNpm);
+    // As addScript: under Plug'n'Play a tool run directly is found only through yarn.
+    return { command: pnp !== undefined && 'yarn' in pnp && plan.command !== viaNpm ? `${pnp.yarn} run ${plan.command}` : plan.command, parser: plan.parser };
+  });
+  for (const [check, lines] of Object.entries(prerequisites.perCheck)) {
+    if (found.origins[check] !== undefined) found.origins[check] = { ...found.origins[check]!, dependsOn: lines };
+    found.notes.push(`${check}: ${lines.join('; ')}`);
+  }
+  found.notes.push(...prerequisites.notes);
+  return { checks: found.checks, notes: found.notes, origins: found.origins, prerequisites };
 }
 
 /**
@@ -490,6 +514,6 @@ export function explainChecks(root: string, checks: readonly CheckSpec[], known:
 
 /** The configured checks, or the discovered ones when none are configured. */
 export function resolveChecks(root: string, configured: readonly CheckSpec[]): Discovery & { discovered: boolean } {
-  if (configured.length > 0) return { checks: [...configured], notes: [], origins: {}, discovered: false };
+  if (configured.length > 0) return { checks: [...configured], notes: [], origins: {}, prerequisites: noPrerequisites(), discovered: false };
   return { ...discoverChecks(root), discovered: true };
 }

@@ -26,6 +26,8 @@ import { readValues } from './values';
 import type { RunFull } from './staged/stager';
 import { Stager } from './staged/stager';
 import { writesFiles } from './writers';
+import type { Prerequisite, PrerequisitePlan } from './taskGraph/prerequisites';
+import { Prerequisites, notRunResult } from './taskGraph/prerequisites';
 
 export interface VerifierOptions {
   root: string;
@@ -54,6 +56,11 @@ export interface VerifierOptions {
    * confirmed by re-running the tests whose result changed.
    */
   staged?: boolean;
+  /**
+   * What the checks run first because the project's task graph says so (./taskGraph): run at the
+   * start of every pass, in order; the checks that need one that fails do not run.
+   */
+  prerequisites?: Pick<PrerequisitePlan, 'prerequisites' | 'packageDirs'>;
 }
 
 export interface VerifyOptions {
@@ -107,9 +114,11 @@ export class Verifier {
   private readonly logger: Logger;
   private previous: VerifyResult | undefined;
   private readonly stager: Stager | undefined;
+  private readonly prerequisites: Prerequisites | undefined;
 
   constructor(private readonly opts: VerifierOptions) {
     this.logger = opts.logger ?? silentLogger;
+    this.prerequisites = opts.prerequisites !== undefined && opts.prerequisites.prerequisites.length > 0 ? new Prerequisites(opts.prerequisites) : undefined;
     this.stager = opts.staged
       ? new Stager({
           root: opts.root,
@@ -179,17 +188,25 @@ export class Verifier {
   private async verifyPass(signal: AbortSignal | undefined, options: VerifyOptions): Promise<VerifyResult> {
     const started = Date.now();
     const previous = options.previous === undefined ? this.previous : (options.previous ?? undefined);
+    // The tasks the checks depend on first (a `build`); a check whose build failed does not run.
+    const pre = await this.prerequisites?.run((p) => this.runPrerequisite(p, signal), previous && options.changed !== undefined ? options.changed : undefined, signal, this.opts.parallel);
+    const each = (work: (c: CheckSpec, i: number, of: PassRun) => Promise<CheckResult>): Promise<CheckResult[]> =>
+      this.each((c, i, of) => {
+        const why = pre?.blocked.get(c.name);
+        return why !== undefined ? Promise.resolve(notRunResult(c.name, c.command, why)) : work(c, i, of);
+      });
     const full = (c: CheckSpec, _i: number, of: PassRun): Promise<CheckResult> => this.runCheck(c, previous, signal, of);
     let checks: CheckResult[] | undefined;
     if (this.stager && options.changed !== undefined && previous && !previous.checks.some((c) => c.cancelled)) {
-      const staged = await this.each((c, _i, of) => this.stageCheck(c, previous, options.changed!, signal, of));
+      const staged = await each((c, _i, of) => this.stageCheck(c, previous, options.changed!, signal, of));
       // Green is only ever decided by every check run in full: those that passed staged run again
       // whole, unless their staged run already was the full check on these bytes (./staged/gateReuse).
       const passed = staged.every((c) => c.failures.length === 0 && (c.exitCode === 0 || c.notInstalled !== undefined) && !c.cancelled);
-      checks = passed ? await this.each((c, i, of) => this.gate(c, staged[i]!, previous, signal, of)) : staged;
+      checks = passed ? await each((c, i, of) => this.gate(c, staged[i]!, previous, signal, of)) : staged;
     }
-    if (this.stager && options.warmStart && !checks) checks = await this.each((c) => this.initialCheck(c, previous, signal));
-    checks ??= await this.each(full);
+    if (this.stager && options.warmStart && !checks) checks = await each((c) => this.initialCheck(c, previous, signal));
+    checks ??= await each(full);
+    if (pre !== undefined) checks = [...pre.results, ...checks];
     // Each failure's values read here, once, for the readers without the values reader (the extension's shell).
     const failures: Failure[] = checks.flatMap((c) => c.failures).map(readValues);
     const flaky: Failure[] = checks.flatMap((c) => c.flaky).map(readValues);
@@ -300,13 +317,28 @@ export class Verifier {
   /** A check of a step with staged checks on: warm or targeted, else in full with the reason in its note. */
   private async stageCheck(spec: CheckSpec, previous: VerifyResult, changed: readonly string[], signal: AbortSignal | undefined, of: PassRun): Promise<CheckResult> {
     const parser = this.parserOf(spec);
+    // A check that did not run last time (its build failed) has no earlier run to narrow from.
+    const before = previous.checks.find((c) => c.name === spec.name && c.notRun === undefined);
     // A chained test script is narrowed as its runner alone once the checks that run its other parts
     // (the lint on the changed files, the warm type check) passed in this step; else as written.
     const { run, note } = await this.passCommand(spec, of);
-    const staged: CheckResult | RunFull = await this.stager!.stage(run, parser, previous.checks.find((c) => c.name === spec.name), changed, signal);
+    const staged: CheckResult | RunFull = await this.stager!.stage(run, parser, before, changed, signal);
     if (!('full' in staged)) return { ...staged, command: spec.command, ...(note !== undefined ? { stagedNote: staged.stagedNote !== undefined ? `${note}; ${staged.stagedNote}` : note } : {}) };
     this.logger.debug(`check ${spec.name}: runs in full (${staged.full})`);
     return { ...(await this.runCheck(spec, previous, signal, of)), stagedNote: staged.full };
+  }
+
+  /**
+   * One run of a task a check depends on (a build), read by its own parser so a failing build is
+   * placed where it fails; never made incremental (a build must write its output whatever our build
+   * info says) and never re-run for flakes.
+   */
+  private async runPrerequisite(p: Prerequisite, signal?: AbortSignal): Promise<CheckResult> {
+    const spec: CheckSpec = { name: p.name, command: p.command, parser: p.parser, ...(p.cwd !== undefined ? { cwd: p.cwd } : {}) };
+    this.logger.info(`${p.name}: runs first (${p.why}), before ${p.for.join(', ')}`);
+    const plain = p.parser === 'tsc' ? splitCommand(p.command) : undefined;
+    const a = await this.attempt(spec, p.parser, signal, plain);
+    return checkResult(spec, p.parser, confirm([a]), 'full', { note: `run before ${p.for.join(', ')}: ${p.why}` });
   }
 
   private timeoutMs(spec: CheckSpec): number {
@@ -443,7 +475,7 @@ export class Verifier {
 
   private changed(check: string, failures: readonly Failure[], previous: VerifyResult | undefined): boolean {
     const before = previous?.checks.find((c) => c.name === check);
-    if (!before || before.cancelled) return true;
+    if (!before || before.cancelled || before.notRun !== undefined) return true;
     const ctx = { root: this.opts.root };
     const a = failures.map((f) => failureKey(f, ctx)).sort();
     const b = before.failures.map((f) => failureKey(f, ctx)).sort();

@@ -94,7 +94,7 @@ describe('check discovery', function () {
   it('configured checks win; discovery only when none are configured', () => {
     write('tsconfig.json', '{}');
     const configured = [{ name: 'mine', command: 'node -e 0' }];
-    assert.deepEqual(resolveChecks(dir, configured), { checks: configured, notes: [], origins: {}, discovered: false });
+    assert.deepEqual(resolveChecks(dir, configured), { checks: configured, notes: [], origins: {}, prerequisites: { prerequisites: [], perCheck: {}, notes: [], packageDirs: [] }, discovered: false });
     const r = resolveChecks(dir, []);
     assert.equal(r.discovered, true);
     assert.deepEqual(r.checks.map((c) => c.name), ['tsc']);
