@@ -4,6 +4,7 @@ import type { StopReason } from '../../core/policy/reasons';
 import type { RunState } from './runState';
 import { elapsedAt } from './runState';
 import { formatMoney, formatSpend } from '../../core/money';
+import { modelName } from '../../core/model/modelName';
 import { explainStop, stopMessage } from './explain';
 import { stopBadge } from './stepWords';
 
@@ -89,9 +90,11 @@ function moneyLines(s: RunState): { row: string[]; notes: string[] } {
   const unpriced = s.unpriced ?? [];
   const lm = unpriced.filter((m) => m.startsWith('vscode-lm'));
   const other = unpriced.filter((m) => !m.startsWith('vscode-lm'));
+  // Named as a person names them (a chat model by VS Code's name, another by the id its price is keyed by).
+  const named = (list: string[]): string => list.map((m) => `\`${modelName(m, s.modelNames)}\``).join(', ');
   const notes: string[] = [];
-  if (lm.length > 0) notes.push(`${lm.map((m) => `\`${m}\``).join(', ')}: VS Code's chat models have no per-token price, so their calls cost no money here${row.length > 0 ? ' and are not in the cost' : ''}.`);
-  if (other.length > 0) notes.push(`${other.map((m) => `\`${m}\``).join(', ')}: no price in \`fixUntilGreen.model.pricing\`, so ${row.length > 0 ? 'their calls are not in the cost' : 'no money is shown'}.`);
+  if (lm.length > 0) notes.push(`${named(lm)}: VS Code's chat models have no per-token price, so their calls cost no money here${row.length > 0 ? ' and are not in the cost' : ''}.`);
+  if (other.length > 0) notes.push(`${named(other)}: no price in \`fixUntilGreen.model.pricing\`, so ${row.length > 0 ? 'their calls are not in the cost' : 'no money is shown'}.`);
   return { row, notes };
 }
 

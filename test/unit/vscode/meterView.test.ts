@@ -129,13 +129,14 @@ describe('status-bar meter', () => {
   });
 
   it("says in the tooltip that vscode-lm models have no price, never a made-up figure", () => {
-    const lm = meterView(running(2, 3000, { unpriced: ['vscode-lm:copilot-gpt-4o'] }));
+    const lm = meterView(running(2, 3000, { unpriced: ['vscode-lm:copilot-gpt-4o'], modelNames: { 'vscode-lm:copilot-gpt-4o': 'GPT-4o' } }));
     assert.doesNotMatch(lm.text, /cost|\$\d/);
-    assert.match(lm.tooltip, /`vscode-lm:copilot-gpt-4o`: VS Code's chat models have no per-token price, so their calls cost no money here\./);
+    // Named as a person names it: the name VS Code gives the chat model, not the setting's label.
+    assert.match(lm.tooltip, /`GPT-4o`: VS Code's chat models have no per-token price, so their calls cost no money here\./);
     const mixed = meterView({ ...running(3, 3000, { unpriced: ['vscode-lm:copilot', 'openai-compatible:local'], costUsed: 0.2 }), status: 'stopped', stopReason: 'green', outcome: 'fixed' });
     assert.match(mixed.text, /· \$0\.20 spent$/);
     assert.match(mixed.tooltip, /no per-token price, so their calls cost no money here and are not in the cost\./);
-    assert.match(mixed.tooltip, /`openai-compatible:local`: no price in `fixUntilGreen\.model\.pricing`, so their calls are not in the cost\./);
+    assert.match(mixed.tooltip, /`local`: no price in `fixUntilGreen\.model\.pricing`, so their calls are not in the cost\./);
   });
 });
 
