@@ -15,7 +15,7 @@ import { barLevel, formatDuration, formatTokens, shortRunId } from '../src/vscod
 import { failureHeadline } from '../src/core/verify/values';
 import { explainEscalation, explainStop, notAppliedWhy } from '../src/vscode/common/explain';
 import { formatMoney, formatSpend } from '../src/core/money';
-import { modelName } from '../src/core/model/modelName';
+import { modelName } from '../src/core/modelName';
 import type { FixAction } from '../src/vscode/common/fixActions';
 import { actionLabel } from '../src/vscode/common/fixActions';
 import { runAgainLabel } from '../src/vscode/common/confirmWords';

@@ -3,8 +3,8 @@ import { redact } from '../core/secrets';
 import { formatMoney, formatSpend } from '../core/money';
 import type { RunReport, TimedEvent } from '../core/trace/events';
 import { failureHeadline } from '../core/verify/values';
-import type { ModelNames } from '../core/model/modelName';
-import { modelName, modelOn, namesOf } from '../core/model/modelName';
+import type { ModelNames } from '../core/modelName';
+import { modelName, modelOn, namesOf } from '../core/modelName';
 
 function fmtTokens(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);

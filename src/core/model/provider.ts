@@ -4,7 +4,7 @@ import type { ChatMessage, Completion, CompletionRequest, Usage } from '../types
 export interface ModelProvider {
   /** A label for traces and reports, e.g. `replay:demo.json`. Never contains a key. */
   readonly label: string;
-  /** What a person calls the model when it is not the label's id: the name VS Code gives a chat model (model/modelName.ts). */
+  /** What a person calls the model when it is not the label's id: the name VS Code gives a chat model (core/modelName.ts). */
   readonly name?: string;
   /**
    * Answers one request. Throws `ProviderFatalError` for faults retrying cannot cure (auth, model

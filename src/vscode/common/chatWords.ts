@@ -6,8 +6,8 @@
 // No `vscode` import: unit-tested.
 import type { Progress } from '../../core/gate/seen';
 import { ERROR_HEAD, failureHeadline } from '../../core/headline';
-import type { ModelNames } from '../../core/model/modelName';
-import { modelName } from '../../core/model/modelName';
+import type { ModelNames } from '../../core/modelName';
+import { modelName } from '../../core/modelName';
 import type { HeldState, RunReport, TimedEvent } from '../../core/trace/events';
 import type { Failure, VerifyResult } from '../../core/types';
 import { explainStop, stopMessage } from './explain';

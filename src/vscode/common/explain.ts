@@ -7,8 +7,8 @@ import type { HeldState } from '../../core/trace/events';
 import type { Failure } from '../../core/types';
 import { failureHeadline, tellingFailure } from '../../core/headline';
 import { formatMoney } from '../../core/money';
-import type { ModelNames } from '../../core/model/modelName';
-import { modelName } from '../../core/model/modelName';
+import type { ModelNames } from '../../core/modelName';
+import { modelName } from '../../core/modelName';
 import { explainError } from './fixActions';
 
 /** What a stop sentence is built from: a RunState and a RunReport both have these. */

@@ -3,8 +3,8 @@
 // commands turn these into notification buttons, the unit tests read them directly.
 import type { ProviderConfigError } from '../../core/model/factory';
 import { ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL } from '../../core/endpoints';
-import type { ModelNames } from '../../core/model/modelName';
-import { modelName, namedInText } from '../../core/model/modelName';
+import type { ModelNames } from '../../core/modelName';
+import { modelName, namedInText } from '../../core/modelName';
 
 /** The providers whose requests carry a key (secrets.ts keeps one per provider and endpoint). */
 export type KeyedProviderId = 'openai-compatible' | 'anthropic';

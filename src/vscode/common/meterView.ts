@@ -4,7 +4,7 @@ import type { StopReason } from '../../core/policy/reasons';
 import type { RunState } from './runState';
 import { elapsedAt } from './runState';
 import { formatMoney, formatSpend } from '../../core/money';
-import { modelName } from '../../core/model/modelName';
+import { modelName } from '../../core/modelName';
 import { explainStop, stopMessage } from './explain';
 import { stopBadge } from './stepWords';
 

@@ -1,7 +1,7 @@
 // The words and checks of Choose Model…'s guided set-up (chooseModel.ts), apart from the quick
 // inputs that show them: no `vscode` import, unit-tested.
 import { effectiveBaseUrl, isLoopbackUrl } from '../../core/endpoints';
-import { modelOn } from '../../core/model/modelName';
+import { modelOn } from '../../core/modelName';
 
 export type SetupProvider = 'vscode-lm' | 'openai-compatible' | 'anthropic';
 
@@ -36,7 +36,7 @@ export function scopeName(multiRoot: boolean, folderName: string): string {
 
 /** The sentence that ends the set-up: what runs now, and where it was saved. */
 export function savedSentence(c: ModelChoice, where: string, modelLabel?: string): string {
-  // As every sentence names a model (core/model/modelName.ts): a chat model by VS Code's name, another on its server.
+  // As every sentence names a model (core/modelName.ts): a chat model by VS Code's name, another on its server.
   const label = `${c.provider}:${c.id}`;
   const model = modelOn(label, c.provider === 'vscode-lm' ? undefined : effectiveBaseUrl(c.provider, c.baseUrl), modelLabel ? { [label]: modelLabel } : undefined);
   return `Fix Until Green runs with ${model}: saved to ${where}.`;

@@ -5,7 +5,7 @@ import type { Refusal } from '../../core/launch';
 import type { KeyRefusal } from '../../core/model/keyTrust';
 import type { Problem } from './fixActions';
 import { checksProblem } from './fixActions';
-import { namedInText } from '../../core/model/modelName';
+import { namedInText } from '../../core/modelName';
 
 /** What VS Code's ports attach to their answers: the sentence and its buttons, built where the cause is known. */
 export type VscodeDetail = Problem;

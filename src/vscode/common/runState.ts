@@ -7,7 +7,7 @@ import type { Outcome, StopReason } from '../../core/policy/reasons';
 import type { CheckSummary, CriticVerdict, HeldState, RunReport, StepRecord, TimedEvent } from '../../core/trace/events';
 import type { EscalationFacts } from './explain';
 import { explainEscalation } from './explain';
-import { namesOf } from '../../core/model/modelName';
+import { namesOf } from '../../core/modelName';
 import { stopBadge } from './stepWords';
 import type { Failure, ParserId } from '../../core/types';
 import type { ReviewState } from './reviewState';
@@ -62,7 +62,7 @@ export interface RunState {
   tracePath: string | null;
   /** The run's model (its label, the public name); `modelNames` says how a person names it. */
   model: string | null;
-  /** How a person names each model of the run, by label (core/model/modelName.ts); absent in states saved before. */
+  /** How a person names each model of the run, by label (core/modelName.ts); absent in states saved before. */
   modelNames?: Record<string, string>;
   instruction: string | null;
   /** What the loop is doing now, for the progress notification and the panel. */

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { modelName, modelOn, namedInText, namesOf, splitLabel } from '../../../src/core/model/modelName';
+import { modelName, modelOn, namedInText, namesOf, splitLabel } from '../../../src/core/modelName';
 import { createTimelinePrinter, formatSummary } from '../../../src/cli/printer';
 import type { RunReport, TimedEvent } from '../../../src/core/trace/events';
 
