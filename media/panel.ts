@@ -97,9 +97,7 @@ function header(st: RunState): VNode {
     // The badge says what the sentence says, in two words; the reason id and the outcome are in the technical detail.
     badges.push(h('span', { class: `badge ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-badge', title: why?.technical ?? 'stop reason' }, stopBadge(st.stopReason)));
     if (st.reverted) badges.push(h('span', { class: 'badge reverted', 'data-testid': 'reverted' }, st.reverted === 'run' ? 'reverted' : 'reverted to best'));
-  } else if (st.refused) {
-    badges.push(h('span', { class: 'badge bad', 'data-testid': 'refused-badge' }, stopBadge('preflight-failed')));
-  } else {
+  } else if (!st.refused) {
     badges.push(h('span', { class: 'badge idle' }, 'no run yet'));
   }
   return h(

@@ -99,6 +99,15 @@ function moneyLines(s: RunState): { row: string[]; notes: string[] } {
 }
 
 export function meterView(s: RunState | undefined, now: number = Date.now()): MeterView {
+  // A refused start says so, as the panel does (issue 40), not "no run yet".
+  if (s?.status === 'idle' && s.refused && !s.session) {
+    return {
+      text: `${reasonIcon('preflight-failed')} ${METER_LABEL}: ${stopBadge('preflight-failed')}`,
+      tooltip: `**Fix Until Green**: did not start\n\n${escapeMarkdown(s.refused.message)}\n\nClick to open the panel.`,
+      warning: false,
+      ariaLabel: `Fix Until Green did not start: ${s.refused.message}`,
+    };
+  }
   if (!s || s.status === 'idle') {
     return {
       text: `${IDLE_ICON} ${METER_LABEL}: no run yet`,
@@ -180,6 +189,7 @@ export function shortRunId(id: string): string {
 
 /** The panel tab's icon file (in media/) for a state: a neutral ring before any run, the green check only after green. */
 export function panelIcon(state: RunState | null): string {
+  if (state?.status === 'idle' && state.refused) return 'status-error.svg';
   if (!state || state.status === 'idle') return 'status-idle.svg';
   if (state.status === 'running') return 'status-running.svg';
   if (state.stopReason === 'green') return 'status-green.svg';

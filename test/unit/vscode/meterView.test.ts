@@ -188,4 +188,12 @@ describe('budget bar colours (issue 40)', () => {
     assert.equal(barLevel({ status: 'running', stopReason: null }, 'steps', 0.6), 'mid');
     assert.equal(barLevel({ status: 'running', stopReason: null }, 'tokens', 0.85), 'high');
   });
+
+  it('after a refused start says "did not start" and why, not "no run yet" (issue 40)', () => {
+    const refused = meterView({ ...idleState('/w', 'w', LIMITS), refused: { message: 'fake-coder on 127.0.0.1:4011 needs an API key.', actions: [] } });
+    assert.equal(refused.text, '$(circle-slash) Fix Until Green: did not start');
+    assert.ok(refused.tooltip.replace(/\\/g, '').includes('fake-coder on 127.0.0.1:4011 needs an API key.'), refused.tooltip);
+    assert.doesNotMatch(refused.text + refused.tooltip, /no run yet/);
+    assert.equal(panelIcon({ ...idleState('/w', 'w', LIMITS), refused: { message: 'x', actions: [] } }), 'status-error.svg');
+  });
 });
