@@ -15,6 +15,10 @@ import { barLevel, formatDuration, formatTokens, shortRunId } from '../src/vscod
 import { failureHeadline } from '../src/core/verify/values';
 import { explainEscalation, explainStop, notAppliedWhy } from '../src/vscode/common/explain';
 import { formatMoney, formatSpend } from '../src/core/money';
+import { modelName } from '../src/core/modelName';
+import type { FixAction } from '../src/vscode/common/fixActions';
+import { actionLabel } from '../src/vscode/common/fixActions';
+import { runAgainLabel } from '../src/vscode/common/confirmWords';
 import { checkWords, continueLabel, continueTitle, stopBadge } from '../src/vscode/common/stepWords';
 import type { ParserId } from '../src/core/types';
 import type { ReviewFile } from '../src/vscode/common/reviewState';
@@ -93,12 +97,13 @@ function header(st: RunState): VNode {
     // The badge says what the sentence says, in two words; the reason id and the outcome are in the technical detail.
     badges.push(h('span', { class: `badge ${reasonClass(st.stopReason)}`, 'data-testid': 'stop-badge', title: why?.technical ?? 'stop reason' }, stopBadge(st.stopReason)));
     if (st.reverted) badges.push(h('span', { class: 'badge reverted', 'data-testid': 'reverted' }, st.reverted === 'run' ? 'reverted' : 'reverted to best'));
-  } else {
+  } else if (!st.refused) {
     badges.push(h('span', { class: 'badge idle' }, 'no run yet'));
   }
   return h(
     'header',
     {},
+    refusal(st),
     checked
       ? h('p', { class: `sentence ${checked.green ? 'ok' : 'warn'}`, 'data-testid': 'checks-sentence', tabindex: -1 }, icon(checked.green ? 'pass' : 'warning'), ' ', checkedSentence(checked))
       : why
@@ -111,7 +116,8 @@ function header(st: RunState): VNode {
       'div',
       { class: 'meta' },
       h('strong', { 'data-testid': 'folder' }, st.folderName),
-      st.model ? h('span', { class: 'model' }, ` · ${st.model}`) : null,
+      // Named as a person names it (issue 40); the label, the public name, in the tooltip.
+      st.model ? h('span', { class: 'model', 'data-testid': 'model', title: st.model }, ` · ${modelName(st.model, st.modelNames)}`) : null,
       st.runId ? h('span', { class: 'run-id', 'data-testid': 'run-id', title: `run ${st.runId}` }, ` · ${shortRunId(st.runId)}`) : null,
     ),
     st.status === 'running' && st.phase ? h('div', { class: 'phase', 'data-testid': 'phase', tabindex: -1 }, st.phase) : null,
@@ -139,6 +145,27 @@ function button(action: PanelAction, label: string, codicon: string, enabled: bo
   // Only a toolbar too narrow for its widest button shows the icons (a container query hides the label; the tooltip and the accessible name stay).
   return h('button', { key: action, type: 'button', 'data-action': action, title, 'aria-label': label, disabled: !enabled || busy !== null, onClick }, icon(busy === action ? 'loading~spin' : codicon), h('span', { class: 'label' }, ` ${label}`));
 }
+
+/**
+ * Why the last start was refused (issue 40: the panel said only "no run yet"): the notification's
+ * sentence, its fixes and Run as buttons. The newest fact, so it leads; the next start clears it.
+ */
+function refusal(st: RunState): VNode | null {
+  const r = st.refused;
+  if (!r || st.status === 'running') return null;
+  const fixes = r.actions.map((a, index) =>
+    h('button', { key: `fix-${index}`, type: 'button', 'data-testid': 'refusal-fix', title: actionLabel(a), disabled: busy !== null, onClick: () => send({ type: 'fix', index, folder: st.folder }) }, icon(FIX_ICON[a.kind]), h('span', { class: 'label' }, ` ${actionLabel(a)}`)),
+  );
+  return h(
+    'section',
+    { class: 'refusal', 'data-testid': 'refusal' },
+    h('p', { class: 'sentence bad', 'data-testid': 'refusal-sentence', tabindex: -1 }, icon('error'), ' ', `Did not start: ${r.message}`),
+    h('div', { class: 'actions', role: 'toolbar', 'aria-label': 'Fix and run' }, ...fixes, button('run', runAgainLabel(st), 'play', true, 'Start a run in this folder: an optional instruction first')),
+  );
+}
+
+/** The codicon of each kind of fix, as the buttons of the panel draw them. */
+const FIX_ICON: Record<FixAction['kind'], string> = { setApiKey: 'key', setBaseUrl: 'link', chooseModel: 'settings-gear', openSetting: 'settings', confirmEndpoint: 'shield' };
 
 function revertToBestTitle(st: RunState): string {
   if (st.bestStep === null) return 'Restore the state of the best step';
@@ -262,12 +289,12 @@ function costBar(st: RunState): VNode | null {
 function modelChip(st: RunState, step: StepView): VNode | null {
   if (!step.model) return null;
   const handover = (st.escalations ?? []).find((e) => e.step + 1 === step.index && e.to === step.model);
-  const short = step.model.slice(step.model.indexOf(':') + 1) || step.model;
+  const name = modelName(step.model, st.modelNames);
   return h(
     'span',
-    { class: `chip model${handover ? ' escalated' : ''}`, 'data-testid': 'step-model', title: handover ? explainEscalation(handover) : `made by ${step.model}` },
+    { class: `chip model${handover ? ' escalated' : ''}`, 'data-testid': 'step-model', title: handover ? explainEscalation(handover, st.modelNames) : `made by ${name} (${step.model})` },
     icon(handover ? 'arrow-up' : 'hubot'),
-    ` ${short}`,
+    ` ${name}`,
   );
 }
 
@@ -394,7 +421,7 @@ function stepRow(st: RunState, step: StepView): VNode {
       'data-step': step.index,
       tabindex: 0,
       role: 'button',
-      'aria-label': `Step ${step.index}: ${plural(step.failureCount, 'failure')} after it, ${step.tokens} tokens${cost !== null ? `, ${formatMoney(cost)}` : ''}${step.model ? ` by ${step.model}` : ''}. Opens the step's diff.`,
+      'aria-label': `Step ${step.index}: ${plural(step.failureCount, 'failure')} after it, ${step.tokens} tokens${cost !== null ? `, ${formatMoney(cost)}` : ''}${step.model ? ` by ${modelName(step.model, st.modelNames)}` : ''}. Opens the step's diff.`,
       title: step.snapshotDir ? "Open this step's diff" : 'This step changed no files',
       onClick: activate,
       onKeyDown,
@@ -415,7 +442,7 @@ function stepRow(st: RunState, step: StepView): VNode {
       // What the step's call cost, beside its tokens ("1.2k tok · $0.003"); the model chip on the same row names who spent it.
       h(
         'span',
-        { class: 'tokens', title: `tokens this step used${cost !== null ? `; its model call cost ${formatMoney(cost)}${step.model ? ` at the price of ${step.model} in fixUntilGreen.model.pricing` : ''}` : ''}` },
+        { class: 'tokens', title: `tokens this step used${cost !== null ? `; its model call cost ${formatMoney(cost)}${step.model ? ` at the price of ${modelName(step.model, st.modelNames)} in fixUntilGreen.model.pricing` : ''}` : ''}` },
         `${formatTokens(step.tokens)} tok`,
         cost !== null ? h('span', { class: 'cost', 'data-testid': 'step-cost' }, ` · ${formatMoney(cost)}`) : null,
       ),
@@ -447,22 +474,25 @@ function remaining(st: RunState): VNode | null {
 }
 
 /** What a folder with no run yet offers: what the loop does, and its first two steps as buttons (Show Panel's keyboard lands on Run). */
-function start(intro: string | null): Child[] {
+function start(intro: string | null, buttons = true): Child[] {
   return [
     intro !== null ? h('p', { class: 'empty', 'data-testid': 'no-run' }, intro, h('strong', {}, 'Fix Until Green'), ' edits this folder until its own checks pass (whichever of a type check, a linter and tests it has), and says why it stopped.') : null,
-    h(
-      'div',
-      { class: 'actions start', role: 'toolbar', 'aria-label': 'Start' },
-      button('run', 'Run Fix Until Green', 'play', true, 'Start a run in this folder: an optional instruction first'),
-      button('chooseModel', 'Choose Model…', 'settings-gear', true, 'Pick the provider and model the loop uses'),
-    ),
+    // A refused start's own buttons (its fixes and Run) stand in for these.
+    buttons
+      ? h(
+          'div',
+          { class: 'actions start', role: 'toolbar', 'aria-label': 'Start' },
+          button('run', 'Run Fix Until Green', 'play', true, 'Start a run in this folder: an optional instruction first'),
+          button('chooseModel', 'Choose Model…', 'settings-gear', true, 'Pick the provider and model the loop uses'),
+        )
+      : null,
   ];
 }
 
 function view(st: RunState | null): Child[] {
   if (!st) return start('No run yet. ');
   // No run in this folder yet (Run Checks' result, if any, above): no meters at zero, no disabled buttons.
-  if (st.status === 'idle' && !st.session) return [header(st), ...start(st.checked ? null : ''), st.checked ? remaining(st) : null];
+  if (st.status === 'idle' && !st.session) return [header(st), ...start(st.checked ? null : '', !st.refused), st.checked ? remaining(st) : null];
   // An agent's session our hooks gate (issue 30): its own header, actions and rows.
   if (st.session) {
     const session = st as RunState & { session: HookSessionView };

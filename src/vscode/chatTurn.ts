@@ -9,8 +9,9 @@ import type { RunReport, TimedEvent } from '../core/trace/events';
 import { CHAT_KEEP_COMMAND as KEEP_COMMAND, CHAT_UNDO_COMMAND as UNDO_COMMAND } from './common/commandIds';
 import type { PreparedRun } from '../core/launch';
 import type { Settings } from '../core/settings';
+import type { VerifyResult } from '../core/types';
 import type { RunController, RunExtras } from './controller';
-import { md, plural, stepLine, stopMarkdown } from './common/chatWords';
+import { CHAT_FAILURES_SHOWN, chatFailure, checksHead, checksProgress, flakyNote, placeOf, plural, stepLine, stopMarkdown, workingLine } from './common/chatWords';
 import { VscodeLmProvider } from './lmProvider';
 import { pendingFiles } from './common/reviewState';
 import { canContinue, canRevert } from './common/runState';
@@ -22,7 +23,8 @@ export interface FixChatResult extends vscode.ChatResult {
 
 /** What a turn asks of the shell's gate host (gateHost.ts): the check pass, the prepared run, the folder's settings. */
 export interface TurnHost {
-  runChecks(c: RunController, signal?: AbortSignal): Promise<ChecksToolResult>;
+  /** The check pass as the tools count it, and what the checks found (the failures a person reads). */
+  checkPass(c: RunController, signal?: AbortSignal): Promise<{ result: ChecksToolResult; verify: VerifyResult }>;
   prepare(c: RunController, extras: RunExtras): Promise<PreparedRun>;
   settings(c: RunController): Settings;
 }
@@ -49,7 +51,7 @@ export class StepStreamer {
   on(e: TimedEvent): void {
     switch (e.type) {
       case 'run-start':
-        this.stream.markdown(`Working with ${md(e.model)}, at most ${plural(e.limits.maxSteps, 'step')}.\n\n`);
+        this.stream.markdown(`${workingLine(e)}\n\n`);
         return;
       case 'edit':
         if (e.applied) this.files.set(e.step, e.files.map((f) => f.path));
@@ -72,15 +74,38 @@ async function checks(host: TurnHost, c: RunController, stream: vscode.ChatRespo
   stream.progress(`Running the checks of ${c.folderName}…`);
   const abort = new AbortController();
   const sub = token.onCancellationRequested(() => abort.abort(new Error('cancelled')));
-  let r: ChecksToolResult;
+  let pass: { result: ChecksToolResult; verify: VerifyResult };
   try {
-    r = await host.runChecks(c, abort.signal);
+    pass = await host.checkPass(c, abort.signal);
   } finally {
     sub.dispose();
   }
-  stream.markdown(checksMarkdown(r));
-  if (!r.green) stream.button({ command: 'workbench.actions.view.problems', title: 'Show Problems' });
+  streamChecks(c.folder, pass.result, pass.verify, stream);
   return { metadata: { command: 'checks', folder: c.folder } };
+}
+
+/**
+ * A check pass as a person reads it (issue 40), in the shape of the run's answer: how many failures
+ * and where, each failure by its values and place with a link to the file, and Show Problems. The
+ * identity hash, the seen counter's dialect and the compact report stay the tools' (lmTools.ts).
+ */
+function streamChecks(folder: string, r: ChecksToolResult, v: VerifyResult, stream: vscode.ChatResponseStream): void {
+  const progress = checksProgress(r.progress, r.attemptsAgo);
+  stream.markdown(`${checksHead(v)}${progress ? ` ${progress}` : ''}\n\n`);
+  const parsers = new Map(v.checks.map((x) => [x.name, x.parser]));
+  for (const f of v.failures.slice(0, CHAT_FAILURES_SHOWN)) {
+    const cf = chatFailure(f, parsers.get(f.check));
+    stream.markdown('- ');
+    if (cf.file) {
+      const uri = vscode.Uri.file(`${folder}/${cf.file}`);
+      stream.anchor(cf.line ? new vscode.Location(uri, new vscode.Position(cf.line - 1, Math.max(0, (cf.column ?? 1) - 1))) : uri, placeOf(cf));
+      stream.markdown(` ${cf.text}\n`);
+    } else stream.markdown(`${cf.text}\n`);
+  }
+  const more = v.failures.length - CHAT_FAILURES_SHOWN;
+  const notes = [more > 0 ? `${plural(more, 'more failure')} in the Problems panel.` : '', flakyNote(r.flakyCount)].filter((s) => s !== '');
+  if (notes.length > 0) stream.markdown(`\n${notes.join(' ')}\n`);
+  if (!r.green) stream.button({ command: 'workbench.actions.view.problems', title: 'Show Problems' });
 }
 
 async function fix(host: TurnHost, c: RunController, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<FixChatResult> {
@@ -114,7 +139,7 @@ async function follow(c: RunController, stream: vscode.ChatResponseStream, token
 
 /** One closing sentence, the changed files with Keep and Undo, and the details behind a button. */
 function stopped(c: RunController, r: RunReport, stream: vscode.ChatResponseStream, command: string): FixChatResult {
-  stream.markdown(stopMarkdown(r, c.state.held ?? null));
+  stream.markdown(stopMarkdown(r, c.state.held ?? null, c.state.modelNames));
   const pending = pendingFiles(c.state.review);
   if (pending.length > 0) {
     stream.markdown(`\n${pending.length === 1 ? 'Changed file' : `${pending.length} changed files`}: `);
@@ -126,17 +151,3 @@ function stopped(c: RunController, r: RunReport, stream: vscode.ChatResponseStre
   stream.button({ command: 'fixUntilGreen.showPanel', title: 'Details' });
   return { metadata: { command, folder: c.folder, stopReason: r.stopReason, canContinue: canContinue(c.state) } };
 }
-
-export function checksMarkdown(r: ChecksToolResult): string {
-  const head = r.green ? '**Green:** every check passes.' : `**Not green: ${plural(r.failureCount, 'failure')}.**`;
-  return [
-    `${head} Failure identity \`${r.failureHash.slice(0, 12)}\`, seen ${plural(r.seen, 'time')} in this session.`,
-    '',
-    `> ${md(r.verdict)}`,
-    '',
-    ...r.checks.map((c) => `- ${md(c.name)}: ${c.timedOut ? 'timed out' : plural(c.failures, 'failure')} (exit ${c.exitCode ?? '-'})`),
-    ...(r.report ? ['', '```text', r.report.replace(/```/g, '``\u200b`'), '```'] : []),
-    '',
-  ].join('\n');
-}
-

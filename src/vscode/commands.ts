@@ -11,7 +11,7 @@ import type { Logger } from '../core/types';
 import { announceChecks, announceRestore, verifyWithProgress } from './checkNotices';
 import type { RunController, RunControllers } from './controller';
 import type { CommandId } from './common/commandIds';
-import { COMMAND_IDS } from './common/commandIds';
+import { COMMAND_IDS, PANEL_FIX_COMMAND } from './common/commandIds';
 import type { FixAction, Problem } from './common/fixActions';
 import { actionLabel, settingFix } from './common/fixActions';
 import type { PreparedRun } from '../core/launch';
@@ -24,7 +24,7 @@ import { revertRunQuestion, revertToBestQuestion, runAgainLabel } from './common
 import { openReviewDiff } from './reviewUi';
 import { chooseFolder } from './folders';
 import { canRevert } from './common/runState';
-import type { ApiKeys } from './secrets';
+import type { ApiKeys, KeyedProvider } from './secrets';
 import { defaultOrigin } from './secrets';
 
 import { resolveInterrupted } from './recovery';
@@ -69,7 +69,13 @@ export class Commands {
 
   /** Registers every command; the returned disposables go onto the extension's subscriptions. */
   register(): vscode.Disposable[] {
-    return COMMAND_IDS.map((id) =>
+    // The panel's buttons for a refused start's fixes: the folder's refusal, its fix by index (a webview names no action itself).
+    const panelFix = vscode.commands.registerCommand(PANEL_FIX_COMMAND, async (folder: unknown, index: unknown) => {
+      const c = typeof folder === 'string' ? this.deps.controllers.find(folder) : undefined;
+      const action = typeof index === 'number' ? c?.state.refused?.actions[index] : undefined;
+      if (c && action) await this.fix(action, c);
+    });
+    return [panelFix, ...COMMAND_IDS.map((id) =>
       // A menu passes a Uri or nothing; only a string names a folder.
       vscode.commands.registerCommand(id, async (folder?: unknown) => {
         try {
@@ -79,7 +85,7 @@ export class Commands {
           void vscode.window.showErrorMessage(`Fix Until Green: ${errorText(e)}`);
         }
       }),
-    );
+    )];
   }
 
   private trusted(): boolean {
@@ -162,6 +168,7 @@ export class Commands {
       if (launch.ok) {
         // A cost ceiling over a model without a price: the run would stop at its preflight.
         const unpriced = launch.prepared.problems[0];
+        ctl.refuse(unpriced === undefined ? null : settingFix(unpriced, 'model.pricing'));
         if (unpriced === undefined) return launch.prepared;
         void this.offerFix(settingFix(unpriced, 'model.pricing'), ctl);
         return undefined;
@@ -177,7 +184,11 @@ export class Commands {
         const pick = await vscode.window.showInformationMessage(`Fix Until Green: a run is already in progress in ${ctl.folderName}.`, show, stop);
         if (pick === show) this.deps.showPanel(true);
         if (pick === stop) ctl.stop();
-      } else void this.offerFix(p, ctl);
+      } else {
+        // The panel says why too, with the same buttons (issue 40), not "no run yet".
+        ctl.refuse(p);
+        void this.offerFix(p, ctl);
+      }
       return undefined;
     }
   }
@@ -210,7 +221,8 @@ export class Commands {
     const again = runAgainLabel(ctl.state);
     switch (a.kind) {
       case 'setApiKey':
-        if ((await this.setApiKey([again])).picked === again) await this.run(ctl.folder);
+        // The provider the problem named: the key box opens for it, without asking which (issue 40).
+        if ((await this.setApiKey([again], a.provider)).picked === again) await this.run(ctl.folder);
         return;
       case 'chooseModel':
         if ((await (await this.setUp()).chooseModel(ctl.folder, this.deps.keys, [again]))?.picked === again) await this.run(ctl.folder);
@@ -296,13 +308,13 @@ export class Commands {
     if (settings) await announceChecks(c, await verifyWithProgress(c, settings, 'Running checks', this.deps.logger));
   }
 
-  async setApiKey(offer: readonly string[] = []): Promise<{ stored: boolean; picked?: string }> {
+  async setApiKey(offer: readonly string[] = [], provider?: KeyedProvider): Promise<{ stored: boolean; picked?: string }> {
     const active = this.deps.controllers.active;
     const folder = active ? vscode.Uri.file(active.folder) : vscode.workspace.workspaceFolders?.[0]?.uri;
     const read = folder ? readSettings(folder) : undefined;
     const model = read?.ok ? read.settings.model : undefined;
     // The key is stored for the endpoint the settings name (its origin), and sent nowhere else.
-    return this.deps.keys.promptAndStore(model?.provider, (p) => (model && p === model.provider ? endpointOrigin(effectiveBaseUrl(p, model.baseUrl)) : defaultOrigin(p)), offer);
+    return this.deps.keys.promptAndStore(provider ?? model?.provider, (p) => (model && p === model.provider ? endpointOrigin(effectiveBaseUrl(p, model.baseUrl)) : defaultOrigin(p)), offer, provider !== undefined);
   }
 
   private async offerRunAgain(ctl: RunController, again: string, what: string): Promise<void> {

@@ -16,6 +16,7 @@ import type { Failure, VerifyResult } from '../core/types';
 import { keepVerifications, observedVerifier, verificationOf } from './common/testOutput';
 import type { FrontEnd, Launch, PreparedChecks, PreparedRun, SettingsAnswer } from '../core/launch';
 import type { VscodeDetail } from './common/refusals';
+import type { Problem } from './common/fixActions';
 import { refusalProblem } from './common/refusals';
 import type { Logger } from '../core/types';
 import type { ReviewState } from './common/reviewState';
@@ -205,7 +206,7 @@ export class RunController {
     const onAbort = (): void => run.cancel();
     abort.signal.addEventListener('abort', onAbort, { once: true });
     const l = this.current.limits;
-    this.set(continuing(this.current, { ...l, maxSteps: l.maxSteps + extra.extraSteps, tokenCeiling: l.tokenCeiling + extra.extraTokens }, this.now()));
+    this.set(continuing({ ...this.current, refused: null }, { ...l, maxSteps: l.maxSteps + extra.extraSteps, tokenCeiling: l.tokenCeiling + extra.extraTokens }, this.now()));
     try {
       return await this.settle(run.continue(extra));
     } finally {
@@ -417,6 +418,12 @@ export class RunController {
     const cp = await (await this.engine.restoring()).checkpointAt(run.dir);
     if (!cp) throw new Error(`the checkpoint of run ${run.runId} is gone (${run.dir})`);
     return cp;
+  }
+
+  /** A start refused (its sentence and fixes, as the notification shows them), or null once one is prepared: the panel says why. */
+  refuse(problem: Problem | null): void {
+    if ((this.current.refused ?? null) === problem) return;
+    this.set({ ...this.current, refused: problem });
   }
 
   markReverted(kind: 'run' | 'best'): void {

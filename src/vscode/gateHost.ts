@@ -9,7 +9,7 @@ import { readWorkspaceText } from '../core/edit/readText';
 import { SeenCounter } from '../core/gate/seen';
 import type { ChecksToolResult } from '../core/gate/tools';
 import type { Settings } from '../core/settings';
-import type { Logger } from '../core/types';
+import type { Logger, VerifyResult } from '../core/types';
 import { UNTRUSTED_MESSAGE } from './commands';
 import { FolderBusyError, RunInProgressError } from './controller';
 import type { RunController, RunControllers, RunExtras } from './controller';
@@ -88,12 +88,17 @@ export class GateHost {
 
   /** One check pass through the folder's controller, counted as an attempt of this session. */
   async runChecks(c: RunController, signal?: AbortSignal): Promise<ChecksToolResult> {
+    return (await this.checkPass(c, signal)).result;
+  }
+
+  /** A check pass counted as the tools count it, with what the checks found (`@fix /checks` words each failure). */
+  async checkPass(c: RunController, signal?: AbortSignal): Promise<{ result: ChecksToolResult; verify: VerifyResult }> {
     if (c.running) throw new GateRefusal(`a Fix Until Green run is in progress in ${c.folderName}; wait for it to stop (its checks are running)`);
     const v = await c.verify(this.settings(c), signal);
     const engine = await loadEngine(this.logger);
     const r = engine.checksToolResult(v, this.seen, c.folder, { root: c.folder, readText: (rel) => readWorkspaceText(c.folder, rel) });
     this.logger.info(`checks for an agent in ${c.folderName}: ${r.green ? 'green' : `${plural(r.failureCount, 'failure')}`}, identity ${r.failureHash.slice(0, 12)} seen ${plural(r.seen, 'time')}`);
-    return r;
+    return { result: r, verify: v };
   }
 
   /**

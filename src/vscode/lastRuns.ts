@@ -34,7 +34,8 @@ export class LastRuns {
 
   private async save(s: RunState): Promise<void> {
     const all = { ...this.memento.get<Record<string, unknown>>(KEY, {}) };
-    all[s.folder] = s;
+    // A refused start is this window's news (its buttons act on this window's settings): not restored later.
+    all[s.folder] = { ...s, refused: null };
     await this.memento.update(KEY, all);
   }
 }

@@ -30,9 +30,11 @@ function isFatal(e: vscode.LanguageModelError): boolean {
 
 export class VscodeLmProvider implements ModelProvider {
   readonly label: string;
+  readonly name: string;
 
   constructor(private readonly model: vscode.LanguageModelChat) {
     this.label = `vscode-lm:${model.id}`;
+    this.name = model.name;
   }
 
   async complete(req: CompletionRequest): Promise<Completion> {

@@ -9,6 +9,7 @@ import type { Logger } from '../core/types';
 import type { RunControllers } from './controller';
 import type { FromWebview, ToWebview } from './common/protocol';
 import { isFromWebview, isPersistedPanelState, PANEL_ACTION_COMMANDS, PANEL_LAUNCHES, PANEL_VIEW_TYPE } from './common/protocol';
+import { PANEL_FIX_COMMAND } from './common/commandIds';
 import { notAppliedWhy } from './common/explain';
 import type { RunState } from './common/runState';
 import { canContinue } from './common/runState';
@@ -125,6 +126,12 @@ export class PanelHost implements vscode.Disposable {
         case 'review':
           await this.review(msg);
           return;
+        case 'fix': {
+          // Runs on in its own UI (the key box, the settings): the panel does not wait for it.
+          const folder = msg.folder ?? this.controllers.active?.folder;
+          if (folder !== undefined) void vscode.commands.executeCommand(PANEL_FIX_COMMAND, folder, msg.index);
+          return;
+        }
       }
     } catch (e) {
       const text = e instanceof Error ? e.message : String(e);

@@ -13,6 +13,10 @@ export function defaultOrigin(provider: KeyedProvider): string {
 export const KEYED_PROVIDERS = ['openai-compatible', 'anthropic'] as const satisfies readonly ProviderId[];
 export type KeyedProvider = (typeof KEYED_PROVIDERS)[number];
 
+function isKeyed(p: string | undefined): p is KeyedProvider {
+  return (KEYED_PROVIDERS as readonly string[]).includes(p ?? '');
+}
+
 /** The slot of a key saved before keys were kept per endpoint origin. */
 export function secretKey(provider: KeyedProvider): string {
   return `fixUntilGreen.apiKey.${provider}`;
@@ -80,14 +84,9 @@ export class ApiKeys {
    * of that provider. `offer`: buttons on the confirmation (e.g. Run again after a run stopped for the
    * key); the one picked is returned.
    */
-  async promptAndStore(preselect?: ProviderId, originOf: (provider: KeyedProvider) => string = defaultOrigin, offer: readonly string[] = []): Promise<{ stored: boolean; picked?: string }> {
-    const items = KEYED_PROVIDERS.map((p) => ({ label: p, description: p === preselect ? 'current provider' : '' }));
-    // The provider the settings name comes first, so Enter picks it.
-    items.sort((a, b) => Number(b.label === preselect) - Number(a.label === preselect));
-    // Kept open when the focus moves (a webview taking it back as the palette closes), as the key box is.
-    const picked = await vscode.window.showQuickPick(items, { title: 'Fix Until Green: Set API Key', placeHolder: 'Which provider is the key for?', ignoreFocusOut: true });
-    if (!picked) return { stored: false };
-    const provider = picked.label as KeyedProvider;
+  async promptAndStore(preselect?: ProviderId, originOf: (provider: KeyedProvider) => string = defaultOrigin, offer: readonly string[] = [], known = false): Promise<{ stored: boolean; picked?: string }> {
+    const provider = known && isKeyed(preselect) ? preselect : await this.pickProvider(preselect);
+    if (!provider) return { stored: false };
     const key = await vscode.window.showInputBox({
       title: `Fix Until Green: API key for ${provider} at ${originOf(provider)}`,
       prompt: 'Stored in VS Code\'s secret storage. Leave empty and press Enter to remove the stored key.',
@@ -107,5 +106,14 @@ export class ApiKeys {
     if (offer.length === 0) return { stored: true };
     const after = await confirmed;
     return after === undefined ? { stored: true } : { stored: true, picked: after };
+  }
+
+  /** Which provider the key is for, asked: the one the settings name first, so Enter picks it. */
+  private async pickProvider(preselect: ProviderId | undefined): Promise<KeyedProvider | undefined> {
+    const items = KEYED_PROVIDERS.map((p) => ({ label: p, description: p === preselect ? 'current provider' : '' }));
+    items.sort((a, b) => Number(b.label === preselect) - Number(a.label === preselect));
+    // Kept open when the focus moves (a webview taking it back as the palette closes), as the key box is.
+    const picked = await vscode.window.showQuickPick(items, { title: 'Fix Until Green: Set API Key', placeHolder: 'Which provider is the key for?', ignoreFocusOut: true });
+    return picked?.label as KeyedProvider | undefined;
   }
 }

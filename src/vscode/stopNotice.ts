@@ -41,7 +41,7 @@ export function announceStop(ctl: RunController, r: RunReport, x: NoticeDeps): v
   }
   if (r.stopReason === 'error' || r.stopReason === 'preflight-failed') {
     // A fault: the error icon, a short sentence, and the fix as a button.
-    void x.offerFix(explainError(r.detail), [show]).then((p) => {
+    void x.offerFix(explainError(r.detail, ctl.state.modelNames), [show]).then((p) => {
       if (p === show) x.showPanel();
     });
     return;
@@ -52,7 +52,7 @@ export function announceStop(ctl: RunController, r: RunReport, x: NoticeDeps): v
   const more = continueLabel(r.stopReason, x.extra);
   const buttons = [...(pending ? [review] : []), ...(canContinue(ctl.state) ? [more] : []), show];
   // The sentence a newcomer reads; the engine's detail (hashes, thresholds) is in the log and the panel.
-  void vscode.window.showWarningMessage(`Fix Until Green${x.where}: ${stopMessage(explainStop({ ...r, held: ctl.state.held ?? null }))}`, ...buttons).then((p) => {
+  void vscode.window.showWarningMessage(`Fix Until Green${x.where}: ${stopMessage(explainStop({ ...r, held: ctl.state.held ?? null, ...(ctl.state.modelNames ? { modelNames: ctl.state.modelNames } : {}) }))}`, ...buttons).then((p) => {
     if (p === show) x.showPanel();
     if (p === review) void vscode.commands.executeCommand('fixUntilGreen.review', ctl.folder);
     // VS Code cannot close a notification: a stop's toast may still be on screen when the panel's

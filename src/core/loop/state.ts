@@ -88,6 +88,8 @@ export function saveSnapshot(runDir: string, step: number, r: ApplyResult): stri
 export function runStartEvent(runId: string, o: Pick<RunOptions, 'workspace' | 'provider' | 'instruction' | 'settings' | 'escalation' | 'price' | 'preflight'>, limits: RunReport['limits']): RunEvent {
   const s = o.settings;
   const ladder = (o.escalation ?? []).map((r) => r.provider.label);
+  // The names the providers gave their models (a VS Code chat model's), for the sentences a person reads.
+  const names = Object.fromEntries([o.provider, ...(o.escalation ?? []).map((r) => r.provider)].filter((p) => p.name && p.name !== p.label).map((p) => [p.label, p.name!]));
   const priced = (o.price ?? null) !== null || (o.escalation ?? []).some((r) => r.price !== null);
   return {
     type: 'run-start',
@@ -100,6 +102,7 @@ export function runStartEvent(runId: string, o: Pick<RunOptions, 'workspace' | '
     limits,
     settings: { ...s, model: { provider: s.model.provider, id: s.model.id, baseUrl: s.model.baseUrl, escalation: s.model.escalation, pricing: s.model.pricing } },
     ...(ladder.length > 0 ? { ladder } : {}),
+    ...(Object.keys(names).length > 0 ? { names } : {}),
     priced,
     ...(o.preflight ? { preflight: o.preflight } : {}),
   };

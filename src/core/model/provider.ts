@@ -4,6 +4,8 @@ import type { ChatMessage, Completion, CompletionRequest, Usage } from '../types
 export interface ModelProvider {
   /** A label for traces and reports, e.g. `replay:demo.json`. Never contains a key. */
   readonly label: string;
+  /** What a person calls the model when it is not the label's id: the name VS Code gives a chat model (core/modelName.ts). */
+  readonly name?: string;
   /**
    * Answers one request. Throws `ProviderFatalError` for faults retrying cannot cure (auth, model
    * not found, bad request, transient faults that outlasted the retry policy, among them 200

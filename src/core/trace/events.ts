@@ -133,7 +133,7 @@ export interface PreflightFound {
 }
 
 export type RunEvent =
-  | { type: 'run-start'; step: 0; runId: string; root: string; model: string; instruction: string | null; checks: { name: string; command: string }[]; limits: RunReport['limits']; settings: Record<string, unknown>; ladder?: string[]; priced?: boolean; frontEnd?: string; preflight?: PreflightFound }
+  | { type: 'run-start'; step: 0; runId: string; root: string; model: string; instruction: string | null; checks: { name: string; command: string }[]; limits: RunReport['limits']; settings: Record<string, unknown>; ladder?: string[]; names?: Record<string, string>; priced?: boolean; frontEnd?: string; preflight?: PreflightFound }
   | { type: 'verify'; step: number; green: boolean; failureHash: string; failureCount: number; failures: Failure[]; flaky: Failure[]; checks: CheckSummary[]; durationMs: number; reason: 'initial' | 'step' | 'rollback' }
   /** A model call starts: the pre-call gates passed and the prompt is on its way (DESIGN: the UI follows events only). */
   | { type: 'model-call-start'; step: number; model: string; promptTokens: number; maxOutputTokens: number }

@@ -23,6 +23,9 @@ export const BENCH_COMMAND = 'fixUntilGreen.benchmarkModels';
 /** The bench report's trace links run this (a webview without scripts can only follow a command link): internal, the trace's path as argument. */
 export const BENCH_OPEN_TRACE_COMMAND = 'fixUntilGreen.bench.openTrace';
 
+/** The panel's buttons for a refused start's fixes: internal, the folder and the fix's index in the refusal as arguments. */
+export const PANEL_FIX_COMMAND = 'fixUntilGreen.panel.fix';
+
 /** The Keep and Undo buttons of an `@fix` response: internal (not in the palette), the folder as argument. */
 export const CHAT_KEEP_COMMAND = 'fixUntilGreen.chat.keep';
 export const CHAT_UNDO_COMMAND = 'fixUntilGreen.chat.undo';

@@ -7,6 +7,8 @@ import type { HeldState } from '../../core/trace/events';
 import type { Failure } from '../../core/types';
 import { failureHeadline, tellingFailure } from '../../core/headline';
 import { formatMoney } from '../../core/money';
+import type { ModelNames } from '../../core/modelName';
+import { modelName } from '../../core/modelName';
 import { explainError } from './fixActions';
 
 /** What a stop sentence is built from: a RunState and a RunReport both have these. */
@@ -22,6 +24,8 @@ export interface StopFacts {
   /** What the workspace holds after the stop (the report's); absent in states saved before. */
   held?: HeldState | null;
   initialFailureCount?: number | null;
+  /** How a person names the run's models, by label (RunState.modelNames); absent: by their ids. */
+  modelNames?: ModelNames;
 }
 
 /** What an escalation sentence is built from: the `escalated` event has these. */
@@ -40,9 +44,9 @@ const HANDOVER_WHY: Partial<Record<StopReason, string>> = {
   'budget-depleted': 'kept failing while unsure of itself',
 };
 
-/** "Escalated to openai-compatible:big after step 2: openai-compatible:small made no progress (stalled)." */
-export function explainEscalation(e: EscalationFacts): string {
-  return `Escalated to ${e.to} after step ${e.step}: ${e.from} ${HANDOVER_WHY[e.reason] ?? 'stopped'} (${e.reason}).`;
+/** "Escalated to big-coder after step 2: small-coder made no progress." */
+export function explainEscalation(e: EscalationFacts, names?: ModelNames): string {
+  return `Escalated to ${modelName(e.to, names)} after step ${e.step}: ${modelName(e.from, names)} ${HANDOVER_WHY[e.reason] ?? 'stopped'}.`;
 }
 
 /** What the stop sentence adds when the run went up the ladder: who was tried. */
@@ -50,10 +54,11 @@ function ladderNote(f: StopFacts): string {
   const esc = f.escalations ?? [];
   if (esc.length === 0) return '';
   const last = esc[esc.length - 1]!;
+  const to = modelName(last.to, f.modelNames);
   const times = esc.length === 1 ? 'one escalation' : `${esc.length} escalations`;
-  if (f.stopReason === 'green') return ` ${last.to} finished it after ${esc.length === 1 ? 'taking over' : `${esc.length} escalations`}.`;
-  if (f.stopReason in HANDOVER_WHY) return ` The ladder is exhausted: ${last.to}, its last model, stopped too (after ${times}).`;
-  return ` ${last.to} was at work, after ${times}.`;
+  if (f.stopReason === 'green') return ` ${to} finished it after ${esc.length === 1 ? 'taking over' : `${esc.length} escalations`}.`;
+  if (f.stopReason in HANDOVER_WHY) return ` The ladder is exhausted: ${to}, its last model, stopped too (after ${times}).`;
+  return ` ${to} was at work, after ${times}.`;
 }
 
 /** What a step row contributes to the sentences: a RunState's StepView and a report's StepRecord both have these. */
@@ -144,7 +149,7 @@ function criticStopSentence(detail: string): string {
   return `Stopped: ${GUARDS[critic!] ?? `the ${critic} guard`} stopped step ${step}: ${reason!.split('\n')[0]}.`.replace(/\.\.$/, '.');
 }
 
-function errorSentence(detail: string): string {
+function errorSentence(detail: string, names: ModelNames | undefined): string {
   // A restore that met a file someone else changed (loop/restorer.ts).
   const restore = /could not restore the state of step (\d+): (.*?); the run's version is kept/.exec(detail);
   if (restore) {
@@ -154,7 +159,7 @@ function errorSentence(detail: string): string {
   }
   const conflict = /^(.*); the run stopped at step (\d+)$/.exec(detail);
   if (conflict && /changed (on disk|since)|modified/.test(conflict[1]!)) return `Stopped at step ${conflict[2]}: a file changed outside the run, so the edit was not written (${conflict[1]}).`;
-  return `Stopped by an error: ${explainError(detail).message}`;
+  return `Stopped by an error: ${explainError(detail, names).message}`;
 }
 
 /** The sentence that leads every stop, and the engine's words behind it. */
@@ -199,9 +204,9 @@ export function explainStop(f: StopFacts): StopExplanation {
       case 'unreachable':
         return `Stopped: the model says it cannot fix this (it reported "blocked" at step ${step}); ${left}.`;
       case 'preflight-failed':
-        return `Did not start: ${explainError(detail).message}`;
+        return `Did not start: ${explainError(detail, f.modelNames).message}`;
       case 'error':
-        return errorSentence(detail);
+        return errorSentence(detail, f.modelNames);
     }
   })();
   return { sentence: sentence + ladderNote(f), technical, held: explainHeld(f) };

@@ -3,10 +3,15 @@
 // commands turn these into notification buttons, the unit tests read them directly.
 import type { ProviderConfigError } from '../../core/model/factory';
 import { ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL } from '../../core/endpoints';
+import type { ModelNames } from '../../core/modelName';
+import { modelName, namedInText } from '../../core/modelName';
 
+/** The providers whose requests carry a key (secrets.ts keeps one per provider and endpoint). */
+export type KeyedProviderId = 'openai-compatible' | 'anthropic';
 
 export type FixAction =
-  | { kind: 'setApiKey' }
+  /** `provider`: the one the problem named, so Set API Key does not ask which (issue 40). */
+  | { kind: 'setApiKey'; provider?: KeyedProviderId }
   | { kind: 'setBaseUrl' }
   | { kind: 'chooseModel' }
   | { kind: 'openSetting'; setting: string }
@@ -35,6 +40,16 @@ export function actionLabel(a: FixAction): string {
 }
 
 const open = (setting: string): FixAction => ({ kind: 'openSetting', setting: `fixUntilGreen.${setting}` });
+
+/** Set API Key for the provider a problem named (a provider that takes no key: the plain action). */
+function keyFor(provider: string | undefined): FixAction {
+  return provider === 'openai-compatible' || provider === 'anthropic' ? { kind: 'setApiKey', provider } : { kind: 'setApiKey' };
+}
+
+/** The provider of the first model label (`openai-compatible:x`) or provider name in an engine's detail. */
+function providerIn(detail: string): string | undefined {
+  return /\b(openai-compatible|anthropic)\b/.exec(detail)?.[1];
+}
 
 /** No chat model through VS Code's Language Model API: pick one, or another provider in the settings. */
 export function noChatModel(id: string): Problem {
@@ -70,17 +85,17 @@ function hostOf(url: string): string {
 
 export function missingKey(provider: string, baseUrl: string): Problem {
   if (provider === 'openai-compatible' && baseUrl.trim() === '') {
-    return { message: `No server is set for the OpenAI-compatible provider: set its base URL, or an API key to use ${hostOf(OPENAI_DEFAULT_BASE_URL)}.`, actions: [{ kind: 'setBaseUrl' }, { kind: 'setApiKey' }] };
+    return { message: `No server is set for the OpenAI-compatible provider: set its base URL, or an API key to use ${hostOf(OPENAI_DEFAULT_BASE_URL)}.`, actions: [{ kind: 'setBaseUrl' }, keyFor(provider)] };
   }
   const host = hostOf(baseUrl.trim() || (provider === 'anthropic' ? ANTHROPIC_DEFAULT_BASE_URL : OPENAI_DEFAULT_BASE_URL));
-  return { message: `${host} needs an API key (${provider}).`, actions: [{ kind: 'setApiKey' }, { kind: 'setBaseUrl' }] };
+  return { message: `${host} needs an API key (${provider}).`, actions: [keyFor(provider), { kind: 'setBaseUrl' }] };
 }
 
 /** The fixes of a provider that cannot be built, by its code. */
 export function providerFix(e: ProviderConfigError): FixAction[] {
   switch (e.code) {
     case 'no-api-key':
-      return [{ kind: 'setApiKey' }, { kind: 'setBaseUrl' }];
+      return [keyFor(e.provider), { kind: 'setBaseUrl' }];
     case 'no-model-id':
     case 'no-replay-file':
     case 'bad-replay-file':
@@ -101,17 +116,22 @@ export function checksProblem(problems: readonly string[]): Problem {
 /**
  * A run's `error` detail in a short sentence with its fixes. The engine's detail for a model that
  * refused names the model twice ("model X: X at host refused …") and spells the fix in prose ("Fix:
- * run the command …"): the sentence keeps the model once and the fix becomes a button.
+ * run the command …"): the sentence keeps the model once and the fix becomes a button. Models are
+ * named as a person names them (`fake-coder on 127.0.0.1:4011`), by `names` where the run has them.
  */
-export function explainError(detail: string): Problem {
+export function explainError(detail: string, names?: ModelNames): Problem {
   const once = detail.replace(/^model (\S+): \1\b/, '$1');
   const [said] = once.split(/ Fix: /);
-  const message = (said ?? once).trim().replace(/[.;:]?$/, '.');
+  const message = namedInText((said ?? once).trim().replace(/[.;:]?$/, '.'), names);
+  const key = keyFor(providerIn(detail));
   // A server that wants a key it was never given, at preflight or at its first answer: the host, and the two fixes.
   const wants = /^(?:model \S+: )?(\S+?)(?::(\S+))? at (\S+) needs an API key and none (?:is set|was sent)/.exec(detail);
-  if (wants) return { message: `${wants[3]!.replace(/\/.*$/, '')} needs an API key${wants[2] ? ` for ${wants[1]}:${wants[2]}` : ` (${wants[1]})`}.`, actions: [{ kind: 'setApiKey' }, { kind: 'setBaseUrl' }] };
-  if (/refused the API key/.test(detail)) return { message, actions: [{ kind: 'setApiKey' }, open('model.provider')] };
-  if (/billing reasons|denied access/.test(detail)) return { message, actions: [{ kind: 'setApiKey' }, open('model.id')] };
+  if (wants) {
+    const host = wants[3]!.replace(/\/.*$/, '');
+    return { message: wants[2] ? `${modelName(`${wants[1]}:${wants[2]}`, names)} on ${host} needs an API key.` : `${host} needs an API key (${wants[1]}).`, actions: [key, { kind: 'setBaseUrl' }] };
+  }
+  if (/refused the API key/.test(detail)) return { message, actions: [key, open('model.provider')] };
+  if (/billing reasons|denied access/.test(detail)) return { message, actions: [key, open('model.id')] };
   if (/was not found/.test(detail)) return { message, actions: [open('model.id')] };
   if (/contextTokenBudget/.test(detail)) return { message, actions: [open('contextTokenBudget')] };
   if (/fixUntilGreen\.model\.baseUrl|could not reach/.test(detail)) return { message, actions: [open('model.baseUrl')] };

@@ -4,6 +4,7 @@ import type { StopReason } from '../../core/policy/reasons';
 import type { RunState } from './runState';
 import { elapsedAt } from './runState';
 import { formatMoney, formatSpend } from '../../core/money';
+import { modelName } from '../../core/modelName';
 import { explainStop, stopMessage } from './explain';
 import { stopBadge } from './stepWords';
 
@@ -89,13 +90,24 @@ function moneyLines(s: RunState): { row: string[]; notes: string[] } {
   const unpriced = s.unpriced ?? [];
   const lm = unpriced.filter((m) => m.startsWith('vscode-lm'));
   const other = unpriced.filter((m) => !m.startsWith('vscode-lm'));
+  // Named as a person names them (a chat model by VS Code's name, another by the id its price is keyed by).
+  const named = (list: string[]): string => list.map((m) => `\`${modelName(m, s.modelNames)}\``).join(', ');
   const notes: string[] = [];
-  if (lm.length > 0) notes.push(`${lm.map((m) => `\`${m}\``).join(', ')}: VS Code's chat models have no per-token price, so their calls cost no money here${row.length > 0 ? ' and are not in the cost' : ''}.`);
-  if (other.length > 0) notes.push(`${other.map((m) => `\`${m}\``).join(', ')}: no price in \`fixUntilGreen.model.pricing\`, so ${row.length > 0 ? 'their calls are not in the cost' : 'no money is shown'}.`);
+  if (lm.length > 0) notes.push(`${named(lm)}: VS Code's chat models have no per-token price, so their calls cost no money here${row.length > 0 ? ' and are not in the cost' : ''}.`);
+  if (other.length > 0) notes.push(`${named(other)}: no price in \`fixUntilGreen.model.pricing\`, so ${row.length > 0 ? 'their calls are not in the cost' : 'no money is shown'}.`);
   return { row, notes };
 }
 
 export function meterView(s: RunState | undefined, now: number = Date.now()): MeterView {
+  // A refused start says so, as the panel does (issue 40), not "no run yet".
+  if (s?.status === 'idle' && s.refused && !s.session) {
+    return {
+      text: `${reasonIcon('preflight-failed')} ${METER_LABEL}: ${stopBadge('preflight-failed')}`,
+      tooltip: `**Fix Until Green**: did not start\n\n${escapeMarkdown(s.refused.message)}\n\nClick to open the panel.`,
+      warning: false,
+      ariaLabel: `Fix Until Green did not start: ${s.refused.message}`,
+    };
+  }
   if (!s || s.status === 'idle') {
     return {
       text: `${IDLE_ICON} ${METER_LABEL}: no run yet`,
@@ -177,6 +189,7 @@ export function shortRunId(id: string): string {
 
 /** The panel tab's icon file (in media/) for a state: a neutral ring before any run, the green check only after green. */
 export function panelIcon(state: RunState | null): string {
+  if (state?.status === 'idle' && state.refused) return 'status-error.svg';
   if (!state || state.status === 'idle') return 'status-idle.svg';
   if (state.status === 'running') return 'status-running.svg';
   if (state.stopReason === 'green') return 'status-green.svg';

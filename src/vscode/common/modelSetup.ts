@@ -1,6 +1,7 @@
 // The words and checks of Choose Model…'s guided set-up (chooseModel.ts), apart from the quick
 // inputs that show them: no `vscode` import, unit-tested.
-import { isLoopbackUrl } from '../../core/endpoints';
+import { effectiveBaseUrl, isLoopbackUrl } from '../../core/endpoints';
+import { modelOn } from '../../core/modelName';
 
 export type SetupProvider = 'vscode-lm' | 'openai-compatible' | 'anthropic';
 
@@ -35,6 +36,8 @@ export function scopeName(multiRoot: boolean, folderName: string): string {
 
 /** The sentence that ends the set-up: what runs now, and where it was saved. */
 export function savedSentence(c: ModelChoice, where: string, modelLabel?: string): string {
-  const model = c.provider === 'vscode-lm' ? (modelLabel ?? c.id) : `${c.id} (${c.provider}${c.baseUrl ? ` at ${new URL(c.baseUrl).host}` : ''})`;
+  // As every sentence names a model (core/modelName.ts): a chat model by VS Code's name, another on its server.
+  const label = `${c.provider}:${c.id}`;
+  const model = modelOn(label, c.provider === 'vscode-lm' ? undefined : effectiveBaseUrl(c.provider, c.baseUrl), modelLabel ? { [label]: modelLabel } : undefined);
   return `Fix Until Green runs with ${model}: saved to ${where}.`;
 }

@@ -15,6 +15,8 @@ export const DESTRUCTIVE_SELECTORS: readonly string[] = ['[data-action="revertRu
  * screen readers as the answer). While running: the phase line. With no run: Run.
  */
 export function focusOrder(st: RunState | null): string[] {
+  // A refused start: its first fix (Set API Key, Choose Model…), then Run.
+  if (st?.refused && st.status !== 'running') return ['[data-testid="refusal-fix"]', '[data-action="run"]', ...focusOrder({ ...st, refused: null })];
   if (!st || (st.status === 'idle' && !st.session)) return ['[data-action="run"]', '[data-testid="checks-sentence"]'];
   if (st.session) return ['[data-testid="session-sentence"]', '[data-testid="step-row"]'];
   if (st.status === 'running') return ['[data-testid="phase"]', '[data-testid="step-row"]'];

@@ -38,7 +38,9 @@ export type FromWebview =
   | { type: 'ready' }
   | { type: 'action'; action: PanelAction; folder: string | null }
   | { type: 'openDiff'; step: number; folder: string | null }
-  | { type: 'review'; action: ReviewAction; path: string | null; folder: string | null };
+  | { type: 'review'; action: ReviewAction; path: string | null; folder: string | null }
+  /** A refused start's fix (RunState.refused), by its index there: the host does what the notification's button does. */
+  | { type: 'fix'; index: number; folder: string | null };
 
 /** What the webview keeps with `setState` so a reload or a restart shows the last run at once. */
 export interface PersistedPanelState {
@@ -69,6 +71,8 @@ export function isFromWebview(x: unknown): x is FromWebview {
       return typeof x.step === 'number' && Number.isInteger(x.step) && x.step >= 1 && isFolder(x.folder);
     case 'review':
       return typeof x.action === 'string' && (REVIEW_ACTIONS as readonly string[]).includes(x.action) && (x.path === null || (typeof x.path === 'string' && x.path !== '')) && isFolder(x.folder);
+    case 'fix':
+      return typeof x.index === 'number' && Number.isInteger(x.index) && x.index >= 0 && x.index < 8 && isFolder(x.folder);
     default:
       return false;
   }

@@ -5,6 +5,7 @@ import type { Refusal } from '../../core/launch';
 import type { KeyRefusal } from '../../core/model/keyTrust';
 import type { Problem } from './fixActions';
 import { checksProblem } from './fixActions';
+import { namedInText } from '../../core/modelName';
 
 /** What VS Code's ports attach to their answers: the sentence and its buttons, built where the cause is known. */
 export type VscodeDetail = Problem;
@@ -35,7 +36,8 @@ export function refusalProblem(r: Refusal<VscodeDetail>, w: RefusalWords): Probl
     case 'settings':
       return { message: `${w.what}: ${r.problems.join('; ')}`, actions: r.detail?.actions ?? [] };
     case 'model':
-      return r.detail ?? { message: r.problem, actions: [] };
+      // A model named as a person names it (`big-coder on 127.0.0.1:1234`), not by its setting.
+      return r.detail ? { ...r.detail, message: namedInText(r.detail.message) } : { message: namedInText(r.problem), actions: [] };
     case 'endpoint':
       // VS Code's key port attaches "Trust <origin> for this folder" and the setting's button.
       return r.detail ?? { message: r.key.message, actions: [{ kind: 'openSetting', setting: r.key.setting.replace(/\[\d+\]$/, '') }] };

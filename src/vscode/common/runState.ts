@@ -7,10 +7,12 @@ import type { Outcome, StopReason } from '../../core/policy/reasons';
 import type { CheckSummary, CriticVerdict, HeldState, RunReport, StepRecord, TimedEvent } from '../../core/trace/events';
 import type { EscalationFacts } from './explain';
 import { explainEscalation } from './explain';
+import { namesOf } from '../../core/modelName';
 import { stopBadge } from './stepWords';
 import type { Failure, ParserId } from '../../core/types';
 import type { ReviewState } from './reviewState';
 import type { HookSessionView } from './sessionTypes';
+import type { Problem } from './fixActions';
 
 export type RunStatus = 'idle' | 'running' | 'stopped';
 
@@ -58,7 +60,10 @@ export interface RunState {
   runId: string | null;
   runDir: string | null;
   tracePath: string | null;
+  /** The run's model (its label, the public name); `modelNames` says how a person names it. */
   model: string | null;
+  /** How a person names each model of the run, by label (core/modelName.ts); absent in states saved before. */
+  modelNames?: Record<string, string>;
   instruction: string | null;
   /** What the loop is doing now, for the progress notification and the panel. */
   phase: string;
@@ -101,6 +106,8 @@ export interface RunState {
   checked?: { at: number; green: boolean; failureCount: number } | null;
   /** What Continue would add (the folder's settings: one more run's steps and tokens), set by the panel's host when it can continue. */
   continueAdds?: { steps: number; tokens: number } | null;
+  /** Why the last start in this window was refused, with the notification's fixes (issue 40); cleared by the next start. */
+  refused?: Problem | null;
   /** Set when the state is an agent host's session gated by our hooks, not a run of ours (sessionState.ts). */
   session?: HookSessionView | null;
 }
@@ -231,6 +238,7 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
         tracePath: s.tracePath,
         runDir: s.runDir,
         model: e.model,
+        modelNames: namesOf([e.model, ...(e.ladder ?? [])], e.names),
         instruction: e.instruction,
         phase: 'checking the workspace',
         costUsed: e.priced ? 0 : null,
@@ -264,7 +272,7 @@ export function reduceRunState(s: RunState, e: TimedEvent, now: number = Date.pa
       };
     }
     case 'escalated':
-      return { ...s, model: e.to, escalations: [...(s.escalations ?? []), escalationFacts(e)], phase: explainEscalation(e) };
+      return { ...s, model: e.to, escalations: [...(s.escalations ?? []), escalationFacts(e)], phase: explainEscalation(e, s.modelNames) };
     case 'edit':
       if (e.rolledBack) return { ...s, step: e.step, pendingRestore: e.restoredToStep ?? null, phase: `step ${e.step}: rolled back to step ${e.restoredToStep ?? '?'}` };
       return { ...s, step: e.step, pendingEditErrors: e.applied ? [] : e.errors, phase: e.applied ? `step ${e.step}: verifying` : `step ${e.step}: edit not applied` };

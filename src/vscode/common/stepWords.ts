@@ -7,9 +7,10 @@ import type { CheckSummary } from '../../core/trace/events';
 import type { ParserId } from '../../core/types';
 import { formatMoney } from '../../core/money';
 
-type Kind = 'types' | 'lint' | 'tests' | 'other';
+export type Kind = 'types' | 'lint' | 'tests' | 'other';
 
-function kindOf(parser: ParserId | undefined): Kind {
+/** What kind of check a parser reads: a type check, a linter, tests, or another tool. */
+export function kindOf(parser: ParserId | undefined): Kind {
   if (parser === 'tsc') return 'types';
   if (parser === 'eslint' || parser === 'biome' || parser === 'oxlint') return 'lint';
   if (parser === 'mocha' || parser === 'jest' || parser === 'vitest' || parser === 'node-test' || parser === 'tap' || parser === 'ava' || parser === 'uvu') return 'tests';

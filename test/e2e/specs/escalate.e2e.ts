@@ -67,8 +67,10 @@ describe('Fix Until Green in VS Code: a stalled cheap model escalates to a stron
     assert.deepEqual(await vs.panel().locator('[data-testid="step-model"]').allInnerTexts().then((t) => t.map((x) => x.trim())), ['fake-cheap', 'fake-cheap', 'fake-strong']);
     const handover = vs.panel().locator('[data-testid="step-row"][data-step="3"] [data-testid="step-model"]');
     assert.match((await handover.getAttribute('class')) ?? '', /escalated/);
-    assert.match((await handover.getAttribute('title')) ?? '', /^Escalated to openai-compatible:fake-strong after step 2: openai-compatible:fake-cheap made no progress \(stalled\)\.$/);
-    assert.match((await vs.panel().locator('[data-testid="stop-sentence"]').innerText()).trim(), /^Green: every check passes after step 3\. openai-compatible:fake-strong finished it after taking over\.$/);
+    // Models named as a person names them (issue 40): their ids, not the settings' `openai-compatible:…`.
+    assert.match((await handover.getAttribute('title')) ?? '', /^Escalated to fake-strong after step 2: fake-cheap made no progress\.$/);
+    assert.match((await vs.panel().locator('[data-testid="stop-sentence"]').innerText()).trim(), /^Green: every check passes after step 3\. fake-strong finished it after taking over\.$/);
+    assert.equal((await vs.panel().locator('[data-testid="model"]').innerText()).trim(), '· fake-strong');
     assert.match(await vs.panel().locator('[data-testid="budget-cost"]').innerText(), /Cost\s+\$0\.\d+ of \$1\.00/);
     assert.match(await vs.meterText(), /^Fix Until Green: green · 3\/5 steps · [\d.]+k\/200k tokens · \$0\.\d+ of \$1\.00$/);
     assert.ok([...seen].some((t) => /^Fix Until Green: \d\/5 steps · [\d.]+k?\/200k tokens · \$[\d.]+ of \$1\.00$/.test(t)), `the meter showed the money while running; saw ${[...seen].join(' | ')}`);

@@ -37,7 +37,10 @@ describe('Fix Until Green in VS Code: the vscode-lm provider', function () {
     }, 240000, 300);
     const detail = await vs.panel().locator('[data-testid="detail"]').innerText().catch(() => '');
     assert.equal(reason, 'green', `stop detail: ${detail}`);
-    assert.match(await vs.panel().locator('.meta').innerText(), /vscode-lm:fug-scripted-model/);
+    // The chat model by the name VS Code gives it (issue 40); its setting's label in the tooltip.
+    assert.match(await vs.panel().locator('.meta').innerText(), /· Scripted Test Model/);
+    assert.doesNotMatch(await vs.panel().locator('.meta').innerText(), /vscode-lm:/);
+    assert.equal(await vs.panel().locator('[data-testid="model"]').getAttribute('title'), 'vscode-lm:fug-scripted-model');
     assert.ok(existsSync(requests));
     const asked = readFileSync(requests, 'utf8').trim().split('\n').filter(Boolean);
     assert.equal(asked.length, 2, 'two requests reached the registered chat provider');

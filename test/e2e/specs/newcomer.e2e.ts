@@ -93,11 +93,19 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
     // Enter on Run starts a run: with no model set up, it says so (the next test picks it up from there).
     await vs.page.keyboard.press('Enter');
     await vs.waitForNotification(/No chat model is available in VS Code/, 60000);
+    // The panel says why too, with the notification's buttons (issue 40: it said only "no run yet").
+    const refusal = panel().locator('[data-testid="refusal"]');
+    await refusal.waitFor({ timeout: 30000 });
+    assert.equal((await panel().locator('[data-testid="refusal-sentence"]').innerText()).trim(), 'Did not start: No chat model is available in VS Code.');
+    assert.deepEqual((await refusal.locator('button').allInnerTexts()).map((t) => t.trim()), ['Choose Model…', 'Open Settings', 'Run Fix Until Green']);
+    assert.equal(await panel().locator('.badge.idle', { hasText: 'no run yet' }).count(), 0, 'not "no run yet"');
+    assert.match(await vs.meterText(), /Fix Until Green: did not start/, 'the status item says so too');
+    await vs.screenshot('newcomer-panel-refused');
   });
 
-  it('Choose Model… guides the set-up in quick inputs: provider, base URL, the model from the server\'s /models; one scope, named; Run (not Run again: nothing ran yet)', async () => {
-    const note = await vs.waitForNotification(/No chat model is available in VS Code/, 60000);
-    await button(note, 'Choose Model…').click();
+  it('Choose Model… (the refused start\'s button in the panel) guides the set-up in quick inputs: provider, base URL, the model from the server\'s /models; one scope, named; Run (not Run again: nothing ran yet)', async () => {
+    // The panel's button does what the notification's does.
+    await panel().locator('[data-testid="refusal-fix"]', { hasText: 'Choose Model…' }).click();
     await row('OpenAI-compatible server').click();
     await vs.answerInput(local.url, /base URL/);
     // The server's own list, picked from: no id typed.
@@ -111,7 +119,7 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
     const saved = await vs.waitForNotification(/runs with fake-coder/, 30000);
     const said = (await saved.innerText()).replace(/\s+/g, ' ');
     log('saved:', said);
-    assert.match(said, /Fix Until Green runs with fake-coder \(openai-compatible at 127\.0\.0\.1:\d+\): saved to this workspace's settings \(\.vscode\/settings\.json\)\./);
+    assert.match(said, /Fix Until Green runs with fake-coder on 127\.0\.0\.1:\d+: saved to this workspace's settings \(\.vscode\/settings\.json\)\./);
     const s = settings();
     assert.equal(s['fixUntilGreen.model.provider'], 'openai-compatible');
     assert.equal(s['fixUntilGreen.model.id'], 'fake-coder');
@@ -124,6 +132,9 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
     await button(saved, 'Run Fix Until Green').click();
     await vs.answerInput('', /Optional instruction/);
     await until('the step-cap stop', async () => ((await stopReason()) === 'step-cap' ? true : undefined), 240000, 500);
+    assert.equal(await panel().locator('[data-testid="refusal"]').count(), 0, 'the run that started cleared the refusal');
+    // The model by its id, as a person names it (issue 40); its setting's label in the tooltip.
+    assert.equal((await panel().locator('[data-testid="model"]').innerText()).trim(), '· fake-coder');
   });
 
   it('the string failure is headlined by its values in the notification, the panel and Problems', async () => {
@@ -227,15 +238,19 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
     const needsKey = await vs.waitForNotification(/needs an API key/, 180000);
     const t2 = (await needsKey.innerText()).replace(/\s+/g, ' ');
     log('needs a key:', t2);
-    assert.match(t2, /127\.0\.0\.1:\d+ needs an API key for openai-compatible:fake-coder\./);
+    assert.match(t2, /fake-coder on 127\.0\.0\.1:\d+ needs an API key\./);
+    assert.doesNotMatch(t2, /openai-compatible:/, 'the model as a person names it, not its setting');
     assert.doesNotMatch(t2, /refused/, 'a server never given a key did not refuse one');
     assert.ok(await button(needsKey, 'Set API Key').isVisible());
     assert.ok(await button(needsKey, 'Set Base URL').isVisible());
     await vs.screenshot('newcomer-needs-key');
     await button(needsKey, 'Set API Key').click();
-    await row('openai-compatible').click();
+    // The error named the provider: the key box opens for it at once, no "Which provider?" (issue 40).
     const box = vs.page.locator('.quick-input-widget input[type="password"]');
     await box.waitFor({ timeout: 30000 });
+    assert.equal(await vs.page.locator('.quick-input-widget input[placeholder="Which provider is the key for?"]').count(), 0, 'no provider question');
+    assert.match(await vs.page.locator('.quick-input-widget .quick-input-title').innerText(), /API key for openai-compatible at http:\/\/127\.0\.0\.1:\d+/);
+    await vs.screenshot('newcomer-key-box');
     await box.fill(KEY);
     await vs.page.keyboard.press('Enter');
     const stored = await vs.waitForNotification(/stored the openai-compatible API key/, 30000);

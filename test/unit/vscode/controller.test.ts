@@ -76,6 +76,24 @@ describe('run controller', () => {
     assert.ok(seen.some((x) => x.steps.length === 1 && x.status === 'running'), 'step rows appear while running');
   });
 
+  it('keeps a refused start until the next start or continue clears it (the panel says why, issue 40)', async () => {
+    const c = new RunController(s.project, 'calc', LIMITS);
+    const seen: RunState[] = [];
+    c.onDidChange((st) => seen.push(st));
+    const refused = noChatModel('');
+    c.refuse(refused);
+    assert.deepEqual(c.state.refused, refused);
+    assert.equal(seen.length, 1, 'the panel hears of it');
+    c.refuse(null);
+    c.refuse(null);
+    assert.equal(seen.length, 2, 'clearing twice says nothing new');
+    c.refuse(refused);
+    const wrong = edit('a * b + 1');
+    await c.start(factory([step(wrong)], { maxSteps: 1 }));
+    assert.equal(c.state.refused ?? null, null, 'a run that started is the newer fact');
+    assert.ok(seen.some((st) => st.status === 'running' && !st.refused), 'cleared as the run starts, not at its stop');
+  });
+
   it('allows one run per folder at a time', async () => {
     const c = new RunController(s.project, 'calc', LIMITS);
     // The first verification waits while the hold file exists.

@@ -81,7 +81,7 @@ describe('stop sentences', () => {
 
   it('a model error keeps the model once and drops the prose fix (the button does it)', () => {
     const e = explainStop(facts('error', 'model openai-compatible:m: openai-compatible:m at 127.0.0.1:1 refused the API key (401 bad key). Fix: run the command "Fix Until Green: Set API Key" (fixUntilGreen.setApiKey).'));
-    assert.equal(e.sentence, 'Stopped by an error: openai-compatible:m at 127.0.0.1:1 refused the API key (401 bad key).');
+    assert.equal(e.sentence, 'Stopped by an error: m on 127.0.0.1:1 refused the API key (401 bad key).');
   });
 });
 
@@ -106,11 +106,16 @@ describe('why an edit was not applied', () => {
 
   it('says who finished or stopped when the run went up the ladder, and what each escalation was', () => {
     const escalations = [{ step: 2, reason: 'stalled' as const, from: 'openai-compatible:cheap', to: 'anthropic:strong' }];
-    assert.equal(explainStop({ ...STOPS.green.facts, escalations }).sentence, 'Green: every check passes after step 2. anthropic:strong finished it after taking over.');
-    assert.match(explainStop({ ...STOPS.stalled.facts, escalations }).sentence, /came back 3 times\. The ladder is exhausted: anthropic:strong, its last model, stopped too \(after one escalation\)\.$/);
-    assert.match(explainStop({ ...STOPS['token-ceiling'].facts, escalations }).sentence, /Continue gives it more tokens\. anthropic:strong was at work, after one escalation\.$/);
-    assert.equal(explainEscalation(escalations[0]!), 'Escalated to anthropic:strong after step 2: openai-compatible:cheap made no progress (stalled).');
-    assert.equal(explainEscalation({ ...escalations[0]!, reason: 'unreachable' }), 'Escalated to anthropic:strong after step 2: openai-compatible:cheap said it cannot fix this (unreachable).');
+    // Models named as a person names them (issue 40): their ids, or the names VS Code gave them; no setting's provider prefix, no reason id.
+    assert.equal(explainStop({ ...STOPS.green.facts, escalations }).sentence, 'Green: every check passes after step 2. strong finished it after taking over.');
+    assert.match(explainStop({ ...STOPS.stalled.facts, escalations }).sentence, /came back 3 times\. The ladder is exhausted: strong, its last model, stopped too \(after one escalation\)\.$/);
+    assert.match(explainStop({ ...STOPS['token-ceiling'].facts, escalations }).sentence, /Continue gives it more tokens\. strong was at work, after one escalation\.$/);
+    assert.equal(explainEscalation(escalations[0]!), 'Escalated to strong after step 2: cheap made no progress.');
+    assert.equal(explainEscalation({ ...escalations[0]!, reason: 'unreachable' }), 'Escalated to strong after step 2: cheap said it cannot fix this.');
+    const names = { 'vscode-lm:copilot-gpt-4o': 'GPT-4o' };
+    const toChat = [{ ...escalations[0]!, to: 'vscode-lm:copilot-gpt-4o' }];
+    assert.equal(explainStop({ ...STOPS.green.facts, escalations: toChat, modelNames: names }).sentence, 'Green: every check passes after step 2. GPT-4o finished it after taking over.');
+    assert.equal(explainEscalation(toChat[0]!, names), 'Escalated to GPT-4o after step 2: cheap made no progress.');
     assert.equal(explainStop({ ...STOPS.green.facts, escalations: [] }).sentence, 'Green: every check passes after step 2.');
   });
 });

@@ -9,10 +9,13 @@ describe('fix actions of a problem', () => {
     // The detail a run ends with when the server answers 401 (run.ts + httpFaults.ts).
     const detail = `model openai-compatible:fake-coder: openai-compatible:fake-coder at 127.0.0.1:4011 refused the API key (401 Incorrect API key provided). Fix: ${VSCODE_KEY_HINT}.`;
     const p = explainError(detail);
-    assert.equal(p.message, 'openai-compatible:fake-coder at 127.0.0.1:4011 refused the API key (401 Incorrect API key provided).');
+    // The model as a person names it, on the server the key is for (issue 40), not by its setting.
+    assert.equal(p.message, 'fake-coder on 127.0.0.1:4011 refused the API key (401 Incorrect API key provided).');
     assert.equal(p.message.split('fake-coder').length - 1, 1, 'the model name once');
     assert.deepEqual(p.actions.map(actionLabel), ['Set API Key', 'Open Settings']);
     assert.deepEqual(p.actions[1], { kind: 'openSetting', setting: 'fixUntilGreen.model.provider' });
+    // Set API Key opens the key box for the provider the error named: it does not ask which (issue 40).
+    assert.deepEqual(p.actions[0], { kind: 'setApiKey', provider: 'openai-compatible' });
   });
 
   it('a missing key is one sentence naming the host it is for, with Set API Key and Set Base URL', () => {
@@ -35,11 +38,16 @@ describe('fix actions of a problem', () => {
   it('a 401 from a server never given a key says it needs one, for which host, with both fixes', () => {
     const detail = `model openai-compatible:fake-coder: openai-compatible:fake-coder at 127.0.0.1:4011/v1 needs an API key and none was sent (401 Incorrect API key provided: (none).). Fix: ${VSCODE_KEY_HINT}.`;
     const p = explainError(detail);
-    assert.equal(p.message, '127.0.0.1:4011 needs an API key for openai-compatible:fake-coder.');
+    assert.equal(p.message, 'fake-coder on 127.0.0.1:4011 needs an API key.');
     assert.deepEqual(p.actions.map(actionLabel), ['Set API Key', 'Set Base URL']);
+    assert.deepEqual(p.actions[0], { kind: 'setApiKey', provider: 'openai-compatible' });
+    assert.deepEqual(explainError(detail.replace(/openai-compatible/g, 'anthropic')).actions[0], { kind: 'setApiKey', provider: 'anthropic' });
     // The same words for a preflight stop read back from its detail.
     const pre = explainError('openai-compatible at api.openai.com/v1 needs an API key and none is set: run the command "Fix Until Green: Set API Key" (fixUntilGreen.setApiKey) (a server on this machine, e.g. http://127.0.0.1:11434/v1, needs none; set fixUntilGreen.model.baseUrl to use one)');
     assert.equal(pre.message, 'api.openai.com needs an API key (openai-compatible).');
+    assert.deepEqual(pre.actions[0], { kind: 'setApiKey', provider: 'openai-compatible' });
+    assert.deepEqual(missingKey('anthropic', '').actions[0], { kind: 'setApiKey', provider: 'anthropic' });
+    assert.deepEqual(providerFix(new ProviderConfigError('no-api-key', 'apiKey', 'anthropic', 'x'))[0], { kind: 'setApiKey', provider: 'anthropic' });
   });
 
   it('no chat model offers Choose Model… and the provider setting', () => {

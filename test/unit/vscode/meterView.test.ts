@@ -129,13 +129,14 @@ describe('status-bar meter', () => {
   });
 
   it("says in the tooltip that vscode-lm models have no price, never a made-up figure", () => {
-    const lm = meterView(running(2, 3000, { unpriced: ['vscode-lm:copilot-gpt-4o'] }));
+    const lm = meterView(running(2, 3000, { unpriced: ['vscode-lm:copilot-gpt-4o'], modelNames: { 'vscode-lm:copilot-gpt-4o': 'GPT-4o' } }));
     assert.doesNotMatch(lm.text, /cost|\$\d/);
-    assert.match(lm.tooltip, /`vscode-lm:copilot-gpt-4o`: VS Code's chat models have no per-token price, so their calls cost no money here\./);
+    // Named as a person names it: the name VS Code gives the chat model, not the setting's label.
+    assert.match(lm.tooltip, /`GPT-4o`: VS Code's chat models have no per-token price, so their calls cost no money here\./);
     const mixed = meterView({ ...running(3, 3000, { unpriced: ['vscode-lm:copilot', 'openai-compatible:local'], costUsed: 0.2 }), status: 'stopped', stopReason: 'green', outcome: 'fixed' });
     assert.match(mixed.text, /· \$0\.20 spent$/);
     assert.match(mixed.tooltip, /no per-token price, so their calls cost no money here and are not in the cost\./);
-    assert.match(mixed.tooltip, /`openai-compatible:local`: no price in `fixUntilGreen\.model\.pricing`, so their calls are not in the cost\./);
+    assert.match(mixed.tooltip, /`local`: no price in `fixUntilGreen\.model\.pricing`, so their calls are not in the cost\./);
   });
 });
 
@@ -186,5 +187,13 @@ describe('budget bar colours (issue 40)', () => {
     assert.equal(barLevel({ status: 'running', stopReason: null }, 'steps', 0.4), 'low');
     assert.equal(barLevel({ status: 'running', stopReason: null }, 'steps', 0.6), 'mid');
     assert.equal(barLevel({ status: 'running', stopReason: null }, 'tokens', 0.85), 'high');
+  });
+
+  it('after a refused start says "did not start" and why, not "no run yet" (issue 40)', () => {
+    const refused = meterView({ ...idleState('/w', 'w', LIMITS), refused: { message: 'fake-coder on 127.0.0.1:4011 needs an API key.', actions: [] } });
+    assert.equal(refused.text, '$(circle-slash) Fix Until Green: did not start');
+    assert.ok(refused.tooltip.replace(/\\/g, '').includes('fake-coder on 127.0.0.1:4011 needs an API key.'), refused.tooltip);
+    assert.doesNotMatch(refused.text + refused.tooltip, /no run yet/);
+    assert.equal(panelIcon({ ...idleState('/w', 'w', LIMITS), refused: { message: 'x', actions: [] } }), 'status-error.svg');
   });
 });

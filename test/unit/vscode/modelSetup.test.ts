@@ -22,7 +22,8 @@ describe('Choose Model… set-up', () => {
   });
 
   it('says what runs now and which scope it was saved to', () => {
-    assert.equal(savedSentence({ provider: 'openai-compatible', id: 'qwen2.5-coder', baseUrl: 'http://127.0.0.1:11434/v1' }, scopeName(false, 'invoice')), "Fix Until Green runs with qwen2.5-coder (openai-compatible at 127.0.0.1:11434): saved to this workspace's settings (.vscode/settings.json).");
+    assert.equal(savedSentence({ provider: 'openai-compatible', id: 'qwen2.5-coder', baseUrl: 'http://127.0.0.1:11434/v1' }, scopeName(false, 'invoice')), "Fix Until Green runs with qwen2.5-coder on 127.0.0.1:11434: saved to this workspace's settings (.vscode/settings.json).");
+    assert.equal(savedSentence({ provider: 'anthropic', id: 'claude-sonnet-4', baseUrl: '' }, scopeName(false, 'invoice')), "Fix Until Green runs with claude-sonnet-4 on api.anthropic.com: saved to this workspace's settings (.vscode/settings.json).");
     assert.equal(savedSentence({ provider: 'vscode-lm', id: 'gpt-4o', baseUrl: '' }, scopeName(true, 'api'), 'GPT-4o'), 'Fix Until Green runs with GPT-4o: saved to the folder settings of api (api/.vscode/settings.json).');
   });
 });

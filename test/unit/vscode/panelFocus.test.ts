@@ -76,6 +76,18 @@ describe('panel focus', () => {
     assert.match(readFileSync(path.join(REPO, 'media', 'panel.css'), 'utf8'), /\[hidden\] \{ display: none !important; \}/, 'no class display rule draws a hidden element');
   });
 
+  it('after a refused start, says why with the notification\'s buttons and puts the keyboard on its first fix, not "no run yet" (issue 40)', () => {
+    const refused: RunState = { ...idleState('/w', 'w', LIMITS), refused: { message: 'fake-coder on 127.0.0.1:4011 needs an API key.', actions: [{ kind: 'setApiKey', provider: 'openai-compatible' }, { kind: 'setBaseUrl' }] } };
+    assert.deepEqual(focusOrder(refused).slice(0, 2), ['[data-testid="refusal-fix"]', '[data-action="run"]']);
+    assert.equal(focusOrder({ ...refused, refused: null })[0], '[data-action="run"]');
+    // Over a finished run too: the refusal is the newest fact.
+    assert.equal(focusOrder(stopped('green', { refused: refused.refused }))[0], '[data-testid="refusal-fix"]');
+    const src = readFileSync(path.join(REPO, 'media', 'panel.ts'), 'utf8');
+    assert.match(src, /'data-testid': 'refusal-sentence'[^\n]*`Did not start: \$\{r\.message\}`/, 'the sentence the notification shows');
+    assert.match(src, /send\(\{ type: 'fix', index, folder: st\.folder \}\)/, 'each fix is the notification\'s, by its index');
+    assert.match(src, /button\('run', runAgainLabel\(st\)/, 'and Run (again, when a run ran)');
+  });
+
   it('keeps no disabled Stop on a finished run, and promises no checks a folder may not have (issue 40)', () => {
     const src = readFileSync(path.join(REPO, 'media', 'panel.ts'), 'utf8');
     assert.match(src, /st\.status === 'running' \? button\('stop', 'Stop', 'debug-stop', true,/);

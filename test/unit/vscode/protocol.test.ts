@@ -20,6 +20,10 @@ describe('panel message protocol', () => {
     }
     assert.ok(!isFromWebview({ type: 'review', action: 'delete', path: 'src/a.ts', folder: null }), 'an unknown review action');
     assert.ok(!isFromWebview({ type: 'review', action: 'undo', path: '', folder: null }), 'an empty path');
+    // A refused start's fix, by its index in the refusal (the host looks the action up; the webview names none).
+    assert.ok(isFromWebview({ type: 'fix', index: 0, folder: '/w/app' }));
+    assert.ok(isFromWebview({ type: 'fix', index: 1, folder: null }));
+    for (const index of [-1, 1.5, '0', 99]) assert.ok(!isFromWebview({ type: 'fix', index, folder: null }), `index ${String(index)}`);
   });
 
   it('maps every button to the registered command of its name (the panel runs commands, one path)', () => {

@@ -110,7 +110,11 @@ describe('run state', () => {
     assert.equal(s.model, 'openai-compatible:strong', 'the header names the model at work');
     assert.deepEqual(s.unpriced, ['openai-compatible:cheap']);
     const afterEscalation = fold([priced, verify0, escalated]);
-    assert.equal(afterEscalation.phase, 'Escalated to openai-compatible:strong after step 1: openai-compatible:cheap made no progress (stalled).');
+    assert.equal(afterEscalation.phase, 'Escalated to strong after step 1: cheap made no progress.');
+    assert.deepEqual(afterEscalation.modelNames, { 'openai-compatible:cheap': 'cheap', 'openai-compatible:strong': 'strong' }, 'how a person names each model of the run');
+    // A chat model of VS Code by the name VS Code gives it (run-start's names); two models of one id told apart by provider.
+    const named = fold([{ ...start, model: 'vscode-lm:copilot-gpt-4o', names: { 'vscode-lm:copilot-gpt-4o': 'GPT-4o' }, ladder: ['openai-compatible:gpt-4o', 'anthropic:gpt-4o'] } as TimedEvent]);
+    assert.deepEqual(named.modelNames, { 'vscode-lm:copilot-gpt-4o': 'GPT-4o', 'openai-compatible:gpt-4o': 'gpt-4o (openai-compatible)', 'anthropic:gpt-4o': 'gpt-4o (anthropic)' });
     assert.equal(fold([start, verify0]).costUsed, null, 'no price anywhere: no money');
   });
 
