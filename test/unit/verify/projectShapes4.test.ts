@@ -1,9 +1,10 @@
 // Issue 37's shapes, run with the real tools: a package whose `npm test` is a chain of AVA and tsd
 // (AVA's own reporter placed test by test, then tsd's type errors at their lines once AVA passes),
 // AVA's failures outside a test (a thrown error, an uncaught exception, a file with no tests, a
-// timeout), node-tap 21's TAP, and a failure no parser places naming the tool that printed it.
+// timeout), node-tap 21's TAP, and a failure no parser places naming the tool that printed it
+// (a coverage gate's too, which no chain step names: fastify-cors's `c8 --100 node --test` then tsd).
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Failure } from '../../../src/core/types';
@@ -127,5 +128,28 @@ describe('project shapes, round four (issue 37)', function () {
     // The tools of a command: its script's chain followed, builds and hooks left out, a launched file named with its launcher.
     assert.deepEqual(commandTools('xo && ava && tsd', '/nowhere'), ['xo', 'ava', 'tsd']);
     assert.deepEqual(commandTools('rimraf dist && node test/run.js && node -e "process.exit(1)"', '/nowhere'), ['node test/run.js']);
+  });
+
+  it('a coverage gate that fails a chain is named, not the chain\'s next tool that never ran', async () => {
+    // fastify-cors: `unit: c8 --100 node --test` then `types: tsd`. Every test passes, c8 exits 1 on a line no
+    // test reaches, `&&` stops before tsd; the one tool left in the chain's names (tsd) must not be blamed.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-covgate-'));
+    try {
+      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'covgate', private: true, scripts: { test: 'npm run unit && npm run types', unit: 'c8 --100 node --test', types: 'tsd' } }));
+      writeFileSync(path.join(dir, 'index.js'), "exports.f = (x) => {\n  if (x === 'never') {\n    return 0;\n  }\n  return 1;\n};\n");
+      mkdirSync(path.join(dir, 'test'));
+      writeFileSync(path.join(dir, 'test', 'f.test.js'), "const test = require('node:test');\nconst assert = require('node:assert');\nconst { f } = require('../index.js');\ntest('f', () => assert.equal(f(1), 1));\n");
+      mkdirSync(path.join(dir, 'node_modules', '.bin'), { recursive: true });
+      symlinkSync(path.resolve('node_modules', 'c8', 'bin', 'c8.js'), path.join(dir, 'node_modules', '.bin', 'c8'));
+      const r = await new Verifier({ root: dir, checks: [{ name: 'test', command: 'npm test --silent' }], parallel: false, outputLimitKb: 256, flakyReruns: 0 }).verify();
+      assert.equal(r.green, false, r.checks[0]!.output);
+      assert.equal(r.failures.length, 1, JSON.stringify(r.failures));
+      assert.match(r.failures[0]!.message, /^the coverage threshold failed \(exit code 1\); its output ends:\n[\s\S]*does not meet global threshold \(100%\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Jest's own gate (`coverageThreshold`) when Jest's failures are all passes: the same rule.
+    const jestGate = 'Test Suites: 1 passed, 1 total\nJest: "global" coverage threshold for lines (80%) not met: 70%\n';
+    assert.match(parseGeneric(jestGate, { check: 'test', root: '/nowhere', exitCode: 1, tools: ['tsd'] })[0]!.message, /^the coverage threshold failed/);
   });
 });

@@ -17,10 +17,19 @@ const SIGNS: Readonly<Record<string, RegExp>> = {
 };
 
 /**
- * Which of the command's tools printed the output: the last whose signs or name the output shows
- * (a chain stops at the step that fails); the only one when there is one; undefined otherwise.
+ * A coverage gate's own verdict. The gate is a wrapper (`c8 --100 node --test`, `nyc --check-coverage`)
+ * or a runner's setting (Jest's `coverageThreshold`), so it is not among the command's tools: without
+ * this, a chain's one other tool (`… && tsd`, which never ran) would be named for the gate's failure.
+ */
+const COVERAGE_GATE = /^ERROR: Coverage for \w+ \([\d.]+%\) does not meet (?:global|per-file) threshold|^Jest: "[^"]+" coverage threshold for \w+ \([\d.]+%\) not met/m;
+
+/**
+ * Which of the command's tools printed the output: a coverage gate when its verdict is there; else
+ * the last tool whose signs or name the output shows (a chain stops at the step that fails); the
+ * only one when there is one; undefined otherwise.
  */
 export function toolThatPrinted(tools: readonly string[], text: string): string | undefined {
+  if (COVERAGE_GATE.test(text)) return 'the coverage threshold';
   if (tools.length === 1) return tools[0];
   for (const t of [...tools].reverse()) if (SIGNS[t]?.test(text) === true) return t;
   for (const t of [...tools].reverse()) if (new RegExp(`(^|[\\s/'"\`(])${t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([\\s:'"\`)]|$)`, 'm').test(text)) return t;
