@@ -30,7 +30,8 @@ export interface VariantChoice {
 const ORACLE_CHOICE: VariantChoice = {
   label: 'oracle',
   description: 'built in, free',
-  detail: "Replays each task's own fix: every task must go green with it, so run it first to trust the task list",
+  // One line in the picker (a longer one is cut off): why it is there is in the report's words.
+  detail: "Replays each task's own fix: every task must go green with it",
   picked: true,
   variant: { name: 'oracle', kind: 'oracle', settings: {}, source: 'built in: the reference fix replayed as the reply' },
 };
