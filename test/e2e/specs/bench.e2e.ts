@@ -81,7 +81,9 @@ describe('Fix Until Green in VS Code: Benchmark Models on This Repository…', f
     await rows.filter({ hasText: 'Scripted Test Model' }).first().locator('input[type="checkbox"], .quick-input-list-checkbox, .monaco-checkbox').first().click();
     await until('the scripted model picked', async () => ((await rows.filter({ hasText: 'Scripted Test Model' }).first().getAttribute('aria-checked')) === 'true' ? true : undefined), 10000);
     await vs.screenshot('bench-variants');
-    await vs.page.keyboard.press('Enter');
+    // OK, as a user would: Enter on the focused row would toggle it again.
+    await vs.page.locator('.quick-input-widget .monaco-button', { hasText: /^OK$/ }).first().click();
+    await vs.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10000 });
   }
 
   /** Allows the scripted model's use once, if VS Code asks (as a user would). */
