@@ -37,7 +37,8 @@ async function pickVariants(root: string): Promise<VariantChoice[] | undefined> 
   const choices = variantChoices(chat, configuredModel(root));
   const picked = await vscode.window.showQuickPick(choices, {
     title: `${BENCH_TITLE}: variants`,
-    placeHolder: `Each variant runs every task of the last ${LAST} commits that fail before their fix and pass after; the oracle checks the tasks`,
+    // Short enough to show whole beside the "N Selected" badge; the oracle row says what it is for.
+    placeHolder: `Variants to run on every task of the last ${LAST} commits`,
     canPickMany: true,
     ignoreFocusOut: true,
   });

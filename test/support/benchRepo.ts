@@ -62,20 +62,57 @@ test('${name}', () => {
 });
 `;
 
-export function makeBenchRepo(): BenchRepo {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-bench-'));
-  const root = path.join(dir, 'repo');
+type Committer = (name: string, message: string, files: Record<string, string | null>) => void;
+
+function newRepo(dir: string, name = 'repo'): { root: string; commits: Record<string, string>; commit: Committer } {
+  const root = path.join(dir, name);
   mkdirSync(root);
   gitIn(root, ['init', '-q', '-b', 'main']);
   gitIn(root, ['config', 'commit.gpgsign', 'false']);
   symlinkSync(path.join(REPO, 'node_modules'), path.join(root, 'node_modules'), 'dir');
   const commits: Record<string, string> = {};
-  const commit = (name: string, message: string, files: Record<string, string | null>): void => {
+  const commit: Committer = (n, message, files) => {
     write(root, files);
     gitIn(root, ['add', '-A']);
     gitIn(root, ['commit', '-q', '-m', message]);
-    commits[name] = gitIn(root, ['rev-parse', 'HEAD']).trim();
+    commits[n] = gitIn(root, ['rev-parse', 'HEAD']).trim();
   };
+  return { root, commits, commit };
+}
+
+/**
+ * A second history, for the split within one file: the clamp fix whose two failing tests ('clamp low',
+ * 'clamp high') both live in test/clamp.test.js. `name` places it beside another repository in `dir`.
+ */
+export function makeOneFileRepo(dir = mkdtempSync(path.join(os.tmpdir(), 'fug-bench1-')), name = 'repo'): BenchRepo {
+  const { root, commits, commit } = newRepo(dir, name);
+  commit('init', 'init', {
+    '.gitignore': 'node_modules\n',
+    'package.json': JSON.stringify({ name: 'bench-one-file', private: true, type: 'module', scripts: { test: 'node --test' } }, null, 2) + '\n',
+    'src/range.js': RANGE_BUGGY,
+    'test/keep.test.js': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n\ntest('one is one', () => {\n  assert.equal(1, 1);\n});\n",
+  });
+  commit('clamp', 'clamp clamps both ends', {
+    'src/range.js': RANGE_FIXED,
+    'test/clamp.test.js': `import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { clamp } from '../src/range.js';
+
+test('clamp low', () => {
+  assert.equal(clamp(-5, 0, 10), 0);
+});
+
+test('clamp high', () => {
+  assert.equal(clamp(50, 0, 10), 10);
+});
+`,
+  });
+  return { dir, root, commits, checks: [{ name: 'test', command: 'node --test' }], cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function makeBenchRepo(): BenchRepo {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fug-bench-'));
+  const { root, commits, commit } = newRepo(dir);
   commit('init', 'init', {
     '.gitignore': 'node_modules\n',
     'package.json': JSON.stringify({ name: 'bench-fixture', private: true, type: 'module', scripts: { test: 'node --test' } }, null, 2) + '\n',

@@ -137,7 +137,7 @@ export async function runPlan(req: PlanRunRequest): Promise<PlanRunResult> {
     ...(req.signal ? { signal: req.signal } : {}),
     ...(req.onEvent ? { onProgress: req.onEvent } : {}),
   });
-  const notes = [`Your working tree and index: ${proofLine(outcome.proof.before, outcome.proof.after)}.`];
+  const notes = [`Your working tree and index: ${proofLine(outcome.proof.before, outcome.proof.after)}.`, ...outcome.proof.others.map((o) => `The working tree and index of ${o.repo} (a tasks file's repository): ${proofLine(o.before, o.after)}.`)];
   if (outcome.cancelled) notes.push(`Cancelled: ${outcome.notRun.length} pair(s) not run; every task copy removed; the same command again goes on.`);
   if (outcome.costStopped) notes.push(`Cost ceiling ${req.plan.costCeiling} reached: ${outcome.notRun.length} pair(s) not run.`);
   for (const e of outcome.errors) notes.push(`${e.pair.variant} × ${e.pair.task} failed: ${e.error}`);

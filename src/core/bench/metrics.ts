@@ -19,7 +19,7 @@ export interface PairRecord {
   green: boolean;
   /** The project's full checks, held-out tests restored, pass on what the run left. */
   greenFull: boolean;
-  /** Green in the loop while a held-out test fails. */
+  /** Green in the loop while a held-out test fails (the final verdict names it). */
   overfit: boolean;
   heldOut: number;
   steps: number;
@@ -93,6 +93,8 @@ export interface PairFacts {
   events: readonly TimedEvent[];
   final: Verdict;
   heldOut: number;
+  /** The final verdict fails a held-out test. */
+  heldOutFailing: boolean;
   wallMs: number;
   /** Files the run left changed against the broken state. */
   changed: string[];
@@ -116,7 +118,7 @@ export function pairRecord(f: PairFacts): PairRecord {
     detail: f.report.detail,
     green,
     greenFull: f.final.green,
-    overfit: green && !f.final.green,
+    overfit: green && f.heldOutFailing,
     heldOut: f.heldOut,
     steps: f.report.steps.length,
     stepsToGreen: green ? f.report.steps.length : null,

@@ -142,7 +142,7 @@ ${bars('Steps to green (full checks)', 'plot-steps', s, stepHist)}
 ${bars('Stop reasons', 'plot-stops', s, (v) => Object.entries(v.stopReasons))}
 ${bars('Tokens after the first repeated failure', 'plot-repeat', s, (v) => [['tokens', v.tokensAfterFirstRepeat]])}
 </div>
-<h2>Held-out tests</h2><ul>${held || '<li>none: no task had more than one failing test file</li>'}</ul>
+<h2>Held-out tests</h2><ul>${held || '<li>none: no task had more than one failing test</li>'}</ul>
 <h2>Pairs</h2>
 <table><thead><tr><th>task</th><th>variant</th><th>stop</th><th>green (full)</th><th>overfit</th><th>steps</th><th>tokens</th><th>money</th><th>final bytes</th><th>denied edits</th><th>trace</th></tr></thead><tbody>
 ${rowHtml}

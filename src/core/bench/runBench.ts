@@ -43,7 +43,8 @@ export interface BenchOutcome {
   cancelled: boolean;
   costStopped: boolean;
   errors: { pair: Pair; error: string }[];
-  proof: { before: TreeProof; after: TreeProof; untouched: boolean };
+  /** `untouched`: the user's folder and every other repository the tasks came from (`others`) held. */
+  proof: { before: TreeProof; after: TreeProof; untouched: boolean; others: RepoProof[] };
   resultsFile: string;
 }
 
@@ -59,8 +60,19 @@ export function chooseJobs(requested: number | undefined, pairs: number, cores =
   return { jobs, why: `${jobs} job(s): ${requested !== undefined ? `--jobs ${requested}` : 'half the cores by default'}, bounded by ${limits.join(', ')}` };
 }
 
+export interface RepoProof {
+  repo: string;
+  before: TreeProof;
+  after: TreeProof;
+  untouched: boolean;
+}
+
 export async function runBench(b: BenchRun): Promise<BenchOutcome> {
   const before = await treeProof(b.root);
+  // Tasks of a tasks file that names another repository run in copies of it: its tree and index are proven too (a scenario's repository, made in the storage, is the bench's own).
+  const inStorage = (r: string): boolean => !path.relative(b.storageDir, r).startsWith('..') && !path.isAbsolute(path.relative(b.storageDir, r));
+  const otherRepos = [...new Set(b.plan.tasks.filter((t) => b.pairs.some((p) => p.task === t.id)).map((t) => t.repo).filter((r): r is string => r !== undefined && r !== b.root && !inStorage(r)))];
+  const othersBefore = await Promise.all(otherRepos.map((r) => treeProof(r)));
   await removeStaleCopies(b.root, path.join(b.storageDir, 'work'));
   repairResults(b.resultsFile);
   const done = latestByPair(readResults(b.resultsFile).records, b.plan.id);
@@ -125,7 +137,12 @@ export async function runBench(b: BenchRun): Promise<BenchOutcome> {
   // Whatever ended the bench, no copy of ours stays behind (a cancelled pair's finally removed its own; this is the net).
   await removeStaleCopies(b.root, path.join(b.storageDir, 'work'), true);
   const after = await treeProof(b.root);
+  const others: RepoProof[] = [];
+  for (const [i, repo] of otherRepos.entries()) {
+    const a = await treeProof(repo);
+    others.push({ repo, before: othersBefore[i]!, after: a, untouched: sameProof(othersBefore[i]!, a) });
+  }
   const order = new Map(b.plan.pairs.map((p, i) => [pairKey(p), i]));
   const records = [...latestByPair(readResults(b.resultsFile).records, b.plan.id).values()].sort((x, y) => (order.get(pairKey(x)) ?? 0) - (order.get(pairKey(y)) ?? 0));
-  return { records, ran, skipped, notRun, cancelled: b.signal?.aborted === true, costStopped, errors, proof: { before, after, untouched: sameProof(before, after) }, resultsFile: b.resultsFile };
+  return { records, ran, skipped, notRun, cancelled: b.signal?.aborted === true, costStopped, errors, proof: { before, after, untouched: sameProof(before, after) && others.every((o) => o.untouched), others }, resultsFile: b.resultsFile };
 }

@@ -21,7 +21,10 @@ import { writeOracleScript } from './oracle';
 import type { BenchPlan, VariantSpec } from './plan';
 import { addTaskCopy, putFilesAt } from './taskCopy';
 import type { BenchTask } from './tasks';
+import type { Holdout } from './holdout';
+import type { Verdict } from './verdicts';
 import { judge } from './verdicts';
+import { withholdTests } from './withhold';
 
 /** What the front end brings: the user's settings under overrides, and how it builds models with keys. */
 export interface BenchPorts {
@@ -120,6 +123,14 @@ function isPriced(s: Settings): boolean {
   return [s.model, ...s.model.escalation].every((m) => priceOf(m, s.model.pricing) !== null);
 }
 
+/** Whether the final verdict fails a held-out test: a held-out file named by a failure, or a held-out test by identity. */
+export function heldOutFails(holdout: Holdout | null, final: Verdict): boolean {
+  if (!holdout) return false;
+  if (holdout.by !== 'test') return final.failingFiles.some((f) => holdout.heldOut.includes(f));
+  const held = new Set((holdout.tests ?? []).map((t) => `${t.file}\0${t.id}`));
+  return (final.failingTests ?? []).some((t) => held.has(`${t.file}\0${t.id}`));
+}
+
 export function pairStorage(storageDir: string, planId: string, task: string, variant: string): string {
   return path.join(storageDir, 'plans', planId, 'runs', variant.replace(/[^\w.-]/g, '_'), task);
 }
@@ -147,8 +158,10 @@ export async function runPair(ctx: PairContext): Promise<PairRecord> {
   const copy = await addTaskCopy(root, path.join(ctx.storageDir, 'work'), task.parent, `${task.id}-${variant.name}`);
   try {
     await putFilesAt(root, copy.dir, task.commit, task.testFiles);
-    const heldOut = task.holdout?.heldOut ?? [];
-    for (const f of heldOut) rmSync(path.join(copy.dir, f), { force: true });
+    const holdout = task.holdout;
+    // Held out by file: not in the copy while the loop runs; by test name: the file stays, the loop's verifier withholds their failures.
+    const heldOutFiles = holdout && holdout.by !== 'test' ? holdout.heldOut : []; // a plan written before the split by name has no `by`: by file
+    for (const f of heldOutFiles) rmSync(path.join(copy.dir, f), { force: true });
     const oracle = variant.kind === 'oracle';
     const launch = await prepareRun(
       { root: copy.dir, frontEnd: 'bench', storageDir: path.join(runDir, 'storage') },
@@ -161,9 +174,10 @@ export async function runPair(ctx: PairContext): Promise<PairRecord> {
       },
     );
     if (!launch.ok) return refusalRecord(ctx, refusalText(launch.refusal), started);
-    const report = await launch.prepared.build({ ...(ctx.signal ? { signal: ctx.signal } : {}), ...(task.instruction ? { instruction: task.instruction } : {}) }).run.start();
+    const withheld = holdout?.by === 'test' && holdout.tests ? { verifier: withholdTests(launch.prepared.checks.verifier, holdout.tests, copy.dir) } : {};
+    const report = await launch.prepared.build({ ...(ctx.signal ? { signal: ctx.signal } : {}), ...(task.instruction ? { instruction: task.instruction } : {}), ...withheld }).run.start();
     if (ctx.signal?.aborted) throw new PairCancelled();
-    await putFilesAt(root, copy.dir, task.commit, heldOut);
+    await putFilesAt(root, copy.dir, task.commit, heldOutFiles);
     const final = await judge(createCheckEngine({ root: copy.dir, settings: { ...settings, stagedChecks: false }, storageDir: path.join(runDir, 'final') }), ctx.signal);
     if (ctx.signal?.aborted) throw new PairCancelled();
     const changed = await changedFiles(root, copy.dir, task);
@@ -176,7 +190,8 @@ export async function runPair(ctx: PairContext): Promise<PairRecord> {
       report,
       events: report.tracePath && existsSync(report.tracePath) ? readTrace(report.tracePath) : [],
       final,
-      heldOut: heldOut.length,
+      heldOut: holdout?.heldOut.length ?? 0,
+      heldOutFailing: heldOutFails(holdout, final),
       wallMs: Date.now() - started,
       changed,
       protectedChanged: changed.filter((p) => isProtected(p) || task.testFiles.includes(p)),

@@ -110,7 +110,7 @@ export function markdownSummary(plan: BenchPlan, s: readonly VariantSummary[], r
   const best = [...s].filter((v) => v.variant !== 'oracle').sort((a, b) => b.green - a.green || (a.moneyPerGreen ?? Infinity) - (b.moneyPerGreen ?? Infinity))[0];
   if (best) lines.push('', `Most tasks green: **${best.variant}** (${best.green}/${best.pairs}${best.moneyPerGreen !== null ? `, ${money(best.moneyPerGreen)} per green` : ''}).`);
   const held = plan.tasks.filter((t) => t.holdout);
-  lines.push('', `Held-out tests: ${held.length ? held.map((t) => `${t.id}: ${t.holdout!.heldOut.join(', ')}`).join('; ') : 'none (no task had more than one failing test file)'}. Split ${held[0]?.holdout?.how.replace(/^.*?\(/, '(') ?? 'by file, by hash'}.`);
+  lines.push('', `Held-out tests: ${held.length ? held.map((t) => `${t.id}: ${t.holdout!.heldOut.join(', ')} (${t.holdout!.how})`).join('; ') : 'none (no task had more than one failing test)'}.`);
   lines.push('', '| task | variant | stop | green (full) | overfit | steps | tokens | money | final bytes |', '|---|---|---|---|---|---|---|---|---|');
   for (const r of records) lines.push(`| ${r.task} | ${r.variant} | ${r.stopReason} | ${r.greenFull ? 'yes' : 'no'} | ${r.overfit ? 'yes' : ''} | ${r.steps} | ${r.tokensIn + r.tokensOut} | ${money(r.money)} | ${r.finalBytes ?? ''} |`);
   for (const n of notes) lines.push('', n);

@@ -62,11 +62,30 @@ export async function addTaskCopy(root: string, parent: string, rev: string, lab
   };
 }
 
+/**
+ * The repository a copy is a worktree of (its `.git` file names its admin folder, whose `commondir`
+ * leads to the repository's .git), or undefined when that cannot be read. A tasks file's entry may
+ * name another repository than the bench's: its copies are that repository's worktrees.
+ */
+function ownerOf(dir: string): string | undefined {
+  try {
+    const admin = /^gitdir: (.+)$/m.exec(readFileSync(path.join(dir, '.git'), 'utf8'))?.[1]?.trim();
+    if (admin === undefined) return undefined;
+    const adminDir = path.resolve(dir, admin);
+    const common = path.resolve(adminDir, readFileSync(path.join(adminDir, 'commondir'), 'utf8').trim());
+    return path.basename(common) === '.git' ? path.dirname(common) : common;
+  } catch {
+    // A copy half removed (no .git file) or not a worktree: the caller's repository is the best guess.
+    return undefined;
+  }
+}
+
 async function removeCopy(root: string, dir: string): Promise<void> {
   await serial(async () => {
-    await git(root, ['worktree', 'remove', '--force', '--force', dir], { allowFail: true });
+    const owner = ownerOf(dir) ?? root;
+    await git(owner, ['worktree', 'remove', '--force', '--force', dir], { allowFail: true });
     rmSync(dir, { recursive: true, force: true });
-    await git(root, ['worktree', 'prune'], { allowFail: true });
+    await git(owner, ['worktree', 'prune'], { allowFail: true });
   });
 }
 

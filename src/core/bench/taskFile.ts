@@ -6,7 +6,13 @@
 // The broken state is `base` (default: the first parent of `rev`) with `files` as they are at `rev`;
 // the reference fix is every other file that differs between `base` and `rev`. Every problem is named
 // with the entry it is in, before any check runs.
-import { readFileSync } from 'node:fs';
+//
+// An entry's `repo` points at another local git repository (absolute, or relative to the tasks file):
+// its revisions are resolved there and its tasks run in copies of that repository (worktrees in its
+// own .git, removed after), never touching its working tree or index. A URL is refused: the bench
+// works offline and fetches nothing; clone it first and give the clone's path.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
 import { parse, printParseErrorCode } from 'jsonc-parser';
 import type { ParseError } from 'jsonc-parser';
 import { git } from './git';
@@ -20,6 +26,8 @@ export class TaskFileError extends Error {
 }
 
 interface Entry {
+  /** Another repository's path as written (resolved against the tasks file in taskFileCandidates). */
+  repo?: string;
   rev: string;
   files: string[];
   base?: string;
@@ -27,7 +35,12 @@ interface Entry {
   id?: string;
 }
 
-const KEYS = new Set(['rev', 'files', 'base', 'instruction', 'id']);
+const KEYS = new Set(['repo', 'rev', 'files', 'base', 'instruction', 'id']);
+
+/** `https://…`, `ssh://…`, `file://…`, `git@host:path`, `host.tld:path` (scp-like): a remote, which the bench never fetches. */
+function isUrl(repo: string): boolean {
+  return /^[a-z][\w+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo) || /^[\w-]+(\.[\w-]+)+:(?!\/\/)/.test(repo);
+}
 
 function entryOf(v: unknown, where: string): Entry {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TaskFileError(`${where} must be an object {"rev", "files", "instruction"?}`);
@@ -39,9 +52,10 @@ function entryOf(v: unknown, where: string): Entry {
   const files = (o.files as string[]).map((f) => f.trim().replace(/^\.\//, ''));
   const bad = files.find((f) => f.startsWith('/') || f.split('/').includes('..'));
   if (bad !== undefined) throw new TaskFileError(`${where}: "files": "${bad}" must be a path inside the repository`);
-  for (const k of ['base', 'instruction', 'id'] as const) if (o[k] !== undefined && (typeof o[k] !== 'string' || (o[k] as string).trim() === '')) throw new TaskFileError(`${where}: "${k}" must be a non-empty string`);
+  for (const k of ['repo', 'base', 'instruction', 'id'] as const) if (o[k] !== undefined && (typeof o[k] !== 'string' || (o[k] as string).trim() === '')) throw new TaskFileError(`${where}: "${k}" must be a non-empty string`);
   if (typeof o.id === 'string' && !/^[\w.-]+$/.test(o.id)) throw new TaskFileError(`${where}: "id" "${o.id}" may hold only letters, digits, "_", "." and "-"`);
-  return { rev: o.rev.trim(), files, ...(typeof o.base === 'string' ? { base: o.base.trim() } : {}), ...(typeof o.instruction === 'string' ? { instruction: o.instruction.trim() } : {}), ...(typeof o.id === 'string' ? { id: o.id } : {}) };
+  if (typeof o.repo === 'string' && isUrl(o.repo.trim())) throw new TaskFileError(`${where}: "repo" "${o.repo.trim()}" is a URL: the bench works offline and fetches nothing; clone it (git clone ${o.repo.trim()} DIR) and give the clone's path`);
+  return { rev: o.rev.trim(), files, ...(typeof o.repo === 'string' ? { repo: o.repo.trim() } : {}), ...(typeof o.base === 'string' ? { base: o.base.trim() } : {}), ...(typeof o.instruction === 'string' ? { instruction: o.instruction.trim() } : {}), ...(typeof o.id === 'string' ? { id: o.id } : {}) };
 }
 
 /** Reads and checks a tasks file's entries (no git yet). */
@@ -61,6 +75,15 @@ export function readTaskFile(file: string): Entry[] {
   return list.map((v, i) => entryOf(v, `--tasks ${file}: task ${i + 1}`));
 }
 
+/** The top folder of the entry's repository, or why it cannot be one. */
+async function repoOf(file: string, repo: string, where: string): Promise<string> {
+  const dir = path.resolve(path.dirname(file), repo);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new TaskFileError(`${where}: "repo" ${dir} is not a folder`);
+  const top = (await git(dir, ['rev-parse', '--show-toplevel'], { allowFail: true })).trim();
+  if (top === '') throw new TaskFileError(`${where}: "repo" ${dir} is not in a git repository (a work tree)`);
+  return top;
+}
+
 async function resolveRev(root: string, rev: string, where: string): Promise<string> {
   const out = await git(root, ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { allowFail: true });
   if (out.trim() === '') throw new TaskFileError(`${where}: "${rev}" is not a commit of ${root}`);
@@ -74,17 +97,20 @@ export async function taskFileCandidates(root: string, file: string): Promise<Ta
   const ids = new Map<string, number>();
   for (const [i, e] of entries.entries()) {
     const where = `--tasks ${file}: task ${i + 1}`;
-    const commit = await resolveRev(root, e.rev, where);
-    const parent = e.base !== undefined ? await resolveRev(root, e.base, where) : await resolveRev(root, `${commit}^`, `${where} (no "base", so the first parent of "${e.rev}")`);
+    // Another repository's tasks name it (copies come from there); the bench's own needs no name.
+    const repo = e.repo !== undefined ? await repoOf(file, e.repo, where) : root;
+    const other = repo !== root && repo !== (await git(root, ['rev-parse', '--show-toplevel'], { allowFail: true })).trim();
+    const commit = await resolveRev(repo, e.rev, where);
+    const parent = e.base !== undefined ? await resolveRev(repo, e.base, where) : await resolveRev(repo, `${commit}^`, `${where} (no "base", so the first parent of "${e.rev}")`);
     if (parent === commit) throw new TaskFileError(`${where}: "base" is "rev" itself: nothing to fix`);
-    const changed = (await git(root, ['-c', 'core.quotePath=false', 'diff', '--name-only', '--no-renames', '-z', parent, commit, '--'])).split('\0').filter((p) => p !== '');
+    const changed = (await git(repo, ['-c', 'core.quotePath=false', 'diff', '--name-only', '--no-renames', '-z', parent, commit, '--'])).split('\0').filter((p) => p !== '');
     const referenceFiles = changed.filter((p) => !e.files.includes(p));
     if (referenceFiles.length === 0) throw new TaskFileError(`${where}: between ${parent.slice(0, 10)} and ${e.rev} only the test files change: there is no fix to measure`);
-    const subject = (await git(root, ['log', '-1', '--format=%s', commit])).trim();
+    const subject = (await git(repo, ['log', '-1', '--format=%s', commit])).trim();
     const id = e.id ?? commit.slice(0, 10);
     if (ids.has(id)) throw new TaskFileError(`${where}: id "${id}" is task ${ids.get(id)! + 1}'s too: give each an "id"`);
     ids.set(id, i);
-    out.push({ id, commit, parent, subject, testFiles: e.files, referenceFiles, origin: `tasks ${file}`, ...(e.instruction !== undefined ? { instruction: e.instruction } : {}) });
+    out.push({ id, commit, parent, subject, testFiles: e.files, referenceFiles, origin: other ? `tasks ${file} (repository ${repo})` : `tasks ${file}`, ...(other ? { repo } : {}), ...(e.instruction !== undefined ? { instruction: e.instruction } : {}) });
   }
   return out;
 }

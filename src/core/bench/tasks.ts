@@ -161,6 +161,8 @@ async function judgeCandidate(src: Omit<TaskSource, 'scan'>, c: TaskCandidate, c
     const checkPlan = checkPlanKey(engine.checks);
     const key = verdictKey(c);
     let verdicts = cache.get(key, checkPlan);
+    // A verdict cached before failing tests were recorded by name cannot split them: taken again.
+    if (verdicts && verdicts.broken.failingTests === undefined) verdicts = undefined;
     const cached = verdicts !== undefined;
     if (!verdicts) {
       const broken = await judge(engine, src.signal);
@@ -179,7 +181,7 @@ async function judgeCandidate(src: Omit<TaskSource, 'scan'>, c: TaskCandidate, c
     if (!reference || !reference.green) return { explanation: { ...base, kept: false, reason: 'reference-not-green', detail: `broken: ${describe(broken)}; the commit itself: ${reference ? describe(reference) : 'not checked'}`, ...more } };
     const failingTests = broken.failingFiles.filter((f) => testFiles.includes(f));
     const task: BenchTask = {
-      id: c.id, commit: c.commit, parent, subject: c.subject, testFiles, referenceFiles, failingTests, holdout: splitHoldout(c.commit, failingTests, src.holdout), broken, reference, checkPlan,
+      id: c.id, commit: c.commit, parent, subject: c.subject, testFiles, referenceFiles, failingTests, holdout: splitHoldout(c.commit, failingTests, src.holdout, (broken.failingTests ?? []).filter((t) => testFiles.includes(t.file))), broken, reference, checkPlan,
       ...(c.repo !== undefined ? { repo: c.repo } : {}), ...(c.instruction !== undefined ? { instruction: c.instruction } : {}), ...(c.settings !== undefined ? { settings: c.settings } : {}), ...(c.origin !== undefined ? { origin: c.origin } : {}),
     };
     return { explanation: { ...base, kept: true, reason: 'kept', detail: `broken: ${describe(broken)}; the commit: green${task.holdout ? `; ${task.holdout.how}` : ''}`, ...more }, task };

@@ -8,6 +8,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import * as path from 'node:path';
 import type { CheckEngine } from '../engine';
 import type { CheckSpec, VerifyResult } from '../types';
+import { TEST_RUNNERS } from '../verify/parsers/locate';
+import type { TestRef } from './holdout';
 
 export interface Verdict {
   green: boolean;
@@ -15,16 +17,25 @@ export interface Verdict {
   failureCount: number;
   /** The files the failures name (workspace-relative), sorted. */
   failingFiles: string[];
+  /**
+   * The failing tests by identity (check, file, full title), from the checks a test runner's parser
+   * read; sorted. Absent in verdicts cached before tests were split by name (those are taken again).
+   */
+  failingTests?: TestRef[];
   checks: { name: string; failures: number; exitCode: number | null }[];
   durationMs: number;
 }
 
 export function verdictOf(v: VerifyResult): Verdict {
+  const testChecks = new Set(v.checks.filter((c) => c.parser !== undefined && TEST_RUNNERS.has(c.parser)).map((c) => c.name));
+  const tests = new Map<string, TestRef>();
+  for (const f of v.failures) if (testChecks.has(f.check) && f.file !== undefined && f.id !== undefined) tests.set(JSON.stringify([f.check, f.file, f.id]), { check: f.check, file: f.file, id: f.id });
   return {
     green: v.green,
     failureHash: v.failureHash,
     failureCount: v.failures.length,
     failingFiles: [...new Set(v.failures.map((f) => f.file).filter((f): f is string => f !== undefined))].sort(),
+    failingTests: [...tests.keys()].sort().map((k) => tests.get(k)!),
     checks: v.checks.map((c) => ({ name: c.name, failures: c.failures.length, exitCode: c.exitCode })),
     durationMs: v.durationMs,
   };

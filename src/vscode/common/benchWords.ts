@@ -30,7 +30,8 @@ export interface VariantChoice {
 const ORACLE_CHOICE: VariantChoice = {
   label: 'oracle',
   description: 'built in, free',
-  detail: "Replays each task's own fix: every task must go green with it, so run it first to trust the task list",
+  // One line in the picker (a longer one is cut off): why it is there is in the report's words.
+  detail: "Replays each task's own fix: every task must go green with it",
   picked: true,
   variant: { name: 'oracle', kind: 'oracle', settings: {}, source: 'built in: the reference fix replayed as the reply' },
 };
@@ -108,7 +109,8 @@ export function doneSentence(r: { tasks: number; pairs: number; cancelled: boole
   const parts: string[] = [];
   if (r.tasks === 0) return 'Fix Until Green: no commit of the last ones is a task (none fails before its fix and passes after): see the log for why each was dropped.';
   parts.push(r.cancelled ? `Benchmark cancelled after ${plural(r.pairs, 'run')}; running it again goes on where it stopped.` : `Benchmark done: ${plural(r.tasks, 'task')}.`);
-  if (r.best) parts.push(`Most green: ${r.best.variant} (${r.best.green}/${r.best.pairs}).`);
+  // "Most green" for a variant that greened nothing would read as praise.
+  if (r.best) parts.push(r.best.green > 0 ? `Most green: ${r.best.variant} (${r.best.green}/${r.best.pairs}).` : 'No model went green on any task.');
   if (r.oracleMisses.length > 0) parts.push(`The oracle missed ${plural(r.oracleMisses.length, 'task')}: ${r.oracleMisses.length === 1 ? 'its verdict' : 'their verdicts'} cannot be trusted.`);
   if (!r.untouched) parts.push('Your working tree or index CHANGED during the bench: see the report.');
   return `Fix Until Green: ${parts.join(' ')}`;

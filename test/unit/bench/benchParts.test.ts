@@ -55,6 +55,20 @@ describe('bench parts', () => {
     assert.equal(a!.visible.length, 2);
     assert.equal(splitHoldout('c0ffee', ['test/a.test.ts'], 'on'), null);
     assert.equal(splitHoldout('c0ffee', files, 'off'), null);
+    assert.equal(a!.by, 'file');
+  });
+
+  it('one failing file: splits its failing tests by name, the same title in two test checks withheld from both', () => {
+    const t = (check: string, id: string): { check: string; file: string; id: string } => ({ check, file: 'test/a.test.ts', id });
+    const tests = [t('unit', 'parses'), t('unit', 'formats'), t('unit', 'rounds'), t('ci', 'parses')];
+    const a = splitHoldout('c0ffee', ['test/a.test.ts'], 'auto', tests)!;
+    assert.equal(a.by, 'test');
+    assert.deepEqual(splitHoldout('c0ffee', ['test/a.test.ts'], 'auto', [...tests].reverse())!.heldOut, a.heldOut);
+    assert.equal(a.heldOut.length, 1);
+    assert.equal(a.visible.length, 2);
+    const title = a.heldOut[0]!.replace('test/a.test.ts › ', '');
+    assert.deepEqual(a.tests, tests.filter((x) => x.id === title));
+    assert.equal(splitHoldout('c0ffee', ['test/a.test.ts'], 'auto', [t('unit', 'parses'), t('ci', 'parses')]), null, 'one test failing in two checks is one test: nothing to split');
   });
 
   it('shards partition the plan; the plan id is the same for the same plan', () => {

@@ -3,7 +3,7 @@
 // repository of its own in the storage). Real git, real checks (tsc, ESLint, node:test, mocha), the
 // oracle's replayed fix as the only model; the same plan as history tasks.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { planFromHistory, runPlan } from '../../../src/core/bench/benchFlow';
@@ -17,7 +17,7 @@ import { readTrace } from '../../../src/core/trace/trace';
 import { evalCandidates } from '../../../src/evals/benchTasks';
 import { treeHash } from '../../../src/evals/evals';
 import type { BenchRepo } from '../../support/benchRepo';
-import { gitIn, makeBenchRepo } from '../../support/benchRepo';
+import { gitIn, makeBenchRepo, makeOneFileRepo } from '../../support/benchRepo';
 import { REPO } from '../../support/fixtures';
 import { runCli } from '../../support/cli';
 
@@ -154,5 +154,89 @@ describe('bench: tasks from scenario folders (the eval format)', function () {
     const none = runCli(['bench', '--cwd', user, '--storage', path.join(scratch, 'cli-st')]);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /--from-history, --tasks FILE or --from-evals DIR/);
+  });
+});
+
+describe('bench: a tasks file that points at another repository', function () {
+  this.timeout(600_000);
+  let repo: BenchRepo;
+  let other: BenchRepo;
+  /** The other repository as its owner left it: every byte of its files in play, its index, its status. */
+  const otherBytes = (): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const f of ['src/range.js', 'test/keep.test.js', 'notes.txt', '.git/index', '.git/HEAD']) out[f] = existsSync(path.join(other.root, f)) ? readFileSync(path.join(other.root, f)).toString('base64') : '(absent)';
+    out.status = gitIn(other.root, ['status', '--porcelain=v2', '--untracked-files=all']);
+    out.worktrees = gitIn(other.root, ['worktree', 'list', '--porcelain']);
+    return out;
+  };
+  before(() => {
+    repo = makeBenchRepo();
+    other = makeOneFileRepo(repo.dir, 'other');
+    // The other repository is mid-work too: a staged change, an unstaged one, an untracked file.
+    writeFileSync(path.join(other.root, 'test/keep.test.js'), `${readFileSync(path.join(other.root, 'test/keep.test.js'), 'utf8')}// staged\n`);
+    gitIn(other.root, ['add', 'test/keep.test.js']);
+    writeFileSync(path.join(other.root, 'src/range.js'), `${readFileSync(path.join(other.root, 'src/range.js'), 'utf8')}// unsaved\n`);
+    writeFileSync(path.join(other.root, 'notes.txt'), 'mine\n');
+  });
+  after(() => repo?.cleanup());
+
+  it('refuses a URL (offline: nothing fetched) and a folder that is not a repository, naming the entry', async () => {
+    mkdirSync(path.join(repo.dir, 'tasks'), { recursive: true });
+    mkdirSync(path.join(repo.dir, 'plain'), { recursive: true });
+    const f = (data: unknown): string => {
+      const p = path.join(repo.dir, 'tasks', 'bad.json');
+      writeFileSync(p, JSON.stringify(data));
+      return p;
+    };
+    const cases: [string, RegExp][] = [
+      ['https://github.com/someone/project.git', /task 1: "repo" "https:\/\/github\.com\/someone\/project\.git" is a URL: the bench works offline and fetches nothing; clone it/],
+      ['git@github.com:someone/project.git', /is a URL/],
+      ['file:///srv/project.git', /is a URL/],
+      ['../plain', /task 1: "repo" .*plain is not in a git repository/],
+      ['../nowhere', /task 1: "repo" .*nowhere is not a folder/],
+    ];
+    for (const [r, want] of cases) await assert.rejects(taskFileCandidates(repo.root, f({ tasks: [{ repo: r, rev: 'HEAD', files: ['test/clamp.test.js'] }] })), (e: unknown) => e instanceof TaskFileError && want.test(e.message), r);
+    const cli = runCli(['bench', '--cwd', repo.root, '--tasks', f({ tasks: [{ repo: 'https://example.com/x.git', rev: 'HEAD', files: ['a.test.js'] }] }), '--storage', path.join(repo.dir, 'st-url')]);
+    assert.equal(cli.code, 2, cli.stderr);
+    assert.match(cli.stderr, /is a URL: the bench works offline/);
+  });
+
+  it('runs the tasks in copies of that repository (relative to the tasks file): green with the oracle, both repositories untouched, no copy left', async () => {
+    const userBefore = gitIn(repo.root, ['status', '--porcelain=v2', '--untracked-files=all']) + readFileSync(path.join(repo.root, '.git/index')).toString('base64');
+    const otherBefore = otherBytes();
+    mkdirSync(path.join(repo.dir, 'tasks'), { recursive: true });
+    const tasksFile = path.join(repo.dir, 'tasks', 'other.json');
+    writeFileSync(tasksFile, JSON.stringify({ tasks: [{ id: 'clamp', repo: '../other', rev: 'HEAD', files: ['test/clamp.test.js'], instruction: 'clamp both ends' }] }));
+    const candidates = await taskFileCandidates(repo.root, tasksFile);
+    assert.deepEqual(candidates.map((c) => [c.id, c.repo, c.commit, c.parent, c.referenceFiles]), [['clamp', other.root, other.commits.clamp, other.commits.init, ['src/range.js']]]);
+    const storageDir = path.join(repo.dir, 'st-other');
+    // The user's repository's checks (tsc, ESLint) are not the other's: the other's own (node --test) are configured for its tasks.
+    const ports = portsWith(other.checks);
+    const planned = await planFromHistory({ root: repo.root, storageDir, ports, variants: [ORACLE_VARIANT], limits: { maxSteps: 2 }, holdout: 'auto', costCeiling: null, candidates });
+    assert.ok(planned.ok, planned.ok ? '' : planned.problems.join('; '));
+    assert.deepEqual(planned.explanations.map((e) => [e.commit, e.reason]), [[other.commits.clamp, 'kept']]);
+    assert.equal(planned.plan.tasks[0]!.repo, other.root);
+    const done = await runPlan({ root: repo.root, storageDir, ports, plan: planned.plan, jobs: 1 });
+    const rec = done.outcome.records[0]!;
+    assert.equal(rec.stopReason, 'green', rec.detail);
+    assert.equal(rec.greenFull, true);
+    assert.equal(rec.finalBytes, 'exact');
+    assert.deepEqual(done.outcome.proof.others.map((o) => [o.repo, o.untouched]), [[other.root, true]]);
+    assert.equal(done.outcome.proof.untouched, true);
+    assert.ok(done.notes.some((n) => n.startsWith(`The working tree and index of ${other.root} (a tasks file's repository): untouched`)), done.notes.join('\n'));
+    assert.deepEqual(otherBytes(), otherBefore);
+    assert.equal(gitIn(repo.root, ['status', '--porcelain=v2', '--untracked-files=all']) + readFileSync(path.join(repo.root, '.git/index')).toString('base64'), userBefore);
+    assert.deepEqual(existsSync(path.join(other.root, '.git', 'worktrees')) ? readdirSync(path.join(other.root, '.git', 'worktrees')) : [], []);
+  });
+
+  it("a copy of the other repository left behind is removed from that repository's worktrees too", async () => {
+    const { addTaskCopy, removeStaleCopies } = await import('../../../src/core/bench/taskCopy');
+    const work = path.join(repo.dir, 'st-stale', 'work');
+    await addTaskCopy(other.root, work, other.commits.init, 'left');
+    assert.equal(gitIn(other.root, ['worktree', 'list', '--porcelain']).split('\n').filter((l) => l.startsWith('worktree ')).length, 2);
+    // The net at the end of a bench (own copies included), as after a cancel: given the bench's repository, it finds each copy's own.
+    assert.equal(await removeStaleCopies(repo.root, work, true), 1);
+    assert.equal(gitIn(other.root, ['worktree', 'list', '--porcelain']).split('\n').filter((l) => l.startsWith('worktree ')).length, 1);
+    assert.deepEqual(existsSync(path.join(other.root, '.git', 'worktrees')) ? readdirSync(path.join(other.root, '.git', 'worktrees')) : [], []);
   });
 });

@@ -45,6 +45,7 @@ describe('bench in VS Code: choices, progress, the report under the webview CSP'
 
   it('ends with one sentence: the best variant, the oracle misses, a changed folder, a cancel', () => {
     assert.equal(doneSentence({ tasks: 3, pairs: 6, cancelled: false, oracleMisses: [], untouched: true, best: { variant: 'gpt-4o', green: 2, pairs: 3 } }), 'Fix Until Green: Benchmark done: 3 tasks. Most green: gpt-4o (2/3).');
+    assert.equal(doneSentence({ tasks: 3, pairs: 6, cancelled: false, oracleMisses: [], untouched: true, best: { variant: 'gpt-4o', green: 0, pairs: 3 } }), 'Fix Until Green: Benchmark done: 3 tasks. No model went green on any task.');
     assert.match(doneSentence({ tasks: 3, pairs: 2, cancelled: true, oracleMisses: ['t1'], untouched: false }), /cancelled after 2 runs; running it again goes on.*oracle missed 1 task.*CHANGED/);
     assert.match(doneSentence({ tasks: 0, pairs: 0, cancelled: false, oracleMisses: [], untouched: true }), /no commit of the last ones is a task/);
   });
