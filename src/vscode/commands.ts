@@ -22,6 +22,7 @@ import { pendingFiles } from './common/reviewState';
 import { ask } from './askModal';
 import { folderQuestion } from './common/folderWords';
 import { untrustedSentence } from './common/trustWords';
+import { CONTINUE_ONLY } from './common/stepWords';
 import { restoredSentence, revertRunQuestion, revertToBestQuestion, runAgainLabel } from './common/confirmWords';
 import { openReviewDiff } from './reviewUi';
 import { chooseFolder, showUntrusted } from './folders';
@@ -243,7 +244,7 @@ export class Commands {
 
   async continueRun(folder?: string): Promise<RunReport | undefined> {
     if (!this.trusted()) return undefined;
-    const c = await this.pickController('Continue', (x) => x.canContinue, folder, 'only a run of this session stopped by step-cap or token-ceiling can continue.');
+    const c = await this.pickController('Continue', (x) => x.canContinue, folder, `${CONTINUE_ONLY}.`);
     if (!c) return undefined;
     const settings = await this.settingsOf(c, 'the run did not continue');
     if (!settings) return undefined;

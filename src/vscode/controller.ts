@@ -16,6 +16,7 @@ import type { VerifyResult } from '../core/types';
 import type { FrontEnd, Launch, PreparedChecks, PreparedRun, SettingsAnswer } from '../core/launch';
 import type { VscodeDetail } from './common/refusals';
 import { refusalProblem } from './common/refusals';
+import { CONTINUE_ONLY } from './common/stepWords';
 import type { Logger } from '../core/types';
 import type { ReviewState } from './common/reviewState';
 import { buildReview } from './review';
@@ -194,7 +195,7 @@ export class RunController {
     this.idleOrThrow();
     const run = this.liveRun;
     if (!run || !canContinue(this.current)) {
-      throw new Error(`nothing to continue in ${this.folderName}: only a run of this session stopped by step-cap or token-ceiling can continue`);
+      throw new Error(`nothing to continue in ${this.folderName}: ${CONTINUE_ONLY}`);
     }
     this.busy = true;
     const abort = new AbortController();

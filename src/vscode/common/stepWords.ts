@@ -64,6 +64,9 @@ export function stopBadge(reason: StopReason): string {
   return BADGE[reason];
 }
 
+/** Why Continue is refused, in the badges' words (never "stopped by step-cap or token-ceiling"). */
+export const CONTINUE_ONLY = 'only a run of this window that stopped with its steps or tokens used up can continue';
+
 /**
  * Why an agent's stop was let through (the panel's session row), in words: the reason's badge, never
  * its id ("green: every check passes after step 2" read as an id and a step the session never had).

@@ -2,7 +2,7 @@
 // progress"; never `tsc · warm`, `test 1 · targeted` or a reason id beside the sentence.
 import assert from 'node:assert/strict';
 import { STOP_REASONS } from '../../../src/core/policy/reasons';
-import { checkWords, continueLabel, continueTitle, sessionDecisionLine, stopBadge, runTotals } from '../../../src/vscode/common/stepWords';
+import { checkWords, CONTINUE_ONLY, continueLabel, continueTitle, sessionDecisionLine, stopBadge, runTotals } from '../../../src/vscode/common/stepWords';
 import { formatMoney } from '../../../src/core/money';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -40,6 +40,11 @@ describe('step rows in plain words', () => {
       const line = sessionDecisionLine({ reason: r, detail: 'x' });
       if (r !== 'error') assert.ok(!line.includes(`${r}:`) && !line.startsWith(r), `${r}: ${line}`);
     }
+  });
+
+  it('refuses Continue in the words of the badges, never the reason ids', () => {
+    for (const r of STOP_REASONS) if (r !== 'green' && r !== 'error') assert.ok(!CONTINUE_ONLY.includes(r), `${r} in: ${CONTINUE_ONLY}`);
+    assert.ok(CONTINUE_ONLY.includes(stopBadge('step-cap').replace(' used up', '')) && CONTINUE_ONLY.includes('tokens used up'));
   });
 
   it('Continue says what it adds', () => {
