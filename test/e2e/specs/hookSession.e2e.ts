@@ -98,7 +98,7 @@ describe('Fix Until Green in VS Code: Gate Agent Mode, and an agent hook session
     await until("the session's first stop in the panel", async () => ((await panel.locator('[data-testid="session-stop"][data-answer="block"]').count()) === 1 ? true : undefined), 60000, 300);
     assert.equal((await panel.locator('[data-testid="session-host"]').innerText()).trim(), "Claude Code's session, gated by Fix Until Green");
     // What the agent did and why it was answered no, in plain words (issue 40 walk).
-    assert.match(await panel.locator('[data-testid="session-sentence"]').innerText(), /^Claude Code tried to stop while your checks fail \(3 failures\), so it was sent back to work\.$/);
+    assert.match((await panel.locator('[data-testid="session-sentence"]').innerText()).trim(), /^Claude Code tried to stop while your checks fail \(3 failures\), so it was sent back to work\.$/);
     assert.equal(await panel.locator('[data-testid="run-status"]').count(), 1, 'the session is live');
     assert.match(await panel.locator('[data-testid="session-verdict"]').innerText(), /first seen in this session/);
     assert.ok((await panel.locator('[data-testid="session-stop"] [data-testid="failure-headline"]').count()) > 0, 'the failures are on the row');
