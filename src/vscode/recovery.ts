@@ -29,7 +29,7 @@ export async function resolveInterrupted(c: RunController, logger: Logger): Prom
       const report = await c.revertInterrupted(run);
       logger.info(`interrupted run ${run.runId}: restored ${plural(report.actions.length, 'file')}, ${report.unchanged.length} already original, ${report.conflicts.length} left alone`);
       for (const x of report.conflicts) logger.warn(x.reason);
-      const done = `Fix Until Green: ${c.folderName}: ${restoredSentence(report.actions.map((a) => a.path), 'run')}`;
+      const done = `Fix Until Green: in ${c.folderName}, ${restoredSentence(report.actions.map((a) => a.path), 'run')}`;
       if (report.conflicts.length === 0) void vscode.window.showInformationMessage(`${done}.`);
       else void vscode.window.showWarningMessage(`${done}; left alone: ${report.conflicts.map((x) => x.reason).join('; ')}`);
     } else if (pick === KEEP) {
