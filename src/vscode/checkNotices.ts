@@ -47,9 +47,12 @@ export async function announceChecks(c: RunController, v: VerifyResult): Promise
 export function announceRestore(logger: Logger, what: string, r: RestoreReport, head: string): void {
   logger.info(`${what}: ${head}; ${r.unchanged.length} already there; ${r.conflicts.length} left alone`);
   for (const x of r.conflicts) logger.warn(x.reason);
-  if (r.conflicts.length === 0) {
-    void vscode.window.showInformationMessage(`Fix Until Green: ${head}.`);
-    return;
-  }
-  void vscode.window.showWarningMessage(`Fix Until Green: ${head}; left alone: ${r.conflicts.map((x) => x.reason).join('; ')}`);
+  // With a button VS Code draws the toast whole; a bare one-line toast cut the sentence at its width
+  // ("restored src/cart.ts to what it was before the …", issue 40 walk).
+  const show = 'Show Panel';
+  const said =
+    r.conflicts.length === 0
+      ? vscode.window.showInformationMessage(`Fix Until Green: ${head}.`, show)
+      : vscode.window.showWarningMessage(`Fix Until Green: ${head}; left alone: ${r.conflicts.map((x) => x.reason).join('; ')}`, show);
+  void said.then((p) => (p === show ? vscode.commands.executeCommand('fixUntilGreen.showPanel') : undefined));
 }

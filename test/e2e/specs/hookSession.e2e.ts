@@ -155,7 +155,11 @@ describe('Fix Until Green in VS Code: Gate Agent Mode, and an agent hook session
     await until('the original bytes', () => (readFileSync(path.join(ws, CART), 'utf8') === original ? true : undefined), 30000);
     await until('Revert session to be done', async () => ((await revert.isDisabled()) ? true : undefined), 15000);
     // The notification names the file and the session, its number agreeing ("1 file to their original bytes" before).
-    await vs.waitForNotification(/Fix Until Green: restored src\/cart\.ts to what it was before the session\./, 15000);
+    const restored = await vs.waitForNotification(/Fix Until Green: restored src\/cart\.ts to what it was before the session\./, 15000);
+    // Drawn whole, not cut at the toast's width with an ellipsis.
+    const cut = await restored.locator('.notification-list-item-message').first().evaluate((el) => el.scrollWidth > el.clientWidth + 1);
+    assert.equal(cut, false, 'the restore sentence is drawn whole');
     await vs.screenshot('hook-session-reverted');
+    await vs.screenshot('hook-session-restored-notice', restored);
   });
 });
