@@ -11,7 +11,7 @@ import type { HookSessionView, SessionDenial, SessionStop } from '../src/vscode/
 import type { CheckSummary } from '../src/core/trace/events';
 import { failureHeadline } from '../src/core/verify/values';
 import { formatDuration } from '../src/vscode/common/meterView';
-import { stopBadge } from '../src/vscode/common/stepWords';
+import { sessionDecisionLine, stopBadge } from '../src/vscode/common/stepWords';
 
 export interface PanelKit {
   h: (tag: string, attrs?: Record<string, unknown>, ...children: ComponentChildren[]) => VNode;
@@ -116,7 +116,7 @@ function stopRow(stop: SessionStop, k: PanelKit): VNode {
       h('span', { class: 'tokens', title: `the host's ${stop.hostEvent} hook` }, `${stop.hostEvent} hook · ${clock(stop.at)}`),
     ),
     blocked && stop.verdict ? h('div', { class: 'postmortem open', 'data-testid': 'session-verdict' }, icon('lightbulb'), ` ${stop.verdict}`) : null,
-    !blocked && stop.decision ? h('div', { class: 'postmortem open', 'data-testid': 'session-decision' }, icon(stop.decision.reason === 'green' ? 'pass' : 'info'), ` ${stop.decision.reason}: ${stop.decision.detail}`) : null,
+    !blocked && stop.decision ? h('div', { class: 'postmortem open', 'data-testid': 'session-decision' }, icon(stop.decision.reason === 'green' ? 'pass' : 'info'), ` ${sessionDecisionLine(stop.decision)}`) : null,
     failures,
     told,
   );

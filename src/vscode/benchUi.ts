@@ -10,7 +10,8 @@ import { BENCH_TITLE, doneSentence, progressWords, variantChoices } from './comm
 import { explicitValues, SETTINGS_SECTION } from './common/settingKeys';
 import { benchFolder } from './benchRun';
 import { showBenchReport } from './benchReportView';
-import { chooseFolder, folderStorageDir } from './folders';
+import { chooseFolder, folderStorageDir, showUntrusted } from './folders';
+import { untrustedSentence } from './common/trustWords';
 import type { ApiKeys } from './secrets';
 
 export interface BenchUiDeps {
@@ -47,7 +48,7 @@ async function pickVariants(root: string): Promise<VariantChoice[] | undefined> 
 
 export async function benchRepository(deps: BenchUiDeps): Promise<void> {
   if (!vscode.workspace.isTrusted) {
-    void vscode.window.showWarningMessage("Fix Until Green's bench runs this repository's checks on its past commits: it needs a trusted workspace.");
+    void showUntrusted(untrustedSentence("Fix Until Green's bench runs this repository's checks on its past commits"));
     return;
   }
   const folder = await chooseFolder('Benchmark Models');

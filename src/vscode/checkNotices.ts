@@ -43,15 +43,16 @@ export async function announceChecks(c: RunController, v: VerifyResult): Promise
   if (p === show) await vscode.commands.executeCommand('workbench.actions.view.problems');
 }
 
-/** Says what a restore wrote and, loudly, what it left alone because someone else changed it. */
-export function announceRestore(logger: Logger, what: string, r: RestoreReport, target: string): void {
-  const written = r.actions.length;
-  logger.info(`${what}: ${plural(written, 'file')} brought to ${target}; ${r.unchanged.length} already there; ${r.conflicts.length} left alone`);
+/** Says what a restore wrote (`head`: confirmWords.ts `restoredSentence`) and, loudly, what it left alone because someone else changed it. */
+export function announceRestore(logger: Logger, what: string, r: RestoreReport, head: string): void {
+  logger.info(`${what}: ${head}; ${r.unchanged.length} already there; ${r.conflicts.length} left alone`);
   for (const x of r.conflicts) logger.warn(x.reason);
-  const head = written === 0 ? `the files of ${what} already hold ${target}` : `restored ${plural(written, 'file')} to ${target}`;
-  if (r.conflicts.length === 0) {
-    void vscode.window.showInformationMessage(`Fix Until Green: ${head}.`);
-    return;
-  }
-  void vscode.window.showWarningMessage(`Fix Until Green: ${head}; left alone: ${r.conflicts.map((x) => x.reason).join('; ')}`);
+  // With a button VS Code draws the toast whole; a bare one-line toast cut the sentence at its width
+  // ("restored src/cart.ts to what it was before the …", issue 40 walk).
+  const show = 'Show Panel';
+  const said =
+    r.conflicts.length === 0
+      ? vscode.window.showInformationMessage(`Fix Until Green: ${head}.`, show)
+      : vscode.window.showWarningMessage(`Fix Until Green: ${head}; left alone: ${r.conflicts.map((x) => x.reason).join('; ')}`, show);
+  void said.then((p) => (p === show ? vscode.commands.executeCommand('fixUntilGreen.showPanel') : undefined));
 }

@@ -8,7 +8,7 @@ import { effectiveBaseUrl, endpointOrigin } from '../core/endpoints';
 
 import { listModels } from '../core/model/modelList';
 import type { ModelChoice, SetupProvider } from './common/modelSetup';
-import { baseUrlProblem, keyAsked, savedSentence, scopeName } from './common/modelSetup';
+import { baseUrlProblem, keyAsked, keyPrompt, savedSentence, scopeName } from './common/modelSetup';
 import type { ApiKeys } from './secrets';
 
 const TITLE = 'Fix Until Green: Choose Model';
@@ -42,10 +42,11 @@ export async function askBaseUrl(current: string, provider: SetupProvider): Prom
   return typed?.trim();
 }
 
-async function askKey(host: string): Promise<string | undefined> {
+/** The key step; `why` is the server's answer that made it ask (a 401 from its /models), said first. */
+async function askKey(host: string, why?: string): Promise<string | undefined> {
   const key = await vscode.window.showInputBox({
     title: `${TITLE}: API key for ${host}`,
-    prompt: "Stored in VS Code's secret storage, never in settings.",
+    prompt: keyPrompt(why),
     password: true,
     ignoreFocusOut: true,
     validateInput: (t) => (t.trim() === '' ? 'Type the key, or press Escape to stop' : undefined),
@@ -100,7 +101,7 @@ export async function chooseModel(folder: string, keys: ApiKeys, offer: readonly
     let listing = await listModels(provider, baseUrl, key);
     if (!listing.ok && listing.needsKey) {
       // A server on this machine that wants a key after all: ask once.
-      key = await askKey(baseUrl ? new URL(baseUrl).host : provider);
+      key = await askKey(baseUrl ? new URL(baseUrl).host : provider === 'anthropic' ? 'api.anthropic.com' : 'api.openai.com', listing.reason);
       if (key === undefined) return undefined;
       listing = await listModels(provider, baseUrl, key);
     }

@@ -20,9 +20,12 @@ import { loadEngine } from './shellEngine';
 import { withRunProgress } from './runProgress';
 import { pendingFiles } from './common/reviewState';
 import { ask } from './askModal';
-import { revertRunQuestion, revertToBestQuestion, runAgainLabel } from './common/confirmWords';
+import { folderQuestion } from './common/folderWords';
+import { untrustedSentence } from './common/trustWords';
+import { CONTINUE_ONLY } from './common/stepWords';
+import { restoredSentence, revertRunQuestion, revertToBestQuestion, runAgainLabel } from './common/confirmWords';
 import { openReviewDiff } from './reviewUi';
-import { chooseFolder } from './folders';
+import { chooseFolder, showUntrusted } from './folders';
 import { canRevert } from './common/runState';
 import type { ApiKeys, KeyedProvider } from './secrets';
 import { defaultOrigin } from './secrets';
@@ -39,8 +42,7 @@ export interface CommandDeps {
   showPanel(focus?: boolean): void;
 }
 
-export const UNTRUSTED_MESSAGE =
-  "Fix Until Green is disabled in Restricted Mode: it runs this workspace's own checks as processes and writes edits to its files. Trust the workspace to use it.";
+export const UNTRUSTED_MESSAGE = untrustedSentence("Fix Until Green runs this workspace's own checks as processes and writes edits to its files");
 
 /** A command's handler; `folder` is the absolute folder path a caller (the panel) names, if any. */
 type Handler = (folder: string | undefined) => Promise<unknown>;
@@ -90,10 +92,7 @@ export class Commands {
 
   private trusted(): boolean {
     if (vscode.workspace.isTrusted) return true;
-    const manage = 'Manage Workspace Trust';
-    void vscode.window.showWarningMessage(UNTRUSTED_MESSAGE, manage).then((p) => {
-      if (p === manage) void vscode.commands.executeCommand('workbench.trust.manage');
-    });
+    void showUntrusted(UNTRUSTED_MESSAGE);
     return false;
   }
 
@@ -120,7 +119,7 @@ export class Commands {
       if (matching.length > 1) {
         const picked = await vscode.window.showQuickPick(
           matching.map((c) => ({ label: c.folderName, description: c.folder, c })),
-          { title: `Fix Until Green: ${purpose}`, placeHolder: 'Which workspace folder?' },
+          folderQuestion(purpose, matching.length, 'several-runs'),
         );
         return picked?.c;
       }
@@ -257,7 +256,7 @@ export class Commands {
 
   async continueRun(folder?: string): Promise<RunReport | undefined> {
     if (!this.trusted()) return undefined;
-    const c = await this.pickController('Continue', (x) => x.canContinue, folder, 'only a run of this session stopped by step-cap or token-ceiling can continue.');
+    const c = await this.pickController('Continue', (x) => x.canContinue, folder, `${CONTINUE_ONLY}.`);
     if (!c) return undefined;
     const settings = await this.settingsOf(c, 'the run did not continue');
     if (!settings) return undefined;
@@ -279,7 +278,8 @@ export class Commands {
     // Every revert asks first, naming how many files it writes (issue 40: one Enter on a focused
     // button used to undo a green run's whole fix, unasked once every file was kept).
     if (!(await ask(revertRunQuestion(c.state)))) return;
-    announceRestore(this.deps.logger, `run ${c.state.runId}`, await c.revertRun(), 'their original bytes');
+    const report = await c.revertRun();
+    announceRestore(this.deps.logger, `run ${c.state.runId}`, report, restoredSentence(report.actions.map((a) => a.path), c.state.session ? 'session' : 'run'));
   }
 
   async revertToBest(folder?: string): Promise<void> {
@@ -288,7 +288,7 @@ export class Commands {
     if (!c) return;
     if (!(await ask(revertToBestQuestion(c.state)))) return;
     const { report, step } = await c.revertToBest();
-    announceRestore(this.deps.logger, `run ${c.state.runId}`, report, `the state of step ${step}`);
+    announceRestore(this.deps.logger, `run ${c.state.runId}`, report, restoredSentence(report.actions.map((a) => a.path), 'run', step));
     // The Problems panel shows what the checks say about the restored files.
     const settings = await this.settingsOf(c, 'the checks did not run');
     if (!settings) return;

@@ -18,6 +18,7 @@ import type { FrontEnd, Launch, PreparedChecks, PreparedRun, SettingsAnswer } fr
 import type { VscodeDetail } from './common/refusals';
 import type { Problem } from './common/fixActions';
 import { refusalProblem } from './common/refusals';
+import { CONTINUE_ONLY } from './common/stepWords';
 import type { Logger } from '../core/types';
 import type { ReviewState } from './common/reviewState';
 import { buildReview } from './review';
@@ -198,7 +199,7 @@ export class RunController {
     this.idleOrThrow();
     const run = this.liveRun;
     if (!run || !canContinue(this.current)) {
-      throw new Error(`nothing to continue in ${this.folderName}: only a run of this session stopped by step-cap or token-ceiling can continue`);
+      throw new Error(`nothing to continue in ${this.folderName}: ${CONTINUE_ONLY}`);
     }
     this.busy = true;
     const abort = new AbortController();

@@ -2,6 +2,8 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { folderQuestion } from './common/folderWords';
+import { MANAGE_TRUST, MANAGE_TRUST_COMMAND } from './common/trustWords';
 
 /** The active editor's folder; else the only folder; else the user picks. Undefined: none or dismissed. */
 export async function chooseFolder(purpose: string, prefer?: (f: vscode.WorkspaceFolder) => boolean): Promise<vscode.WorkspaceFolder | undefined> {
@@ -18,7 +20,7 @@ export async function chooseFolder(purpose: string, prefer?: (f: vscode.Workspac
   if (candidates.length === 0) return undefined;
   const picked = await vscode.window.showQuickPick(
     candidates.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f })),
-    { title: `Fix Until Green: ${purpose}`, placeHolder: 'Which workspace folder?' },
+    folderQuestion(purpose, candidates.length, 'no-editor'),
   );
   return picked?.folder;
 }
@@ -27,4 +29,9 @@ export async function chooseFolder(purpose: string, prefer?: (f: vscode.Workspac
 export function folderStorageDir(storageRoot: string, folder: string): string {
   const id = createHash('sha256').update(path.resolve(folder)).digest('hex').slice(0, 12);
   return path.join(storageRoot, `${path.basename(folder) || 'root'}-${id}`);
+}
+
+/** A refusal for want of trust (common/trustWords.ts `untrustedSentence`), with the button that gives it. */
+export async function showUntrusted(sentence: string): Promise<void> {
+  if ((await vscode.window.showWarningMessage(sentence, MANAGE_TRUST)) === MANAGE_TRUST) await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND);
 }

@@ -5,7 +5,8 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../core/types';
 import { GATE_AGENT_MODE_COMMAND } from './common/commandIds';
-import { chooseFolder, folderStorageDir } from './folders';
+import { chooseFolder, folderStorageDir, showUntrusted } from './folders';
+import { untrustedSentence } from './common/trustWords';
 import { loadEngine } from './shellEngine';
 
 export interface GateAgentModeDeps {
@@ -17,7 +18,7 @@ export interface GateAgentModeDeps {
 
 async function gateAgentMode(deps: GateAgentModeDeps): Promise<void> {
   if (!vscode.workspace.isTrusted) {
-    void vscode.window.showWarningMessage("Fix Until Green's agent hook runs this workspace's checks: it needs a trusted workspace.");
+    void showUntrusted(untrustedSentence("Fix Until Green's agent hook runs this workspace's checks"));
     return;
   }
   const folder = await chooseFolder('Gate Agent Mode');

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../core/types';
 import type { RunController, RunControllers } from './controller';
 import { plural } from './common/chatWords';
+import { restoredSentence } from './common/confirmWords';
 
 export const REVERT = 'Revert';
 export const KEEP = 'Keep';
@@ -20,7 +21,7 @@ export async function resolveInterrupted(c: RunController, logger: Logger): Prom
     const list = files.slice(0, 5).join(', ') + (files.length > 5 ? `, and ${files.length - 5} more` : '');
     logger.warn(`run ${run.runId} in ${c.folderName} was interrupted; it had changed ${list}`);
     const pick = await vscode.window.showWarningMessage(
-      `Fix Until Green: a run in ${c.folderName} was interrupted (window reloaded or closed) after changing ${list}. Revert those files to their original bytes, or keep the changes?`,
+      `Fix Until Green: a run in ${c.folderName} was interrupted (window reloaded or closed) after changing ${list}. Put ${files.length === 1 ? 'it back to what it was' : 'them back to what they were'} before the run, or keep the changes?`,
       REVERT,
       KEEP,
     );
@@ -28,7 +29,7 @@ export async function resolveInterrupted(c: RunController, logger: Logger): Prom
       const report = await c.revertInterrupted(run);
       logger.info(`interrupted run ${run.runId}: restored ${plural(report.actions.length, 'file')}, ${report.unchanged.length} already original, ${report.conflicts.length} left alone`);
       for (const x of report.conflicts) logger.warn(x.reason);
-      const done = `Fix Until Green: restored ${plural(report.actions.length, 'file')} in ${c.folderName} to their original bytes`;
+      const done = `Fix Until Green: in ${c.folderName}, ${restoredSentence(report.actions.map((a) => a.path), 'run')}`;
       if (report.conflicts.length === 0) void vscode.window.showInformationMessage(`${done}.`);
       else void vscode.window.showWarningMessage(`${done}; left alone: ${report.conflicts.map((x) => x.reason).join('; ')}`);
     } else if (pick === KEEP) {

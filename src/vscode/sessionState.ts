@@ -34,10 +34,12 @@ export function hookHostOf(e: TimedEvent): string | undefined {
 export function sessionSentence(s: RunState & { session: HookSessionView }): string {
   const { hostLabel: who, stops, blocks } = s.session;
   const last = stops.at(-1);
-  const back = blocks > 0 ? ` (after ${plural(blocks, 'stop')} sent back)` : '';
+  const back = blocks > 0 ? ` (after being sent back ${blocks === 1 ? 'once' : blocks === 2 ? 'twice' : `${blocks} times`})` : '';
   if (s.status === 'running') {
     if (!last) return `${who} is at work; its stops are gated by your checks.`;
-    return `${who} was sent back to work at stop ${last.index}: ${plural(last.failureCount, 'failure')}${last.failureCount === 0 ? ' (what defines the checks changed)' : ''}.`;
+    // What the agent did (tried to stop) and why it was answered no, before the count of stops.
+    if (last.failureCount === 0) return `${who} tried to stop after changing what defines your checks, so it was sent back to work to put them back.`;
+    return `${who} tried to stop while your checks fail (${plural(last.failureCount, 'failure')}), so it was sent back to work.`;
   }
   if (s.stopReason === 'green') return `${who} stopped with every check passing${back}.`;
   if (s.stopReason) return `Fix Until Green let ${who} stop: ${stopBadge(s.stopReason)} — ${plural(s.remainingFailures.length, 'failure')} remain${s.remainingFailures.length === 1 ? 's' : ''}${back}.`;

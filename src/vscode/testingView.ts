@@ -20,6 +20,7 @@ import { noteFailing, passedTests, recordFailures, testFailures, testMessagePart
 import { checkHeading, crlf, outputBlocks } from './common/testOutput';
 import { readSettings } from './settings';
 import { plural } from './common/chatWords';
+import { untrustedSentence } from './common/trustWords';
 
 const ROOT_PREFIX = 'folder:';
 
@@ -170,7 +171,7 @@ export class TestingView {
   }
 
   private refusal(c: RunController | undefined): string | undefined {
-    if (!vscode.workspace.isTrusted) return 'Fix Until Green is disabled in Restricted Mode: trust the workspace to run its checks.';
+    if (!vscode.workspace.isTrusted) return untrustedSentence("Fix Until Green runs this workspace's checks");
     if (c?.running) return `a run is in progress in ${c.folderName}; its checks are already running`;
     return undefined;
   }

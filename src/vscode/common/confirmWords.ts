@@ -81,3 +81,15 @@ export function undoAllQuestion(pending: readonly string[]): Question | null {
 export function runAgainLabel(st: { status: string; runId: string | null }): string {
   return st.runId !== null && st.status === 'stopped' ? 'Run again' : 'Run Fix Until Green';
 }
+
+/**
+ * The sentence after a revert (the notification): which files went back, and to what, its number
+ * agreeing with its subject ("1 file … to what it was", never "1 file to their original bytes"),
+ * and the thing reverted named as the panel names it (run or session), never by its run id.
+ */
+export function restoredSentence(paths: readonly string[], noun: 'run' | 'session', bestStep?: number): string {
+  const to = (one: boolean): string => `${one ? 'what it was' : 'what they were'} ${bestStep === undefined ? `before the ${noun}` : bestStep === 0 ? 'before the run' : `after step ${bestStep}`}`;
+  if (paths.length === 0) return `nothing to restore: every file the ${noun} wrote already holds ${bestStep === undefined ? `what it had before the ${noun}` : bestStep === 0 ? 'what it had before the run' : `what it had after step ${bestStep}`}`;
+  if (paths.length === 1) return `restored ${paths[0]} to ${to(true)}`;
+  return `restored ${paths.length} files (${someNames(paths)}) to ${to(false)}`;
+}

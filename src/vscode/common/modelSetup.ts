@@ -41,3 +41,13 @@ export function savedSentence(c: ModelChoice, where: string, modelLabel?: string
   const model = modelOn(label, c.provider === 'vscode-lm' ? undefined : effectiveBaseUrl(c.provider, c.baseUrl), modelLabel ? { [label]: modelLabel } : undefined);
   return `Fix Until Green runs with ${model}: saved to ${where}.`;
 }
+
+/**
+ * The key box's prompt: why it asks when a server's answer made it ask (a server on this machine
+ * that answered 401 was asked no key first, and a box out of nowhere reads as a fault), then where
+ * the key goes.
+ */
+export function keyPrompt(why?: string): string {
+  const where = "Stored in VS Code's secret storage, never in settings.";
+  return why ? `Asked because ${why}. The key is ${where.charAt(0).toLowerCase()}${where.slice(1)}` : where;
+}

@@ -65,6 +65,19 @@ export function stopBadge(reason: StopReason): string {
   return BADGE[reason];
 }
 
+/** Why Continue is refused, in the badges' words (never "stopped by step-cap or token-ceiling"). */
+export const CONTINUE_ONLY = 'only a run of this window that stopped with its steps or tokens used up can continue';
+
+/**
+ * Why an agent's stop was let through (the panel's session row), in words: the reason's badge, never
+ * its id ("green: every check passes after step 2" read as an id and a step the session never had).
+ */
+export function sessionDecisionLine(d: { reason: StopReason; detail: string }): string {
+  if (d.reason === 'green') return 'Every check passes, so the agent was let stop.';
+  const badge = BADGE[d.reason];
+  return `Let stop (${badge}): ${d.detail}`;
+}
+
 function tokenText(n: number): string {
   return n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
 }

@@ -97,7 +97,8 @@ describe('Fix Until Green in VS Code: Gate Agent Mode, and an agent hook session
     const panel = vs.panel();
     await until("the session's first stop in the panel", async () => ((await panel.locator('[data-testid="session-stop"][data-answer="block"]').count()) === 1 ? true : undefined), 60000, 300);
     assert.equal((await panel.locator('[data-testid="session-host"]').innerText()).trim(), "Claude Code's session, gated by Fix Until Green");
-    assert.match(await panel.locator('[data-testid="session-sentence"]').innerText(), /Claude Code was sent back to work at stop 1: \d+ failures\./);
+    // What the agent did and why it was answered no, in plain words (issue 40 walk).
+    assert.match((await panel.locator('[data-testid="session-sentence"]').innerText()).trim(), /^Claude Code tried to stop while your checks fail \(3 failures\), so it was sent back to work\.$/);
     assert.equal(await panel.locator('[data-testid="run-status"]').count(), 1, 'the session is live');
     assert.match(await panel.locator('[data-testid="session-verdict"]').innerText(), /first seen in this session/);
     assert.ok((await panel.locator('[data-testid="session-stop"] [data-testid="failure-headline"]').count()) > 0, 'the failures are on the row');
@@ -130,8 +131,9 @@ describe('Fix Until Green in VS Code: Gate Agent Mode, and an agent hook session
     await until('the stop let through in the panel', async () => ((await panel.locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => '')) === 'green' ? true : undefined), 60000, 300);
     assert.equal(await panel.locator('[data-testid="session-stop"]').count(), 2);
     assert.equal(await panel.locator('[data-testid="session-stop"][data-answer="allow"]').count(), 1);
-    assert.match(await panel.locator('[data-testid="session-decision"]').innerText(), /green: every check passes/);
-    assert.equal((await panel.locator('[data-testid="session-sentence"]').innerText()).trim(), 'Claude Code stopped with every check passing (after 1 stop sent back).');
+    // Why the stop was let through, in words: no reason id, no "step" the session never had.
+    assert.equal((await panel.locator('[data-testid="session-decision"]').innerText()).trim(), 'Every check passes, so the agent was let stop.');
+    assert.equal((await panel.locator('[data-testid="session-sentence"]').innerText()).trim(), 'Claude Code stopped with every check passing (after being sent back once).');
     assert.match(await panel.locator('[data-testid="session-touched"]').innerText(), /src\/cart\.ts/);
     const meter = await until('the meter to show the stop', async () => {
       const t = await vs.meterText();
@@ -152,6 +154,12 @@ describe('Fix Until Green in VS Code: Gate Agent Mode, and an agent hook session
     await question.locator('.monaco-button', { hasText: /^Revert Session$/ }).first().click();
     await until('the original bytes', () => (readFileSync(path.join(ws, CART), 'utf8') === original ? true : undefined), 30000);
     await until('Revert session to be done', async () => ((await revert.isDisabled()) ? true : undefined), 15000);
+    // The notification names the file and the session, its number agreeing ("1 file to their original bytes" before).
+    const restored = await vs.waitForNotification(/Fix Until Green: restored src\/cart\.ts to what it was before the session\./, 15000);
+    // Drawn whole, not cut at the toast's width with an ellipsis.
+    const cut = await restored.locator('.notification-list-item-message').first().evaluate((el) => el.scrollWidth > el.clientWidth + 1);
+    assert.equal(cut, false, 'the restore sentence is drawn whole');
     await vs.screenshot('hook-session-reverted');
+    await vs.screenshot('hook-session-restored-notice', restored);
   });
 });

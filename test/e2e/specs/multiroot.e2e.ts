@@ -40,8 +40,9 @@ describe('Fix Until Green in VS Code: a multi-root workspace', function () {
 
   it('with no editor open, asks which folder, and runs only in the one picked', async () => {
     await vs.runCommand('Fix Until Green');
-    // The folder pick: its question is the input's placeholder.
-    await vs.page.locator('.quick-input-widget input[placeholder="Which workspace folder?"]').waitFor({ timeout: 30000 });
+    // The folder pick: its question, and why it asks (issue 40 walk), is the input's placeholder.
+    await vs.page.locator('.quick-input-widget input[placeholder="Which workspace folder? (this workspace has 2 folders and no open editor says which)"]').waitFor({ timeout: 30000 });
+    assert.equal((await vs.page.locator('.quick-input-widget .quick-input-title').innerText()).trim(), 'Fix Until Green', 'the command named once');
     await vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'beta' }).waitFor({ timeout: 30000 });
     await vs.screenshot('multiroot-folder-pick');
     const rows = await vs.page.locator('.quick-input-list .monaco-list-row').allInnerTexts();

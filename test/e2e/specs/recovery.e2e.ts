@@ -49,7 +49,8 @@ describe('Fix Until Green in VS Code: recovery of an interrupted run', function 
     await vs.screenshot('recovery-offer');
     await note.locator('a.monaco-button, .monaco-button', { hasText: /^Revert$/ }).first().click();
     await until('the original bytes', () => (readFileSync(path.join(ws, CART)).equals(original) ? true : undefined), 60000);
-    await vs.waitForNotification(/restored 1 file in/, 30000);
+    // The file named, its number agreeing (issue 40 walk: "restored 1 file … to their original bytes" before).
+    await vs.waitForNotification(/in recovery, restored src\/cart\.ts to what it was before the run/, 30000);
     // The panel came back with the window and shows the interrupted run, now reverted.
     await vs.panel().locator('[data-testid="reverted"]').waitFor({ timeout: 30000 });
     assert.equal(await vs.panel().locator('[data-testid="stop-reason"]').innerText(), 'error');

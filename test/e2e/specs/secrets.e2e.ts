@@ -1,9 +1,10 @@
 // An endpoint that wants a key: the run stops saying how to give one; the user gives it with
 // "Set API Key" (a password box, into VS Code's secret storage); the next run sends it and goes
-// green; the same through the Anthropic provider with its own key; and neither key is anywhere in
+// green; the Anthropic provider set up through Choose Model… with its own key goes green too; and neither key is anywhere in
 // what VS Code and the extension wrote, but the secret store.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import type { Locator } from 'playwright-core';
 import * as path from 'node:path';
 import type { FakeOpenAI } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
@@ -36,7 +37,7 @@ describe('Fix Until Green in VS Code: an API key through Set API Key', function 
 
   before(async function () {
     model = await startFakeOpenAI({ replies: demoReplies(), apiKey: KEY });
-    anthropic = await startFakeOpenAI({ replies: demoReplies(), apiKey: ANTHROPIC_KEY });
+    anthropic = await startFakeOpenAI({ replies: demoReplies(), apiKey: ANTHROPIC_KEY, models: ['claude-fake', 'claude-other'] });
     ws = workspaceFrom(DEMO, 'secrets', {
       'fixUntilGreen.model.provider': 'openai-compatible',
       'fixUntilGreen.model.id': 'fake-coder',
@@ -95,15 +96,36 @@ describe('Fix Until Green in VS Code: an API key through Set API Key', function 
     await vs.waitForNotification(new RegExp(`stored the ${provider} API key`), 30000);
   }
 
-  it('the Anthropic provider, with its own key, goes green through the Messages API', async () => {
+  it('the Anthropic provider, set up through Choose Model… (provider, base URL, key in a password box, model), goes green through the Messages API', async () => {
     const asked = await vs.revertRun();
     log('Revert Run asked:', asked ?? 'nothing');
     await until('the original bytes', () => (readFileSync(path.join(ws, CART)).equals(original) ? true : undefined), 30000);
-    // The user switches provider in the folder's settings; the next run reads them.
-    const settingsFile = path.join(ws, '.vscode', 'settings.json');
-    const settings = JSON.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
-    writeFileSync(settingsFile, JSON.stringify({ ...settings, 'fixUntilGreen.model.provider': 'anthropic', 'fixUntilGreen.model.id': 'claude-fake', 'fixUntilGreen.model.baseUrl': anthropic.url }, null, 2));
-    await setKey('anthropic', ANTHROPIC_KEY);
+    // The user switches provider as the palette offers it (issue 40 walk): Choose Model…, not settings JSON.
+    await vs.runCommand('Fix Until Green: Choose Model…');
+    const row = (text: string): Locator => vs.page.locator('.quick-input-list .monaco-list-row:visible', { hasText: text }).first();
+    await row('Claude models with an API key').click();
+    await vs.answerInput(anthropic.url, /base URL/);
+    // A server on this machine is asked no key first; its /v1/models answers 401, so the password box opens, saying why.
+    const box = vs.page.locator('.quick-input-widget input[type="password"]');
+    await box.waitFor({ timeout: 30000 });
+    const why = (await vs.page.locator('.quick-input-widget').innerText()).replace(/\s+/g, ' ');
+    log('key box:', why);
+    assert.match(why, /Asked because 127\.0\.0\.1:\d+\/v1\/models answered 401: it needs an API key\. The key is stored in VS Code's secret storage, never in settings\./);
+    await vs.screenshot('secrets-anthropic-key-box');
+    await box.fill(ANTHROPIC_KEY);
+    await vs.page.keyboard.press('Enter');
+    // The model from the server's own list, picked: no id typed.
+    await row('claude-other').waitFor({ timeout: 30000 });
+    await vs.screenshot('secrets-anthropic-models');
+    await row('claude-fake').click();
+    const saved = await vs.waitForNotification(/runs with claude-fake/, 30000);
+    log('saved:', (await saved.innerText()).replace(/\s+/g, ' '));
+    const settings = JSON.parse(readFileSync(path.join(ws, '.vscode', 'settings.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(settings['fixUntilGreen.model.provider'], 'anthropic');
+    assert.equal(settings['fixUntilGreen.model.id'], 'claude-fake');
+    assert.equal(settings['fixUntilGreen.model.baseUrl'], anthropic.url);
+    assert.ok(anthropic.requests.some((r) => r.outcome === 'models'), 'the list came from the server, with the key');
+    await vs.screenshot('secrets-anthropic-saved');
     await vs.runCommand('Fix Until Green');
     await vs.answerInput('', /Optional instruction/);
     await until('green through anthropic', async () => (anthropic.requests.filter((r) => r.outcome === 'reply').length >= 2 && (await stopReason()) === 'green' ? true : undefined), 240000, 300);

@@ -7,7 +7,8 @@ import type { FakeOpenAI } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
 import { DEMO, demoReplies, log, screenshotFailures, until, VsCode, workspaceFrom } from '../harness';
 
-const REASON = "Fix Until Green runs this workspace's own type checker, linter and tests and writes model-proposed edits to its files, so it needs a trusted workspace.";
+// One sentence: why it is off, and the way out by the name VS Code gives it (issue 40 walk).
+const REASON = "Fix Until Green runs this workspace's own type checker, linter and tests and writes model-proposed edits to its files, so it needs a trusted workspace: trust this folder with Manage Workspace Trust.";
 
 describe('Fix Until Green in VS Code: an untrusted workspace', function () {
   let vs: VsCode;
@@ -53,6 +54,10 @@ describe('Fix Until Green in VS Code: an untrusted workspace', function () {
     const editor = vs.page.locator('.extension-editor');
     await editor.locator(`text=${REASON}`).waitFor({ timeout: 30000 });
     await vs.screenshot('untrusted-reason');
+    // The way out the sentence names is there, by that name: the palette's Manage Workspace Trust.
+    const manage = await vs.paletteRows('>Manage Workspace Trust');
+    await vs.page.keyboard.press('Escape');
+    assert.ok(manage.some((t) => t.includes('Manage Workspace Trust')), `the way out the reason names: ${manage.join(' | ')}`);
 
     assert.equal(model.requests.length, 0, 'no model call');
     assert.ok(readFileSync(path.join(ws, 'src', 'cart.ts')).equals(before), 'no file changed');

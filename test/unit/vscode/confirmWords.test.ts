@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import type { RunState, StepView } from '../../../src/vscode/common/runState';
 import { idleState } from '../../../src/vscode/common/runState';
-import { revertRunQuestion, revertToBestQuestion, runAgainLabel, touchedFiles, undoAllQuestion } from '../../../src/vscode/common/confirmWords';
+import { restoredSentence, revertRunQuestion, revertToBestQuestion, runAgainLabel, touchedFiles, undoAllQuestion } from '../../../src/vscode/common/confirmWords';
 
 const LIMITS = { maxSteps: 8, tokenCeiling: 200000, timeLimitSeconds: 1800 };
 
@@ -73,5 +73,20 @@ describe('confirm words', () => {
   it('offers "Run again" only after a run that ran; a refused first start is offered the Run itself', () => {
     assert.equal(runAgainLabel(idleState('/w', 'w', LIMITS)), 'Run Fix Until Green');
     assert.equal(runAgainLabel(run({})), 'Run again');
+  });
+
+  // Issue 40 walk: "restored 1 file to their original bytes" after Revert session. The rule: the
+  // sentence after a revert agrees in number with its files, names them, and says run or session.
+  it('the sentence after a revert agrees with its number and names what was reverted', () => {
+    assert.equal(restoredSentence(['src/cart.ts'], 'session'), 'restored src/cart.ts to what it was before the session');
+    assert.equal(restoredSentence(['a.ts', 'b.ts'], 'run'), 'restored 2 files (a.ts, b.ts) to what they were before the run');
+    assert.equal(restoredSentence(['a.ts', 'b.ts', 'c.ts', 'd.ts'], 'run', 2), 'restored 4 files (a.ts, b.ts, c.ts and 1 more) to what they were after step 2');
+    assert.equal(restoredSentence(['a.ts'], 'run', 0), 'restored a.ts to what it was before the run');
+    assert.equal(restoredSentence([], 'session'), 'nothing to restore: every file the session wrote already holds what it had before the session');
+    for (const n of [1, 2, 5]) {
+      const s = restoredSentence(Array.from({ length: n }, (_, i) => `f${i}.ts`), 'run');
+      assert.doesNotMatch(s, n === 1 ? /\b(they|their|files)\b/ : /\b(it was|its)\b/, s);
+      assert.doesNotMatch(s, /\(s\)|original bytes|run \d/, s);
+    }
   });
 });

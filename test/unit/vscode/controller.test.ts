@@ -140,7 +140,7 @@ describe('run controller', () => {
     assert.equal(c.state.limits.tokenCeiling, 201000);
     assert.equal(c.state.steps.length, 3);
     assert.equal(c.canContinue, false);
-    await assert.rejects(c.continue({ extraSteps: 1, extraTokens: 0 }), /only a run of this session stopped by step-cap or token-ceiling can continue/);
+    await assert.rejects(c.continue({ extraSteps: 1, extraTokens: 0 }), /only a run of this window that stopped with its steps or tokens used up can continue/);
   });
 
   it('shows a run that failed to start or crashed as an error stop', async () => {

@@ -14,6 +14,7 @@ import { meterView } from '../../../src/vscode/common/meterView';
 import type { RunState } from '../../../src/vscode/common/runState';
 import { canRevert, idleState } from '../../../src/vscode/common/runState';
 import type { HookSessionView } from '../../../src/vscode/common/sessionTypes';
+import { sessionDecisionLine } from '../../../src/vscode/common/stepWords';
 import { foldSession, isSession, sessionLeads, settleQuiet } from '../../../src/vscode/sessionState';
 import { runCli } from '../../support/cli';
 import { copyFixture } from '../../support/fixtures';
@@ -99,7 +100,7 @@ describe('an agent hook session, followed by the panel', function () {
     assert.equal(blocked.session.blocks, 1);
     assert.equal(blocked.step, 1, 'the steps budget counts the stops sent back');
     assert.equal(blocked.remainingFailures.length, 2);
-    assert.equal(blocked.session.sentence, 'Claude Code was sent back to work at stop 1: 2 failures.');
+    assert.equal(blocked.session.sentence, 'Claude Code tried to stop while your checks fail (2 failures), so it was sent back to work.');
     const liveMeter = meterView(blocked);
     assert.equal(liveMeter.text, '$(sync~spin) Fix Until Green: Claude Code · 1/7 stops sent back');
     assert.match(liveMeter.tooltip, /gates Claude Code's session/);
@@ -116,7 +117,8 @@ describe('an agent hook session, followed by the panel', function () {
     assert.match(a.reason, /every check passes \(test\)/);
     assert.deepEqual(green.remainingFailures, []);
     assert.deepEqual(green.failuresPerStep, [{ step: 1, count: 2 }, { step: 2, count: 0 }]);
-    assert.equal(green.session.sentence, 'Claude Code stopped with every check passing (after 1 stop sent back).');
+    assert.equal(green.session.sentence, 'Claude Code stopped with every check passing (after being sent back once).');
+    assert.equal(sessionDecisionLine(a.decision!), 'Every check passes, so the agent was let stop.');
     assert.equal(meterView(green).text, '$(check-all) Fix Until Green: green · Claude Code');
     assert.equal(canRevert(green), false, 'no edit tool wrote through the hooks: nothing to revert');
 

@@ -7,6 +7,8 @@ import * as path from 'node:path';
 import { defaultSettings, validateSettings } from '../../../src/core/settings';
 import { BENCH_COMMAND, COMMAND_IDS, GATE_AGENT_MODE_COMMAND } from '../../../src/vscode/common/commandIds';
 import { explicitValues, SETTING_KEYS } from '../../../src/vscode/common/settingKeys';
+import { MANIFEST_UNTRUSTED, MANAGE_TRUST } from '../../../src/vscode/common/trustWords';
+import { readdirSync } from 'node:fs';
 import { REPO } from '../../support/fixtures';
 
 interface Prop {
@@ -115,6 +117,25 @@ describe('extension manifest', () => {
     assert.equal(pkg.capabilities.untrustedWorkspaces.supported, false);
     assert.match(pkg.capabilities.untrustedWorkspaces.description, /runs this workspace's own type checker, linter and tests/);
     assert.equal(pkg.capabilities.virtualWorkspaces.supported, false);
+  });
+
+  // Issue 40 walk of Restricted Mode: the extension's page said why it was off but not how to turn
+  // it on. The rule: every refusal for want of trust is one sentence ending with the way out, by
+  // the name VS Code gives it; the manifest's and each surface's come from trustWords.ts.
+  it('says in Restricted Mode, on every surface, why it is off and the way out (Manage Workspace Trust)', () => {
+    assert.equal(pkg.capabilities.untrustedWorkspaces.description, MANIFEST_UNTRUSTED);
+    assert.match(MANIFEST_UNTRUSTED, new RegExp(`^[^.]+: trust this folder with ${MANAGE_TRUST}\\.$`), 'one sentence, the way out last');
+    const dir = path.join(REPO, 'src', 'vscode');
+    const sources = readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => ({ f, text: readFileSync(path.join(dir, f), 'utf8') }));
+    const guards = sources.filter((x) => /!vscode\.workspace\.isTrusted/.test(x.text));
+    assert.ok(guards.length >= 4, `the trust guards: ${guards.map((x) => x.f).join(', ')}`);
+    for (const { f, text } of guards) {
+      for (const line of text.split('\n').filter((l) => /!vscode\.workspace\.isTrusted/.test(l) || /isTrusted\)/.test(l))) {
+        const at = text.indexOf(line);
+        const next = text.slice(at, at + 400);
+        assert.match(next, /untrustedSentence\(|UNTRUSTED_MESSAGE/, `${f}: a trust refusal says the shared sentence: ${next.slice(0, 200)}`);
+      }
+    }
   });
 
   it('targets the VS Code its types come from, and has an icon and the Marketplace fields', () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { listModels, modelIds, modelsUrl } from '../../../src/core/model/modelList';
 import type { FakeOpenAI } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
-import { baseUrlProblem, keyAsked, savedSentence, scopeName } from '../../../src/vscode/common/modelSetup';
+import { baseUrlProblem, keyAsked, keyPrompt, savedSentence, scopeName } from '../../../src/vscode/common/modelSetup';
 
 describe('Choose Model… set-up', () => {
   it('accepts an http(s) base URL or none, and says what is wrong with another', () => {
@@ -25,6 +25,23 @@ describe('Choose Model… set-up', () => {
     assert.equal(savedSentence({ provider: 'openai-compatible', id: 'qwen2.5-coder', baseUrl: 'http://127.0.0.1:11434/v1' }, scopeName(false, 'invoice')), "Fix Until Green runs with qwen2.5-coder on 127.0.0.1:11434: saved to this workspace's settings (.vscode/settings.json).");
     assert.equal(savedSentence({ provider: 'anthropic', id: 'claude-sonnet-4', baseUrl: '' }, scopeName(false, 'invoice')), "Fix Until Green runs with claude-sonnet-4 on api.anthropic.com: saved to this workspace's settings (.vscode/settings.json).");
     assert.equal(savedSentence({ provider: 'vscode-lm', id: 'gpt-4o', baseUrl: '' }, scopeName(true, 'api'), 'GPT-4o'), 'Fix Until Green runs with GPT-4o: saved to the folder settings of api (api/.vscode/settings.json).');
+  });
+});
+
+describe("Choose Model…'s key box (issue 40 walk)", () => {
+  // A server on this machine is asked no key first; when its /models answers 401 the password box
+  // opened with no word of why. The rule: a box the server's answer opened says that answer first.
+  it("says why it asks when the server's answer made it ask, then where the key goes", async () => {
+    assert.equal(keyPrompt(), "Stored in VS Code's secret storage, never in settings.");
+    const server = await startFakeOpenAI({ replies: [], apiKey: 'sk-walk-0123456789' });
+    try {
+      const listing = await listModels('anthropic', server.url, undefined);
+      assert.ok(!listing.ok && listing.needsKey);
+      const p = keyPrompt(listing.reason);
+      assert.match(p, /^Asked because 127\.0\.0\.1:\d+\/v1\/models answered 401: it needs an API key\. The key is stored in VS Code's secret storage, never in settings\.$/);
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -2,7 +2,7 @@
 // progress"; never `tsc · warm`, `test 1 · targeted` or a reason id beside the sentence.
 import assert from 'node:assert/strict';
 import { STOP_REASONS } from '../../../src/core/policy/reasons';
-import { checkWords, continueLabel, continueTitle, stopBadge, runTotals } from '../../../src/vscode/common/stepWords';
+import { checkWords, CONTINUE_ONLY, continueLabel, continueTitle, sessionDecisionLine, stopBadge, runTotals } from '../../../src/vscode/common/stepWords';
 import { formatMoney } from '../../../src/core/money';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -29,6 +29,22 @@ describe('step rows in plain words', () => {
     }
     assert.equal(stopBadge('stalled'), 'no progress');
     assert.equal(stopBadge('step-cap'), 'steps used up');
+  });
+
+  // Issue 40 walk: an agent session's row read "green: every check passes after step 2", the id
+  // and a step the session never had. Every reason's line says its badge, never the id.
+  it("says why an agent's stop was let through in words, never the reason id", () => {
+    assert.equal(sessionDecisionLine({ reason: 'green', detail: 'every check passes after step 2' }), 'Every check passes, so the agent was let stop.');
+    assert.equal(sessionDecisionLine({ reason: 'stalled', detail: 'the same 2 failures at 3 stops in a row' }), 'Let stop (no progress): the same 2 failures at 3 stops in a row');
+    for (const r of STOP_REASONS) {
+      const line = sessionDecisionLine({ reason: r, detail: 'x' });
+      if (r !== 'error') assert.ok(!line.includes(`${r}:`) && !line.startsWith(r), `${r}: ${line}`);
+    }
+  });
+
+  it('refuses Continue in the words of the badges, never the reason ids', () => {
+    for (const r of STOP_REASONS) if (r !== 'green' && r !== 'error') assert.ok(!CONTINUE_ONLY.includes(r), `${r} in: ${CONTINUE_ONLY}`);
+    assert.ok(CONTINUE_ONLY.includes(stopBadge('step-cap').replace(' used up', '')) && CONTINUE_ONLY.includes('tokens used up'));
   });
 
   it('Continue says what it adds', () => {
