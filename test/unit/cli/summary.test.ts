@@ -17,6 +17,6 @@ describe('CLI summary', () => {
     print({ type: 'run-start', step: 0, runId: 'r1', root: '/w', model: 'openai-compatible:gpt-4o-mini', instruction: null, checks: [], limits: { maxSteps: 2, tokenCeiling: 200000, timeLimitSeconds: 600, costCeiling: 0.5 }, settings: {} } as unknown as TimedEvent);
     print({ type: 'step-end', step: 1, record: { index: 1, failureCount: 3, failureHash: 'abcdef0123', checks: [], tokens: 1200, cost: 0.0015, confidence: null, model: 'openai-compatible:gpt-4o-mini', applied: true, files: [], critics: [], postMortem: null, feedback: null } } as unknown as TimedEvent);
     assert.ok(lines.includes('  cost ceiling $0.50'), lines.join('\n'));
-    assert.match(lines.find((l) => l.startsWith('step 1')) ?? '', /1\.2k tok \(\$0\.002\)  openai-compatible:gpt-4o-mini$/);
+    assert.match(lines.find((l) => l.startsWith('step 1')) ?? '', /1\.2k tok \(\$0\.002\)  gpt-4o-mini$/);
   });
 });
