@@ -83,7 +83,7 @@ describe('task graph: a check runs after the tasks its project says it depends o
 
   it('turbo 2 `tasks` with `^build`: a sibling is built first, once for every check that needs it; a failing build is that build\'s failure and the checks after it do not run', async () => {
     const t = project({
-      'package.json': json({ name: 'root', private: true, workspaces: ['packages/*'], scripts: { test: 'turbo run test' } }),
+      'package.json': json({ name: 'root', private: true, workspaces: ['packages/*'], scripts: { test: 'turbo run typecheck test' } }),
       'turbo.json': json({ $schema: 'https://turbo.build/schema.json', tasks: { build: { dependsOn: ['^build'] }, typecheck: { dependsOn: ['^build'] }, test: { dependsOn: ['^build'] } } }),
       ...tsPackage('packages/a', 'a', { build: 'tsc -p tsconfig.build.json' }, NUMBER),
       // b has no build: skipped, as turbo skips it; c depends on b and a.
