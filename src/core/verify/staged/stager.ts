@@ -220,11 +220,16 @@ export class Stager {
 
   /**
    * The command a test check's failures are confirmed with: its own, narrowed; where it is a chain
-   * (`lint && vitest run`), its runner's step alone (./commands chainRunnerCommand).
+   * (`lint && vitest run`), its runner's step alone (./commands chainRunnerCommand); under a
+   * coverage wrapper (`c8 mocha`), the runner alone. Never its `pre` script: the first attempt just
+   * ran it (built, linted) on the same bytes.
    */
   private confirmCommandFor(spec: CheckSpec, parser: ParserId): TestCommand | RunFull {
     const own = this.testCommandFor(spec, parser);
     if (!('full' in own)) return own;
+    // Under a coverage wrapper (`nyc mocha`), the runner alone: a re-run measures no coverage.
+    const bare = testCommand(spec.command, this.x.cwd(spec), parser, 'confirm');
+    if (!('reason' in bare)) return bare;
     const chain = chainRunnerCommand(spec.command, this.x.cwd(spec), parser);
     return 'reason' in chain ? own : chain;
   }
