@@ -22,7 +22,7 @@ const SIGNS: Readonly<Record<string, RegExp>> = {
  * or a runner's setting (Jest's `coverageThreshold`), so it is not among the command's tools: without
  * this, a chain's one other tool (`… && tsd`, which never ran) would be named for the gate's failure.
  */
-const COVERAGE_GATE = /^ERROR: Coverage for \w+ \([\d.]+%\) does not meet (?:global|per-file) threshold|^Jest: "[^"]+" coverage threshold for \w+ \([\d.]+%\) not met/m;
+const COVERAGE_GATE = /^ERROR: Coverage for \w+ \([\d.]+%\) does not meet (?:global|per-file) threshold|^Jest: "[^"]+" coverage threshold for \w+ \([\d.]+%\) not met|^Jest: Coverage for \w+ \([\d.]+%\) does not meet "[^"]+" threshold/m;
 
 /**
  * Which of the command's tools printed the output: a coverage gate when its verdict is there; else

@@ -43,8 +43,11 @@ export interface RunFull {
 
 const MARK = '@@fix-until-green-mocha-options@@';
 const TEST_PARSERS: ReadonlySet<ParserId> = new Set(['jest', 'vitest', 'mocha', 'node-test', 'tap']);
-/** Failure ids that belong to no test: a check with one cannot be narrowed to test files. */
-const UNTIED = new Set(['exit', 'spawn', 'timeout']);
+/**
+ * Failure ids that belong to no test: a check with one cannot be narrowed to test files. A coverage
+ * gate's (`coverage`) is placed in a source file, but only the whole suite measures it.
+ */
+const UNTIED = new Set(['exit', 'spawn', 'timeout', 'coverage']);
 
 export class Stager {
   private readonly warm = new Map<string, WarmTsc | RunFull>();
