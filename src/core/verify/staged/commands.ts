@@ -380,6 +380,8 @@ export function stepsWithPre(command: string, cwd: string): { steps: string[]; p
   }
   if ('reason' in s) return s;
   if (typeof s.scripts[`post${s.name}`] === 'string') return { reason: `npm runs scripts.post${s.name} after it` };
+  // pnpm (7 and later) and yarn 2+ run no pre script unless configured to: which they do is theirs to say, so the chain runs as written.
+  if (s.manager !== 'npm' && typeof s.scripts[`pre${s.name}`] === 'string') return { reason: `whether ${s.manager} runs scripts.pre${s.name} is its configuration's to say` };
   const preBody = s.scripts[`pre${s.name}`];
   const pre = typeof preBody === 'string' ? plainSteps(preBody.trim()) : [];
   const own = plainSteps(s.body);
@@ -395,7 +397,7 @@ function plainSteps(body: string): string[] | undefined {
 }
 
 /** The npm/yarn/pnpm script a command runs (name, body, all scripts); undefined where it runs none; why not where it cannot be followed. */
-function scriptOf(command: string, cwd: string): { name: string; body: string; scripts: Record<string, unknown> } | { reason: string } | undefined {
+function scriptOf(command: string, cwd: string): { manager: string; name: string; body: string; scripts: Record<string, unknown> } | { reason: string } | undefined {
   const split = splitCommand(command.trim());
   if (!split) return undefined;
   const argv = withoutLauncher(split, cwd);
@@ -407,7 +409,7 @@ function scriptOf(command: string, cwd: string): { name: string; body: string; s
   const scripts = packageScripts(cwd) ?? {};
   const s = scripts[name];
   if (typeof s !== 'string') return { reason: `no script "${name}" in package.json` };
-  return { name, body: s.trim(), scripts };
+  return { manager: argv[0]!, name, body: s.trim(), scripts };
 }
 
 /** The folder's package.json scripts (undefined when there is none, or it is no JSON). */
