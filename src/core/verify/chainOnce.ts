@@ -5,13 +5,13 @@
 // answers the same twice on the same bytes, so the chain would have passed those parts, and the rest
 // prints what it would have printed after them. Where one of them did not pass, the test check runs
 // its whole chain as before (the chain's failures are then its own, as they always were). Only parts
-// that write nothing are taken out: a build (an emitting tsc) stays in its place in the chain, and
-// a chain npm runs a `pre`/`post` script around runs whole, so a pre-script that builds still goes
-// first.
+// that write nothing are taken out: a build (an emitting tsc) stays in its place in the chain. npm's
+// `pre` script counts as the chain's first steps (a `pretest` lint is the lint check's too, and a
+// `pretest` build stays first); a script npm runs a `post` script after runs whole.
 import * as path from 'node:path';
 import type { CheckResult, CheckSpec, ParserId } from '../types';
 import { biomeGithubCommand, eslintJsonCommand, oxlintGithubCommand, tscDirectCommand } from './scriptPlan';
-import { chainSteps, packageScripts } from './staged/commands';
+import { packageScripts, stepsWithPre } from './staged/commands';
 import { writesFiles } from './writers';
 
 /** Checkers that answer the same twice on the same bytes: one of their runs stands for another, and the verifier does not re-run them to look for flakes. */
@@ -71,8 +71,10 @@ function linesOf(check: CheckSpec, scripts: Record<string, unknown>): Set<string
 export function chainOnce(spec: CheckSpec, checks: readonly CheckSpec[], root: string, parserOf: (c: CheckSpec) => ParserId): ChainOnce | undefined {
   if (!TEST_PARSERS.has(parserOf(spec))) return undefined;
   const cwd = path.resolve(root, spec.cwd ?? '.');
-  const chain = chainSteps(spec.command, cwd);
-  if ('reason' in chain || chain.hooks.length > 0) return undefined;
+  // npm's `pre` script runs first, as a chain's first steps (`pretest: npm run build && npm run lint`):
+  // its lint is the lint check's as much as a lint in the script itself is.
+  const chain = stepsWithPre(spec.command, cwd);
+  if ('reason' in chain) return undefined;
   const scripts = packageScripts(cwd) ?? {};
   const others = checks.filter((c) => c.name !== spec.name && path.resolve(root, c.cwd ?? '.') === cwd && STATIC_PARSERS.has(parserOf(c)));
   const standsFor = others.map((c) => ({ check: c.name, lines: linesOf(c, scripts) }));

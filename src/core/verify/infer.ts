@@ -101,6 +101,8 @@ function toolName(command: string): string {
   const name = head.replace(/^.*\//, '');
   if (!LAUNCHES.has(name)) return name;
   if (rest.some((a) => /^(?:-e|--eval|-p|--print|-c)$/.test(a))) return '';
+  // `node --test` runs the test files it finds: the test runner, named as such (a chain's later tool is never blamed for it).
+  if (rest.includes('--test')) return `${name} --test`;
   const file = rest.find((a) => !a.startsWith('-'));
   return file === undefined ? '' : `${name} ${file}`;
 }

@@ -118,8 +118,13 @@ describe('each distinct command once per check pass', function () {
     assert.equal(chain('npm test', []), undefined);
     assert.equal(chain('eslint src && node --test', [{ ...LINT, cwd: 'src' }]), undefined);
     assert.equal(chainOnce({ name: 'lint2', command: 'eslint src && eslint test', parser: 'eslint' }, [LINT], s.project, parserOf), undefined);
-    // npm runs a pre-script around the test script (a build): the chain runs whole, the build first.
+    // npm's pre-script (a build) is the chain's first step: it stays first in the rest.
     edit('package.json', '"test":', '"pretest": "node -e 0",\n    "test":');
+    assert.deepEqual(chain('npm test', [LINT]), { parts: [{ part: 'eslint src', check: 'lint' }], rest: 'node -e 0 && node --test' });
+    // pnpm runs no pre script unless configured to: its chain runs as written.
+    assert.equal(chain('pnpm test', [LINT]), undefined);
+    // A post-script (a coverage gate of its own) after the test script: the chain runs whole.
+    edit('package.json', '"test":', '"posttest": "node -e 0",\n    "test":');
     assert.equal(chain('npm test', [LINT]), undefined);
   });
 });

@@ -144,7 +144,12 @@ describe('project shapes, round four (issue 37)', function () {
       const r = await new Verifier({ root: dir, checks: [{ name: 'test', command: 'npm test --silent' }], parallel: false, outputLimitKb: 256, flakyReruns: 0 }).verify();
       assert.equal(r.green, false, r.checks[0]!.output);
       assert.equal(r.failures.length, 1, JSON.stringify(r.failures));
-      assert.match(r.failures[0]!.message, /^the coverage threshold failed \(exit code 1\); its output ends:\n[\s\S]*does not meet global threshold \(100%\)/);
+      // Placed at the file and line the coverage table names (./coverageGate.test.ts), tsd nowhere.
+      assert.equal(`${r.failures[0]!.file}:${r.failures[0]!.line} ${r.failures[0]!.id}`, 'index.js:3 coverage');
+      assert.doesNotMatch(r.failures[0]!.message, /tsd/);
+      // Without a table to place it by (a reporter other than text), the gate is named.
+      const gate = 'ERROR: Coverage for lines (83.33%) does not meet global threshold (100%)\n';
+      assert.match(parseGeneric(gate, { check: 'test', root: dir, exitCode: 1, tools: ['node --test', 'tsd'] })[0]!.message, /^the coverage threshold failed \(exit code 1\); its output ends:\n[\s\S]*does not meet global threshold \(100%\)/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

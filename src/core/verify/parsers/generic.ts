@@ -2,6 +2,7 @@
 // tool printed it (from the check's command, `xo && ava && tsd`) rather than only that it exited.
 import type { Failure } from '../../types';
 import type { ParseContext } from './common';
+import { coverageFailures } from './coverage';
 import { splitLines } from './common';
 
 const TAIL_LINES = 30;
@@ -21,7 +22,7 @@ const SIGNS: Readonly<Record<string, RegExp>> = {
  * or a runner's setting (Jest's `coverageThreshold`), so it is not among the command's tools: without
  * this, a chain's one other tool (`… && tsd`, which never ran) would be named for the gate's failure.
  */
-const COVERAGE_GATE = /^ERROR: Coverage for \w+ \([\d.]+%\) does not meet (?:global|per-file) threshold|^Jest: "[^"]+" coverage threshold for \w+ \([\d.]+%\) not met/m;
+const COVERAGE_GATE = /^ERROR: Coverage for \w+ \([\d.]+%\) does not meet (?:global|per-file) threshold|^Jest: "[^"]+" coverage threshold for \w+ \([\d.]+%\) not met|^Jest: Coverage for \w+ \([\d.]+%\) does not meet "[^"]+" threshold/m;
 
 /**
  * Which of the command's tools printed the output: a coverage gate when its verdict is there; else
@@ -44,6 +45,9 @@ export function toolThatPrinted(tools: readonly string[], text: string): string 
  */
 export function parseGeneric(output: string, ctx: ParseContext): Failure[] {
   if (ctx.exitCode === 0) return [];
+  // A coverage gate's verdict with its table: each file below the threshold, at its uncovered lines.
+  const covered = COVERAGE_GATE.test(output) ? coverageFailures(output, ctx) : [];
+  if (covered.length > 0) return covered;
   const lines = splitLines(output).map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
   const tail = lines.slice(-TAIL_LINES).join('\n');
   const code = ctx.exitCode === null ? 'no exit code' : `exit code ${ctx.exitCode}`;

@@ -217,11 +217,35 @@ export interface TestCommand extends ScriptHooks {
   targets: string[];
 }
 
-export function testCommand(command: string, cwd: string, parser: ParserId): TestCommand | { reason: string } {
+/**
+ * `confirm`: the command a confirmation re-runs, where a coverage wrapper (`c8 mocha`, `nyc --100
+ * mocha`: validator.js) is left off: a re-run of some tests confirms a failure, it measures no
+ * coverage (a threshold would fail on any part of the suite). Never for a run that may decide green.
+ */
+export function testCommand(command: string, cwd: string, parser: ParserId, use: 'run' | 'confirm' = 'run'): TestCommand | { reason: string } {
   const r = resolveArgv(command, cwd);
   if ('reason' in r) return r;
-  const c = runnerCommand(r.argv, cwd, parser);
+  const c = runnerCommand(use === 'confirm' ? withoutCoverage(r.argv) : r.argv, cwd, parser);
   return 'reason' in c ? c : { ...c, ...hooksOf(r) };
+}
+
+/** Coverage wrappers: they run the command after their own options. */
+const COVERAGE_TOOLS = new Set(['c8', 'nyc']);
+/** Their options that take the next argument as their value (c8's and nyc's). */
+const COVERAGE_VALUE_FLAGS = new Set(['-r', '--reporter', '-o', '--reports-dir', '--report-dir', '-n', '--include', '-x', '--exclude', '-e', '--extension', '--temp-directory', '--temp-dir', '--src', '--lines', '--functions', '--branches', '--statements', '--config', '--cwd', '--exclude-after-remap', '--require', '-i', '--nycrc-path']);
+
+/** The argv with a leading coverage wrapper and its options taken off (`c8 --100 -r text mocha` → `mocha`); as it is where there is none. */
+function withoutCoverage(argv: readonly string[]): string[] {
+  let i = 0;
+  while (i < argv.length && LAUNCHERS.has(argv[i]!)) i++;
+  if (!COVERAGE_TOOLS.has(path.basename(argv[i] ?? ''))) return [...argv];
+  i++;
+  while (i < argv.length && argv[i]!.startsWith('-')) {
+    const a = argv[i++]!;
+    if (a === '--') break;
+    if (COVERAGE_VALUE_FLAGS.has(a)) i++;
+  }
+  return i < argv.length ? argv.slice(i) : [...argv];
 }
 
 function hooksOf(h: ScriptHooks): ScriptHooks {
@@ -322,7 +346,7 @@ const CHAIN_OTHER_SHELL = /\|\||[;|<>`$()]|&(?!&)/;
 export function chainRunnerCommand(command: string, cwd: string, parser: ParserId): TestCommand | { reason: string } {
   const chain = chainSteps(command, cwd);
   if ('reason' in chain) return chain;
-  const runners = chain.steps.map((step) => ({ step, cmd: testCommand(step, cwd, parser) })).filter((x): x is { step: string; cmd: TestCommand } => !('reason' in x.cmd));
+  const runners = chain.steps.map((step) => ({ step, cmd: testCommand(step, cwd, parser, 'confirm') })).filter((x): x is { step: string; cmd: TestCommand } => !('reason' in x.cmd));
   if (runners.length !== 1) return { reason: runners.length === 0 ? `no step of the chain runs ${parser} itself` : `${runners.length} steps of the chain run ${parser}` };
   return runners[0]!.cmd;
 }
@@ -333,24 +357,59 @@ export function chainRunnerCommand(command: string, cwd: string, parser: ParserI
  * of the chain). Why not, where it is no such chain.
  */
 export function chainSteps(command: string, cwd: string): { steps: string[]; hooks: string[] } | { reason: string } {
-  let body = command.trim();
-  const hooks: string[] = [];
-  const split = splitCommand(body);
-  if (split) {
-    const argv = withoutLauncher(split, cwd);
-    if (!SCRIPT_RUNNERS.has(argv[0]!)) return { reason: 'the command is not a chain' };
-    const head = argv.slice(1).filter((a) => a !== '--silent' && a !== '-s');
-    if (head.includes('--')) return { reason: 'the command passes arguments to its script' };
-    const name = head[0] === 'run' || head[0] === 'run-script' ? head[1] : head[0] === 't' ? 'test' : head[0];
-    if (name === undefined || head.length > (head[0] === 'run' || head[0] === 'run-script' ? 2 : 1)) return { reason: 'the command passes options this cannot follow' };
-    const scripts = packageScripts(cwd);
-    const s = scripts?.[name];
-    if (typeof s !== 'string') return { reason: `no script "${name}" in package.json` };
-    for (const h of [`pre${name}`, `post${name}`]) if (typeof scripts?.[h] === 'string') hooks.push(h);
-    body = s.trim();
+  const s = scriptOf(command, cwd);
+  if (s !== undefined && 'reason' in s) return s;
+  const hooks = s === undefined ? [] : [`pre${s.name}`, `post${s.name}`].filter((h) => typeof s.scripts[h] === 'string');
+  const body = s === undefined ? command.trim() : s.body;
+  if (s === undefined && splitCommand(body)) return { reason: 'the command is not a chain' };
+  const steps = plainSteps(body);
+  if (steps === undefined || steps.length < 2) return { reason: 'the command is not a chain of plain steps' };
+  return { steps, hooks };
+}
+
+/**
+ * The steps npm runs for a command, in order: its script's `pre` script's steps, then the script's
+ * own (`pretest: npm run build && npm run lint`, `test: c8 mocha`: three steps). Why not,
+ * where a `post` script runs after it (a coverage gate of its own, left whole) or a step needs a shell.
+ */
+export function stepsWithPre(command: string, cwd: string): { steps: string[]; pre: number } | { reason: string } {
+  const s = scriptOf(command, cwd);
+  if (s === undefined) {
+    const c = chainSteps(command, cwd);
+    return 'reason' in c ? c : { steps: c.steps, pre: 0 };
   }
-  if (!body.includes('&&') || CHAIN_OTHER_SHELL.test(body.replaceAll('&&', ' '))) return { reason: 'the command is not a chain of plain steps' };
-  return { steps: body.split('&&').map((step) => step.trim()), hooks };
+  if ('reason' in s) return s;
+  if (typeof s.scripts[`post${s.name}`] === 'string') return { reason: `npm runs scripts.post${s.name} after it` };
+  // pnpm (7 and later) and yarn 2+ run no pre script unless configured to: which they do is theirs to say, so the chain runs as written.
+  if (s.manager !== 'npm' && typeof s.scripts[`pre${s.name}`] === 'string') return { reason: `whether ${s.manager} runs scripts.pre${s.name} is its configuration's to say` };
+  const preBody = s.scripts[`pre${s.name}`];
+  const pre = typeof preBody === 'string' ? plainSteps(preBody.trim()) : [];
+  const own = plainSteps(s.body);
+  if (pre === undefined || own === undefined) return { reason: 'the command is not a chain of plain steps' };
+  if (pre.length + own.length < 2) return { reason: 'the command is not a chain' };
+  return { steps: [...pre, ...own], pre: pre.length };
+}
+
+/** A line's `&&` steps, or undefined where it needs a shell for more (`||`, `;`, pipes, redirections). */
+function plainSteps(body: string): string[] | undefined {
+  if (CHAIN_OTHER_SHELL.test(body.replaceAll('&&', ' '))) return undefined;
+  return body.split('&&').map((step) => step.trim());
+}
+
+/** The npm/yarn/pnpm script a command runs (name, body, all scripts); undefined where it runs none; why not where it cannot be followed. */
+function scriptOf(command: string, cwd: string): { manager: string; name: string; body: string; scripts: Record<string, unknown> } | { reason: string } | undefined {
+  const split = splitCommand(command.trim());
+  if (!split) return undefined;
+  const argv = withoutLauncher(split, cwd);
+  if (!SCRIPT_RUNNERS.has(argv[0]!)) return undefined;
+  const head = argv.slice(1).filter((a) => a !== '--silent' && a !== '-s');
+  if (head.includes('--')) return { reason: 'the command passes arguments to its script' };
+  const name = head[0] === 'run' || head[0] === 'run-script' ? head[1] : head[0] === 't' ? 'test' : head[0];
+  if (name === undefined || head.length > (head[0] === 'run' || head[0] === 'run-script' ? 2 : 1)) return { reason: 'the command passes options this cannot follow' };
+  const scripts = packageScripts(cwd) ?? {};
+  const s = scripts[name];
+  if (typeof s !== 'string') return { reason: `no script "${name}" in package.json` };
+  return { manager: argv[0]!, name, body: s.trim(), scripts };
 }
 
 /** The folder's package.json scripts (undefined when there is none, or it is no JSON). */

@@ -43,8 +43,11 @@ export interface RunFull {
 
 const MARK = '@@fix-until-green-mocha-options@@';
 const TEST_PARSERS: ReadonlySet<ParserId> = new Set(['jest', 'vitest', 'mocha', 'node-test', 'tap']);
-/** Failure ids that belong to no test: a check with one cannot be narrowed to test files. */
-const UNTIED = new Set(['exit', 'spawn', 'timeout']);
+/**
+ * Failure ids that belong to no test: a check with one cannot be narrowed to test files. A coverage
+ * gate's (`coverage`) is placed in a source file, but only the whole suite measures it.
+ */
+const UNTIED = new Set(['exit', 'spawn', 'timeout', 'coverage']);
 
 export class Stager {
   private readonly warm = new Map<string, WarmTsc | RunFull>();
@@ -220,11 +223,16 @@ export class Stager {
 
   /**
    * The command a test check's failures are confirmed with: its own, narrowed; where it is a chain
-   * (`lint && vitest run`), its runner's step alone (./commands chainRunnerCommand).
+   * (`lint && vitest run`), its runner's step alone (./commands chainRunnerCommand); under a
+   * coverage wrapper (`c8 mocha`), the runner alone. Never its `pre` script: the first attempt just
+   * ran it (built, linted) on the same bytes.
    */
   private confirmCommandFor(spec: CheckSpec, parser: ParserId): TestCommand | RunFull {
     const own = this.testCommandFor(spec, parser);
     if (!('full' in own)) return own;
+    // Under a coverage wrapper (`nyc mocha`), the runner alone: a re-run measures no coverage.
+    const bare = testCommand(spec.command, this.x.cwd(spec), parser, 'confirm');
+    if (!('reason' in bare)) return bare;
     const chain = chainRunnerCommand(spec.command, this.x.cwd(spec), parser);
     return 'reason' in chain ? own : chain;
   }
