@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import * as semver from 'semver';
 import { git, showFile } from './git';
 
 /** git serialises worktree bookkeeping with a lock file: one add or remove at a time in this process. */
@@ -20,24 +21,75 @@ export interface TaskCopy {
   remove(): Promise<void>;
 }
 
-/** Why the copy cannot run the project's tools with the user's node_modules, or undefined. */
+/** The dependency fields a commit's package.json can ask to be installed. */
+const FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies'] as const;
+
+/**
+ * Why the copy cannot run the project's tools with the user's node_modules, or undefined. The rule:
+ * every package the commit's package.json asks for is installed in a version its range accepts (a
+ * bumped range that the installed version still satisfies, the usual history of a project, needs
+ * no install). A spec that is no semver range (git, a URL, a tarball) must equal the user's own
+ * package.json's; `workspace:`, `file:` and `link:` name folders of the project; a missing optional
+ * dependency is allowed, as npm allows it.
+ */
 export function installProblem(root: string, parentPackageJson: Buffer | undefined): string | undefined {
   if (parentPackageJson === undefined) return undefined;
-  const deps = (text: string): string => {
-    try {
-      const p = JSON.parse(text) as Record<string, unknown>;
-      return JSON.stringify([p.dependencies ?? {}, p.devDependencies ?? {}, p.optionalDependencies ?? {}]);
-    } catch {
-      // A package.json that does not parse cannot be compared: its tools would not install either.
-      return 'unreadable';
-    }
-  };
-  const wanted = deps(parentPackageJson.toString('utf8'));
-  if (wanted === JSON.stringify([{}, {}, {}])) return undefined;
+  const wanted = readDeps(parentPackageJson.toString('utf8'));
+  // A package.json that does not parse cannot be compared: its tools would not install either.
+  if (wanted === undefined) return 'install needed: package.json at this commit does not parse';
+  if (wanted.length === 0) return undefined;
   if (!existsSync(path.join(root, 'node_modules'))) return 'install needed: the project has dependencies and no node_modules to link';
-  const own = path.join(root, 'package.json');
-  if (!existsSync(own) || deps(readFileSync(own, 'utf8')) !== wanted) return 'install needed: package.json at this commit names other dependencies than the ones installed';
+  const own = existsSync(path.join(root, 'package.json')) ? readDeps(readFileSync(path.join(root, 'package.json'), 'utf8')) ?? [] : [];
+  for (const d of wanted) {
+    const problem = depProblem(root, d, own.find((o) => o.name === d.name)?.spec);
+    if (problem !== undefined) return `install needed: package.json at this commit asks for ${d.name}@${d.spec}, ${problem}`;
+  }
   return undefined;
+}
+
+interface Dep {
+  name: string;
+  spec: string;
+  optional: boolean;
+}
+
+function readDeps(text: string): Dep[] | undefined {
+  let p: Record<string, unknown>;
+  try {
+    p = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const out: Dep[] = [];
+  for (const field of FIELDS) {
+    const map = p[field];
+    if (map === null || typeof map !== 'object') continue;
+    for (const [name, spec] of Object.entries(map as Record<string, unknown>)) {
+      if (typeof spec === 'string') out.push({ name, spec, optional: field === 'optionalDependencies' });
+    }
+  }
+  return out;
+}
+
+/** Why the installed copy of `d` does not serve the commit, or undefined. */
+function depProblem(root: string, d: Dep, ownSpec: string | undefined): string | undefined {
+  if (/^(workspace|file|link|portal):/.test(d.spec)) return undefined;
+  // `npm:other@range`: an alias installed under its own name, judged by the aliased range.
+  const alias = /^npm:(?:@[^/]+\/)?[^@]+@(.+)$/.exec(d.spec);
+  const range = alias ? alias[1]! : d.spec;
+  const installed = installedVersion(root, d.name);
+  if (installed === undefined) return d.optional ? undefined : 'which is not installed';
+  if (semver.validRange(range) === null) return d.spec === ownSpec ? undefined : `which is not a version range (installed: ${ownSpec ?? 'none'})`;
+  return semver.satisfies(installed, range, { includePrerelease: true }) ? undefined : `and ${installed} is installed`;
+}
+
+function installedVersion(root: string, name: string): string | undefined {
+  try {
+    const v = (JSON.parse(readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version?: unknown }).version;
+    return typeof v === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
