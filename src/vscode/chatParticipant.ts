@@ -1,13 +1,14 @@
 // The `@fix` chat participant (id `fixUntilGreen.fix`, DESIGN §7): "@fix make the tests pass" runs
 // the loop with the model selected in the Chat view and streams its steps into the response;
 // "@fix /checks" runs the checks once (the same seen-counter as the tools); "@fix /continue" resumes
-// a run stopped by step-cap or token-ceiling, offered as a follow-up. The run is the folder's
+// a run stopped with its steps or tokens used up, offered as a follow-up. The run is the folder's
 // controller's: the panel, the status bar, Revert and the trace are the same as from the palette.
 // The turn itself is the engine bundle's (chatTurn.ts); registering, refusing and the follow-ups are here.
 import * as vscode from 'vscode';
 import type { FixChatResult } from './chatTurn';
 import { md } from './common/chatWords';
 import { CHAT_KEEP_COMMAND, CHAT_UNDO_COMMAND } from './common/commandIds';
+import { CONTINUE_ONLY } from './common/stepWords';
 import type { GateHost } from './gateHost';
 import { GateRefusal, isRefusal } from './gateHost';
 import { keepReviewed, undoReviewed } from './reviewUi';
@@ -35,7 +36,7 @@ export class FixParticipant {
     try {
       this.host.requireTrust();
       const c = this.host.controller(this.host.folder(undefined));
-      if (command === 'continue' && !c.canContinue) throw new GateRefusal(`nothing to continue in ${c.folderName}: only a run of this window stopped by step-cap or token-ceiling can continue`);
+      if (command === 'continue' && !c.canContinue) throw new GateRefusal(`nothing to continue in ${c.folderName}: ${CONTINUE_ONLY}`);
       return await (await loadEngine(this.host.logger)).chatTurn(command, this.host, c, request, stream, token);
     } catch (e) {
       if (!isRefusal(e)) throw e;
