@@ -6,7 +6,7 @@
 // a file with no tests, and the tests still pending when AVA timed out.
 import type { Failure } from '../../types';
 import type { ParseContext, StackFrame } from './common';
-import { dedent, failure, formatFrames, isStackLine, pickTestFrame, splitLines, workspaceFrames, workspacePath } from './common';
+import { dedent, failure, formatFrames, frameIn, isStackLine, pickTestFrame, splitLines, workspaceFrames, workspacePath } from './common';
 
 const FAIL = /^\s*✘ \[fail\]: (.+?)\s*$/;
 const RULE = /^\s*─\s*$/;
@@ -60,7 +60,7 @@ function blockFailure(title: string, body: readonly string[], ctx: ParseContext,
     if (/^\s*›/.test(l)) continue;
     message.push(l);
   }
-  const at = file === undefined ? pickTestFrame(frames) : frames.find((f) => f.file === file);
+  const at = file === undefined ? pickTestFrame(frames) : frameIn(frames, file);
   const where = file ?? at?.file ?? (outsideFile !== undefined ? workspacePath(outsideFile, ctx) : undefined);
   const text = dedent(message).filter((l, i, all) => l !== '' || (all[i - 1] !== '' && i < all.length - 1));
   return failure({

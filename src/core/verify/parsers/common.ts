@@ -134,7 +134,26 @@ export function pickTestFrame(frames: readonly StackFrame[]): StackFrame | undef
   const named = frames.filter((f) => TEST_NAMED.test(f.file));
   const candidates = named.length > 0 ? named : frames.filter((f) => TEST_DIR.test(f.file));
   const test = candidates[candidates.length - 1];
-  return test ? frames.find((f) => f.file === test.file) : frames[0];
+  return test ? frameIn(frames, test.file) : frames[0];
+}
+
+/** A frame of the function a runner calls for a test (or an anonymous callback inside it): no name of its own. */
+function isCallback(f: StackFrame): boolean {
+  return f.fn === undefined || f.fn === '' || /(^|\.)<anonymous>$/.test(f.fn);
+}
+
+/**
+ * The place in `file` a failure is the test's: its innermost frame there (the assertion, also inside
+ * an anonymous callback such as `items.forEach((x) => expect(x)…)`), except when that frame is a
+ * named helper declared in the test file itself (`function check(v) { expect(v)… }`) and the test's
+ * own anonymous function calls it from further out: then the test's line, as for a helper in a file
+ * of its own (the helper's frame stays in the message).
+ */
+export function frameIn(frames: readonly StackFrame[], file: string): StackFrame | undefined {
+  const inFile = frames.filter((f) => f.file === file);
+  const first = inFile[0];
+  if (first === undefined || isCallback(first)) return first;
+  return inFile.find(isCallback) ?? first;
 }
 
 export function isStackLine(line: string): boolean {

@@ -2,7 +2,7 @@
 import stripAnsi from 'strip-ansi';
 import type { Failure } from '../../types';
 import type { ParseContext } from './common';
-import { dedent, extractJson, failure, formatFrames, indentOf, isStackLine, pickTestFrame, splitLines, tidyErrorHead, workspaceFrames, workspacePath } from './common';
+import { dedent, extractJson, failure, formatFrames, frameIn, indentOf, isStackLine, pickTestFrame, splitLines, tidyErrorHead, workspaceFrames, workspacePath } from './common';
 import { isCutMark } from '../cutMark';
 
 interface AssertionResult {
@@ -46,7 +46,7 @@ function messageLines(lines: readonly string[]): string[] {
 
 /** Where in the test file it failed: the frame in that file, else the first workspace frame. */
 function place(frames: ReturnType<typeof workspaceFrames>, file: string | undefined): { file?: string; line?: number; column?: number } {
-  const inFile = file !== undefined ? frames.find((f) => f.file === file) : undefined;
+  const inFile = file !== undefined ? frameIn(frames, file) : undefined;
   const at = inFile ?? (file === undefined ? pickTestFrame(frames) : undefined);
   const f = file ?? at?.file;
   return { ...(f !== undefined ? { file: f } : {}), ...(at ? { line: at.line, column: at.column } : {}) };

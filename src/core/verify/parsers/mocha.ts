@@ -1,7 +1,7 @@
 // Mocha: the `N failing` epilogue shared by spec, dot, list and min; the `json` reporter; `tap`.
 import type { Failure } from '../../types';
 import type { ParseContext } from './common';
-import { extractJson, failure, formatFrames, indentOf, isStackLine, pickTestFrame, splitLines, tidyErrorHead, workspaceFrames, workspacePath } from './common';
+import { extractJson, failure, formatFrames, frameIn, indentOf, isStackLine, pickTestFrame, splitLines, tidyErrorHead, workspaceFrames, workspacePath } from './common';
 import { parseTap } from './tap';
 import { isCutMark } from '../cutMark';
 
@@ -35,7 +35,7 @@ function fromJson(json: MochaJson, ctx: ParseContext): Failure[] {
   return json.failures.map((t) => {
     const frames = workspaceFrames(t.err.stack ? splitLines(t.err.stack) : [], ctx);
     const testFile = t.file !== undefined ? workspacePath(t.file, ctx) : undefined;
-    const at = frames.find((f) => f.file === testFile) ?? (testFile === undefined ? pickTestFrame(frames) : undefined);
+    const at = (testFile !== undefined ? frameIn(frames, testFile) : undefined) ?? (testFile === undefined ? pickTestFrame(frames) : undefined);
     const file = testFile ?? at?.file;
     return failure({
       check: ctx.check,
@@ -83,7 +83,7 @@ function fromEpilogue(output: string, ctx: ParseContext): Failure[] {
     // Mocha names the test file in timeout errors; otherwise the first frame in a test-looking file.
     const named = /\(([^()]+\.[cm]?[jt]sx?)\)\s*$/.exec(message[0] ?? '');
     const namedFile = named ? workspacePath(named[1]!, ctx) : undefined;
-    const at = frames.find((f) => f.file === namedFile) ?? pickTestFrame(frames);
+    const at = (namedFile !== undefined ? frameIn(frames, namedFile) : undefined) ?? pickTestFrame(frames);
     const file = namedFile ?? at?.file;
     out.push(
       failure({

@@ -1,7 +1,7 @@
 // node:test output: TAP (Node 20's default off a TTY) or the spec reporter (`--test-reporter=spec`).
 import type { Failure } from '../../types';
 import type { ParseContext } from './common';
-import { dedent, failure, formatFrames, indentOf, isStackLine, pickTestFrame, splitLines, testTitle, tidyErrorHead, workspaceFrames, workspacePath } from './common';
+import { dedent, failure, formatFrames, frameIn, indentOf, isStackLine, pickTestFrame, splitLines, testTitle, tidyErrorHead, workspaceFrames, workspacePath } from './common';
 import { parseTap } from './tap';
 import { isCutMark } from '../cutMark';
 
@@ -123,7 +123,7 @@ export function parseNodeTestSpec(output: string, ctx: ParseContext): Failure[] 
     const head = message.length > 0 ? tidyErrorHead(message[0]!) : '';
     const frames = workspaceFrames(stack, ctx);
     const locFile = loc ? workspacePath(loc.file, ctx) : undefined;
-    const inTest = frames.find((f) => f.file === locFile);
+    const inTest = locFile !== undefined ? frameIn(frames, locFile) : undefined;
     const file = locFile ?? pickTestFrame(frames)?.file;
     const at = inTest ?? (loc && locFile !== undefined ? { line: loc.line, column: loc.column } : pickTestFrame(frames));
     const text = message.length > 0 ? [head, ...message.slice(1)].map((l, n) => (n === 0 ? unquote(l) : l)) : ['failed'];

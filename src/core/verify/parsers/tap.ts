@@ -3,7 +3,7 @@ import { load } from 'js-yaml';
 import type { Failure } from '../../types';
 import type { ParseContext } from './common';
 import { isCutMark } from '../cutMark';
-import { dedent, failure, formatFrames, indentOf, isStackLine, pickTestFrame, splitLines, testTitle, tidyErrorHead, workspaceFrames, workspacePath } from './common';
+import { dedent, failure, formatFrames, frameIn, indentOf, isStackLine, pickTestFrame, splitLines, testTitle, tidyErrorHead, workspaceFrames, workspacePath } from './common';
 
 const RESULT = /^(not ok|ok)\b\s*(\d+)?\s*(?:-\s*)?(.*)$/;
 const SUBTEST = /^# Subtest:\s*(.*)$/;
@@ -196,7 +196,7 @@ export function tapFailure(r: TapResult, ctx: ParseContext): Failure | undefined
   const loc = locationOf(y);
   const locFile = loc ? workspacePath(loc.file, ctx) : undefined;
   // The test's own file, at the line where it failed when the stack says so.
-  const inTest = frames.find((f) => f.file === locFile);
+  const inTest = locFile !== undefined ? frameIn(frames, locFile) : undefined;
   const testFrame = pickTestFrame(frames);
   // Mocha's timeout names the test file in its message, with no stack into it.
   const named = /\(([^()]+\.[cm]?[jt]sx?)\)\s*$/.exec(message[0] ?? '');

@@ -1,7 +1,7 @@
 // Vitest: `--reporter=json` (Jest-shaped) and the default reporter's `Failed Tests` / `Failed Suites`.
 import type { Failure } from '../../types';
 import type { ParseContext } from './common';
-import { dedent, extractJson, failure, formatFrames, pickTestFrame, splitLines, tidyErrorHead, workspaceFrames, workspacePath } from './common';
+import { dedent, extractJson, failure, formatFrames, frameIn, pickTestFrame, splitLines, tidyErrorHead, workspaceFrames, workspacePath } from './common';
 import { isJestJson, jestJsonFailures } from './jest';
 import { isCutMark } from '../cutMark';
 
@@ -94,7 +94,7 @@ function fromText(output: string, ctx: ParseContext): Failure[] {
     const frames = workspaceFrames(frameLines, ctx);
     const text = dedent(message);
     if (text.length > 0) text[0] = tidyErrorHead(text[0]!);
-    const at = frames.find((f) => f.file === file) ?? (file === undefined ? pickTestFrame(frames) : undefined);
+    const at = (file !== undefined ? frameIn(frames, file) : undefined) ?? (file === undefined ? pickTestFrame(frames) : undefined);
     out.push(
       failure({
         check: ctx.check,
