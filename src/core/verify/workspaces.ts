@@ -88,9 +88,13 @@ export function workspaceAt(dir: string): Workspace | undefined {
   const root = path.resolve(dir);
   const declared = packageGlobs(root);
   if (!declared) return undefined;
-  const clean = (g: string): string => g.replace(/^\.\//, '').replace(/\/+$/, '');
-  const include = picomatch(declared.globs.filter((g) => !g.startsWith('!')).map(clean));
-  const excluded = declared.globs.filter((g) => g.startsWith('!')).map((g) => clean(g.slice(1)));
+  const clean = (g: string): string => g.replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  // An entry naming the root itself (`./`, `.`: pnpm lists it to take the root's own scripts) is no
+  // package of its own, and an empty pattern is one picomatch refuses.
+  const own = (g: string): boolean => g !== '' && g !== '.';
+  const included = declared.globs.filter((g) => !g.startsWith('!')).map(clean).filter(own);
+  const include = included.length > 0 ? picomatch(included) : (): boolean => false;
+  const excluded = declared.globs.filter((g) => g.startsWith('!')).map((g) => clean(g.slice(1))).filter(own);
   const exclude = excluded.length > 0 ? picomatch(excluded) : (): boolean => false;
   const found = packageDirs(root).filter((rel) => include(rel) && !exclude(rel));
   const manifests = found.map((rel) => ({ rel, pkg: readJson(path.join(root, rel, 'package.json')) ?? {} }));
