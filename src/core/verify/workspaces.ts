@@ -61,7 +61,7 @@ function packageGlobs(dir: string): { globs: string[]; source: string } | undefi
 }
 
 /** Folders under `root` (node_modules and dot-folders skipped) holding a package.json, workspace-relative. */
-function packageDirs(root: string): string[] {
+export function packageDirs(root: string): string[] {
   const out: string[] = [];
   const walk = (rel: string, depth: number): void => {
     if (depth > MAX_DEPTH) return;

@@ -1,5 +1,5 @@
 // The parser table, and the rules that hold whatever the tool: a failing check never reads as green.
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import stripAnsi from 'strip-ansi';
 import type { Failure, ParserId } from '../../types';
@@ -17,6 +17,7 @@ import { looksLikePrettier, parsePrettier } from './prettier';
 import { parseTsc } from './tsc';
 import { looksLikeUvu, parseUvu } from './uvu';
 import { parseVitest } from './vitest';
+import { packageDirs } from '../workspaces';
 
 export type Parser = (output: string, ctx: ParseContext) => Failure[];
 
@@ -130,13 +131,13 @@ export function parseOutput(parser: ParserId, output: string, ctx: ParseContext)
   if (parser === 'generic') {
     located = [];
   } else {
-    const found = p(text, clean);
+    const found = inProject(p(text, clean), clean);
     located = TEST_RUNNERS.has(parser) ? locateByTitle(found, clean) : found;
     // Each other part of the check's chain whose output is there is read by its own parser.
     const seen = recognisedParsers(text);
     for (const other of ctx.chain ?? []) {
       if (other === parser || other === 'generic' || !seen.includes(other)) continue;
-      const more = parsers[other](text, clean);
+      const more = inProject(parsers[other](text, clean), clean);
       located.push(...(TEST_RUNNERS.has(other) ? locateByTitle(more, clean) : more));
     }
   }
@@ -160,6 +161,22 @@ export function parseOutput(parser: ParserId, output: string, ctx: ParseContext)
       seen.add(k);
       return true;
     });
+}
+
+/**
+ * A failure's place is a file of the project. A runner that prints paths relative to a project of
+ * its own (a Vitest workspace's or `test.projects`' package, `|cli-utils| src/x.test.ts`; a Jest
+ * project's `rootDir`) names a file that is not there from the check's folder: it is the one package
+ * folder holding that path, when exactly one does. Anything else is left as printed.
+ */
+function inProject(failures: Failure[], ctx: ParseContext): Failure[] {
+  let dirs: string[] | undefined;
+  return failures.map((f) => {
+    if (f.file === undefined || path.isAbsolute(f.file) || existsSync(path.join(ctx.root, f.file))) return f;
+    dirs ??= packageDirs(ctx.root);
+    const holders = dirs.filter((d) => d !== '' && existsSync(path.join(ctx.root, d, f.file!)));
+    return holders.length === 1 ? { ...f, file: `${holders[0]!.split(path.sep).join('/')}/${f.file}` } : f;
+  });
 }
 
 /**
