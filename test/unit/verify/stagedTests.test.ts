@@ -106,7 +106,7 @@ for (const runner of RUNNERS) {
       }
     });
 
-    it('a flake in the full suite is confirmed by re-running its test by name, then its file only (a pass by name alone calls nothing flaky)', async () => {
+    it('a flake in the full suite is confirmed by re-running its test by name: a pass the runner reports is a real re-run, and calls it flaky', async () => {
       const v0 = await greenStart();
 
       writeFileSync(file('.fail-next'), '');
@@ -118,7 +118,8 @@ for (const runner of RUNNERS) {
       const order = ran();
       assert.equal(order[0], 'math', order.join(','));
       assert.deepEqual(order.slice(1, 4).sort(), ['flaky', 'math', 'text'], order.join(','));
-      assert.deepEqual(order.slice(4), ['flaky', 'flaky'], `the flaky file re-run alone, by the test's name, then whole: ${order.join(',')}`);
+      // Vitest's default reporter names no passing test: its pass by name cannot show the test ran, so the file re-runs too.
+      assert.deepEqual(order.slice(4), runner === 'vitest' ? ['flaky', 'flaky'] : ['flaky'], `the flaky file re-run by the test's name (then whole where the pass names no test): ${order.join(',')}`);
     });
 
     it('a first green without a staged run is not re-run: a pass has nothing to confirm', async () => {

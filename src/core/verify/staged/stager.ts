@@ -130,11 +130,10 @@ export class Stager {
     const reruns: Attempt[] = [];
     for (let i = 0; i < this.x.flakyReruns && !signal?.aborted; i++) {
       let a = await this.x.run(spec, parser, byName ?? argv, signal);
-      // The name filter only ever confirms a failure: a run where a changed test did not fail again
-      // (passed, or was not selected: a filter that matched nothing, a title the runner spells
-      // otherwise) is run again with the files alone, as without the filter, before anything is
-      // called flaky; from then on the files alone.
-      if (byName && !a.r.cancelled && !allFailedAgain(a, changedTests)) {
+      // A run where a changed test was not selected (a filter that matched nothing, a title the
+      // runner spells otherwise: neither failed again nor named passed) is run again with the files
+      // alone, as without the filter, before anything is called flaky; from then on the files alone.
+      if (byName && !a.r.cancelled && !allFailedAgain(a, changedTests) && !allRan(a, changedTests)) {
         this.x.logger.debug(`check ${spec.name}: the tests named did not all fail again in their name-filtered re-run; re-run by their files`);
         byName = undefined;
         a = await this.x.run(spec, parser, argv, signal);
@@ -435,6 +434,16 @@ function hasScriptHooks(command: string, cwd: string): boolean {
 function allFailedAgain(a: Attempt, tests: readonly Failure[]): boolean {
   const again = new Set(a.failures.map(looseKey));
   return tests.every((t) => again.has(looseKey(t)));
+}
+
+/**
+ * Whether the name filter selected every test: each failed again or is named passed in the output (a
+ * pass the runner reports is a real re-run, and a flake is called on it as on a file's re-run).
+ */
+function allRan(a: Attempt, tests: readonly Failure[]): boolean {
+  const again = new Set(a.failures.map(looseKey));
+  const passed = a.passed?.tests ?? [];
+  return tests.every((t) => again.has(looseKey(t)) || passed.some((p) => p.id === t.id && (p.file === undefined || p.file === t.file)));
 }
 
 /** A check's narrowed commands are kept by its name and the command narrowed. */
