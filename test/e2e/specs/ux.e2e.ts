@@ -92,7 +92,9 @@ describe('Fix Until Green in VS Code: a newcomer knows what happened and what to
     assert.equal(await stopReason(), 'error');
     await vs.screenshot('ux-401');
     await button(note, 'Set API Key').click();
-    await vs.page.locator('.quick-input-widget input[placeholder="Which provider is the key for?"]').waitFor({ timeout: 30000 });
+    // The error named the provider: the key box opens for it at once, no "Which provider?" (issue 40).
+    await vs.page.locator('.quick-input-widget input[type="password"]').waitFor({ timeout: 30000 });
+    assert.equal(await vs.page.locator('.quick-input-widget input[placeholder="Which provider is the key for?"]').count(), 0, 'no provider question');
     await vs.screenshot('ux-401-set-api-key');
     await vs.page.keyboard.press('Escape');
   });
