@@ -11,7 +11,7 @@ import type { Logger } from '../core/types';
 import { announceChecks, announceRestore, verifyWithProgress } from './checkNotices';
 import type { RunController, RunControllers } from './controller';
 import type { CommandId } from './common/commandIds';
-import { COMMAND_IDS, PANEL_FIX_COMMAND } from './common/commandIds';
+import { COMMAND_IDS } from './common/commandIds';
 import type { FixAction, Problem } from './common/fixActions';
 import { actionLabel, settingFix } from './common/fixActions';
 import type { PreparedRun } from '../core/launch';
@@ -25,11 +25,12 @@ import { untrustedSentence } from './common/trustWords';
 import { CONTINUE_ONLY } from './common/stepWords';
 import { restoredSentence, revertRunQuestion, revertToBestQuestion, runAgainLabel } from './common/confirmWords';
 import { openReviewDiff } from './reviewUi';
+import { registerPanelFix } from './panelFix';
+import { storeBaseUrl } from './baseUrlSetting';
 import { chooseFolder, showUntrusted } from './folders';
 import { canRevert } from './common/runState';
 import type { ApiKeys, KeyedProvider } from './secrets';
 import { defaultOrigin } from './secrets';
-
 import { resolveInterrupted } from './recovery';
 import { readSettings, reportInvalidSettings, settingsSource } from './settings';
 import { plural } from './common/chatWords';
@@ -71,13 +72,7 @@ export class Commands {
 
   /** Registers every command; the returned disposables go onto the extension's subscriptions. */
   register(): vscode.Disposable[] {
-    // The panel's buttons for a refused start's fixes: the folder's refusal, its fix by index (a webview names no action itself).
-    const panelFix = vscode.commands.registerCommand(PANEL_FIX_COMMAND, async (folder: unknown, index: unknown) => {
-      const c = typeof folder === 'string' ? this.deps.controllers.find(folder) : undefined;
-      const action = typeof index === 'number' ? c?.state.refused?.actions[index] : undefined;
-      if (c && action) await this.fix(action, c);
-    });
-    return [panelFix, ...COMMAND_IDS.map((id) =>
+    return [registerPanelFix(this.deps.controllers, (a, c) => this.fix(a, c)), ...COMMAND_IDS.map((id) =>
       // A menu passes a Uri or nothing; only a string names a folder.
       vscode.commands.registerCommand(id, async (folder?: unknown) => {
         try {
@@ -227,14 +222,9 @@ export class Commands {
         if ((await (await this.setUp()).chooseModel(ctl.folder, this.deps.keys, [again]))?.picked === again) await this.run(ctl.folder);
         return;
       case 'setBaseUrl': {
-        const cfg = vscode.workspace.getConfiguration('fixUntilGreen', vscode.Uri.file(ctl.folder));
-        const url = await (await this.setUp()).askBaseUrl(cfg.get<string>('model.baseUrl') ?? '', cfg.get<'openai-compatible' | 'anthropic'>('model.provider') ?? 'openai-compatible');
-        if (url === undefined) return;
-        // The scope the provider is set in, so the pair stays together (Choose Model… writes them all there).
-        const where = cfg.inspect<string>('model.provider');
-        const target = where?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder : where?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-        await cfg.update('model.baseUrl', url || undefined, target);
-        await this.offerRunAgain(ctl, again, `the base URL is ${url || 'the default'} (${target === vscode.ConfigurationTarget.Global ? 'User settings' : 'workspace settings'})`);
+        const setUp = await this.setUp();
+        const stored = await storeBaseUrl(ctl.folder, (current, provider) => setUp.askBaseUrl(current, provider));
+        if (stored !== undefined) await this.offerRunAgain(ctl, again, stored);
         return;
       }
       case 'openSetting':
