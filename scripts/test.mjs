@@ -3,7 +3,33 @@
 // stage failed and where the minutes went. A failed stage does not stop the later ones (their
 // results are worth having from the same run); the exit code is the first failure's.
 // Usage: node scripts/test.mjs [stage...]   (default: all, in order)
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+
+/** Runs a stage's command with its output passed through as it comes, and kept (the last 4 MB). */
+function runTee(command) {
+  return new Promise((resolve) => {
+    const child = spawn(command, { shell: true, stdio: ['inherit', 'pipe', 'pipe'] });
+    let out = '';
+    const keep = (chunk, stream) => {
+      stream.write(chunk);
+      out += chunk.toString();
+      if (out.length > 4_000_000) out = out.slice(-4_000_000);
+    };
+    child.stdout.on('data', (c) => keep(c, process.stdout));
+    child.stderr.on('data', (c) => keep(c, process.stderr));
+    child.on('close', (status, signal) => resolve({ status, signal, out }));
+  });
+}
+
+/**
+ * The part of a failed stage's output that says what failed: mocha's numbered failures (from its
+ * "N failing" line on, at most 150 lines), or else the stage's last 40 lines.
+ */
+function failureLines(out) {
+  const lines = out.replace(/\r/g, '').split('\n');
+  const at = lines.findIndex((l) => /^\s*\d+ failing\b/.test(l));
+  return (at >= 0 ? lines.slice(at, at + 150) : lines.slice(-40)).join('\n');
+}
 
 const STAGES = {
   build: 'npm run build',
@@ -35,12 +61,12 @@ for (const stage of stages) {
   }
   console.log(`\n== ${stage}: ${STAGES[stage]}`);
   const start = Date.now();
-  const r = spawnSync(STAGES[stage], { shell: true, stdio: 'inherit' });
+  const r = await runTee(STAGES[stage]);
   const s = Math.round((Date.now() - start) / 1000);
   const status = r.status === 0 ? 'passed' : `FAILED (exit ${r.status ?? r.signal})`;
   if (stage === 'build' && r.status !== 0) buildFailed = true;
   console.log(`== ${stage} ${status} in ${s} s`);
-  results.push({ stage, status, s, code: r.status ?? 1 });
+  results.push({ stage, status, s, code: r.status ?? 1, tail: r.status === 0 ? '' : failureLines(r.out) });
 }
 
 const total = Math.round((Date.now() - t0) / 1000);
@@ -48,4 +74,9 @@ console.log('\n== npm test: the stages');
 for (const r of results) console.log(`   ${r.stage.padEnd(10)} ${r.status.padEnd(24)} ${String(r.s).padStart(5)} s`);
 console.log(`   ${'total'.padEnd(10)} ${''.padEnd(24)} ${String(total).padStart(5)} s`);
 const failed = results.find((r) => r.status !== 'passed');
+// A failed stage's own failure report, again at the very end: a CI log is often read by its tail,
+// and the later stages' output would otherwise push the failing tests' names out of it.
+for (const r of results) {
+  if (r.tail) console.log(`\n== ${r.stage} failed; what it reported:\n${r.tail}`);
+}
 process.exit(failed ? failed.code || 1 : 0);
