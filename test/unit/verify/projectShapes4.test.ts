@@ -60,7 +60,7 @@ describe('project shapes, round four (issue 37)', function () {
     }
   });
 
-  it('AVA outside a test: a thrown error at the throw, an uncaught exception, a file with no tests, the tests pending at a timeout', async () => {
+  it('AVA outside a test: an error thrown by a helper of the test file at the test\'s call of it, an uncaught exception, a file with no tests, the tests pending at a timeout', async () => {
     const s = copyFixture('verify/ava');
     try {
       const write = (rel: string, text: string): void => writeFileSync(path.join(s.project, rel), text);
@@ -73,7 +73,8 @@ describe('project shapes, round four (issue 37)', function () {
       assert.deepEqual(rows(r.failures), [
         ['test', 'test/crash.test.js', 4, 'Uncaught exception in test/crash.test.js'],
         ['test', 'test/empty.test.js', undefined, 'No tests found in test/empty.test.js'],
-        ['test', 'test/price.test.js', 4, 'price › throws on a negative'],
+        // `price` is a named helper of the test file: its throw is placed where the test called it (class P').
+        ['test', 'test/price.test.js', 9, 'price › throws on a negative'],
         ['test', 'test/slug.test.js', 13, 'slug › trims'],
         ['test', 'test/slug.test.js', 5, 'slug › spaces become dashes'],
       ]);
