@@ -1,7 +1,7 @@
 // Each distinct command once per check pass (issue 39): a test check whose command, or the script it
 // runs, is a chain (`eslint src && node --test`, `pnpm lint && vitest run`) whose parts are also
 // checks of their own (the lint, the type check) runs those parts once, as their own checks. The test
-// check waits for them and, when each passed, runs the rest of its chain alone. A static checker
+// check runs the rest of its chain alone (beside them: ./chainRun), which stands for the chain once each passed. A static checker
 // answers the same twice on the same bytes, so the chain would have passed those parts, and the rest
 // prints what it would have printed after them. Where one of them did not pass, the test check runs
 // its whole chain as before (the chain's failures are then its own, as they always were). Only parts
@@ -96,7 +96,7 @@ export function chainOnce(spec: CheckSpec, checks: readonly CheckSpec[], root: s
 /** The sentence `check --explain` and the trace say of it. */
 export function chainOnceNote(spec: CheckSpec, once: ChainOnce): string {
   const parts = once.parts.map((p) => `\`${p.part}\` (the check ${p.check})`).join(', ');
-  return `${spec.name}: its chain's ${parts} run${once.parts.length > 1 ? '' : 's'} once per pass, as ${once.parts.length > 1 ? 'those checks' : 'that check'}; once ${once.parts.length > 1 ? 'they pass' : 'it passes'}, ${spec.name} runs the rest of its chain alone (\`${once.rest}\`); where ${once.parts.length > 1 ? 'one does' : 'it does'} not, ${spec.name} runs its whole chain as written`;
+  return `${spec.name}: its chain's ${parts} run${once.parts.length > 1 ? '' : 's'} once per pass, as ${once.parts.length > 1 ? 'those checks' : 'that check'}; ${spec.name} runs the rest of its chain alone (\`${once.rest}\`, beside ${once.parts.length > 1 ? 'them' : 'it'} where checks run side by side and it writes nothing), which stands for the chain once ${once.parts.length > 1 ? 'they pass' : 'it passes'}; where ${once.parts.length > 1 ? 'one does' : 'it does'} not, ${spec.name} runs its whole chain as written`;
 }
 
 /** Whether every check standing for a part passed (then the rest alone is the chain's run). */

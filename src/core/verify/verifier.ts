@@ -8,6 +8,8 @@ import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
 import type { ChainOnce } from './chainOnce';
 import { chainOnce, chainOnceNote, partsPassed, STATIC_PARSERS } from './chainOnce';
+import type { PassRun } from './chainRun';
+import { runChained } from './chainRun';
 import { findExecutable } from './executable';
 import { chainParsers, commandTools, parserForCommand } from './infer';
 import { biomeDefaultCommand, withDefaultReport } from './parsers/biomeDefault';
@@ -23,7 +25,6 @@ import { checkResult, looseKey, ranClean } from './staged/attempt';
 import { codeFailures, notInstalled, notInstalledNote } from './notInstalled';
 import { gateReuse } from './staged/gateReuse';
 import { readValues } from './values';
-import type { RunFull } from './staged/stager';
 import { Stager } from './staged/stager';
 import { writesFiles } from './writers';
 import type { Prerequisite, PrerequisitePlan } from './taskGraph/prerequisites';
@@ -87,7 +88,6 @@ const MACHINE_STDOUT_LIMIT_BYTES = 16 * 1024 * 1024;
 /** Static analysis gives the same answer twice: re-running it to look for flakes only costs time. */
 const DETERMINISTIC = STATIC_PARSERS;
 /** Another check's result in the same pass, run once however many ask for it. */
-type PassRun = (name: string) => Promise<CheckResult>;
 
 /** Whether the command asks its tool for a JSON report, which is then read from stdout alone. */
 export function wantsMachineOutput(command: string): boolean {
@@ -262,17 +262,9 @@ export class Verifier {
     });
   }
 
-  /**
-   * The command a full run of `spec` runs in this pass: the rest of its chain where the checks that
-   * run its other parts all passed (awaited through `of`), else its own (with why, for the trace).
-   */
-  private async passCommand(spec: CheckSpec, of: PassRun | undefined): Promise<{ run: CheckSpec; note?: string }> {
-    const once = of ? this.onceOf(spec) : undefined;
-    if (!once || !of) return { run: spec };
-    const parts = await Promise.all(once.parts.map((p) => of(p.check)));
-    const names = once.parts.map((p) => p.check).join(', ');
-    if (!partsPassed(parts)) return { run: spec, note: `${names} did not pass: the whole chain ran, as written` };
-    return { run: { ...spec, command: once.rest }, note: `its chain's ${once.parts.map((p) => `\`${p.part}\``).join(', ')} ran once, as ${names} (passed): the rest ran alone (\`${once.rest}\`)` };
+  /** What ./chainRun needs to run `spec`'s chain in this pass. */
+  private chainOf(spec: CheckSpec, of: PassRun | undefined, signal: AbortSignal | undefined): Parameters<typeof runChained>[1] {
+    return { once: of ? this.onceOf(spec) : undefined, of, parallel: this.opts.parallel, root: this.opts.root, signal };
   }
 
   private writing: Set<number> | undefined;
@@ -321,8 +313,7 @@ export class Verifier {
     const before = previous.checks.find((c) => c.name === spec.name && c.notRun === undefined);
     // A chained test script is narrowed as its runner alone once the checks that run its other parts
     // (the lint on the changed files, the warm type check) passed in this step; else as written.
-    const { run, note } = await this.passCommand(spec, of);
-    const staged: CheckResult | RunFull = await this.stager!.stage(run, parser, before, changed, signal);
+    const { result: staged, note } = await runChained(spec, this.chainOf(spec, of, signal), (run, sig) => this.stager!.stage(run, parser, before, changed, sig));
     if (!('full' in staged)) return { ...staged, command: spec.command, ...(note !== undefined ? { stagedNote: staged.stagedNote !== undefined ? `${note}; ${staged.stagedNote}` : note } : {}) };
     this.logger.debug(`check ${spec.name}: runs in full (${staged.full})`);
     return { ...(await this.runCheck(spec, previous, signal, of)), stagedNote: staged.full };
@@ -451,9 +442,12 @@ export class Verifier {
   private async runCheck(spec: CheckSpec, previous: VerifyResult | undefined, signal?: AbortSignal, of?: PassRun): Promise<CheckResult> {
     const parser = this.parserOf(spec);
     // `run`: what runs (the rest of a chain whose other parts ran as their own checks); `spec`: the check it is.
-    const { run, note } = await this.passCommand(spec, of);
+    let run = spec;
+    const { result: first, note } = await runChained(spec, this.chainOf(spec, of, signal), (r, sig) => {
+      run = r;
+      return this.attempt(r, parser, sig);
+    });
     const extra = note !== undefined ? { note } : {};
-    const first = await this.attempt(run, parser, signal);
     const reruns = Math.max(0, this.opts.flakyReruns ?? 1);
     const passed = ranClean(first);
     if (reruns === 0 || passed || DETERMINISTIC.has(parser) || first.r.timedOut || first.r.cancelled || first.r.spawnError !== undefined || !this.changed(spec.name, first.failures, previous)) {

@@ -25,11 +25,22 @@ interface Pass {
 describe('each distinct command once per check pass', function () {
   this.timeout(180_000);
   let s: Scratch;
-  beforeEach(() => (s = copyFixture('verify/chainOnce')));
+  /** Each run's end, with how many runs had started by then. */
+  let ended: { m: string; at: number }[] = [];
+  beforeEach(() => {
+    s = copyFixture('verify/chainOnce');
+    ended = [];
+  });
   afterEach(() => s.cleanup());
 
   function verifier(checks: CheckSpec[], ran: string[], staged = false): Verifier {
-    const logger: Logger = { ...silent(), debug: (m: string) => (/^check [\w-]+: (?!exit|runs )/.test(m) ? ran.push(m.replace(/^check ([\w-]+): /, '$1: ')) : undefined) };
+    const logger: Logger = {
+      ...silent(),
+      debug: (m: string) => {
+        if (/^check [\w-]+: (?!exit|runs )/.test(m)) ran.push(m.replace(/^check ([\w-]+): /, '$1: '));
+        else if (/^check [\w-]+: exit /.test(m)) ended.push({ m: m.replace(/^check ([\w-]+): exit.*/, '$1 ended'), at: ran.length });
+      },
+    };
     return new Verifier({ root: s.project, checks, parallel: true, outputLimitKb: 256, flakyReruns: 1, staged, logger, storageDir: path.join(s.dir, `storage-${checks.map((c) => c.name).join('-')}`) });
   }
 
@@ -60,13 +71,19 @@ describe('each distinct command once per check pass', function () {
     assert.deepEqual(keys(once.r.failures), ['test test/tax.test.js:6 tax adds a fifth']);
     assert.deepEqual(keys(once.r.failures), keys(before.failures));
     assert.equal(once.r.failureHash, before.hash);
-    assert.match(once.r.checks.find((c) => c.name === 'test')!.stagedNote ?? '', /`eslint src` ran once, as lint \(passed\): the rest ran alone \(`node --test`\)/);
+    assert.match(once.r.checks.find((c) => c.name === 'test')!.stagedNote ?? '', /`eslint src` ran once, as lint \(passed\): the rest ran alone \(`node --test`\), started beside them/);
+    // The rest started beside the lint, not after it: both had started before the lint ended.
+    const lintEnd = ended.find((e) => e.m === 'lint ended')!;
+    assert.ok(once.ran.indexOf('test: node --test') < lintEnd.at, `${once.ran.join('\n')}\n${JSON.stringify(ended)}`);
   });
 
   it('runs the whole chain where the lint failed: its failures are the chain\'s, as before', async () => {
     edit('src/cart.js', 'export function total', 'const unused = 1;\nexport function total');
     const once = await together();
     assert.ok(once.ran.includes('test: npm test --silent'), once.ran.join('\n'));
+    // The rest had started beside the lint; the lint failed, so it was cancelled and the chain ran whole after it.
+    assert.ok(once.ran.includes('test: node --test') && once.ran.indexOf('test: node --test') < once.ran.indexOf('test: npm test --silent'), once.ran.join('\n'));
+    assert.match(once.r.checks.find((c) => c.name === 'test')!.stagedNote ?? '', /lint did not pass: the whole chain ran, as written/);
     const before = await apart([verifier([LINT], []), verifier([TEST], [])]);
     assert.equal(once.r.green, false);
     assert.ok(once.r.failures.some((f) => f.check === 'test' && f.id === 'no-unused-vars'), keys(once.r.failures).join('\n'));
