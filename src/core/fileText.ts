@@ -73,3 +73,19 @@ export function readTextIfPresent(file: string, alsoMissing: readonly string[] =
     throw e;
   }
 }
+
+/**
+ * A JSON file's top-level object (a package.json, a config); undefined where the file is missing
+ * (or fails with one of `alsoMissing`), is not valid JSON, or holds no object. Other errors throw.
+ */
+export function readJsonObjectIfPresent(file: string, alsoMissing: readonly string[] = []): Record<string, unknown> | undefined {
+  const text = readTextIfPresent(file, alsoMissing);
+  if (text === undefined) return undefined;
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch (e) {
+    if (e instanceof SyntaxError) return undefined;
+    throw e;
+  }
+}

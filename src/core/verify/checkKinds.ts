@@ -114,3 +114,15 @@ export function outsideTargets(targets: FanOutTargets | undefined, scripts: Read
 }
 
 export const KIND_WORDS: Readonly<Record<CheckKind, string>> = { typecheck: 'type check', lint: 'lint', test: 'tests' };
+
+/** A formatter or checker in check mode: its failures are the project's (`prettier --check`, `biome ci`, `dprint check`). */
+const FORMAT_CHECK = /^(?:\S*\/)?(?:prettier\s(?:.*\s)?(?:--check|-c|--list-different|-l)(?:\s|$)|biome\s+(?:check|ci|format)(?:\s|$)|dprint\s+check(?:\s|$))/;
+/** A flag that makes a formatter or linter write what it would report. */
+export const WRITES_FLAG = /(?:^|\s)--(?:write|fix|apply|apply-unsafe|unsafe)(?:[=\s]|$)|(?:^|\s)-w(?:\s|$)/;
+
+/** The steps script `name` runs itself (not its npm pre/post hooks) that check formatting without writing. */
+export function formatCheckSteps(scripts: Record<string, string>, name: string): string[] {
+  return resolveScript(scripts, name)
+    .filter((s) => s.hook !== true && FORMAT_CHECK.test(s.command) && !WRITES_FLAG.test(s.command))
+    .map((s) => s.command);
+}

@@ -3,14 +3,15 @@
 // own scripts, and those of the packages that depend on the one a run is in.
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { readTextIfPresent } from '../fileText';
+import { readJsonObjectIfPresent, readTextIfPresent } from '../fileText';
 import { parse as parseJsonc } from 'jsonc-parser';
 import type { CheckSpec, ParserId } from '../types';
 import { QUIET, parserForCommand, pnpmSelected, resolveScript } from './infer';
 import type { CheckKind, FanOutTargets } from './checkKinds';
-import { KIND_WORDS, outsideTargets, rootTargets, scriptKinds, typecheckEntryPoints } from './checkKinds';
+import { KIND_WORDS, WRITES_FLAG, formatCheckSteps, outsideTargets, rootTargets, scriptKinds, typecheckEntryPoints } from './checkKinds';
 import { planScript } from './scriptPlan';
 import { findExecutable } from './executable';
+import { missingTool } from './missingTool';
 import type { PnpRunner } from './packageManager';
 import { declares, pnpRunner } from './packageManager';
 import type { Workspace, WorkspacePackage } from './workspaces';
@@ -117,9 +118,11 @@ function readPackageJson(scope: Scope, found: Found): PackageJson | undefined {
   }
 }
 
-function scriptsOf(pkg: PackageJson | undefined): Record<string, string> {
+/** A package.json's scripts that run something (a `scripts` that is no object has none). */
+function scriptsOf(pkg: { scripts?: unknown } | undefined): Record<string, string> {
   const scripts: Record<string, string> = {};
-  for (const [k, v] of Object.entries(pkg?.scripts ?? {})) if (typeof v === 'string' && v.trim() !== '') scripts[k] = v;
+  const all = typeof pkg?.scripts === 'object' && pkg.scripts !== null && !Array.isArray(pkg.scripts) ? (pkg.scripts as Record<string, unknown>) : {};
+  for (const [k, v] of Object.entries(all)) if (typeof v === 'string' && v.trim() !== '') scripts[k] = v;
   return scripts;
 }
 
@@ -351,20 +354,6 @@ function discoverIn(found: Found, scope: Scope, fansOutTo?: Workspace): void {
   dropRepeats(found, scope, scripts);
 }
 
-/** Shell words that are no program to look for. */
-const BUILTINS = new Set(['cd', 'exit', 'export', 'set', 'unset', 'source', '.', ':', 'true', 'false', 'test', '[', 'echo', 'exec', 'eval', 'wait', 'trap', 'shift', 'read', 'printf', 'if', 'then', 'fi', 'for', 'do', 'done', 'while']);
-
-/** The first program a script's steps run that is installed nowhere (node_modules/.bin up the tree, PATH), or undefined. */
-function missingTool(scripts: Record<string, string>, name: string, dir: string): string | undefined {
-  for (const step of resolveScript(scripts, name)) {
-    if (step.fanOut !== undefined) continue;
-    const head = /^[A-Za-z0-9@._-]+$/.exec(step.command.trim().split(/\s+/)[0] ?? '')?.[0];
-    if (head === undefined || BUILTINS.has(head) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(head)) continue;
-    if (findExecutable(head, dir) === undefined) return head;
-  }
-  return undefined;
-}
-
 /**
  * At a workspace root, why a kind of check (type check, lint) is the packages' and not the root's:
  * a root script fans out to a target of that kind (`typecheck: turbo typecheck`, `test:eslint: nx
@@ -374,7 +363,7 @@ function missingTool(scripts: Record<string, string>, name: string, dir: string)
  */
 function delegatedRole(scope: Scope, kind: CheckKind): string | undefined {
   if (scope.workspace === undefined) return undefined;
-  const packages = scope.workspace.packages.map((p) => ({ name: p.name, scripts: scriptsOf(readJsonFile(path.join(p.dir, 'package.json'))) }));
+  const packages = scope.workspace.packages.map((p) => ({ name: p.name, scripts: scriptsOf(readJsonObjectIfPresent(path.join(p.dir, 'package.json'))) }));
   const targets = rootTargets(new Map(scope.fannedOut ?? []), [], packages.map((p) => p.scripts));
   // The root's own script for the kind (`lint: turbo lint`) fans out to it, whatever the packages run under that name.
   const role = (n: string): boolean => (kind === 'lint' ? n === 'lint' || (n.startsWith('lint:') && !WRITES.test(n.slice(5))) : TYPECHECK_SCRIPTS.includes(n));
@@ -389,22 +378,6 @@ function delegatedRole(scope: Scope, kind: CheckKind): string | undefined {
   return own !== undefined ? `package ${own.name} has its own (the packages check themselves)` : undefined;
 }
 
-function readJsonFile(file: string): PackageJson | undefined {
-  const text = readTextIfPresent(file);
-  if (text === undefined) return undefined;
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as PackageJson) : undefined;
-  } catch (e) {
-    if (e instanceof SyntaxError) return undefined;
-    throw e;
-  }
-}
-
-/** A formatter or checker in check mode: its failures are the project's (`prettier --check`, `biome ci`, `dprint check`). */
-const FORMAT_CHECK = /^(?:\S*\/)?(?:prettier\s(?:.*\s)?(?:--check|-c|--list-different|-l)(?:\s|$)|biome\s+(?:check|ci|format)(?:\s|$)|dprint\s+check(?:\s|$))/;
-const WRITES_FLAG = /(?:^|\s)--(?:write|fix|apply|apply-unsafe|unsafe)(?:[=\s]|$)|(?:^|\s)-w(?:\s|$)/;
-
 /**
  * Every script that runs a checker in check mode (`check: biome check`, `format:check: prettier
  * --check .`, `lint:format`) is a check of its own, whatever its name, unless a check found already
@@ -414,7 +387,7 @@ const WRITES_FLAG = /(?:^|\s)--(?:write|fix|apply|apply-unsafe|unsafe)(?:[=\s]|$
 function formatChecks(found: Found, scope: Scope, scripts: Record<string, string>): void {
   const mine = found.checks.filter((c) => c.name.startsWith(scope.prefix)).map((c) => c.name.slice(scope.prefix.length));
   const covered = new Set(mine.filter((n) => scripts[n] !== undefined).flatMap((n) => resolveScript(scripts, n).map((s) => s.command)));
-  const formatSteps = (n: string): string[] => resolveScript(scripts, n).filter((s) => s.hook !== true && FORMAT_CHECK.test(s.command) && !WRITES_FLAG.test(s.command)).map((s) => s.command);
+  const formatSteps = (n: string): string[] => formatCheckSteps(scripts, n);
   const candidates = Object.keys(scripts).filter((n) => {
     if (mine.includes(n) || /^(?:pre|post)/.test(n) || TEST_SCRIPTS.includes(n) || WRITES_FLAG.test(scripts[n]!)) return false;
     return formatSteps(n).some((c) => !covered.has(c));
@@ -428,10 +401,10 @@ function formatChecks(found: Found, scope: Scope, scripts: Record<string, string
 
 /** What the root's fan-outs run in every package; the check scripts' (test, typecheck, lint, and the scripts they run) targets are a package's checks. */
 function rootFanOutTargets(workspace: Workspace): FanOutTargets {
-  const scripts = scriptsOf(readJsonFile(path.join(workspace.root, 'package.json')));
+  const scripts = scriptsOf(readJsonObjectIfPresent(path.join(workspace.root, 'package.json')));
   const fanned = new Map(Object.keys(scripts).map((n) => [n, resolveScript(scripts, n).flatMap((s) => (s.hook !== true ? s.fanOut?.scripts ?? [] : []))] as const));
   const roles = Object.keys(scripts).filter((n) => TEST_SCRIPTS.includes(n) || TYPECHECK_SCRIPTS.includes(n) || n === 'lint' || n.startsWith('lint:'));
-  return rootTargets(fanned, roles, workspace.packages.map((p) => scriptsOf(readJsonFile(path.join(p.dir, 'package.json')))));
+  return rootTargets(fanned, roles, workspace.packages.map((p) => scriptsOf(readJsonObjectIfPresent(path.join(p.dir, 'package.json')))));
 }
 
 /**
@@ -474,7 +447,7 @@ export function discoverChecks(root: string): Discovery {
   }
   if (found.checks.length === 0) found.notes.push('nothing found to check: no typecheck, lint or test script, tsconfig.json or ESLint config; set fixUntilGreen.checks');
   const prerequisites = checkPrerequisites(self.dir, workspace ?? enclosingWorkspace(root)?.workspace, found.checks, found.tasks, (dir, script) => {
-    const scripts = scriptsOf(readJsonFile(path.join(dir, 'package.json')));
+    const scripts = scriptsOf(readJsonObjectIfPresent(path.join(dir, 'package.json')));
     if (scripts[script] === undefined) return undefined;
     const pnp = pnpRunner(dir);
     const viaNpm = pnp !== undefined && 'yarn' in pnp ? `${pnp.yarn} run ${script}` : script === 'test' ? 'npm test --silent' : `npm run ${script} --silent`;

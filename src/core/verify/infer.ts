@@ -1,6 +1,6 @@
 // Which parser reads a command's output: from the tool it runs, through package.json scripts.
 import * as path from 'node:path';
-import { readTextIfPresent } from '../fileText';
+import { readJsonObjectIfPresent } from '../fileText';
 import type { ParserId } from '../types';
 import type { FanOut } from './fanOut';
 import { fanOut } from './fanOut';
@@ -49,16 +49,16 @@ export function parserForScript(scripts: Record<string, string>, name: string): 
   return parserForSteps(resolveScript(scripts, name));
 }
 
+/**
+ * The scripts of the package.json in `cwd`, those whose value is a string: undefined where there is
+ * no package.json or it is not a JSON object; empty where its `scripts` is not an object (an array,
+ * a string). Every reader of a folder's scripts reads them here, so a malformed file is read alike.
+ */
 export function scriptsIn(cwd: string): Record<string, string> | undefined {
-  const text = readTextIfPresent(path.join(cwd, 'package.json'));
-  if (text === undefined) return undefined;
-  try {
-    const v = JSON.parse(text) as { scripts?: unknown };
-    return typeof v.scripts === 'object' && v.scripts !== null ? (v.scripts as Record<string, string>) : undefined;
-  } catch (e) {
-    if (e instanceof SyntaxError) return undefined;
-    throw e;
-  }
+  const pkg = readJsonObjectIfPresent(path.join(cwd, 'package.json'), ['ENOTDIR', 'EISDIR']);
+  if (pkg === undefined) return undefined;
+  const raw = typeof pkg.scripts === 'object' && pkg.scripts !== null && !Array.isArray(pkg.scripts) ? (pkg.scripts as Record<string, unknown>) : {};
+  return Object.fromEntries(Object.entries(raw).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
 
 /**

@@ -3,7 +3,7 @@
 // why, and what a user should know about it (a runner without a parser, a config it cannot load).
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { readTextIfPresent } from '../fileText';
+import { readJsonObjectIfPresent } from '../fileText';
 import { load } from 'js-yaml';
 import type { ParserId } from '../types';
 import type { ScriptStep } from './infer';
@@ -114,21 +114,9 @@ export function mochaReporter(dir: string): { reporter: string; from: string } |
     // Mocha reads the first config file it finds, in this order.
     return typeof reporter === 'string' ? { reporter, from: f } : undefined;
   }
-  const pkg = readJsonObject(path.join(dir, 'package.json'));
+  const pkg = readJsonObjectIfPresent(path.join(dir, 'package.json'));
   const r = (pkg?.mocha as { reporter?: unknown } | undefined)?.reporter;
   return typeof r === 'string' ? { reporter: r, from: 'package.json mocha' } : undefined;
-}
-
-function readJsonObject(file: string): Record<string, unknown> | undefined {
-  const text = readTextIfPresent(file);
-  if (text === undefined) return undefined;
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
-  } catch (e) {
-    if (e instanceof SyntaxError) return undefined;
-    throw e;
-  }
 }
 
 /** Whether `name` resolves from `dir` as Node would find it (its node_modules, then each parent's). */

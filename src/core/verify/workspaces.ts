@@ -3,7 +3,7 @@
 // in one package also runs the checks of the packages that depend on it.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { readTextIfPresent } from '../fileText';
+import { readJsonObjectIfPresent } from '../fileText';
 import { load } from 'js-yaml';
 import picomatch from 'picomatch';
 
@@ -26,20 +26,9 @@ export interface Workspace {
 
 /** How deep package globs are followed (`packages/*` is 2, `packages/group/*` 3). */
 const MAX_DEPTH = 4;
+/** A package.json read as JSON; a broken one is discovery's to report (it reads the same file): here it is no workspace. */
+const readJson = (file: string): Record<string, unknown> | undefined => readJsonObjectIfPresent(file, ['ENOTDIR', 'EISDIR']);
 const DEP_FIELDS = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'] as const;
-
-function readJson(file: string): Record<string, unknown> | undefined {
-  const text = readTextIfPresent(file, ['ENOTDIR', 'EISDIR']);
-  if (text === undefined) return undefined;
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch (e) {
-    // A broken package.json is discovery's to report (it reads the same file); here it is no workspace.
-    if (e instanceof SyntaxError) return undefined;
-    throw e;
-  }
-}
 
 function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [];

@@ -1,30 +1,21 @@
 // Which checks write files as they run (a `pretest` build that deletes and rebuilds `build/`, `tsc`
 // emitting, `tsc --build`, coverage output): another check reading those files at the same time sees
 // them half written or gone, so the verifier runs such checks first, one at a time.
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'jsonc-parser';
 import { readTextIfPresent } from '../fileText';
-import { resolveScript } from './infer';
+import { resolveScript, scriptsIn } from './infer';
+
+const scriptsOrNone = (cwd: string): Record<string, string> => scriptsIn(cwd) ?? {};
 
 /** Builders, cleaners and copiers, as a step of a script runs them (wrappers taken off). */
 const WRITER = /^(?:\S*\/)?(?:rimraf|del-cli|del|rm|mkdirp|mkdir|cp|mv|shx|copyfiles|cpy|esbuild|rollup|webpack|tsup|unbuild|babel|swc|ncc|vite\s+build|gts\s+clean)(?:\s|$)/;
 /** Coverage tools write their report (coverage/, .nyc_output/) as the tests run. */
 const COVERAGE = /(?:^|[\s/])(?:c8|nyc)(?:\s|$)|--coverage\b/;
 
-function scriptsAt(cwd: string): Record<string, string> {
-  try {
-    const v = JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as { scripts?: unknown };
-    return typeof v.scripts === 'object' && v.scripts !== null ? (v.scripts as Record<string, string>) : {};
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || e instanceof SyntaxError) return {};
-    throw e;
-  }
-}
-
 /** Why a check's command writes files as it runs (a build, a clean, emitting tsc, coverage), or undefined when it writes none. */
 export function writesFiles(command: string, cwd: string): string | undefined {
-  const scripts: Record<string, string> = { ...scriptsAt(cwd), '\0command': command };
+  const scripts: Record<string, string> = { ...scriptsOrNone(cwd), '\0command': command };
   const steps = resolveScript(scripts, '\0command');
   for (const s of steps) {
     const where = s.script !== undefined && s.script !== '\0command' ? ` (scripts.${s.script})` : '';

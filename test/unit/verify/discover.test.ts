@@ -91,6 +91,13 @@ describe('check discovery', function () {
     assert.match(d.notes.join('\n'), /package\.json is not valid JSON/);
   });
 
+  it('a package.json whose scripts is no object has no scripts (an array is not scripts named 0, 1…)', () => {
+    write('package.json', JSON.stringify({ scripts: ['prettier --check .'] }));
+    write('tsconfig.json', '{}');
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks.map((c) => c.name), ['tsc']);
+  });
+
   it('configured checks win; discovery only when none are configured', () => {
     write('tsconfig.json', '{}');
     const configured = [{ name: 'mine', command: 'node -e 0' }];

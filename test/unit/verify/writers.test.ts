@@ -2,6 +2,8 @@
 // run (class 2): read from the project's scripts, no process started.
 import assert from 'node:assert/strict';
 import { discoverChecks } from '../../../src/core/verify/discover';
+import { scriptsIn } from '../../../src/core/verify/infer';
+import { packageScripts } from '../../../src/core/verify/staged/commands';
 import { writesFiles } from '../../../src/core/verify/writers';
 import { tempTree } from '../../support/fixtures';
 
@@ -80,4 +82,26 @@ describe('lint entry points found by what they run', () => {
   it('a `lint` script wins: nothing else is looked for', () => {
     assert.deepEqual(discover({ lint: 'eslint src', check: 'gts check' }).checks, ['lint=eslint src --format json:eslint']);
   });
+});
+
+describe('a package.json that is JSON but no package (a cloned repository can plant one)', () => {
+  for (const [what, text] of [
+    ['null', 'null'],
+    ['an array', '[]'],
+    ['a number', '7'],
+    ['scripts as an array', JSON.stringify({ scripts: ['prettier --check .'] })],
+    ['scripts as a string', JSON.stringify({ scripts: 'tsc' })],
+  ] as const) {
+    it(`${what}: every reader of the scripts reads none, and none throws`, () => {
+      const t = tempTree({ 'package.json': text, 'tsconfig.json': '{}' });
+      try {
+        assert.equal(writesFiles('npm test', t.dir), undefined);
+        assert.deepEqual(scriptsIn(t.dir) ?? {}, {});
+        assert.deepEqual(packageScripts(t.dir) ?? {}, {});
+        assert.deepEqual(discoverChecks(t.dir).checks.map((c) => c.name), ['tsc']);
+      } finally {
+        t.cleanup();
+      }
+    });
+  }
 });

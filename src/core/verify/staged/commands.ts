@@ -9,6 +9,7 @@ import picomatch from 'picomatch';
 import { readTextIfPresent } from '../../fileText';
 import type { ParserId } from '../../types';
 import { fanOut } from '../fanOut';
+import { scriptsIn } from '../infer';
 import { splitCommand } from '../runner';
 
 const LAUNCHERS = new Set(['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install', '--silent', '-s']);
@@ -62,13 +63,7 @@ export function resolveArgv(command: string, cwd: string): ({ argv: string[] } &
   const passed = sep >= 0 ? rest.slice(sep + 1) : argv[0] === 'npm' ? [] : rest.slice(head[0] === 'run' ? 2 : 1);
   const name = head[0] === 'run' || head[0] === 'run-script' ? head[1] : head[0] === 't' ? 'test' : head[0];
   if (name === undefined || (argv[0] === 'npm' && head.length > (head[0] === 'run' || head[0] === 'run-script' ? 2 : 1))) return { reason: 'the command passes npm options this cannot follow' };
-  let scripts: Record<string, string> | undefined;
-  const pkg = readTextIfPresent(path.join(cwd, 'package.json'));
-  try {
-    if (pkg !== undefined) scripts = (JSON.parse(pkg) as { scripts?: Record<string, string> }).scripts;
-  } catch (e) {
-    if (!(e instanceof SyntaxError)) throw e;
-  }
+  const scripts = scriptsIn(cwd);
   const body = scripts?.[name];
   if (typeof body !== 'string') return { reason: `no script "${name}" in package.json` };
   // The manager runs `pre<name>` before it and `post<name>` after it: the pre script (a build the
@@ -414,12 +409,7 @@ function scriptOf(command: string, cwd: string): { manager: string; name: string
 
 /** The folder's package.json scripts (undefined when there is none, or it is no JSON). */
 export function packageScripts(cwd: string): Record<string, unknown> | undefined {
-  try {
-    return (JSON.parse(readTextIfPresent(path.join(cwd, 'package.json')) ?? '{}') as { scripts?: Record<string, unknown> }).scripts;
-  } catch (e) {
-    if (!(e instanceof SyntaxError)) throw e;
-    return undefined;
-  }
+  return scriptsIn(cwd);
 }
 
 /** A test title as a regular expression matching it literally. */

@@ -3,11 +3,12 @@
 // test check runs the previously failing test files and those related to the changed files. A check
 // that cannot be narrowed runs in full, and says why. Green is never decided here: when every
 // staged check passes, the verifier runs every check in full.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { writeFileAtomic } from '../../atomicWrite';
 import * as path from 'node:path';
 import type { CheckResult, CheckSpec, Failure, Logger, ParserId } from '../../types';
 import { parseOutput } from '../parsers/index';
+import { scriptsIn } from '../infer';
 import { splitCommand } from '../runner';
 import { checkRecordDir } from '../containment';
 import type { Attempt, Confirmed } from './attempt';
@@ -420,12 +421,7 @@ export class Stager {
 function hasScriptHooks(command: string, cwd: string): boolean {
   const argv = splitCommand(command);
   if (!argv || !['npm', 'yarn', 'pnpm'].includes(path.basename(argv[0] ?? ''))) return false;
-  let scripts: Record<string, unknown> = {};
-  try {
-    scripts = (JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> }).scripts ?? {};
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && !(e instanceof SyntaxError)) throw e;
-  }
+  const scripts = scriptsIn(cwd) ?? {};
   const names = argv.slice(1).map((a) => (a === 't' ? 'test' : a));
   return names.some((n) => scripts[`pre${n}`] !== undefined || scripts[`post${n}`] !== undefined);
 }
