@@ -17,7 +17,7 @@
 import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Failure } from '../types';
-import { readTextIfPresent } from '../fileText';
+import { readJsonObjectIfPresent } from '../fileText';
 
 /** The shell's "not found" for a program: sh/dash (`sh: 1: karma: not found`), bash, zsh; node's spawn ENOENT. */
 const PROGRAM_NOT_FOUND = [
@@ -70,16 +70,9 @@ function installedFrom(pkg: string, dir: string): boolean {
 function declaredFrom(pkg: string, dir: string, root: string): boolean {
   const top = path.resolve(root);
   for (let d = dir; ; d = path.dirname(d)) {
-    const text = readTextIfPresent(path.join(d, 'package.json'));
-    if (text !== undefined) {
-      try {
-        const j = JSON.parse(text) as Record<string, unknown>;
-        const fields = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'];
-        if (fields.some((f) => typeof j[f] === 'object' && j[f] !== null && pkg in (j[f] as object))) return true;
-      } catch (e) {
-        if (!(e instanceof SyntaxError)) throw e;
-      }
-    }
+    const j = readJsonObjectIfPresent(path.join(d, 'package.json'));
+    const fields = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'];
+    if (j !== undefined && fields.some((f) => typeof j[f] === 'object' && j[f] !== null && pkg in (j[f] as object))) return true;
     if (d === top || path.dirname(d) === d || !d.startsWith(top)) return false;
   }
 }

@@ -1,9 +1,12 @@
 // Checks that write files as they run (issue 27, class 3) and lint entry points found by what they
-// run (class 2): read from the project's scripts, no process started.
+// run (class 2): read from the project's scripts, no process started. And every reader of a package.json, given
+// one a cloned repository planted (JSON, but null, an array, a number): read as absent, never a throw.
 import assert from 'node:assert/strict';
+import * as path from 'node:path';
 import { discoverChecks } from '../../../src/core/verify/discover';
 import { scriptsIn } from '../../../src/core/verify/infer';
-import { packageScripts } from '../../../src/core/verify/staged/commands';
+import { notInstalled } from '../../../src/core/verify/notInstalled';
+import { eslintInstall, packageScripts, testCommand } from '../../../src/core/verify/staged/commands';
 import { writesFiles } from '../../../src/core/verify/writers';
 import { tempTree } from '../../support/fixtures';
 
@@ -104,4 +107,24 @@ describe('a package.json that is JSON but no package (a cloned repository can pl
       }
     });
   }
+});
+
+describe('an installed package.json that is JSON but no object (planted under node_modules)', () => {
+  it('the ESLint version, tap\'s major and an undeclared import are read as absent, never a TypeError', () => {
+    const t = tempTree({
+      'package.json': JSON.stringify({ scripts: { test: 'tap' } }),
+      'node_modules/eslint/package.json': 'null',
+      'node_modules/tap/package.json': '[]',
+      'pkg/package.json': 'null',
+      'pkg/a.js': '',
+    });
+    try {
+      assert.equal(eslintInstall(t.dir, {}), undefined);
+      assert.doesNotThrow(() => testCommand('tap', t.dir, 'tap'));
+      const out = `Error: Cannot find module 'left-pad'\nRequire stack:\n- ${path.join(t.dir, 'pkg/a.js')}\n`;
+      assert.doesNotThrow(() => notInstalled(out, 1, { cwd: path.join(t.dir, 'pkg'), root: t.dir }));
+    } finally {
+      t.cleanup();
+    }
+  });
 });

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
-import { readTextIfPresent } from '../../fileText';
+import { readJsonObjectIfPresent } from '../../fileText';
 import type { ParserId } from '../../types';
 import { fanOut } from '../fanOut';
 import { scriptsIn } from '../infer';
@@ -146,13 +146,8 @@ const FLAT_CONFIGS = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cj
 export function eslintInstall(cwd: string, env: Readonly<Record<string, string | undefined>> = process.env): EslintInstall | undefined {
   let version: string | undefined;
   for (let dir = path.resolve(cwd); version === undefined; dir = path.dirname(dir)) {
-    const text = readTextIfPresent(path.join(dir, 'node_modules', 'eslint', 'package.json'), ['ENOTDIR']);
-    try {
-      const v = text === undefined ? undefined : (JSON.parse(text) as { version?: unknown }).version;
-      if (typeof v === 'string') version = v;
-    } catch (e) {
-      if (!(e instanceof SyntaxError)) throw e;
-    }
+    const v = readJsonObjectIfPresent(path.join(dir, 'node_modules', 'eslint', 'package.json'), ['ENOTDIR'])?.version;
+    if (typeof v === 'string') version = v;
     if (version === undefined && path.dirname(dir) === dir) return undefined;
   }
   const [major = 0, minor = 0] = version.split('.').map((n) => Number.parseInt(n, 10));
@@ -315,14 +310,8 @@ const TAP_SUBCOMMANDS = new Set(['replay', 'report', 'list', 'plugin', 'build', 
 /** The major version of the node-tap the folder resolves (0 when none is found): flags changed at 18. */
 function tapMajor(cwd: string): number {
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    const text = readTextIfPresent(path.join(dir, 'node_modules', 'tap', 'package.json'), ['ENOTDIR']);
-    if (text !== undefined) {
-      try {
-        return Number.parseInt(String((JSON.parse(text) as { version?: unknown }).version ?? '0'), 10) || 0;
-      } catch (e) {
-        if (!(e instanceof SyntaxError)) throw e;
-      }
-    }
+    const pkg = readJsonObjectIfPresent(path.join(dir, 'node_modules', 'tap', 'package.json'), ['ENOTDIR']);
+    if (pkg !== undefined) return Number.parseInt(String(pkg.version ?? '0'), 10) || 0;
     if (path.dirname(dir) === dir) return 0;
   }
 }
