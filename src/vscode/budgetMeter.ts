@@ -1,7 +1,7 @@
 // The status-bar budget meter (id `fixUntilGreen.budget`): the last result when idle, the step and
 // token budget while running; click opens the panel.
 import * as vscode from 'vscode';
-import type { RunControllers } from './controller';
+import type { RunControllers } from './runControllers';
 import { meterView } from './common/meterView';
 
 export const METER_ID = 'fixUntilGreen.budget';

@@ -9,7 +9,8 @@ import type { Settings } from '../core/settings';
 import type { RunReport } from '../core/trace/events';
 import type { Logger } from '../core/types';
 import { announceChecks, announceRestore, verifyWithProgress } from './checkNotices';
-import type { RunController, RunControllers } from './controller';
+import type { RunController } from './controller';
+import type { RunControllers } from './runControllers';
 import type { CommandId } from './common/commandIds';
 import { COMMAND_IDS } from './common/commandIds';
 import type { FixAction, Problem } from './common/fixActions';
@@ -48,9 +49,7 @@ export const UNTRUSTED_MESSAGE = untrustedSentence("Fix Until Green runs this wo
 /** A command's handler; `folder` is the absolute folder path a caller (the panel) names, if any. */
 type Handler = (folder: string | undefined) => Promise<unknown>;
 
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export class Commands {
   /** The one dispatch table: the palette, menus and the panel's buttons all run these. */

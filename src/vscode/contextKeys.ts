@@ -2,7 +2,7 @@
 // Stop while a run is in progress, Continue after a stop that can continue, the revert and export
 // commands once a run exists, Review Changes while a run's changes wait for a decision.
 import * as vscode from 'vscode';
-import type { RunControllers } from './controller';
+import type { RunControllers } from './runControllers';
 import { pendingFiles } from './common/reviewState';
 
 export class ContextKeys implements vscode.Disposable {

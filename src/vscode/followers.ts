@@ -2,7 +2,7 @@
 // active editor (what the meter and the panel show), and settings changes (the idle meter's limits).
 import * as vscode from 'vscode';
 import type { Logger } from '../core/types';
-import type { RunControllers } from './controller';
+import type { RunControllers } from './runControllers';
 import { readSettings, watchSettings } from './settings';
 
 export function followWorkspaceFolders(controllers: RunControllers): vscode.Disposable {

@@ -5,7 +5,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from '../core/types';
-import type { Disposable, RunControllers } from './controller';
+import type { Disposable } from './controller';
+import type { RunControllers } from './runControllers';
 import { folderStorageDir } from './folders';
 import type { RunState } from './common/runState';
 import { loadEngine } from './shellEngine';

@@ -1,6 +1,6 @@
 // The last run of each folder survives a reload: the meter and the panel show it, and Revert works.
 import type * as vscode from 'vscode';
-import type { RunControllers } from './controller';
+import type { RunControllers } from './runControllers';
 import { isRunState } from './common/protocol';
 import type { RunState } from './common/runState';
 

@@ -2,7 +2,8 @@
 // sends the folder and the fix's index in that folder's refusal, and the fix runs as the
 // notification's button would run it.
 import * as vscode from 'vscode';
-import type { RunController, RunControllers } from './controller';
+import type { RunController } from './controller';
+import type { RunControllers } from './runControllers';
 import { PANEL_FIX_COMMAND } from './common/commandIds';
 import type { FixAction } from './common/fixActions';
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../core/types';
-import type { RunControllers } from './controller';
+import type { RunControllers } from './runControllers';
 import type { FromWebview, ToWebview } from './common/protocol';
 import { isFromWebview, isPersistedPanelState, PANEL_ACTION_COMMANDS, PANEL_LAUNCHES, PANEL_VIEW_TYPE } from './common/protocol';
 import { PANEL_FIX_COMMAND } from './common/commandIds';

@@ -2,7 +2,8 @@
 // offers to put the original bytes back (Revert) or keep what the run wrote (Keep).
 import * as vscode from 'vscode';
 import type { Logger } from '../core/types';
-import type { RunController, RunControllers } from './controller';
+import type { RunController } from './controller';
+import type { RunControllers } from './runControllers';
 import { plural } from './common/chatWords';
 import { restoredSentence } from './common/confirmWords';
 

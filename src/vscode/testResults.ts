@@ -3,7 +3,7 @@
 // (a run or a check pass loads it anyway; opening the Testing view or its Run button loads it too).
 import * as vscode from 'vscode';
 import type { Logger } from '../core/types';
-import type { RunControllers } from './controller';
+import type { RunControllers } from './runControllers';
 import { loadEngine, loadedEngine } from './shellEngine';
 import type { TestingView } from './testingView';
 

@@ -14,7 +14,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Failure, VerifyResult } from '../core/types';
-import type { RunController, RunControllers } from './controller';
+import type { RunController } from './controller';
+import type { RunControllers } from './runControllers';
 import type { CheckPassed, TestEntry } from './common/testEntries';
 import { noteFailing, passedTests, recordFailures, testFailures, testMessageParts, wholeCheckFailures } from './common/testEntries';
 import { checkHeading, crlf, outputBlocks } from './common/testOutput';

@@ -14,7 +14,8 @@ import type { FolderEngine, RunLike, RunWiring, SettingsSource } from '../../../
 import type { Problem } from '../../../src/vscode/common/fixActions';
 import { noChatModel } from '../../../src/vscode/common/fixActions';
 import { notAppliedWhy } from '../../../src/vscode/common/explain';
-import { FolderBusyError, RunController, RunControllers, RunInProgressError } from '../../../src/vscode/controller';
+import { FolderBusyError, RunController, RunInProgressError } from '../../../src/vscode/controller';
+import { RunControllers } from '../../../src/vscode/runControllers';
 import type { RunState } from '../../../src/vscode/common/runState';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
