@@ -12,8 +12,9 @@
 // load hook whose thread reports back over a MessageChannel) and every path it read, stat'ed or
 // listed through fs is recorded with its mtime, size and inode (a directory's listing, whole). Before
 // each run each one is looked at again, except the files the last run linted (ESLint reads those
-// afresh); any difference answers `stale` and the parent starts a fresh child. typescript-eslint's
-// caches are cleared before every run (its programs would not see a linted file's new text). Anything
+// afresh; not with typed linting loaded, whose programs keep what they read of one linted file when
+// linting another); any difference answers `stale` and the parent starts a fresh child.
+// typescript-eslint's caches are cleared before every run too. Anything
 // unexpected (the CLI throws, an uncaught error, a process warning a fresh process would print again)
 // answers `fallback`: the command runs cold and prints what it prints. It exits when its parent goes.
 const fs = require('node:fs');
@@ -222,10 +223,18 @@ function noteModules() {
 }
 noteModules();
 
-/** Why this process is not what a fresh one would be for the next run; undefined when it is. */
+const TYPED = /[\\/]@typescript-eslint[\\/]typescript-estree[\\/]dist[\\/]index\.js$/;
+
+/**
+ * Why this process is not what a fresh one would be for the next run; undefined when it is. With
+ * typed linting loaded, a linted file counts as any other input: typescript-eslint keeps what it
+ * read of one file when linting another (seen with `parserOptions.project`, even after its
+ * clearCaches), so any edit has a fresh process run.
+ */
 function staleReason() {
+  const typed = Object.keys(require.cache).some((k) => TYPED.test(k));
   for (const [p, s] of files) {
-    if (linted.has(p) && !modules.has(p)) {
+    if (!typed && linted.has(p) && !modules.has(p)) {
       if (sig(p) === 'missing') return `${p}, linted last time, is gone`;
       continue;
     }
@@ -238,7 +247,7 @@ function staleReason() {
 /** typescript-eslint keeps programs between parses: cleared, a run builds them from the files as they are. */
 function clearTypedCaches() {
   for (const [key, m] of Object.entries(require.cache)) {
-    if (!/[\\/]@typescript-eslint[\\/]typescript-estree[\\/]dist[\\/]index\.js$/.test(key)) continue;
+    if (!TYPED.test(key)) continue;
     const clear = m?.exports?.clearCaches;
     if (typeof clear === 'function') clear();
   }
