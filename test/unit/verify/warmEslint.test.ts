@@ -183,6 +183,21 @@ describe('warm ESLint: the verdict is the cold command\'s', function () {
     const w = (linters as unknown as { byCheck: Map<string, { restarts: number }> }).byCheck;
     assert.equal([...w.values()][0]!.restarts, 0, `restarted (${Date.now() - started} ms)`);
   });
+
+  it('with --cache: the cache file it writes itself does not count as a change, and the answer is the command\'s', async () => {
+    start({ 'eslint.config.js': BASE_CONFIG, 'src/cart.js': 'export const total = 1;\n' });
+    const argv = ['eslint', '--cache', '--cache-location', 'cache/', 'src', '--format', 'json'];
+    await linters.prime('lint', argv, opts());
+    await warm(argv);
+    p.put('src/cart.js', 'const unused = 1;\nexport const total = 1;\n');
+    const w = await warm(argv);
+    const byCheck = (linters as unknown as { byCheck: Map<string, { restarts: number }> }).byCheck;
+    assert.equal([...byCheck.values()][0]!.restarts, 0);
+    assert.deepEqual(errors(w.stdout), ['cart.js:1:no-unused-vars']);
+    const c = await runCommand({ command: argv.join(' '), argv, cwd: p.dir, timeoutMs: 60000, outputLimitBytes: LIMIT, env: checkEnv(p.dir) });
+    assert.equal(w.output, c.output);
+    assert.equal(w.exitCode, c.exitCode);
+  });
 });
 
 describe('warm ESLint: where it is not used, timeouts, cancel, release', function () {
@@ -238,6 +253,15 @@ describe('warm ESLint: where it is not used, timeouts, cancel, release', functio
     const w = await linters.run('lint', ['eslint', 'src'], opts(60000, ac.signal));
     assert.ok(w && 'r' in w);
     assert.equal(w.r.cancelled, true);
+    assert.deepEqual(live(records), []);
+  });
+
+  it('a process warning (which a fresh process prints again, with its own pid): it falls back for good', async () => {
+    p.put('eslint.config.js', `process.emitWarning('from the config');\n${BASE_CONFIG}`);
+    await linters.prime('lint', ['eslint', 'src'], opts());
+    const w = await linters.run('lint', ['eslint', 'src'], opts());
+    assert.ok(w && 'fallback' in w);
+    assert.match(w.fallback, /from the config/);
     assert.deepEqual(live(records), []);
   });
 

@@ -106,8 +106,8 @@ for (const n of ['readFileSync', 'readFile', 'statSync', 'stat', 'lstatSync', 'l
 for (const n of ['readFile', 'stat', 'lstat', 'access', 'open', 'realpath']) watch(fs.promises, n, noteFile);
 for (const n of ['readdirSync', 'readdir', 'opendirSync', 'opendir']) watch(fs, n, noteDir);
 for (const n of ['readdir', 'opendir']) watch(fs.promises, n, noteDir);
-for (const n of ['writeFileSync', 'writeFile', 'appendFileSync', 'appendFile', 'unlinkSync', 'unlink', 'rmSync', 'rm']) watch(fs, n, noteWrite);
-for (const n of ['writeFile', 'appendFile', 'unlink', 'rm']) watch(fs.promises, n, noteWrite);
+for (const n of ['writeFileSync', 'writeFile', 'appendFileSync', 'appendFile', 'unlinkSync', 'unlink', 'rmSync', 'rm', 'mkdirSync', 'mkdir']) watch(fs, n, noteWrite);
+for (const n of ['writeFile', 'appendFile', 'unlink', 'rm', 'mkdir']) watch(fs.promises, n, noteWrite);
 for (const n of ['renameSync', 'rename', 'copyFileSync', 'copyFile']) watch(fs, n, noteWrite, 1);
 for (const n of ['rename', 'copyFile']) watch(fs.promises, n, noteWrite, 1);
 nodeModule.syncBuiltinESMExports();
