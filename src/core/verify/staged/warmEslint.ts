@@ -145,6 +145,8 @@ export class WarmEslint {
     child.stderr?.on('data', (c: Buffer) => {
       this.stderr = (this.stderr + c.toString('utf8')).slice(-4000);
     });
+    // A send to a child that has gone is an error event: the run falls back (ask), never our crash.
+    child.on('error', (e) => this.opts.logger.debug(`warm lint: ${e.message}`));
     this.record(child.pid);
     const readyMs = this.opts.readyMs ?? 30000;
     this.ready = new Promise((resolve) => {
@@ -219,6 +221,7 @@ export class WarmEslint {
       const onExit = (code: number | null, sig: string | null): void => done({ type: 'fallback', reason: `the warm linter exited (${sig ?? code})${this.stderr ? `: ${this.stderr.trim().split('\n').slice(-3).join(' ')}` : ''}` });
       const timer = setTimeout(() => done({ type: 'timedOut' }), Math.min(Math.max(0, deadline - Date.now()), 2 ** 31 - 1));
       if (signal?.aborted) return done({ type: 'cancelled' });
+      if (!child.connected || child.exitCode !== null || child.signalCode !== null) return onExit(child.exitCode, child.signalCode);
       signal?.addEventListener('abort', onAbort, { once: true });
       child.on('message', onMessage);
       child.once('exit', onExit);
