@@ -152,7 +152,7 @@ describe('warm ESLint: the verdict is the cold command\'s', function () {
     assert.deepEqual(errors((await same(argv)).stdout), ['main.ts:2:@typescript-eslint/no-floating-promises']);
   });
 
-  it('typed linting (`project`): an edit to another linted .ts file is seen by the file that imports it', async () => {
+  it('typed linting (`project`, a single run as under CI): an edit to another linted .ts file is seen by the file that imports it, warm', async () => {
     start({
       'eslint.config.js': `import parser from '@typescript-eslint/parser';\nimport plugin from '@typescript-eslint/eslint-plugin';\nexport default [{ files: ['src/**/*.ts'], languageOptions: { parser, parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname } }, plugins: { '@typescript-eslint': plugin }, rules: { '@typescript-eslint/no-floating-promises': 'error' } }];\n`,
       'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', noEmit: true }, include: ['src'] }),
@@ -166,6 +166,9 @@ describe('warm ESLint: the verdict is the cold command\'s', function () {
     // The narrowed run of the one file not edited sees the edit too.
     p.put('src/dep.ts', 'export function work(): void {}\n');
     assert.deepEqual(errors((await same(['eslint', '--format', 'json', 'src/main.ts'])).stdout), []);
+    // Only linted files changed: the same process answered every run (it stays warm).
+    const byCheck = (linters as unknown as { byCheck: Map<string, { restarts: number }> }).byCheck;
+    assert.equal([...byCheck.values()][0]!.restarts, 0);
   });
 
   it('reuses the warm process while only the linted files change', async () => {

@@ -12,9 +12,8 @@
 // load hook whose thread reports back over a MessageChannel) and every path it read, stat'ed or
 // listed through fs is recorded with its mtime, size and inode (a directory's listing, whole). Before
 // each run each one is looked at again, except the files the last run linted (ESLint reads those
-// afresh; not with typed linting loaded, whose programs keep what they read of one linted file when
-// linting another); any difference answers `stale` and the parent starts a fresh child.
-// typescript-eslint's caches are cleared before every run too. Anything
+// afresh); any difference answers `stale` and the parent starts a fresh child. typescript-eslint's
+// caches are cleared before every run (its programs would not see a linted file's new text). Anything
 // unexpected (the CLI throws, an uncaught error, a process warning a fresh process would print again)
 // answers `fallback`: the command runs cold and prints what it prints. It exits when its parent goes.
 const fs = require('node:fs');
@@ -223,18 +222,10 @@ function noteModules() {
 }
 noteModules();
 
-const TYPED = /[\\/]@typescript-eslint[\\/]typescript-estree[\\/]dist[\\/]index\.js$/;
-
-/**
- * Why this process is not what a fresh one would be for the next run; undefined when it is. With
- * typed linting loaded, a linted file counts as any other input: typescript-eslint keeps what it
- * read of one file when linting another (seen with `parserOptions.project`, even after its
- * clearCaches), so any edit has a fresh process run.
- */
+/** Why this process is not what a fresh one would be for the next run; undefined when it is. */
 function staleReason() {
-  const typed = Object.keys(require.cache).some((k) => TYPED.test(k));
   for (const [p, s] of files) {
-    if (!typed && linted.has(p) && !modules.has(p)) {
+    if (linted.has(p) && !modules.has(p)) {
       if (sig(p) === 'missing') return `${p}, linted last time, is gone`;
       continue;
     }
@@ -244,12 +235,21 @@ function staleReason() {
   return undefined;
 }
 
-/** typescript-eslint keeps programs between parses: cleared, a run builds them from the files as they are. */
+const ESTREE = /[\\/]@typescript-eslint[\\/]typescript-estree[\\/]dist[\\/](index|parser)\.js$/;
+
+/**
+ * typescript-eslint keeps programs between parses: cleared, a run builds them from the files as they
+ * are. `clearCaches` leaves out the count of parses per file, by which a single run (CI=true, as
+ * checks run) takes a file's second parse for a --fix pass and parses it with no types of the
+ * other files: it is reset too, where the package has it.
+ */
 function clearTypedCaches() {
   for (const [key, m] of Object.entries(require.cache)) {
-    if (!TYPED.test(key)) continue;
-    const clear = m?.exports?.clearCaches;
-    if (typeof clear === 'function') clear();
+    if (!ESTREE.test(key)) continue;
+    for (const name of ['clearCaches', 'clearParseAndGenerateServicesCalls']) {
+      const clear = m?.exports?.[name];
+      if (typeof clear === 'function') clear();
+    }
   }
 }
 
