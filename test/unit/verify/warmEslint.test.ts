@@ -298,6 +298,8 @@ describe('warm ESLint in the verifier', function () {
     const plain = (): Verifier => new Verifier({ root: p.dir, checks: [LINT], parallel: false, outputLimitKb: 256, staged: false });
     try {
       const v0 = await staged.verify(undefined, { previous: null });
+      assert.deepEqual(live(path.join(storage, 'processes')), [], 'a pass that was not primed (a one-shot check) starts no warm linter');
+      assert.doesNotMatch(v0.checks[0]!.stagedNote ?? '', /warm linter/);
       await staged.warm();
       const c0 = await plain().verify();
       assert.equal(v0.failureHash, c0.failureHash);
