@@ -293,7 +293,7 @@ export class Verifier {
     // A test that flaked in the staged run (failed, then passed on a retry) stays reported as flaky.
     const seen = new Set([...r.flaky, ...r.failures].map(looseKey));
     const flaky = [...r.flaky, ...staged.flaky.filter((f) => !seen.has(looseKey(f)))];
-    return { ...r, flaky, stagedNote: `the ${staged.mode} run passed in ${staged.durationMs} ms; run in full to decide green` };
+    return { ...r, flaky, stagedNote: `the ${staged.mode} run passed in ${staged.durationMs} ms; run in full to decide green${r.stagedNote !== undefined ? `; ${r.stagedNote}` : ''}` };
   }
 
   /** A check of step 0 that keeps warm (a type check), else its full run. */
@@ -353,7 +353,7 @@ export class Verifier {
       if (argv && info) mkdirSync(path.dirname(info), { recursive: true });
     }
     this.logger.debug(`check ${spec.name}: ${argv ? argv.join(' ') : spec.command}`);
-    const r = await runCommand({
+    const run = {
       command: spec.command,
       ...(argv ? { argv } : {}),
       cwd,
@@ -366,7 +366,11 @@ export class Verifier {
       ...(this.opts.storageDir !== undefined ? { recordDir: checkRecordDir(this.opts.storageDir) } : {}),
       ...(this.opts.killGraceMs !== undefined ? { killGraceMs: this.opts.killGraceMs } : {}),
       ...(signal ? { signal } : {}),
-    });
+    };
+    // ESLint, once staged checks primed it, answers in its warm process: the command's bytes without its start (./staged/warmEslint).
+    const warm = parser === 'eslint' ? await this.stager?.lintWarm(spec, argv ?? splitCommand(spec.command), run) : undefined;
+    if (warm && 'fallback' in warm) this.logger.debug(`check ${spec.name}: the command runs, not the warm linter: ${warm.fallback}`);
+    const r = warm && 'r' in warm ? warm.r : await runCommand(run);
     let failures: Failure[];
     let passed: PassedTests | undefined;
     let missing: Attempt['notInstalled'];
@@ -409,7 +413,7 @@ export class Verifier {
     const incomplete = r.cancelled ? undefined : incompleteList(parser, { text: r.output, cut: machine ? false : r.truncated, exitCode: r.exitCode, timedOut: r.timedOut }, failures);
     if (incomplete) this.logger.info(`check ${spec.name}: its output was cut at ${this.opts.outputLimitKb} KB: ${failures.length} failure(s) read${incomplete.reported !== undefined ? ` of the ${incomplete.reported} its summary counts` : ''}; not compared as a count`);
     this.logger.debug(`check ${spec.name}: exit ${r.exitCode} in ${r.durationMs} ms, ${failures.length} failure(s)`);
-    return { r, failures, ...(passed ? { passed } : {}), ...(incomplete ? { incomplete } : {}), ...(missing ? { notInstalled: missing } : {}) };
+    return { r, failures, ...(passed ? { passed } : {}), ...(incomplete ? { incomplete } : {}), ...(missing ? { notInstalled: missing } : {}), ...(warm && 'r' in warm ? { warm: warm.note } : {}) };
   }
 
   /**

@@ -14,6 +14,8 @@ export interface Attempt {
   incomplete?: Incomplete;
   /** Set when it failed because a tool it launches is not installed (../notInstalled.ts). */
   notInstalled?: { tools: string[]; note: string };
+  /** Set when the warm linter answered it (./warmEslint): said in the check's note. */
+  warm?: string;
 }
 
 /** A run that passed: exit 0 and no failure, or one whose only trouble is a tool not installed. */
@@ -38,6 +40,7 @@ export function looseKey(f: Failure): string {
 export function checkResult(spec: CheckSpec, parser: ParserId, c: Confirmed, mode: CheckMode, extra: { carried?: Failure[]; note?: string; exitCode?: number | null } = {}): CheckResult {
   const r = c.shown.r;
   const carried = extra.carried ?? [];
+  const note = [extra.note, c.shown.warm].filter((n) => n !== undefined && n !== '').join('; ');
   return {
     name: spec.name,
     command: spec.command,
@@ -55,7 +58,7 @@ export function checkResult(spec: CheckSpec, parser: ParserId, c: Confirmed, mod
     runs: c.attempts.length,
     runDurationsMs: c.attempts.map((a) => a.r.durationMs),
     mode,
-    ...(extra.note !== undefined ? { stagedNote: extra.note } : {}),
+    ...(extra.note !== undefined || note !== '' ? { stagedNote: note } : {}),
     ...(c.shown.notInstalled !== undefined ? { notInstalled: c.shown.notInstalled } : {}),
     ...passedOf(c),
     ...(c.attempts.some((a) => a.r.strays.length > 0) ? { strays: [...new Set(c.attempts.flatMap((a) => a.r.strays))] } : {}),

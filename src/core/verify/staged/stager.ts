@@ -23,6 +23,8 @@ import { VitestRetry } from './vitestRetry';
 import { isTestFile, relatedTestFiles, sourceFiles } from './related';
 import type { WarmTscPlan } from './warmTsc';
 import { WarmTsc, warmTscPlan } from './warmTsc';
+import type { WarmLintRun, WarmRunOptions } from './warmEslint';
+import { WarmLinters } from './warmEslint';
 
 /** What the stager needs of the verifier: running a check (narrowed), and the check's setting. */
 export interface StagedExec {
@@ -57,15 +59,26 @@ export class Stager {
   /** Per Jest, Vitest or mocha check, its in-run retries, or why its changed tests are re-run in a process of their own. */
   private readonly retries = new Map<string, InRunRetry | { reason: string }>();
 
-  constructor(private readonly x: StagedExec) {}
+  /** The ESLint checks' warm linters (./warmEslint): every run of such a check goes through them once primed. */
+  private readonly linters: WarmLinters;
+
+  constructor(private readonly x: StagedExec) {
+    this.linters = new WarmLinters({ logger: x.logger, ...(x.storageDir !== undefined ? { recordDir: checkRecordDir(x.storageDir) } : {}) });
+  }
 
   /** Per tsc check, the time of its command's last full run: what a warm check must not exceed. */
   private readonly commandMs = new Map<string, number>();
 
-  /** Starts the warm type checkers and has them build their programs (while the model thinks); one already built is left as it is. */
+  /**
+   * Starts the warm type checkers and has them build their programs (while the model thinks); one
+   * already built is left as it is. Each ESLint check's warm linter runs its command once, so the
+   * next pass finds ESLint, its config and plugins loaded.
+   */
   async prime(checks: readonly CheckSpec[], parserOf: (c: CheckSpec) => ParserId): Promise<void> {
     const builds: Promise<unknown>[] = [];
     for (const c of checks) {
+      const cwd = this.x.cwd(c);
+      if (parserOf(c) === 'eslint') builds.push(this.linters.prime(c.name, splitCommand(c.command), { cwd, env: this.x.env(cwd), timeoutMs: this.x.timeoutMs(c) }));
       if (parserOf(c) !== 'tsc') continue;
       const w = this.warmFor(c);
       if (w instanceof WarmTsc && w.buildMs === undefined) builds.push(w.check(undefined, this.x.timeoutMs(c), true));
@@ -84,11 +97,16 @@ export class Stager {
     return this.warmCheck(spec, signal, true);
   }
 
-  /** Ends every warm checker (the run is over, or was cancelled); waits until they are gone. */
+  /** Ends every warm checker and linter (the run is over, or was cancelled); waits until they are gone. */
   async release(): Promise<void> {
     const all = [...this.warm.values()].filter((w): w is WarmTsc => w instanceof WarmTsc);
     this.warm.clear();
-    await Promise.all(all.map((w) => w.stop()));
+    await Promise.all([...all.map((w) => w.stop()), this.linters.release()]);
+  }
+
+  /** An ESLint check's run (`argv`: its command's or a narrowed one) answered by its warm linter; undefined or `{fallback}`: the command runs. */
+  lintWarm(spec: CheckSpec, argv: readonly string[] | undefined, o: WarmRunOptions): Promise<WarmLintRun | undefined> {
+    return this.linters.run(spec.name, argv, o);
   }
 
   /**
