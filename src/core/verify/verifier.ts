@@ -10,7 +10,7 @@ import type { ChainOnce } from './chainOnce';
 import { chainOnce, chainOnceNote, partsPassed, STATIC_PARSERS } from './chainOnce';
 import type { PassRun } from './chainRun';
 import { runChained } from './chainRun';
-import { findExecutable } from './executable';
+import { executableOf, findExecutable } from './executable';
 import { chainParsers, commandTools, parserForCommand } from './infer';
 import { biomeDefaultCommand, withDefaultReport } from './parsers/biomeDefault';
 import { parseOutput, timedOutFailures } from './parsers/index';
@@ -20,8 +20,8 @@ import { checkRecordDir } from './containment';
 import { incompleteList } from './cut';
 import { withNoTests } from './noTests';
 import { checkEnv, runCommand, splitCommand } from './runner';
-import type { Attempt, Confirmed } from './staged/attempt';
-import { checkResult, looseKey, ranClean } from './staged/attempt';
+import type { Attempt } from './staged/attempt';
+import { checkResult, confirm, looseKey, ranClean } from './staged/attempt';
 import { codeFailures, notInstalled, notInstalledNote } from './notInstalled';
 import { gateReuse } from './staged/gateReuse';
 import { readValues } from './values';
@@ -497,43 +497,4 @@ function passSignal(outer: AbortSignal | undefined): { signal: AbortSignal | und
   if (outer.aborted) pass.abort(outer.reason);
   else outer.addEventListener('abort', onAbort, { once: true });
   return { signal: pass.signal, done: () => outer.removeEventListener('abort', onAbort) };
-}
-
-/** What the whole runs of one check say together (see `runCheck`). */
-function confirm(attempts: Attempt[]): Confirmed {
-  const [first, ...reruns] = attempts;
-  if (reruns.length === 0) return { attempts, counted: first!.failures, flaky: [], shown: first! };
-  let counted = first!.failures.filter((f) => reruns.every((a) => a.failures.some((g) => looseKey(g) === looseKey(f))));
-  const passed = attempts.find(ranClean);
-  if (counted.length === 0 && !passed) counted = first!.failures;
-  const countedKeys = new Set(counted.map(looseKey));
-  const flaky: Failure[] = [];
-  const flakyKeys = new Set<string>();
-  for (const a of attempts) {
-    for (const f of a.failures) {
-      const k = looseKey(f);
-      if (countedKeys.has(k) || flakyKeys.has(k)) continue;
-      flakyKeys.add(k);
-      flaky.push(f);
-    }
-  }
-  // The run shown (exit code, output) is the first, unless nothing counts: then a run that passed.
-  const shown = counted.length === 0 && passed ? passed : first!;
-  return { attempts, counted, flaky, shown };
-}
-
-const SHELL_BUILTINS = new Set(['cd', 'exec', 'export', 'set', 'test', '[', 'true', 'false', 'echo', 'printf', ':', '.', 'source', 'eval', 'if', 'for', 'while', '(', '{']);
-
-/**
- * The executable a command starts, or undefined when a shell decides (a builtin such as `cd`
- * first). Leading `VAR=value` assignments are skipped.
- */
-export function executableOf(command: string): string | undefined {
-  const argv = splitCommand(command);
-  if (argv) return argv[0];
-  const tokens = command.trim().split(/\s+/);
-  while (tokens.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(tokens[0]!)) tokens.shift();
-  const m = /^([A-Za-z0-9_./@+-]+)/.exec(tokens[0] ?? '');
-  if (!m || SHELL_BUILTINS.has(m[1]!)) return undefined;
-  return m[1];
 }

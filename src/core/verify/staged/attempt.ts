@@ -106,3 +106,26 @@ export function confirmTargeted(first: Attempt, reruns: readonly Attempt[], befo
   const shown = counted.length === 0 && first.failures.length > 0 && passed ? passed : first;
   return { attempts, counted, flaky, shown };
 }
+
+/** What the whole runs of one check say together (the verifier's `runCheck`): failures in every run count, the others are flaky. */
+export function confirm(attempts: Attempt[]): Confirmed {
+  const [first, ...reruns] = attempts;
+  if (reruns.length === 0) return { attempts, counted: first!.failures, flaky: [], shown: first! };
+  let counted = first!.failures.filter((f) => reruns.every((a) => a.failures.some((g) => looseKey(g) === looseKey(f))));
+  const passed = attempts.find(ranClean);
+  if (counted.length === 0 && !passed) counted = first!.failures;
+  const countedKeys = new Set(counted.map(looseKey));
+  const flaky: Failure[] = [];
+  const flakyKeys = new Set<string>();
+  for (const a of attempts) {
+    for (const f of a.failures) {
+      const k = looseKey(f);
+      if (countedKeys.has(k) || flakyKeys.has(k)) continue;
+      flakyKeys.add(k);
+      flaky.push(f);
+    }
+  }
+  // The run shown (exit code, output) is the first, unless nothing counts: then a run that passed.
+  const shown = counted.length === 0 && passed ? passed : first!;
+  return { attempts, counted, flaky, shown };
+}
