@@ -14,24 +14,56 @@ const MODULES = 40;
 /** The project's own commands, as a user runs them. */
 export const OWN_COMMANDS = ['npm test', 'npm run lint', 'npm run typecheck'];
 
-export function writeOwnProject(dir: string, failing: boolean): void {
+/**
+ * The shapes measured: `node` (a chained `eslint src && node --test`, an ESLint lint, a 40-module
+ * tsc project) and `vitest` (`npm run lint && vitest run --typecheck`, a lint of ESLint then
+ * Prettier, the same tsc project, TypeScript sources and a type test).
+ */
+export type OwnShape = 'node' | 'vitest';
+export const OWN_SHAPES: readonly OwnShape[] = ['node', 'vitest'];
+
+/** The source file the one-file edit touches, per shape (imported by every test). */
+export const EDITED: Record<OwnShape, string> = { node: 'src/cart.js', vitest: 'src/cart.ts' };
+
+export function writeOwnProject(dir: string, failing: boolean, shape: OwnShape = 'node'): void {
   const put = (rel: string, text: string): void => {
     mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
     writeFileSync(path.join(dir, rel), text);
   };
+  if (shape === 'vitest') return writeVitestProject(dir, failing, put);
   put('package.json', JSON.stringify({ name: 'own-commands', private: true, type: 'module', scripts: { lint: 'eslint src', test: 'eslint src && node --test', typecheck: 'tsc -p tsconfig.json' } }, null, 2));
   put('eslint.config.js', "export default [{ files: ['src/**/*.js'], rules: { 'no-unused-vars': 'error', eqeqeq: 'error' } }];\n");
-  put('tsconfig.json', JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: [] }, include: ['types/**/*.ts'] }, null, 2));
-  for (let i = 0; i < MODULES; i++) {
-    const dep = i > 0 ? `import { value${i - 1} } from './m${i - 1}.js';\n` : '';
-    put(`types/m${i}.ts`, `${dep}export interface R${i} { id: number; name: string; total: number }\nexport const value${i}: R${i} = { id: ${i}, name: 'm${i}', total: ${i > 0 ? `value${i - 1}.total + ` : ''}${i} };\nexport function map${i}<T extends R${i}, U>(xs: readonly T[], f: (x: T) => U): U[] {\n  return xs.map(f);\n}\n`);
-  }
-  put('types/use.ts', `import { value${MODULES - 1} } from './m${MODULES - 1}.js';\nexport const total: number = value${MODULES - 1}.total;\n`);
+  typesProject(put, ['types/**/*.ts']);
   put('src/cart.js', "export function total(lines) {\n  return lines.reduce((acc, l) => acc + l.price * l.quantity, 0);\n}\n");
   for (let i = 0; i < 6; i++) {
     put(`test/t${i}.test.js`, `import assert from 'node:assert/strict';\nimport test from 'node:test';\nimport { total } from '../src/cart.js';\n\ntest('total ${i}', () => {\n  assert.equal(total([{ price: ${i + 1}, quantity: 2 }]), ${(i + 1) * 2});\n});\n`);
   }
   if (failing) put('test/t0.test.js', readFileSync(path.join(dir, 'test/t0.test.js'), 'utf8').replace(', 2);', ', 3);'));
+}
+
+function typesProject(put: (rel: string, text: string) => void, include: string[]): void {
+  put('tsconfig.json', JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: [] }, include }, null, 2));
+  for (let i = 0; i < MODULES; i++) {
+    const dep = i > 0 ? `import { value${i - 1} } from './m${i - 1}.js';\n` : '';
+    put(`types/m${i}.ts`, `${dep}export interface R${i} { id: number; name: string; total: number }\nexport const value${i}: R${i} = { id: ${i}, name: 'm${i}', total: ${i > 0 ? `value${i - 1}.total + ` : ''}${i} };\nexport function map${i}<T extends R${i}, U>(xs: readonly T[], f: (x: T) => U): U[] {\n  return xs.map(f);\n}\n`);
+  }
+  put('types/use.ts', `import { value${MODULES - 1} } from './m${MODULES - 1}.js';\nexport const total: number = value${MODULES - 1}.total;\n`);
+}
+
+/** The `vitest` shape: TypeScript sources, Vitest with its type tests, ESLint then Prettier as the lint. */
+function writeVitestProject(dir: string, failing: boolean, put: (rel: string, text: string) => void): void {
+  put('package.json', JSON.stringify({ name: 'own-commands-vitest', private: true, type: 'module', scripts: { lint: 'eslint src && prettier --check src', test: 'npm run lint && vitest run --typecheck', typecheck: 'tsc -p tsconfig.json' } }, null, 2));
+  put('eslint.config.js', "export default [{ files: ['src/**/*.js'], rules: { 'no-unused-vars': 'error', eqeqeq: 'error' } }];\n");
+  put('.prettierrc.json', JSON.stringify({ singleQuote: true, printWidth: 120 }) + '\n');
+  put('vitest.config.ts', "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.test.ts'], typecheck: { include: ['test/**/*.test-d.ts'] } } });\n");
+  typesProject(put, ['types/**/*.ts', 'src/**/*.ts']);
+  put('src/cart.ts', "export interface Line {\n  price: number;\n  quantity: number;\n}\n\nexport function total(lines: Line[]): number {\n  return lines.reduce((acc, l) => acc + l.price * l.quantity, 0);\n}\n");
+  put('src/util.js', 'export function same(a, b) {\n  return a === b;\n}\n');
+  for (let i = 0; i < 6; i++) {
+    put(`test/t${i}.test.ts`, `import { expect, test } from 'vitest';\nimport { total } from '../src/cart';\n\ntest('total ${i}', () => {\n  expect(total([{ price: ${i + 1}, quantity: 2 }])).toBe(${(i + 1) * 2});\n});\n`);
+  }
+  put('test/cart.test-d.ts', "import { expectTypeOf, test } from 'vitest';\nimport { total } from '../src/cart';\n\ntest('total returns a number', () => {\n  expectTypeOf(total).returns.toEqualTypeOf<number>();\n});\n");
+  if (failing) put('test/t0.test.ts', readFileSync(path.join(dir, 'test/t0.test.ts'), 'utf8').replace(').toBe(2);', ').toBe(3);'));
 }
 
 /** The own commands run once, one after another; their wall in ms. */
@@ -88,8 +120,8 @@ export function stopWorkerOf(cli: string, dir: string, storageBase: string): voi
  * and records it as changed, which is what lets the next Stop run its checks staged), then the
  * file is written. Not timed.
  */
-export function touchOneFile(cli: string, dir: string, storageBase: string, n: number): void {
-  const f = path.join(dir, 'src', 'cart.js');
+export function touchOneFile(cli: string, dir: string, storageBase: string, n: number, shape: OwnShape = 'node'): void {
+  const f = path.join(dir, EDITED[shape]);
   const input = JSON.stringify({ session_id: 'bench', cwd: dir, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: f } });
   spawnSync(process.execPath, [cli, 'hook', '--host', 'claude'], { input, encoding: 'utf8', env: { ...process.env, FIX_UNTIL_GREEN_STORAGE: storageBase } });
   writeFileSync(f, `${readFileSync(f, 'utf8')}// edit ${n}\n`);

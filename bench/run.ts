@@ -23,7 +23,8 @@ import { SHAPE_COMMANDS, writeShapeProject } from '../test/fixtures/verify/shape
 import { diffOf, reply } from '../test/support/replies';
 import { activationFigures } from './activation';
 import { HISTORY_COMMITS, historyScanFigure } from './historyScan';
-import { checkPassMs, ownCommandsMs, stopMs, stopWorkerOf, touchOneFile, warmWorker, writeOwnProject } from './ownCommands';
+import type { OwnShape } from './ownCommands';
+import { OWN_SHAPES, checkPassMs, ownCommandsMs, stopMs, stopWorkerOf, touchOneFile, warmWorker, writeOwnProject } from './ownCommands';
 import { BUGS, STEP1_BREAKS, writeStagedProject } from './stagedProject';
 import type { LimitRep } from './physicalLimit';
 import { LIMIT_CHECKS, limitRep, MODEL_MS, shapes, timingLine } from './physicalLimit';
@@ -446,35 +447,38 @@ async function ownCommands(): Promise<void> {
   log("check pass and hook stops vs the project's own commands");
   const cli = path.join(REPO, 'dist', 'cli.js');
   const reps = QUICK ? 1 : 2;
-  const rows: { failing: boolean; check: number[]; first: number[]; warm: number[]; own: number[] }[] = [];
-  for (const failing of [true, false]) {
-    const row = { failing, check: [] as number[], first: [] as number[], warm: [] as number[], own: [] as number[] };
-    for (let rep = 0; rep < reps; rep++) {
-      const dir = scratch(`own-${failing ? 'red' : 'green'}-${rep}`);
-      writeOwnProject(dir, failing);
-      const storage = path.join(scratchRoot, `own-${failing ? 'red' : 'green'}-${rep}-storage`);
-      ownCommandsMs(dir); // the tools' first start (disk cache) is paid by neither side
-      const own = ownCommandsMs(dir);
-      const check = checkPassMs(cli, dir, path.join(storage, 'check'));
-      const first = stopMs(cli, dir, path.join(storage, 'hook'));
-      // The agent's turn: the worker builds its type checker again meanwhile (untimed, as in a session).
-      const turn = await warmWorker(path.join(storage, 'hook'), 60_000);
-      touchOneFile(cli, dir, path.join(storage, 'hook'), rep);
-      const ownAfter = ownCommandsMs(dir);
-      const warm = stopMs(cli, dir, path.join(storage, 'hook'));
-      stopWorkerOf(cli, dir, path.join(storage, 'hook'));
-      log(`  ${failing ? 'failing' : 'green'} rep ${rep}: own ${Math.round(own)} ms (after the edit ${Math.round(ownAfter)} ms); check ${Math.round(check.ms)} ms (green ${check.green}); first Stop ${Math.round(first.ms)} ms (worker ${first.byWorker}); Stop after an edit ${Math.round(warm.ms)} ms (worker ${warm.byWorker}; warm again ${Math.round(turn)} ms into the agent's turn) ${warm.answer}`);
-      row.own.push(own);
-      row.check.push(check.ms / own);
-      row.first.push(first.ms / own);
-      row.warm.push(warm.ms / ownAfter);
+  const rows: { shape: OwnShape; failing: boolean; check: number[]; first: number[]; warm: number[]; own: number[] }[] = [];
+  for (const shape of OWN_SHAPES) {
+    for (const failing of [true, false]) {
+      const row = { shape, failing, check: [] as number[], first: [] as number[], warm: [] as number[], own: [] as number[] };
+      for (let rep = 0; rep < reps; rep++) {
+        const tag = `own-${shape}-${failing ? 'red' : 'green'}-${rep}`;
+        const dir = scratch(tag);
+        writeOwnProject(dir, failing, shape);
+        const storage = path.join(scratchRoot, `${tag}-storage`);
+        ownCommandsMs(dir); // the tools' first start (disk cache) is paid by neither side
+        const own = ownCommandsMs(dir);
+        const check = checkPassMs(cli, dir, path.join(storage, 'check'));
+        const first = stopMs(cli, dir, path.join(storage, 'hook'));
+        // The agent's turn: the worker builds its type checker again meanwhile (untimed, as in a session).
+        const turn = await warmWorker(path.join(storage, 'hook'), 60_000);
+        touchOneFile(cli, dir, path.join(storage, 'hook'), rep, shape);
+        const ownAfter = ownCommandsMs(dir);
+        const warm = stopMs(cli, dir, path.join(storage, 'hook'));
+        stopWorkerOf(cli, dir, path.join(storage, 'hook'));
+        log(`  ${shape} ${failing ? 'failing' : 'green'} rep ${rep}: own ${Math.round(own)} ms (after the edit ${Math.round(ownAfter)} ms); check ${Math.round(check.ms)} ms (green ${check.green}); first Stop ${Math.round(first.ms)} ms (worker ${first.byWorker}); Stop after an edit ${Math.round(warm.ms)} ms (worker ${warm.byWorker}; warm again ${Math.round(turn)} ms into the agent's turn) ${warm.answer}`);
+        row.own.push(own);
+        row.check.push(check.ms / own);
+        row.first.push(first.ms / own);
+        row.warm.push(warm.ms / ownAfter);
+      }
+      rows.push(row);
     }
-    rows.push(row);
   }
-  const line = (r: (typeof rows)[number]): string => `${r.failing ? 'failures present' : 'green'}: check ${fmt(stat(r.check), '×')}, first Stop ${fmt(stat(r.first), '×')}, Stop after a one-file edit ${fmt(stat(r.warm), '×')} (own commands ${fmt(stat(r.own), ' ms', 0)})`;
+  const line = (r: (typeof rows)[number]): string => `${r.shape}, ${r.failing ? 'failures present' : 'green'}: check ${fmt(stat(r.check), '×')}, first Stop ${fmt(stat(r.first), '×')}, Stop after a one-file edit ${fmt(stat(r.warm), '×')} (own commands ${fmt(stat(r.own), ' ms', 0)})`;
   figures.push({
     id: 'own-commands',
-    name: "Check pass and hook stops vs the project's own commands run once (chained `eslint && node --test`, ESLint, tsc)",
+    name: "Check pass and hook stops vs the project's own commands run once (node: chained `eslint && node --test`, ESLint, tsc; vitest: `npm run lint && vitest run --typecheck`, ESLint then Prettier, tsc)",
     value: rows.map(line).join('; '),
     target: 'check and first Stop ≤ 1.1×; a Stop after a one-file edit ≤ 0.4×',
     meets: rows.every((r) => stat(r.check).median <= 1.1 && stat(r.first).median <= 1.1 && stat(r.warm).median <= 0.4),

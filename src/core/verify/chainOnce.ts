@@ -15,7 +15,7 @@ import { packageScripts, stepsWithPre } from './staged/commands';
 import { writesFiles } from './writers';
 
 /** Checkers that answer the same twice on the same bytes: one of their runs stands for another, and the verifier does not re-run them to look for flakes. */
-export const STATIC_PARSERS: ReadonlySet<ParserId> = new Set(['tsc', 'eslint', 'biome', 'oxlint']);
+export const STATIC_PARSERS: ReadonlySet<ParserId> = new Set(['tsc', 'eslint', 'biome', 'oxlint', 'prettier']);
 const TEST_PARSERS: ReadonlySet<ParserId> = new Set(['jest', 'vitest', 'mocha', 'node-test', 'tap', 'ava', 'uvu']);
 
 /** A test check's chain with the parts that are checks of their own taken out. */

@@ -131,6 +131,9 @@ describe('each distinct command once per check pass', function () {
     assert.deepEqual(chain('npm run lint && tsc --noEmit -p . && node --test', [LINT, typecheck]), { parts: [{ part: 'npm run lint', check: 'lint' }, { part: 'tsc --noEmit -p .', check: 'typecheck' }], rest: 'node --test' });
     // An emitting tsc writes what the tests read: it stays, before them.
     assert.deepEqual(chain('eslint src && tsc -p . && node --test', [LINT, build]), { parts: [{ part: 'eslint src', check: 'lint' }], rest: 'tsc -p . && node --test' });
+    // A lint that is ESLint then Prettier (`--check` writes nothing, and answers the same twice): its check stands for it.
+    const lintAndFormat: CheckSpec = { name: 'lint', command: 'npm run lint --silent', parser: 'prettier' };
+    assert.deepEqual(chain('npm run lint && node --test', [lintAndFormat]), { parts: [{ part: 'npm run lint', check: 'lint' }], rest: 'node --test' });
     // No part another check runs, a test check of its own, another folder: nothing taken out.
     assert.equal(chain('npm test', []), undefined);
     assert.equal(chain('eslint src && node --test', [{ ...LINT, cwd: 'src' }]), undefined);
