@@ -14,7 +14,12 @@ import { biomeGithubCommand, eslintJsonCommand, oxlintGithubCommand, tscDirectCo
 import { packageScripts, stepsWithPre } from './staged/commands';
 import { writesFiles } from './writers';
 
-/** Checkers that answer the same twice on the same bytes: one of their runs stands for another, and the verifier does not re-run them to look for flakes. */
+/**
+ * Checkers that answer the same twice on the same bytes: one of their runs stands for another, and the
+ * verifier does not re-run them to look for flakes. A formatter in check mode (`prettier -c`) is one,
+ * and so is a lint that chains checkers ending in it (`eslint . && prettier -c src`, read with the
+ * prettier parser): a test script that runs that lint first (`pnpm lint && vitest run`) runs it once.
+ */
 export const STATIC_PARSERS: ReadonlySet<ParserId> = new Set(['tsc', 'eslint', 'biome', 'oxlint', 'prettier']);
 const TEST_PARSERS: ReadonlySet<ParserId> = new Set(['jest', 'vitest', 'mocha', 'node-test', 'tap', 'ava', 'uvu']);
 

@@ -122,6 +122,33 @@ describe('each distinct command once per check pass', function () {
     await Promise.all([v.release(), vLint.release(), vTest.release()]);
   });
 
+  it('runs a lint that chains ESLint and `prettier -c` once when the test script runs it first (ufo, css-what); the verdict is the checks\' run apart', async () => {
+    // ufo's shape: `lint: eslint . && prettier -c src`, `test: pnpm lint && vitest run`. The lint
+    // check is read with the prettier parser (the chain's last checker): it is as static as ESLint.
+    edit('package.json', '"lint": "eslint src"', '"lint": "eslint src && prettier -c src"');
+    edit('package.json', '"test": "eslint src && node --test"', '"test": "npm run lint && node --test"');
+    const lint: CheckSpec = { name: 'lint', command: 'npm run lint --silent', parser: 'prettier' };
+    edit('src/tax.js', '1.2', '1.3');
+    const ran: string[] = [];
+    const once = await together(undefined, verifier([lint, TEST], ran), ran);
+    assert.deepEqual(ran.filter((c) => /npm (run lint|test)|eslint|prettier/.test(c)), ['lint: npm run lint --silent'], ran.join('\n'));
+    assert.ok(ran.includes('test: node --test'), ran.join('\n'));
+    const before = await apart([verifier([lint], []), verifier([TEST], [])]);
+    assert.equal(once.r.green, false);
+    assert.deepEqual(keys(once.r.failures), ['test test/tax.test.js:6 tax adds a fifth']);
+    assert.equal(once.r.failureHash, before.hash);
+    // A formatting failure in the lint: the test check runs its whole chain, which stops there too.
+    edit('src/tax.js', '1.3', '1.2');
+    edit('src/cart.js', 'return lines', 'return   lines');
+    const ranRed: string[] = [];
+    const red = await together(undefined, verifier([lint, TEST], ranRed), ranRed);
+    const redApart = await apart([verifier([lint], []), verifier([TEST], [])]);
+    assert.equal(red.r.green, false);
+    assert.ok(red.r.failures.some((f) => f.check === 'lint' && f.file === 'src/cart.js'), JSON.stringify(red.r.failures));
+    assert.deepEqual(keys(red.r.failures), keys(redApart.failures));
+    assert.equal(red.r.failureHash, redApart.hash);
+  });
+
   it('takes out only parts that are static checks of their own and write nothing; a build stays in its place', () => {
     const parserOf = (c: CheckSpec): ReturnType<typeof parserForCommand> => c.parser ?? parserForCommand(c.command, s.project);
     const typecheck: CheckSpec = { name: 'typecheck', command: 'tsc --noEmit -p .', parser: 'tsc' };
