@@ -11,17 +11,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { Logger } from '../../types';
 import { scrubEnv } from '../../secrets';
-import { processStartTime } from '../../liveness';
-import { CHECK_MARKER_ENV, killAndWait, removeCheckRecord, writeCheckRecord } from '../containment';
+import { CHECK_MARKER_ENV } from '../containment';
 import type { RunCommandResult } from '../runner';
 import { CappedOutput } from '../runner';
 import { binTarget } from '../binTarget';
 import { programFile } from './programFile';
+import { endWarmChild, findOnPath, realpathOrSelf, recordWarmChild } from './warmChild';
 
 /** How a command runs warm (the arguments after `eslint`, the workspace's `lib/cli.js`), or why it cannot. */
 export type WarmEslintPlan = { args: string[]; cli: string; version: string } | { fallback: string };
@@ -29,25 +29,6 @@ export type WarmEslintPlan = { args: string[]; cli: string; version: string } | 
 const LAUNCHERS = new Set(['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install']);
 /** Options the warm linter does not take: they write, read stdin, start something else, or print no lint. */
 const NOT_WARM = /^(--fix|--fix-dry-run|--fix-type|--stdin|--stdin-filename|--init|--mcp|--print-config|--inspect-config|--env-info|-h|--help|-v|--version|--debug|-o|--output-file|--concurrency)(=|$)/;
-
-/** The file the first `exe` on PATH runs (a link or a pnpm shell wrapper followed: ../binTarget). */
-function findOnPath(exe: string, env: Record<string, string>): string | undefined {
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const target = binTarget(path.join(dir, exe));
-    if (target !== undefined) return target;
-  }
-  return undefined;
-}
-
-function realpathOrSelf(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return p;
-    throw e;
-  }
-}
 
 /** Whether (and how) `argv`, run in `cwd` with `env`, can be answered by the warm linter. */
 export function warmEslintPlan(argv: readonly string[] | undefined, cwd: string, env: Record<string, string>): WarmEslintPlan {
@@ -249,22 +230,13 @@ export class WarmEslint {
     this.ready = undefined;
     this.ran = false;
     if (!child) return;
-    child.removeAllListeners('message');
-    if (child.connected) child.disconnect();
-    const { left } = await killAndWait({ marker: this.marker, ...(child.pid !== undefined ? { pgid: child.pid } : {}) }, 2000, { trustGroup: true });
-    if (left.length === 0 && this.opts.recordDir !== undefined) removeCheckRecord(this.opts.recordDir, this.marker);
+    await endWarmChild(child, this.marker, this.opts.recordDir);
   }
 
   private record(pid: number | undefined): void {
-    if (this.opts.recordDir === undefined) return;
-    const owner = { pid: process.pid, ...(processStartTime() !== undefined ? { startTime: processStartTime()! } : {}) };
-    try {
-      writeCheckRecord(this.opts.recordDir, { owner, marker: this.marker, ...(pid !== undefined ? { pgid: pid } : {}), command: `warm eslint (${this.opts.cwd})`, startedAt: new Date().toISOString() });
-    } catch (e) {
-      // A full or read-only storage costs the reaping after a crash, not the check.
-      if (typeof (e as NodeJS.ErrnoException).code !== 'string') throw e;
-    }
+    recordWarmChild(this.opts.recordDir, this.marker, pid, `warm eslint (${this.opts.cwd})`);
   }
+
 }
 
 /** What a warm run needs besides the argv: the command's limits, environment and cancel. */

@@ -8,15 +8,15 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, realpathSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { Logger } from '../../types';
-import { CHECK_MARKER_ENV, killAndWait, removeCheckRecord, writeCheckRecord } from '../containment';
-import { processStartTime } from '../../liveness';
+import { CHECK_MARKER_ENV } from '../containment';
 import { splitCommand } from '../runner';
 import { binTarget } from '../binTarget';
 import { programFile } from './programFile';
+import { endWarmChild, findOnPath, realpathOrSelf, recordWarmChild } from './warmChild';
 
 /** How the warm checker is started for a check, or why it cannot be. */
 export type WarmTscPlan = { args: string[]; typescript: string; version: string } | { fallback: string };
@@ -28,16 +28,6 @@ export type WarmOutcome =
 
 const LAUNCHERS = new Set(['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install']);
 const MODES = /^(-b|--build|-w|--watch)$/;
-
-/** The file the first `exe` on PATH runs (a link or a pnpm shell wrapper followed: ../binTarget). */
-function findOnPath(exe: string, env: Record<string, string>): string | undefined {
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const target = binTarget(path.join(dir, exe));
-    if (target !== undefined) return target;
-  }
-  return undefined;
-}
 
 /** Whether (and how) a tsc check's command can be run warm, with `env` the check's environment. */
 export function warmTscPlan(command: string, cwd: string, env: Record<string, string>): WarmTscPlan {
@@ -58,15 +48,6 @@ export function warmTscPlan(command: string, cwd: string, env: Record<string, st
   const bin = argv[i]!.includes('/') ? binTarget(path.resolve(cwd, argv[i]!)) : findOnPath('tsc', env);
   if (bin === undefined || !bin.startsWith(realpathOrSelf(pkgDir) + path.sep)) return { fallback: `the command's tsc (${bin ?? 'not found'}) is not the workspace's typescript package` };
   return { args, typescript, version };
-}
-
-function realpathOrSelf(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return p;
-    throw e;
-  }
 }
 
 interface WorkerMessage {
@@ -245,20 +226,11 @@ export class WarmTsc {
     this.settlingSince = undefined;
     this.settleAsked = false;
     if (!child) return;
-    child.removeAllListeners('message');
-    if (child.connected) child.disconnect();
-    const { left } = await killAndWait({ marker: this.marker, ...(child.pid !== undefined ? { pgid: child.pid } : {}) }, 2000, { trustGroup: true });
-    if (left.length === 0 && this.opts.recordDir !== undefined) removeCheckRecord(this.opts.recordDir, this.marker);
+    await endWarmChild(child, this.marker, this.opts.recordDir);
   }
 
   private record(pid: number | undefined): void {
-    if (this.opts.recordDir === undefined) return;
-    const owner = { pid: process.pid, ...(processStartTime() !== undefined ? { startTime: processStartTime()! } : {}) };
-    try {
-      writeCheckRecord(this.opts.recordDir, { owner, marker: this.marker, ...(pid !== undefined ? { pgid: pid } : {}), command: `warm tsc ${this.opts.plan.args.join(' ')}`, startedAt: new Date().toISOString() });
-    } catch (e) {
-      // A full or read-only storage costs the reaping after a crash, not the check.
-      if (typeof (e as NodeJS.ErrnoException).code !== 'string') throw e;
-    }
+    recordWarmChild(this.opts.recordDir, this.marker, pid, `warm tsc ${this.opts.plan.args.join(' ')}`);
   }
+
 }

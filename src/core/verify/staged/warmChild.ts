@@ -1,0 +1,48 @@
+// What the warm checkers' children share (./warmTsc, ./warmEslint): finding a program on the check's
+// PATH as it resolves there, and containing a child like a check: a record in storage while it runs
+// (so a crash of ours is reaped), and its end, every process it started killed and the record gone.
+import type { ChildProcess } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import * as path from 'node:path';
+import { processStartTime } from '../../liveness';
+import { binTarget } from '../binTarget';
+import { killAndWait, removeCheckRecord, writeCheckRecord } from '../containment';
+
+/** The file the first `exe` on PATH runs (a link or a pnpm shell wrapper followed: ../binTarget). */
+export function findOnPath(exe: string, env: Record<string, string>): string | undefined {
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const target = binTarget(path.join(dir, exe));
+    if (target !== undefined) return target;
+  }
+  return undefined;
+}
+
+export function realpathOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return p;
+    throw e;
+  }
+}
+
+/** Records a warm child under `recordDir` (marker `marker`, process group `pid`), as a running check is. */
+export function recordWarmChild(recordDir: string | undefined, marker: string, pid: number | undefined, command: string): void {
+  if (recordDir === undefined) return;
+  const owner = { pid: process.pid, ...(processStartTime() !== undefined ? { startTime: processStartTime()! } : {}) };
+  try {
+    writeCheckRecord(recordDir, { owner, marker, ...(pid !== undefined ? { pgid: pid } : {}), command, startedAt: new Date().toISOString() });
+  } catch (e) {
+    // A full or read-only storage costs the reaping after a crash, not the check.
+    if (typeof (e as NodeJS.ErrnoException).code !== 'string') throw e;
+  }
+}
+
+/** Ends a warm child and everything it started; its record goes once none is left. */
+export async function endWarmChild(child: ChildProcess, marker: string, recordDir: string | undefined): Promise<void> {
+  child.removeAllListeners('message');
+  if (child.connected) child.disconnect();
+  const { left } = await killAndWait({ marker, ...(child.pid !== undefined ? { pgid: child.pid } : {}) }, 2000, { trustGroup: true });
+  if (left.length === 0 && recordDir !== undefined) removeCheckRecord(recordDir, marker);
+}
