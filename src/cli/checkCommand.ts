@@ -15,7 +15,7 @@ import { defaultStorageDir } from './storage';
 import { settingsAnswer } from './workspaceSettings';
 
 /** The public `check --json` object, with extra fields after the contract's. */
-export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: string[]; origins?: Record<string, CheckOrigin> }): Record<string, unknown> {
+export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: string[]; origins?: Record<string, CheckOrigin>; chains?: string[] }): Record<string, unknown> {
   return {
     green: v.green,
     failureHash: v.failureHash,
@@ -40,11 +40,17 @@ export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: 
       // Did not run: a task it depends on (a build) failed; its failures are unknown, not none.
       ...(c.notRun !== undefined ? { notRun: c.notRun } : {}),
       ...(extra.origins?.[c.name] !== undefined ? { origin: extra.origins[c.name] } : {}),
+      // How it ran (full, targeted, warm) and what that run covered: a chain's part taken from
+      // another check, the warm linter, a confirmation by name; where the time went, in words.
+      ...(c.mode !== undefined ? { mode: c.mode } : {}),
+      ...(c.stagedNote !== undefined && c.stagedNote !== '' ? { note: c.stagedNote } : {}),
     })),
     flaky: v.flaky,
     durationMs: v.durationMs,
     discovered: extra.discovered,
     notes: [...extra.notes, ...v.checks.flatMap((c) => (c.notInstalled !== undefined ? [`${c.name}: ${c.notInstalled.note}`] : []))],
+    // The chains whose parts run once per pass, as their own checks (what `--explain` prints).
+    ...(extra.chains !== undefined ? { chains: extra.chains } : {}),
   };
 }
 
@@ -115,7 +121,7 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   if (values.json) {
-    io.stdout(JSON.stringify(checkJson(v, { discovered, notes, origins }), null, 2));
+    io.stdout(JSON.stringify(checkJson(v, { discovered, notes, origins, chains: verifier.chainNotes() }), null, 2));
   } else {
     if (!values.explain) {
       io.stdout(`checks${discovered ? ' (discovered)' : ''}:`);
@@ -123,7 +129,10 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
       for (const n of discovered ? notes : []) io.stdout(`  · ${n}`);
       io.stdout('');
     }
-    for (const c of v.checks) io.stdout(checkLine(c));
+    for (const c of v.checks) {
+      io.stdout(checkLine(c));
+      if (values.explain && c.stagedNote !== undefined && c.stagedNote !== '') io.stdout(`    ${c.stagedNote}`);
+    }
     io.stdout('');
     io.stdout(v.green ? `green · ${v.failureHash.slice(0, 12)}` : `not green · ${v.failures.length} failure(s) · ${v.failureHash.slice(0, 12)}`);
     if (!v.green) {

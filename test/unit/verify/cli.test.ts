@@ -99,6 +99,23 @@ describe('CLI check and parse', function () {
     assert.equal(test!.runDurationsMs[0]! + test!.runDurationsMs[1]!, test!.durationMs);
   });
 
+  // Issue 39: how each check ran and what its run covered, in the JSON as in the text.
+  it('check --json and --explain: each check\'s mode and note, and the chains whose parts run once', async () => {
+    const s = fixture('chainOnce');
+    const j = await cli(['check', '--cwd', s.project, '--storage', s.storage, '--json']);
+    assert.equal(j.code, 0, j.stderr + j.stdout);
+    const out = JSON.parse(j.stdout) as { chains: string[]; checks: { name: string; mode: string; note?: string }[] };
+    assert.equal(out.chains.length, 1);
+    assert.match(out.chains[0]!, /^test: its chain's `eslint src` \(the check lint\) runs once per pass/);
+    const test = out.checks.find((c) => c.name === 'test')!;
+    assert.equal(test.mode, 'full');
+    assert.match(test.note ?? '', /^its chain's `eslint src` ran once, as lint \(passed\): the rest ran alone \(`node --test`\)/);
+    assert.equal(out.checks.find((c) => c.name === 'lint')!.note, undefined);
+    const t = await cli(['check', '--cwd', s.project, '--storage', s.storage, '--explain']);
+    assert.equal(t.code, 0, t.stderr);
+    assert.match(t.stdout, /^ {2}test: ok \(exit 0, [\d.]+ s\)\n {4}its chain's `eslint src` ran once, as lint/m);
+  });
+
   it('check --explain: each check\'s command, where it came from and why its parser, before the results', async () => {
     const s = fixture('scripts-lint-scope');
     const r = await cli(['check', '--cwd', s.project, '--storage', s.storage, '--explain']);
