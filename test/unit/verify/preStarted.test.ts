@@ -259,6 +259,14 @@ describe('pre-started Vitest in the verifier: the verdict is the command\'s', fu
     ['a type test that does not type-check', (put) => put('test/cart.test-d.ts', TYPE_TEST('string'))],
     ['no test files', (put) => put('vitest.config.ts', "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['nothing/**/*.test.ts'], typecheck: { include: ['nothing/**/*.test-d.ts'] } } });\n")],
     ['a test file that does not parse', (put) => put('test/t1.test.ts', "import { test } from 'vitest';\ntest('broken', () => {\n")],
+    // Worker threads beside the load hook the process registered (passive by then).
+    [
+      'a failing test in the threads pool',
+      (put) => {
+        put('test/t0.test.ts', TEST(0, 3));
+        put('vitest.config.ts', "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { pool: 'threads', include: ['test/**/*.test.ts'], typecheck: { include: ['test/**/*.test-d.ts'] } } });\n");
+      },
+    ],
   ];
 
   for (const [name, edit] of variants) {
