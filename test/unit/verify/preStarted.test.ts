@@ -91,7 +91,7 @@ function stable(output: string): string[] {
   return output
     .split('\n')
     .filter((l) => !/Start at|Duration/.test(l))
-    .map((l) => l.replace(/\d+ms/g, 'Nms'))
+    .map((l) => l.replace(/\d+(«?)ms/g, 'N$1ms'))
     .sort();
 }
 
@@ -165,6 +165,26 @@ describe('pre-started Vitest: where it is used and where the command runs cold',
     assert.match(got.output, /vitest\/node as edited/, 'the edited module ran');
     assert.ok('fallback' in w);
     assert.match(w.fallback, /cac\.[\w-]+\.js, which it loaded, changed/);
+  });
+
+  it('a package installed since where a fresh process resolves it first (a nested node_modules): not used, the command runs cold', async () => {
+    start(true);
+    await primed();
+    // Vitest imports tinyrainbow; a copy nested under vitest's own folder is the one a fresh process loads.
+    const nested = path.join(p.dir, 'node_modules', 'vitest', 'node_modules', 'tinyrainbow');
+    cpSync(path.join(REPO, 'node_modules', 'tinyrainbow'), nested, { recursive: true });
+    // Its colours mark what they colour: the reporter's lines show which copy the reporter uses.
+    const file = path.join(nested, 'dist', 'node.js');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('var u = o(r);', "var u = Object.fromEntries(Object.entries(o(r)).map(([k, f]) => [k, typeof f === 'function' ? (...a) => '«' + f(...a) : f]));"));
+    const w = await runners.run('test', 'vitest', ARGV, opts());
+    assert.ok(w);
+    // What the check gets (on a fallback the verifier runs the command) is what the command prints.
+    const got = 'r' in w ? w.r : await cold();
+    const command = await cold();
+    assert.match(command.output, /«/, 'the command loads the nested copy');
+    assert.deepEqual(stable(got.output), stable(command.output));
+    assert.ok('fallback' in w);
+    assert.match(w.fallback, /the entries of .*node_modules[\\/]vitest changed/);
   });
 
   it("another environment, cwd or bin than it was started with: the command runs cold and the process is killed", async () => {

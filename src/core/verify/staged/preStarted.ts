@@ -129,6 +129,35 @@ function sig(p: string): string {
   }
 }
 
+/**
+ * The folders a fresh process would resolve the loaded files' imports through: each folder of a
+ * loaded file's path from the first `node_modules` down, with its entries' time. A package installed
+ * in one since (a nested `node_modules/vite`) would be resolved there by a fresh process.
+ */
+function packageFolders(files: readonly string[]): [string, string][] {
+  const dirs = new Map<string, string>();
+  for (const f of files) {
+    for (let d = path.dirname(f); d.includes(`${path.sep}node_modules`) && !dirs.has(d); d = path.dirname(d)) {
+      try {
+        const s = statSync(d);
+        dirs.set(d, `${s.ino}:${s.mtimeMs}`);
+      } catch {
+        dirs.set(d, 'missing');
+      }
+    }
+  }
+  return [...dirs];
+}
+
+function folderSig(d: string): string {
+  try {
+    const s = statSync(d);
+    return `${s.ino}:${s.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+}
+
 const sameEnv = (a: Record<string, string>, b: Record<string, string>): boolean => {
   const ka = Object.keys(a);
   return ka.length === Object.keys(b).length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && b[k] === a[k]);
@@ -143,6 +172,7 @@ export class PreStarted {
   private readonly marker = randomUUID();
   private state: 'starting' | 'ready' | 'used' | string = 'starting';
   private files: [string, string][] = [];
+  private folders: [string, string][] = [];
   private early = 0;
   private sink: ((fd: 1 | 2, c: Buffer) => void) | undefined;
   private readonly cwdSig: string;
@@ -176,6 +206,7 @@ export class PreStarted {
       const m = JSON.parse(buffered.slice(0, nl)) as { type?: string; files?: [string, string][]; reason?: string };
       if (m.type === 'ready' && Array.isArray(m.files)) {
         this.files = [...m.files, [this.cwd, this.cwdSig]];
+        this.folders = packageFolders(m.files.map(([f]) => f));
         this.state = 'ready';
         this.x.logger.debug(`pre-started ${this.plan.runner.bin} ready (${this.files.length} files loaded) in ${this.cwd}`);
       } else this.gone(m.reason ?? 'it sent no ready');
@@ -205,6 +236,7 @@ export class PreStarted {
     if (this.state !== 'ready') return this.state;
     if (this.early > 0) return `it printed ${this.early} bytes before the run (a fresh process prints them in their place)`;
     for (const [p, s] of this.files) if (sig(p) !== s) return `${p}, which it loaded, changed`;
+    for (const [d, s] of this.folders) if (folderSig(d) !== s) return `the entries of ${d} changed since it loaded its packages (an install there would be resolved by a fresh process)`;
     return undefined;
   }
 
