@@ -298,6 +298,12 @@ describe('pre-started Vitest in the verifier: the verdict is the command\'s', fu
       const staged = new Verifier({ root: p.dir, checks: [CHECK], parallel: false, outputLimitKb: 256, staged: true, storageDir: storage, logger: log.logger });
       const plain = new Verifier({ root: p.dir, checks: [CHECK], parallel: false, outputLimitKb: 256, staged: false });
       try {
+        if (name === 'passing') {
+          // A one-shot pass (never primed) starts none.
+          const once = await staged.verify(undefined, { previous: null });
+          assert.doesNotMatch(once.checks[0]!.stagedNote ?? '', /pre-started/);
+          assert.deepEqual(live(path.join(storage, 'processes')), []);
+        }
         await staged.warm();
         await log.ready();
         const v = await staged.verify(undefined, { previous: null });

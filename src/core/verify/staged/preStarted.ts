@@ -189,7 +189,8 @@ export class PreStarted {
   /** Spawns the process; it loads the runner and says `ready` (or why not) on fd 3. */
   start(): void {
     const env = { ...scrubEnv(this.env), [CHECK_MARKER_ENV]: this.marker };
-    const child = spawn(this.plan.node, [programFile('preStartedRunner.mjs'), JSON.stringify({ preload: this.plan.preload })], { cwd: this.cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+    // argv0 `node`, as `#!/usr/bin/env node` starts the command's node; stdin as runCommand gives it.
+    const child = spawn(this.plan.node, [programFile('preStartedRunner.mjs'), JSON.stringify({ preload: this.plan.preload })], { argv0: 'node', cwd: this.cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
     this.child = child;
     recordWarmChild(this.x.recordDir, this.marker, child.pid, `pre-started ${this.plan.runner.bin} (${this.cwd})`);
     child.on('error', (e) => this.gone(`it could not start: ${e.message}`));
@@ -203,7 +204,13 @@ export class PreStarted {
       buffered += c.toString('utf8');
       const nl = buffered.indexOf('\n');
       if (nl < 0 || this.state !== 'starting') return;
-      const m = JSON.parse(buffered.slice(0, nl)) as { type?: string; files?: [string, string][]; reason?: string };
+      let m: { type?: string; files?: [string, string][]; reason?: string };
+      try {
+        m = JSON.parse(buffered.slice(0, nl)) as typeof m;
+      } catch (e) {
+        if (!(e instanceof SyntaxError)) throw e;
+        return this.gone(`it said no JSON: ${buffered.slice(0, 200)}`);
+      }
       if (m.type === 'ready' && Array.isArray(m.files)) {
         this.files = [...m.files, [this.cwd, this.cwdSig]];
         this.folders = packageFolders(m.files.map(([f]) => f));

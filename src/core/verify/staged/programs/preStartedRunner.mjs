@@ -91,7 +91,11 @@ async function preload() {
 function onGo(line) {
   /** @type {{ type?: string, bin?: string, argv1?: string, args?: string[] }} */
   const m = JSON.parse(line);
-  if (m.type !== 'go' || typeof m.bin !== 'string' || typeof m.argv1 !== 'string' || !Array.isArray(m.args)) return leave();
+  if (m.type !== 'go' || typeof m.bin !== 'string' || typeof m.argv1 !== 'string' || !Array.isArray(m.args)) {
+    // Never a quiet exit 0: that would read as a run that passed.
+    process.stderr.write(`fix-until-green pre-started runner: not a go message: ${line.slice(0, 200)}\n`);
+    process.exit(70);
+  }
   control.removeAllListeners();
   control.destroy();
   // As the command's node has it (argv[1] the path it was started by, a .bin link); in place: a
