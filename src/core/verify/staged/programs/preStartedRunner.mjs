@@ -3,9 +3,9 @@
 // JSON: the runner package's modules to load). It loads the project's own runner's heavy modules
 // (for Vitest, `vitest/node`: what its CLI imports before it does anything) and waits. On `go` it
 // becomes the command: `process.argv` is set to what the command's node would have (node, the bin
-// entry it ran, the command's arguments) and the bin file is imported, so from there on it IS the
-// CLI, in a fresh process, with the cwd, environment and stdio the command gets; it exits as the CLI
-// exits.
+// entry it ran, the command's arguments) and the entry is run as node runs its main module, so
+// from there on it IS the CLI, in a fresh process, with the cwd, environment and stdio the command
+// gets; it exits as the CLI exits.
 //
 // It talks to its parent over fd 3 (one JSON line each way): `ready` with every file it loaded and
 // its signature as it loaded (the parent compares them at `go`: a changed file means the process is
@@ -101,7 +101,10 @@ function onGo(line) {
   // As the command's node has it (argv[1] the path it was started by, a .bin link); in place: a
   // module loaded already may hold the array itself (Vitest's cac parses the one it took at load).
   process.argv.splice(0, process.argv.length, process.execPath, m.argv1, ...m.args);
-  void import(pathToFileURL(m.bin).href);
+  // Node's own start of an entry point (a CommonJS bin becomes require.main, an ES one runs as the
+  // main module, errors print as node prints them); an import of the bin where Node has none.
+  if (typeof nodeModule.runMain === 'function') nodeModule.runMain(m.argv1);
+  else void import(pathToFileURL(m.bin).href);
 }
 
 const why = await preload();
