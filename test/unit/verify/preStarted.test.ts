@@ -6,12 +6,15 @@
 // process not ready yet: the command runs cold, saying why. Timeout, cancel and release leave no
 // process behind (Vitest's forks and tsc included).
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import * as path from 'node:path';
 import type { Logger } from '../../../src/core/types';
 import { findProcesses } from '../../../src/core/verify/containment';
 import { checkEnv, runCommand } from '../../../src/core/verify/runner';
 import { PreStartedRunners, preStartPlan } from '../../../src/core/verify/staged/preStarted';
+import { programFile } from '../../../src/core/verify/staged/programFile';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { REPO, tempTree } from '../../support/fixtures';
 
@@ -247,6 +250,19 @@ describe('pre-started Vitest: where it is used and where the command runs cold',
     assert.equal(live(records()).length > 0, true);
     await runners.release();
     assert.deepEqual(live(records()), []);
+  });
+
+  it('the process exits by itself when its parent goes before the run (its control pipe closes)', async () => {
+    start();
+    const plan = preStartPlan('vitest', ARGV, p.dir, checkEnv(p.dir));
+    assert.ok('bin' in plan);
+    const child = spawn(plan.node, [programFile('preStartedRunner.mjs'), JSON.stringify({ preload: plan.preload })], { cwd: p.dir, env: checkEnv(p.dir), stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
+    const control = child.stdio[3] as Socket;
+    const ready = await new Promise<string>((resolve) => control.once('data', (c: Buffer) => resolve(c.toString('utf8'))));
+    assert.match(ready, /^\{"type":"ready"/);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    control.destroy();
+    assert.equal(await exited, 0);
   });
 
   it('plans: a plain call of the package\'s own bin only', () => {
