@@ -128,6 +128,7 @@ export class Verifier {
           cwd: (c) => path.resolve(opts.root, c.cwd ?? '.'),
           env: (cwd) => checkEnv(cwd, opts.env),
           timeoutMs: (c) => this.timeoutMs(c),
+          runsAs: (c) => this.onceOf(c)?.rest ?? c.command,
           run: (c, parser, argv, signal) => this.attempt(c, parser, signal, argv),
         })
       : undefined;
@@ -247,7 +248,6 @@ export class Verifier {
   }
 
   private readonly onceByName = new Map<string, ChainOnce | undefined>();
-
   /** The parts of a test check's chain that other checks run (./chainOnce), cached: the checks do not change. */
   private onceOf(spec: CheckSpec): ChainOnce | undefined {
     if (!this.onceByName.has(spec.name)) this.onceByName.set(spec.name, chainOnce(spec, this.opts.checks, this.opts.root, (c) => this.parserOf(c)));
@@ -367,9 +367,9 @@ export class Verifier {
       ...(this.opts.killGraceMs !== undefined ? { killGraceMs: this.opts.killGraceMs } : {}),
       ...(signal ? { signal } : {}),
     };
-    // ESLint, once staged checks primed it, answers in its warm process: the command's bytes without its start (./staged/warmEslint).
-    const warm = parser === 'eslint' ? await this.stager?.lintWarm(spec, argv ?? splitCommand(spec.command), run) : undefined;
-    if (warm && 'fallback' in warm) this.logger.debug(`check ${spec.name}: the command runs, not the warm linter: ${warm.fallback}`);
+    // Once primed: ESLint answers in its warm process, Vitest runs in a pre-started one (./staged/warmEslint, ./staged/preStarted).
+    const warm = await this.stager?.warmRun(spec, parser, argv ?? splitCommand(spec.command), run);
+    if (warm && 'fallback' in warm) this.logger.debug(`check ${spec.name}: the command runs cold: ${warm.fallback}`);
     const r = warm && 'r' in warm ? warm.r : await runCommand(run);
     let failures: Failure[];
     let passed: PassedTests | undefined;

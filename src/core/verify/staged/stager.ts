@@ -25,6 +25,7 @@ import type { WarmTscPlan } from './warmTsc';
 import { WarmTsc, warmTscPlan } from './warmTsc';
 import type { WarmLintRun, WarmRunOptions } from './warmEslint';
 import { WarmLinters } from './warmEslint';
+import { PreStartedRunners } from './preStarted';
 
 /** What the stager needs of the verifier: running a check (narrowed), and the check's setting. */
 export interface StagedExec {
@@ -35,6 +36,8 @@ export interface StagedExec {
   cwd(spec: CheckSpec): string;
   env(cwd: string): Record<string, string>;
   timeoutMs(spec: CheckSpec): number;
+  /** The command a full run of the check spawns (the rest of its chain, where its other parts are checks: ../chainOnce). */
+  runsAs?(spec: CheckSpec): string;
   /** Runs the check with `argv` instead of its command, parsed by `parser`. */
   run(spec: CheckSpec, parser: ParserId, argv: string[], signal?: AbortSignal): Promise<Attempt>;
 }
@@ -61,9 +64,13 @@ export class Stager {
 
   /** The ESLint checks' warm linters (./warmEslint): every run of such a check goes through them once primed. */
   private readonly linters: WarmLinters;
+  /** The test checks' pre-started runners (./preStarted): started at prime, each taken by the check's next run. */
+  private readonly preStarted: PreStartedRunners;
 
   constructor(private readonly x: StagedExec) {
-    this.linters = new WarmLinters({ logger: x.logger, ...(x.storageDir !== undefined ? { recordDir: checkRecordDir(x.storageDir) } : {}) });
+    const o = { logger: x.logger, ...(x.storageDir !== undefined ? { recordDir: checkRecordDir(x.storageDir) } : {}) };
+    this.linters = new WarmLinters(o);
+    this.preStarted = new PreStartedRunners(o);
   }
 
   /** Per tsc check, the time of its command's last full run: what a warm check must not exceed. */
@@ -72,13 +79,15 @@ export class Stager {
   /**
    * Starts the warm type checkers and has them build their programs (while the model thinks); one
    * already built is left as it is. Each ESLint check's warm linter runs its command once, so the
-   * next pass finds ESLint, its config and plugins loaded.
+   * next pass finds ESLint, its config and plugins loaded. A Vitest check gets a process with Vitest
+   * loaded, waiting to run its next command (./preStarted).
    */
   async prime(checks: readonly CheckSpec[], parserOf: (c: CheckSpec) => ParserId): Promise<void> {
     const builds: Promise<unknown>[] = [];
     for (const c of checks) {
       const cwd = this.x.cwd(c);
       if (parserOf(c) === 'eslint') builds.push(this.linters.prime(c.name, splitCommand(c.command), { cwd, env: this.x.env(cwd), timeoutMs: this.x.timeoutMs(c) }));
+      if (PreStartedRunners.serves(parserOf(c))) this.preStarted.prime(c.name, parserOf(c), splitCommand(this.x.runsAs?.(c) ?? c.command), cwd, this.x.env(cwd));
       if (parserOf(c) !== 'tsc') continue;
       const w = this.warmFor(c);
       if (w instanceof WarmTsc && w.buildMs === undefined) builds.push(w.check(undefined, this.x.timeoutMs(c), true));
@@ -97,16 +106,19 @@ export class Stager {
     return this.warmCheck(spec, signal, true);
   }
 
-  /** Ends every warm checker and linter (the run is over, or was cancelled); waits until they are gone. */
+  /** Ends every warm checker, linter and pre-started runner (the run is over, or was cancelled); waits until they are gone. */
   async release(): Promise<void> {
     const all = [...this.warm.values()].filter((w): w is WarmTsc => w instanceof WarmTsc);
     this.warm.clear();
-    await Promise.all([...all.map((w) => w.stop()), this.linters.release()]);
+    await Promise.all([...all.map((w) => w.stop()), this.linters.release(), this.preStarted.release()]);
   }
 
-  /** An ESLint check's run (`argv`: its command's or a narrowed one) answered by its warm linter; undefined or `{fallback}`: the command runs. */
-  lintWarm(spec: CheckSpec, argv: readonly string[] | undefined, o: WarmRunOptions): Promise<WarmLintRun | undefined> {
-    return this.linters.run(spec.name, argv, o);
+  /**
+   * A check's run (`argv`: its command's or a narrowed one) answered by its warm linter (ESLint) or
+   * its pre-started runner (Vitest); undefined or `{fallback}`: the command runs.
+   */
+  warmRun(spec: CheckSpec, parser: ParserId, argv: readonly string[] | undefined, o: WarmRunOptions & { killGraceMs?: number }): Promise<WarmLintRun | undefined> {
+    return parser === 'eslint' ? this.linters.run(spec.name, argv, o) : this.preStarted.run(spec.name, parser, argv, o);
   }
 
   /**

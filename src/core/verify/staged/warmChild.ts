@@ -1,4 +1,4 @@
-// What the warm checkers' children share (./warmTsc, ./warmEslint): finding a program on the check's
+// What the warm checkers' children share (./warmTsc, ./warmEslint, ./preStarted): finding a program on the check's
 // PATH as it resolves there, and containing a child like a check: a record in storage while it runs
 // (so a crash of ours is reaped), and its end, every process it started killed and the record gone.
 import type { ChildProcess } from 'node:child_process';
@@ -39,10 +39,11 @@ export function recordWarmChild(recordDir: string | undefined, marker: string, p
   }
 }
 
-/** Ends a warm child and everything it started; its record goes once none is left. */
-export async function endWarmChild(child: ChildProcess, marker: string, recordDir: string | undefined): Promise<void> {
+/** Ends a warm child and everything it started; its record goes once none is left. Returns every process seen. */
+export async function endWarmChild(child: ChildProcess, marker: string, recordDir: string | undefined): Promise<number[]> {
   child.removeAllListeners('message');
   if (child.connected) child.disconnect();
-  const { left } = await killAndWait({ marker, ...(child.pid !== undefined ? { pgid: child.pid } : {}) }, 2000, { trustGroup: true });
+  const { left, seen } = await killAndWait({ marker, ...(child.pid !== undefined ? { pgid: child.pid } : {}) }, 2000, { trustGroup: true });
   if (left.length === 0 && recordDir !== undefined) removeCheckRecord(recordDir, marker);
+  return seen;
 }
