@@ -123,7 +123,11 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
       for (const n of discovered ? notes : []) io.stdout(`  · ${n}`);
       io.stdout('');
     }
-    for (const c of v.checks) io.stdout(checkLine(c));
+    for (const c of v.checks) {
+      io.stdout(checkLine(c));
+      // What the pass ran of the check (a chain's rest alone, the step its confirmation re-ran), said where asked.
+      if (values.explain && c.stagedNote !== undefined) io.stdout(`    note: ${c.stagedNote}`);
+    }
     io.stdout('');
     io.stdout(v.green ? `green · ${v.failureHash.slice(0, 12)}` : `not green · ${v.failures.length} failure(s) · ${v.failureHash.slice(0, 12)}`);
     if (!v.green) {

@@ -83,9 +83,11 @@ function setupIn(step: string, cwd: string): string | undefined {
 export function confirmNote(s: FailingStep, targeted: boolean): string | undefined {
   if (s.kind === 'none' || (s.kind === 'whole' && targeted)) return undefined;
   if (s.kind === 'whole') return `confirmed by re-running the whole chain: ${s.reason}`;
-  const ran = s.before.map((b, i) => `\`${b}\`${i < s.pre ? ' (its pre script)' : ''}`).join(', ');
+  const pre = s.before.slice(0, s.pre).map((b) => `\`${b}\``);
+  const own = s.before.slice(s.pre).map((b) => `\`${b}\``);
+  const ran = [pre.length > 0 ? `its pre script's ${pre.join(', ')}` : '', own.length > 0 ? `its chain's ${own.join(', ')}` : ''].filter((x) => x !== '').join(' and ');
   const after = s.after.length > 0 ? ', then the chain\'s steps after it where it passed' : '';
-  return `confirmed by re-running ${targeted ? `the failing tests with the runner of \`${s.step}\`` : `\`${s.step}\``} alone${after} (the chain's ${ran} ran once, and passed)`;
+  return `confirmed by re-running ${targeted ? `the failing tests with the runner of \`${s.step}\`` : `\`${s.step}\``} alone${after}: ${ran} ran once in this pass and passed, their output left in place`;
 }
 
 /** The check's note: its parts joined, or nothing (`{}`) where none is said. */

@@ -65,7 +65,7 @@ describe('confirmation by the failing step of a chain', function () {
     assert.deepEqual(keys(step.r.failures), ['test/sum.js sum adds']);
     assert.deepEqual(keys(step.r.flaky), ['test/flaky.js flaky settles']);
     sameVerdict(step, whole);
-    assert.match(step.check.stagedNote ?? '', /confirmed by re-running `uvu test` alone \(the chain's `npm run build` \(its pre script\) ran once, and passed\)/);
+    assert.match(step.check.stagedNote ?? '', /confirmed by re-running `uvu test` alone: its pre script's `npm run build` ran once in this pass and passed/);
   });
 
   it('re-runs a runner step that needs a shell (a glob) through one, the build before it once', async () => {
@@ -77,6 +77,17 @@ describe('confirmation by the failing step of a chain', function () {
     assert.deepEqual(step.ran, ['npm test', 'node --test spec/*.test.js']);
     assert.deepEqual(keys(step.r.failures), ['spec/sum.test.js sum adds']);
     assert.deepEqual(keys(step.r.flaky), ['spec/flaky.test.js flaky settles']);
+    sameVerdict(step, whole);
+  });
+
+  it('re-runs a nested script step as written, its env assignment with it', async () => {
+    scripts({ build: 'node build.js', unit: 'uvu test', test: 'npm run build && FOO=1 npm run unit' });
+    const step = await pass('step', true, { EXPECT_FOO: '1' });
+    const whole = await pass('whole', false, { EXPECT_FOO: '1' });
+    assert.equal(whole.counts.build, 2);
+    assert.equal(step.counts.build, 1, step.ran.join('\n'));
+    assert.deepEqual(step.ran, ['npm test', 'FOO=1 npm run unit']);
+    assert.deepEqual(keys(step.r.failures), ['test/sum.js sum adds']);
     sameVerdict(step, whole);
   });
 
@@ -109,6 +120,7 @@ describe('confirmation by the failing step of a chain', function () {
   const fallbacks: [string, Record<string, string>, Record<string, string>, RegExp][] = [
     ['a chain with `||`', { test: 'node build.js || node build.js && uvu test' }, {}, /whole chain: the chain uses more than `&&`/],
     ['a step before the runner that failed', UVU, { BUILD_FAIL: '1' }, /whole chain: (its output does not show uvu ran|the chain failed without a test failure)/],
+    ['a script npm runs a `post` script after', { ...UVU, posttest: 'node after.js' }, {}, /whole chain: npm runs scripts\.posttest after it/],
     ['output that does not say which step failed (the step after the runner failed)', { test: 'node build.js && uvu test && node after.js' }, { SUM_OK: '1', AFTER_FAIL: '1', FLAKY_STATE: '' }, /whole chain: a failure is not one of uvu's tests/],
   ];
   for (const [what, x, env, why] of fallbacks) {
