@@ -18,6 +18,7 @@ import { TEST_RUNNERS } from './parsers/locate';
 import type { Attempt, Confirmed } from './staged/attempt';
 import { confirm, looseKey, ranClean } from './staged/attempt';
 import { stepsWithPre } from './staged/commands';
+import { writesFiles } from './writers';
 
 /** Which step of a check's chain produced its failures, and what its confirmation re-runs. */
 export type FailingStep =
@@ -27,6 +28,9 @@ export type FailingStep =
   | { kind: 'whole'; reason: string }
   /** No chain: the command is the runner's step. */
   | { kind: 'none' };
+
+/** Removers: with a build after them, a clean build; alone, they clear what the tests may create. */
+const REMOVES = /^(?:\S*\/)?(?:rimraf|del-cli|del|rm|shx\s+rm|gts\s+clean)(?:\s|$)/;
 
 /** Failure ids that name no test: the runner did not say the failure is one of its tests'. */
 const UNTIED = new Set(['exit', 'spawn', 'timeout']);
@@ -51,8 +55,8 @@ export function failingStep(command: string, parser: ParserId, first: Attempt, c
   const whose = runnerFailed(parser, first, ctx);
   if (whose !== undefined) return { kind: 'whole', reason: whose };
   const before = chain.steps.slice(0, at);
-  const setup = before.find((s) => setupIn(s, ctx.cwd) !== undefined);
-  if (setup !== undefined) return { kind: 'whole', reason: `\`${setupIn(setup, ctx.cwd)!}\`, run before the tests, sets up state they may change (a service, a database, files reset from git): it runs again with them` };
+  const stateful = statefulBefore(before, ctx.cwd);
+  if (stateful !== undefined) return { kind: 'whole', reason: stateful };
   const after = chain.steps.slice(at + 1);
   const step = chain.steps[at]!;
   return { kind: 'step', step, before, pre: chain.pre, after, command: [step, ...after].join(' && ') };
@@ -73,10 +77,19 @@ function runnerFailed(parser: ParserId, first: Attempt, ctx: { check: string; ro
   return failures.every((f) => own.has(looseKey(f))) ? undefined : `a failure is not read from ${parser}'s own output: which step failed is not shown`;
 }
 
-/** The command of a step (its npm scripts followed) that sets up state the tests may change, or undefined. */
-function setupIn(step: string, cwd: string): string | undefined {
-  const steps = resolveScript({ ...(scriptsIn(cwd) ?? {}), '\0step': step }, '\0step');
-  return steps.map((s) => s.command).find((c) => SETUP.test(c) && inferParser(c) === 'generic');
+/**
+ * Why the steps before the runner must run again with it (undefined where their effects, left in
+ * place, stand for another run of them): one sets up a service, a database or files reset from git;
+ * or one removes files and no build after it writes them again (`rimraf tmp && mocha`: the tests
+ * may create what it cleared, and their re-run would find it). `rimraf build && tsc` is a clean build.
+ */
+function statefulBefore(before: readonly string[], cwd: string): string | undefined {
+  const scripts = scriptsIn(cwd) ?? {};
+  const commands = before.flatMap((step) => resolveScript({ ...scripts, '\0step': step }, '\0step').map((s) => s.command));
+  const setup = commands.find((c) => SETUP.test(c) && inferParser(c) === 'generic');
+  if (setup !== undefined) return `\`${setup}\`, run before the tests, sets up state they may change (a service, a database, files reset from git): it runs again with them`;
+  const cleared = commands.findIndex((c, i) => REMOVES.test(c) && !commands.slice(i + 1).some((d) => !REMOVES.test(d) && writesFiles(d, cwd) !== undefined));
+  return cleared < 0 ? undefined : `\`${commands[cleared]!}\`, run before the tests, removes files no build after it writes again: the tests may create them, so it runs again with them`;
 }
 
 /** What the check's note says its confirmation re-ran (`targeted`: the failing tests only, by the step's runner). */

@@ -150,6 +150,11 @@ describe('confirmation by the failing step of a chain', function () {
     assert.deepEqual(docker, { kind: 'whole', reason: '`docker compose up -d db`, run before the tests, sets up state they may change (a service, a database, files reset from git): it runs again with them' });
     const prisma = failingStep('npm run t2', 'uvu', first, ctx);
     assert.match(prisma.kind === 'whole' ? prisma.reason : '', /^`prisma migrate reset --force`, run before the tests/);
+    // A removal is a clean build's first half where a build follows it, else it clears what the tests may create.
+    writeFileSync(path.join(s.project, 'tsconfig.json'), '{}\n');
+    assert.equal(failingStep('rimraf dist && tsc && uvu test', 'uvu', first, ctx).kind, 'step');
+    const cleared = failingStep('tsc && rimraf tmp && uvu test', 'uvu', first, ctx);
+    assert.match(cleared.kind === 'whole' ? cleared.reason : '', /^`rimraf tmp`, run before the tests, removes files no build after it writes again/);
   });
 });
 
