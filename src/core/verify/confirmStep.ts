@@ -9,8 +9,9 @@
 // the verdict is the whole re-run's. This module is the one place that says which step of a check's
 // chain produced its failures; where that cannot be told apart (the chain uses `||`, `;`, pipes; the
 // output does not show that the runner ran and printed every failure; a step before it sets up state
-// the tests may change, a service or a database, or resets files from git), the whole chain re-runs,
-// and the check's note says why.
+// the tests may change, a service or a database, resets files from git, or clears files no build
+// after it writes again), the whole chain re-runs, and the check's note says why. Only with staged
+// checks on (`stagedChecks`, as the targeted confirmation): off, every re-run is the command as written.
 import type { ParserId } from '../types';
 import { inferParser, parserForCommand, resolveScript, scriptsIn } from './infer';
 import { parseOutput, recognisedParsers } from './parsers/index';
