@@ -47,7 +47,7 @@ const SETUP = /^(?:\S*\/)?(?:docker(?:-compose)?|podman|prisma\s+(?:migrate|db)|
  * why it cannot be told apart. `check`/`root`/`cwd` are the first attempt's parse context.
  */
 export function failingStep(command: string, parser: ParserId, first: Attempt, ctx: { check: string; root: string; cwd: string }): FailingStep {
-  const chain = stepsWithPre(command, ctx.cwd);
+  const chain = stepsWithPre(command, ctx.cwd, true);
   if ('reason' in chain) return isChain(command, ctx.cwd) ? { kind: 'whole', reason: chain.reason === 'the command is not a chain of plain steps' ? 'the chain uses more than `&&` (`||`, `;`, a pipe, a subshell)' : chain.reason } : { kind: 'none' };
   if (!TEST_RUNNERS.has(parser)) return { kind: 'whole', reason: `a ${parser} check's output does not say which step of its chain failed` };
   const runs = chain.steps.flatMap((s, i) => (parserForCommand(s, ctx.cwd) === parser ? [i] : []));
@@ -58,7 +58,8 @@ export function failingStep(command: string, parser: ParserId, first: Attempt, c
   const before = chain.steps.slice(0, at);
   const stateful = statefulBefore(before, ctx.cwd);
   if (stateful !== undefined) return { kind: 'whole', reason: stateful };
-  const after = chain.steps.slice(at + 1);
+  // npm's `post` script runs after the script's last step, as the steps after the runner do.
+  const after = [...chain.steps.slice(at + 1), ...(chain.post ?? [])];
   const step = chain.steps[at]!;
   return { kind: 'step', step, before, pre: chain.pre, after, command: [step, ...after].join(' && ') };
 }

@@ -68,15 +68,30 @@ describe('confirmation by the failing step of a chain', function () {
     assert.match(step.check.stagedNote ?? '', /confirmed by re-running `uvu test` alone: its pre script's `npm run build` ran once in this pass and passed/);
   });
 
-  it('re-runs a runner step that needs a shell (a glob) through one, the build before it once', async () => {
+  it('narrows a runner step whose targets are a glob (the shell expanded it) to the failing files and names, the build before it once', async () => {
     scripts({ test: 'node build.js && node --test spec/*.test.js' });
     const step = await pass('step', true);
     const whole = await pass('whole', false);
     assert.equal(whole.counts.build, 2);
     assert.equal(step.counts.build, 1, step.ran.join('\n'));
-    assert.deepEqual(step.ran, ['npm test', 'node --test spec/*.test.js']);
+    assert.equal(step.ran.length, 2, step.ran.join('\n'));
+    assert.match(step.ran[1]!, /^node --test-name-pattern=(flaky settles|sum adds)\|(flaky settles|sum adds) --test spec\/(flaky|sum)\.test\.js spec\/(flaky|sum)\.test\.js$/);
     assert.deepEqual(keys(step.r.failures), ['spec/sum.test.js sum adds']);
     assert.deepEqual(keys(step.r.flaky), ['spec/flaky.test.js flaky settles']);
+    sameVerdict(step, whole);
+  });
+
+  it('confirms `c8 mocha` with a glob after a pretest build by mocha alone on the failing files, built once (yargs-parser\'s shape)', async () => {
+    scripts({ pretest: 'node build.js', test: 'c8 --reporter=text mocha mspec/*.js' });
+    const step = await pass('step', true);
+    const whole = await pass('whole', false);
+    assert.equal(whole.counts.build, 2);
+    assert.equal(step.counts.build, 1, step.ran.join('\n'));
+    const confirmRun = step.ran.filter((c) => / mspec\//.test(c));
+    assert.equal(confirmRun.length, 1, step.ran.join('\n'));
+    assert.match(confirmRun[0]!, /^mocha .*mspec\/(flaky|sum)\.spec\.js mspec\/(flaky|sum)\.spec\.js --grep /);
+    assert.deepEqual(keys(step.r.failures), ['mspec/sum.spec.js sum adds']);
+    assert.deepEqual(keys(step.r.flaky), ['mspec/flaky.spec.js flaky settles']);
     sameVerdict(step, whole);
   });
 
@@ -106,6 +121,18 @@ describe('confirmation by the failing step of a chain', function () {
     });
   }
 
+  it('runs npm\'s `post` script after a re-run that passed, as npm runs it after the tests', async () => {
+    scripts({ ...UVU, posttest: 'node after.js' });
+    const env = { SUM_OK: '1', AFTER_FAIL: '1' };
+    const step = await pass('step', true, env);
+    const whole = await pass('whole', false, env);
+    assert.equal(step.counts.build, 1, step.ran.join('\n'));
+    assert.deepEqual(step.ran, ['npm test', 'uvu test && npm run posttest']);
+    assert.equal(step.counts.after, 1);
+    assert.equal(step.r.green, false);
+    sameVerdict(step, whole);
+  });
+
   it('calls a flake flaky and the check green where the steps after it pass', async () => {
     scripts({ test: 'node build.js && node --test spec/flaky.test.js spec/sum.test.js && node after.js' });
     const step = await pass('step', true, { SUM_OK: '1' });
@@ -120,7 +147,6 @@ describe('confirmation by the failing step of a chain', function () {
   const fallbacks: [string, Record<string, string>, Record<string, string>, RegExp][] = [
     ['a chain with `||`', { test: 'node build.js || node build.js && uvu test' }, {}, /whole chain: the chain uses more than `&&`/],
     ['a step before the runner that failed', UVU, { BUILD_FAIL: '1' }, /whole chain: (its output does not show uvu ran|the chain failed without a test failure)/],
-    ['a script npm runs a `post` script after', { ...UVU, posttest: 'node after.js' }, {}, /whole chain: npm runs scripts\.posttest after it/],
     ['output that does not say which step failed (the step after the runner failed)', { test: 'node build.js && uvu test && node after.js' }, { SUM_OK: '1', AFTER_FAIL: '1', FLAKY_STATE: '' }, /whole chain: a failure is not one of uvu's tests/],
   ];
   for (const [what, x, env, why] of fallbacks) {
