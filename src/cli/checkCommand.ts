@@ -131,7 +131,8 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
     }
     for (const c of v.checks) {
       io.stdout(checkLine(c));
-      if (values.explain && c.stagedNote !== undefined && c.stagedNote !== '') io.stdout(`    ${c.stagedNote}`);
+      // What the pass ran of the check (a chain's rest alone, the step its confirmation re-ran), said where asked.
+      if (values.explain && c.stagedNote !== undefined && c.stagedNote !== '') io.stdout(`    note: ${c.stagedNote}`);
     }
     io.stdout('');
     io.stdout(v.green ? `green · ${v.failureHash.slice(0, 12)}` : `not green · ${v.failures.length} failure(s) · ${v.failureHash.slice(0, 12)}`);

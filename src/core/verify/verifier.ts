@@ -8,6 +8,7 @@ import { silentLogger } from '../types';
 import { failureIdentity, failureKey } from './identity';
 import type { ChainOnce } from './chainOnce';
 import { chainOnce, chainOnceNote, partsPassed, STATIC_PARSERS } from './chainOnce';
+import { afterSteps, confirmNote, type FailingStep, failingStep, notes } from './confirmStep';
 import type { PassRun } from './chainRun';
 import { runChained } from './chainRun';
 import { executableOf, findExecutable } from './executable';
@@ -87,7 +88,6 @@ export const DEFAULT_CHECK_TIMEOUT_SECONDS = 300;
 const MACHINE_STDOUT_LIMIT_BYTES = 16 * 1024 * 1024;
 /** Static analysis gives the same answer twice: re-running it to look for flakes only costs time. */
 const DETERMINISTIC = STATIC_PARSERS;
-/** Another check's result in the same pass, run once however many ask for it. */
 
 /** Whether the command asks its tool for a JSON report, which is then read from stdout alone. */
 export function wantsMachineOutput(command: string): boolean {
@@ -451,24 +451,24 @@ export class Verifier {
       run = r;
       return this.attempt(r, parser, sig);
     });
-    const extra = note !== undefined ? { note } : {};
     const reruns = Math.max(0, this.opts.flakyReruns ?? 1);
     const passed = ranClean(first);
     if (reruns === 0 || passed || DETERMINISTIC.has(parser) || first.r.timedOut || first.r.cancelled || first.r.spawnError !== undefined || !this.changed(spec.name, first.failures, previous)) {
-      return checkResult(spec, parser, confirm([first]), 'full', extra);
+      return checkResult(spec, parser, confirm([first]), 'full', notes(note));
     }
-    // Staged: only the tests whose result changed (all of the failing ones, with no earlier run to
-    // compare with) are re-run, by the runner alone where the command is a chain, narrowed to them.
+    // Staged: a chain's failing step alone (./confirmStep), narrowed to the tests whose result changed (all failing ones, with no earlier run) where it can be.
     const before = previous?.checks.find((c) => c.name === spec.name);
-    const targeted = this.stager && !before?.cancelled ? await this.stager.confirm(spec, parser, first, before?.failures ?? [], signal) : undefined;
-    if (targeted) return checkResult(spec, parser, targeted, 'full', extra);
+    const step: FailingStep = this.stager ? failingStep(run.command, parser, first, { check: spec.name, root: this.opts.root, cwd: path.resolve(this.opts.root, spec.cwd ?? '.') }) : { kind: 'none' };
+    const targeted = this.stager && !before?.cancelled ? await this.stager.confirm(spec, parser, first, before?.failures ?? [], signal, step.kind === 'step' ? step.step : step.kind === 'whole' ? null : undefined) : undefined;
+    const t = targeted && (await afterSteps(first, targeted, step, (command) => this.attempt({ ...run, command }, parser, signal)));
+    if (t) return checkResult(spec, parser, t.confirmed, 'full', notes(note, confirmNote(step, true), t.note));
     const attempts = [first];
     for (let i = 0; i < reruns && !signal?.aborted; i++) {
-      const a = await this.attempt(run, parser, signal);
+      const a = await this.attempt(step.kind === 'step' ? { ...run, command: step.command } : run, parser, signal);
       if (a.r.cancelled) break;
       attempts.push(a);
     }
-    return checkResult(spec, parser, confirm(attempts), 'full', extra);
+    return checkResult(spec, parser, confirm(attempts), 'full', notes(note, confirmNote(step, false)));
   }
 
   private changed(check: string, failures: readonly Failure[], previous: VerifyResult | undefined): boolean {

@@ -113,7 +113,7 @@ describe('CLI check and parse', function () {
     assert.equal(out.checks.find((c) => c.name === 'lint')!.note, undefined);
     const t = await cli(['check', '--cwd', s.project, '--storage', s.storage, '--explain']);
     assert.equal(t.code, 0, t.stderr);
-    assert.match(t.stdout, /^ {2}test: ok \(exit 0, [\d.]+ s\)\n {4}its chain's `eslint src` ran once, as lint/m);
+    assert.match(t.stdout, /^ {2}test: ok \(exit 0, [\d.]+ s\)\n {4}note: its chain's `eslint src` ran once, as lint/m);
   });
 
   it('check --explain: each check\'s command, where it came from and why its parser, before the results', async () => {

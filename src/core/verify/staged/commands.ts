@@ -49,9 +49,23 @@ export interface ScriptHooks {
   post?: { name: string; body: string };
 }
 
-/** The argv a command runs, an npm/yarn/pnpm script followed to the line it runs, with its pre/post scripts; or why not. */
-export function resolveArgv(command: string, cwd: string): ({ argv: string[] } & ScriptHooks) | { reason: string } {
-  const split = splitCommand(command);
+/**
+ * A command split as the shell would split it where its only shell syntax is glob patterns and flags'
+ * `=` (`node --import=tsx/esm --test test/*.ts`, `c8 --reporter=text mocha test/*.mjs`): for a run
+ * that names its test files in place of the globs (the caller checks that every glob is a target).
+ */
+function splitWithGlobs(command: string): string[] | undefined {
+  if (/[|&;<>()$`\\"'#~%\n]/.test(command)) return undefined;
+  const t = command.trim().split(/\s+/).filter(Boolean);
+  return t.length > 0 && t.every((a) => a.startsWith('-') || !a.includes('=')) ? t : undefined;
+}
+
+/**
+ * The argv a command runs, an npm/yarn/pnpm script followed to the line it runs, with its pre/post
+ * scripts; or why not. `globs`: a line whose only shell syntax is globs is split too (splitWithGlobs).
+ */
+export function resolveArgv(command: string, cwd: string, globs = false): ({ argv: string[] } & ScriptHooks) | { reason: string } {
+  const split = splitCommand(command) ?? (globs ? splitWithGlobs(command) : undefined);
   if (!split) return { reason: 'the command needs a shell' };
   const argv = withoutLauncher(split, cwd);
   const fans = fanOut(split.join(' '));
@@ -74,7 +88,7 @@ export function resolveArgv(command: string, cwd: string): ({ argv: string[] } &
     ...(typeof pre === 'string' ? { pre: { name: `pre${name}`, body: pre, argv: [argv[0]!, 'run', `pre${name}`] } } : {}),
     ...(typeof post === 'string' ? { post: { name: `post${name}`, body: post } } : {}),
   };
-  const inner = splitCommand(body);
+  const inner = splitCommand(body) ?? (globs ? splitWithGlobs(body) : undefined);
   if (!inner) return { reason: `the script "${name}" needs a shell (${body})` };
   const innerFans = fanOut(inner.join(' '));
   if (innerFans !== undefined) return { reason: `the script "${name}" runs ${innerFans.scripts.join(', ')} in every package (${innerFans.manager})` };
@@ -213,10 +227,15 @@ export interface TestCommand extends ScriptHooks {
  * coverage (a threshold would fail on any part of the suite). Never for a run that may decide green.
  */
 export function testCommand(command: string, cwd: string, parser: ParserId, use: 'run' | 'confirm' = 'run'): TestCommand | { reason: string } {
-  const r = resolveArgv(command, cwd);
+  // A confirmation names the failing test files: where the command's globs are its targets (`mocha
+  // test/*.mjs`), those files replace them, and no shell is needed to expand them.
+  const r = resolveArgv(command, cwd, use === 'confirm');
   if ('reason' in r) return r;
   const c = runnerCommand(use === 'confirm' ? withoutCoverage(r.argv) : r.argv, cwd, parser);
-  return 'reason' in c ? c : { ...c, ...hooksOf(r) };
+  if ('reason' in c) return c;
+  const globs = r.argv.filter((a) => !a.startsWith('-') && GLOB.test(a) && !c.targets.includes(a));
+  if (globs.length > 0) return { reason: `${globs[0]} is a glob the shell expands, and no test target of the command` };
+  return { ...c, ...hooksOf(r) };
 }
 
 /** Coverage wrappers: they run the command after their own options. */
@@ -356,22 +375,24 @@ export function chainSteps(command: string, cwd: string): { steps: string[]; hoo
  * own (`pretest: npm run build && npm run lint`, `test: c8 mocha`: three steps). Why not,
  * where a `post` script runs after it (a coverage gate of its own, left whole) or a step needs a shell.
  */
-export function stepsWithPre(command: string, cwd: string): { steps: string[]; pre: number } | { reason: string } {
+export function stepsWithPre(command: string, cwd: string, withPost = false): { steps: string[]; pre: number; post?: string[] } | { reason: string } {
   const s = scriptOf(command, cwd);
   if (s === undefined) {
     const c = chainSteps(command, cwd);
     return 'reason' in c ? c : { steps: c.steps, pre: 0 };
   }
   if ('reason' in s) return s;
-  if (typeof s.scripts[`post${s.name}`] === 'string') return { reason: `npm runs scripts.post${s.name} after it` };
+  // `withPost`: npm's `post` script, run after the script's steps passed, given apart (as `npm run post<name>`).
+  const post = typeof s.scripts[`post${s.name}`] === 'string' && s.manager === 'npm' ? [`npm run post${s.name}`] : undefined;
+  if (typeof s.scripts[`post${s.name}`] === 'string' && !(withPost && post)) return { reason: `npm runs scripts.post${s.name} after it` };
   // pnpm (7 and later) and yarn 2+ run no pre script unless configured to: which they do is theirs to say, so the chain runs as written.
   if (s.manager !== 'npm' && typeof s.scripts[`pre${s.name}`] === 'string') return { reason: `whether ${s.manager} runs scripts.pre${s.name} is its configuration's to say` };
   const preBody = s.scripts[`pre${s.name}`];
   const pre = typeof preBody === 'string' ? plainSteps(preBody.trim()) : [];
   const own = plainSteps(s.body);
   if (pre === undefined || own === undefined) return { reason: 'the command is not a chain of plain steps' };
-  if (pre.length + own.length < 2) return { reason: 'the command is not a chain' };
-  return { steps: [...pre, ...own], pre: pre.length };
+  if (pre.length + own.length + (post?.length ?? 0) < 2) return { reason: 'the command is not a chain' };
+  return { steps: [...pre, ...own], pre: pre.length, ...(post ? { post } : {}) };
 }
 
 /** A line's `&&` steps, or undefined where it needs a shell for more (`||`, `;`, pipes, redirections). */

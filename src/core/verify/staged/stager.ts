@@ -141,9 +141,9 @@ export class Stager {
    * re-runs the whole check). A test that passes now after failing before is not re-run: a re-run
    * could only call a failure of it flaky, never make it count, so it cannot change the verdict.
    */
-  async confirm(spec: CheckSpec, parser: ParserId, first: Attempt, before: readonly Failure[] | undefined, signal?: AbortSignal): Promise<Confirmed | undefined> {
+  async confirm(spec: CheckSpec, parser: ParserId, first: Attempt, before: readonly Failure[] | undefined, signal?: AbortSignal, step?: string | null): Promise<Confirmed | undefined> {
     if (!TEST_PARSERS.has(parser) || before === undefined) return undefined;
-    const cmd = this.confirmCommandFor(spec, parser);
+    const cmd = this.confirmCommandFor(spec, parser, step);
     if ('full' in cmd) return undefined;
     if ([...first.failures, ...before].some((f) => f.file === undefined || UNTIED.has(f.id ?? ''))) return undefined;
     const keys = (fs: readonly Failure[]): Set<string> => new Set(fs.map((f) => `${f.file}\0${f.id}`));
@@ -255,15 +255,17 @@ export class Stager {
    * The command a test check's failures are confirmed with: its own, narrowed; where it is a chain
    * (`lint && vitest run`), its runner's step alone (./commands chainRunnerCommand); under a
    * coverage wrapper (`c8 mocha`), the runner alone. Never its `pre` script: the first attempt just
-   * ran it (built, linted) on the same bytes.
+   * ran it (built, linted) on the same bytes. `step`: the chain's step that failed, as ../confirmStep
+   * tells it (null: it cannot be told apart, so the chain is not narrowed to a step of it).
    */
-  private confirmCommandFor(spec: CheckSpec, parser: ParserId): TestCommand | RunFull {
+  private confirmCommandFor(spec: CheckSpec, parser: ParserId, step?: string | null): TestCommand | RunFull {
     const own = this.testCommandFor(spec, parser);
     if (!('full' in own)) return own;
     // Under a coverage wrapper (`nyc mocha`), the runner alone: a re-run measures no coverage.
     const bare = testCommand(spec.command, this.x.cwd(spec), parser, 'confirm');
     if (!('reason' in bare)) return bare;
-    const chain = chainRunnerCommand(spec.command, this.x.cwd(spec), parser);
+    if (step === null) return own;
+    const chain = step !== undefined ? testCommand(step, this.x.cwd(spec), parser, 'confirm') : chainRunnerCommand(spec.command, this.x.cwd(spec), parser);
     return 'reason' in chain ? own : chain;
   }
 
