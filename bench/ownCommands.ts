@@ -41,8 +41,10 @@ export function writeOwnProject(dir: string, failing: boolean, shape: OwnShape =
   if (failing) put('test/t0.test.js', readFileSync(path.join(dir, 'test/t0.test.js'), 'utf8').replace(', 2);', ', 3);'));
 }
 
-function typesProject(put: (rel: string, text: string) => void, include: string[]): void {
-  put('tsconfig.json', JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: [] }, include }, null, 2));
+/** A tsc project of real size; `bundler`: resolved as a Vite project resolves (extensionless imports, as its tests have them). */
+function typesProject(put: (rel: string, text: string) => void, include: string[], bundler = false): void {
+  const resolution = bundler ? { module: 'esnext', moduleResolution: 'bundler' } : { module: 'nodenext' };
+  put('tsconfig.json', JSON.stringify({ compilerOptions: { target: 'ES2022', ...resolution, strict: true, noEmit: true, skipLibCheck: true, types: [] }, include }, null, 2));
   for (let i = 0; i < MODULES; i++) {
     const dep = i > 0 ? `import { value${i - 1} } from './m${i - 1}.js';\n` : '';
     put(`types/m${i}.ts`, `${dep}export interface R${i} { id: number; name: string; total: number }\nexport const value${i}: R${i} = { id: ${i}, name: 'm${i}', total: ${i > 0 ? `value${i - 1}.total + ` : ''}${i} };\nexport function map${i}<T extends R${i}, U>(xs: readonly T[], f: (x: T) => U): U[] {\n  return xs.map(f);\n}\n`);
@@ -56,7 +58,8 @@ function writeVitestProject(dir: string, failing: boolean, put: (rel: string, te
   put('eslint.config.js', "export default [{ files: ['src/**/*.js'], rules: { 'no-unused-vars': 'error', eqeqeq: 'error' } }];\n");
   put('.prettierrc.json', JSON.stringify({ singleQuote: true, printWidth: 120 }) + '\n');
   put('vitest.config.ts', "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.test.ts'], typecheck: { include: ['test/**/*.test-d.ts'] } } });\n");
-  typesProject(put, ['types/**/*.ts', 'src/**/*.ts']);
+  // The tests are in the project, so Vitest's typecheck (which reads this tsconfig) checks the type tests.
+  typesProject(put, ['types/**/*.ts', 'src/**/*.ts', 'test/**/*.ts'], true);
   put('src/cart.ts', "export interface Line {\n  price: number;\n  quantity: number;\n}\n\nexport function total(lines: Line[]): number {\n  return lines.reduce((acc, l) => acc + l.price * l.quantity, 0);\n}\n");
   put('src/util.js', 'export function same(a, b) {\n  return a === b;\n}\n');
   for (let i = 0; i < 6; i++) {
