@@ -219,7 +219,8 @@ export function markedProcesses(marker: string): number[] {
   return findProcesses({ marker });
 }
 
-function isExecutableFile(p: string): boolean {
+/** Whether `p` is a file this process may execute (as a spawn of it, or a PATH lookup, would find it). */
+export function isExecutableFile(p: string): boolean {
   try {
     accessSync(p, fsConstants.X_OK);
     return statSync(p).isFile();

@@ -15,14 +15,14 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants as fsConstants, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Socket } from 'node:net';
 import type { Logger, ParserId } from '../../types';
 import { scrubEnv } from '../../secrets';
 import { CHECK_MARKER_ENV, signalCheck } from '../containment';
 import type { RunCommandResult } from '../runner';
-import { CappedOutput } from '../runner';
+import { CappedOutput, isExecutableFile } from '../runner';
 import { programFile } from './programFile';
 import { endWarmChild, realpathOrSelf, recordWarmChild } from './warmChild';
 
@@ -41,15 +41,6 @@ export const NODE_RUNNERS: readonly NodeRunner[] = [{ parser: 'vitest', pkg: 'vi
 export type PreStartPlan =
   | { runner: NodeRunner; node: string; entry: string; bin: string; args: string[]; preload: string[]; version: string }
   | { fallback: string };
-
-function isExecutableFile(p: string): boolean {
-  try {
-    accessSync(p, fsConstants.X_OK);
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
 
 /** The path the first `exe` on the check's PATH has, as a spawn (and `/usr/bin/env`) finds it. */
 function onPath(exe: string, env: Record<string, string>, cwd: string): string | undefined {
