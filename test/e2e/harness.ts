@@ -283,6 +283,9 @@ export class VsCode {
 
   async openPalette(text: string): Promise<Locator> {
     const input = this.quickInput();
+    // A modal dialog makes the rest of the window inert: say which, instead of a minute of retries.
+    const dialog = this.page.locator('.monaco-dialog-box');
+    if (await dialog.isVisible()) throw new Error(`a modal dialog is open, so the palette cannot be: ${(await dialog.innerText()).replace(/\s+/g, ' ').trim()}`);
     // A webview taking the focus back as it loads (after a reload, say) closes the palette it opened
     // into: F1 again, as a user would, up to three times.
     for (let tries = 1; ; tries++) {

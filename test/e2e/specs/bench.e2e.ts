@@ -6,7 +6,7 @@
 // notification (no task copy left, the folder untouched), then the same bench again: it goes on where
 // it stopped and opens the report in a webview under the panel's CSP.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { BenchRepo } from '../../support/benchRepo';
 import { gitIn, makeBenchRepo } from '../../support/benchRepo';
@@ -61,6 +61,7 @@ describe('Fix Until Green in VS Code: Benchmark Models on This Repository…', f
     // The scripted model never finds the fix: it says so and changes nothing (the runs stall).
     const reply = { text: 'STATUS: in_progress\nCONFIDENCE: 0.3\nPOSTMORTEM: still reading\n\nNot sure yet; no change.' };
     writeFileSync(script, JSON.stringify({ responses: Array.from({ length: 200 }, () => reply) }));
+    rmSync(`${script}.requests.jsonl`, { force: true });
     vs = await VsCode.launch({ name: 'bench', workspace: repo.root, trusted: true, withLmExtension: true, env: { FUG_LM_SCRIPT: script } });
   });
   after(async () => {
@@ -98,11 +99,14 @@ describe('Fix Until Green in VS Code: Benchmark Models on This Repository…', f
   it('cancelled from its progress notification: no task copy left, the folder and its index untouched', async () => {
     await startBench();
     const progress = vs.page.locator('.notification-list-item', { hasText: /Benchmark Models on This Repository/ });
-    // The notification says which task and variant runs; cancel while the scripted model's runs are under way.
-    const text = await until('a scripted run in the progress notification', async () => {
+    // The notification says which task and variant runs; cancel while the scripted model's runs are under way,
+    // once the model has answered a request: VS Code's modal asking to allow the model comes with the first
+    // request, and a Cancel before it is answered leaves that modal over the whole window.
+    const text = await until('a scripted run in the progress notification, the model asked once', async () => {
       await allowModel();
       const t = await progress.first().innerText({ timeout: 500 }).catch(() => '');
-      return new RegExp(`task [1-3] of 3 · ${SCRIPTED}`).test(t) ? t : undefined;
+      const asked = existsSync(`${script}.requests.jsonl`);
+      return asked && new RegExp(`task [1-3] of 3 · ${SCRIPTED}`).test(t) ? t : undefined;
     }, 480000, 300);
     log('progress:', text.replace(/\s+/g, ' '));
     await vs.screenshot('bench-progress');
