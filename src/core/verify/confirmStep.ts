@@ -14,7 +14,7 @@
 // checks on (`stagedChecks`, as the targeted confirmation): off, every re-run is the command as written.
 import type { ParserId } from '../types';
 import { inferParser, parserForCommand, resolveScript, scriptsIn } from './infer';
-import { parseOutput, recognisedParsers } from './parsers/index';
+import { parseOutput, recognisedParsers, WHOLE_CHECK_IDS } from './parsers/index';
 import { TEST_RUNNERS } from './parsers/locate';
 import type { Attempt, Confirmed } from './staged/attempt';
 import { confirm, looseKey, ranClean } from './staged/attempt';
@@ -32,9 +32,6 @@ export type FailingStep =
 
 /** Removers: with a build after them, a clean build; alone, they clear what the tests may create. */
 const REMOVES = /^(?:\S*\/)?(?:rimraf|del-cli|del|rm|shx\s+rm|gts\s+clean)(?:\s|$)/;
-
-/** Failure ids that name no test: the runner did not say the failure is one of its tests'. */
-const UNTIED = new Set(['exit', 'spawn', 'timeout']);
 
 /**
  * Steps that set up state the tests read and may change (a service, a database, files reset from
@@ -74,7 +71,7 @@ function runnerFailed(parser: ParserId, first: Attempt, ctx: { check: string; ro
   if (r.exitCode === 0 || r.exitCode === null || failures.length === 0) return 'the chain failed without a test failure to re-run';
   if (r.truncated || first.incomplete) return 'its output was cut: which step failed is not shown';
   if (!recognisedParsers(r.output).includes(parser)) return `its output does not show ${parser} ran: a step before it may have failed`;
-  if (failures.some((f) => f.file === undefined || f.id === undefined || UNTIED.has(f.id))) return `a failure is not one of ${parser}'s tests: which step failed is not shown`;
+  if (failures.some((f) => f.file === undefined || f.id === undefined || WHOLE_CHECK_IDS.has(f.id))) return `a failure is not one of ${parser}'s tests: which step failed is not shown`;
   const own = new Set(parseOutput(parser, r.output, { check: ctx.check, root: ctx.root, cwd: ctx.cwd, exitCode: r.exitCode }).map(looseKey));
   return failures.every((f) => own.has(looseKey(f))) ? undefined : `a failure is not read from ${parser}'s own output: which step failed is not shown`;
 }

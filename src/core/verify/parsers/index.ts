@@ -180,6 +180,13 @@ function inProject(failures: Failure[], ctx: ParseContext): Failure[] {
 }
 
 /**
+ * Failure ids that name no test: the check failed as a whole (`exit`: a failing exit no parser read a
+ * failure from; `timeout`: stopped with no test shown running; `spawn`: it never started). Whoever
+ * narrows a check to tests, or to the step of a chain that failed, cannot do so from one of these.
+ */
+export const WHOLE_CHECK_IDS: ReadonlySet<string> = new Set(['exit', 'spawn', 'timeout']);
+
+/**
  * The failures of a check stopped at its timeout: those its output shows before it was stopped
  * (node:test reports each test as it ends), then the tests that never finished, with their file,
  * line and title, each with `message`; the check as one `timeout` failure when its output names no

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { writeFileAtomic } from '../../atomicWrite';
 import * as path from 'node:path';
 import type { CheckResult, CheckSpec, Failure, Logger, ParserId } from '../../types';
-import { parseOutput } from '../parsers/index';
+import { parseOutput, WHOLE_CHECK_IDS } from '../parsers/index';
 import { scriptsIn } from '../infer';
 import { splitCommand } from '../runner';
 import { checkRecordDir } from '../containment';
@@ -51,9 +51,11 @@ const MARK = '@@fix-until-green-mocha-options@@';
 const TEST_PARSERS: ReadonlySet<ParserId> = new Set(['jest', 'vitest', 'mocha', 'node-test', 'tap']);
 /**
  * Failure ids that belong to no test: a check with one cannot be narrowed to test files. A coverage
- * gate's (`coverage`) is placed in a source file, but only the whole suite measures it.
+ * gate's (`coverage`) is placed in a source file, but only the whole suite measures it. (A chain's
+ * confirmation, ../confirmStep, takes the coverage gate as its runner step's: `c8 --100 mocha` is
+ * that one step, re-run whole.)
  */
-const UNTIED = new Set(['exit', 'spawn', 'timeout', 'coverage']);
+const UNTIED: ReadonlySet<string> = new Set([...WHOLE_CHECK_IDS, 'coverage']);
 
 export class Stager {
   private readonly warm = new Map<string, WarmTsc | RunFull>();
