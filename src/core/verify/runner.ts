@@ -152,14 +152,19 @@ export class CappedOutput {
   }
 }
 
-const SHELL_CHARS = /[|&;<>()$`\\"'*?[\]#~=%{}\n]/;
+const SHELL_CHARS = /[|&;<>()$`\\"'*?[\]#~%{}\n]/;
+/**
+ * `NAME=value` before the command word is the shell's assignment (`NODE_ENV=test jest`); anywhere
+ * later `=` is a literal the shell passes as it is (`jest --maxWorkers=2`, `mocha --timeout=10000`).
+ */
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 /** Splits a command that needs no shell; returns undefined when a shell is needed. */
 export function splitCommand(command: string): string[] | undefined {
   const trimmed = command.trim();
   if (SHELL_CHARS.test(trimmed)) return undefined;
   const parts = trimmed.split(/\s+/).filter(Boolean);
-  return parts.length > 0 ? parts : undefined;
+  return parts.length > 0 && !ASSIGNMENT.test(parts[0]!) ? parts : undefined;
 }
 
 export { CHECK_MARKER_ENV };

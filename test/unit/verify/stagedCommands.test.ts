@@ -8,6 +8,7 @@ import { confirmTargeted } from '../../../src/core/verify/staged/attempt';
 import type { LintCommand, TestCommand } from '../../../src/core/verify/staged/commands';
 import { lintCommand, outsideTargets, resolveArgv, testCommand, withoutLauncher } from '../../../src/core/verify/staged/commands';
 import { relatedTestFiles } from '../../../src/core/verify/staged/related';
+import { splitCommand } from '../../../src/core/verify/runner';
 import { tempTree } from '../../support/fixtures';
 
 const tree = (files: Record<string, string>): { dir: string; cleanup(): void } => tempTree(files, 'fug-staged-');
@@ -87,6 +88,19 @@ describe('staged checks: narrowing commands', () => {
     assert.match((lintCommand('eslint -o report.json .', t.dir) as { reason: string }).reason, /writes/);
     assert.match((lintCommand('eslint src/**/*.js', t.dir) as { reason: string }).reason, /shell/, 'a glob is the shell\'s');
     assert.match((lintCommand('npx tsc', t.dir) as { reason: string }).reason, /does not run eslint/);
+  });
+
+  it('takes `--flag=value` as the literal it is to the shell, and a leading NAME=value as the shell\'s assignment', () => {
+    assert.deepEqual(splitCommand('jest --maxWorkers=2 --coverage=false'), ['jest', '--maxWorkers=2', '--coverage=false']);
+    assert.deepEqual(splitCommand('node --test --test-reporter=spec test/'), ['node', '--test', '--test-reporter=spec', 'test/']);
+    assert.equal(splitCommand('NODE_ENV=test jest'), undefined, 'an assignment before the command word: the shell\'s');
+    assert.equal(splitCommand('jest --testNamePattern=$NAME'), undefined);
+    // Narrowed like any other command: before, each of these ran its whole suite at every step.
+    assert.deepEqual((testCommand('jest --maxWorkers=2', t.dir, 'jest') as TestCommand).files(['test/a.test.js']), ['jest', '--maxWorkers=2', '--runTestsByPath', 'test/a.test.js']);
+    assert.deepEqual((testCommand('vitest run --pool=forks', t.dir, 'vitest') as TestCommand).files(['test/a.test.ts']), ['vitest', 'run', '--pool=forks', 'test/a.test.ts']);
+    assert.deepEqual((testCommand('mocha --timeout=10000 test/', t.dir, 'mocha') as TestCommand).files(['test/a.js']), ['mocha', '--timeout=10000', 'test/a.js']);
+    assert.deepEqual((lintCommand('eslint --max-warnings=0 src', t.dir) as LintCommand).forFiles(['src/a.js']), ['eslint', '--max-warnings=0', '--no-warn-ignored', 'src/a.js']);
+    assert.match((testCommand('NODE_ENV=test jest', t.dir, 'jest') as { reason: string }).reason, /shell/);
   });
 
   it('adds --no-warn-ignored only where the installed ESLint accepts it: 8.56+ in flat config mode', () => {
