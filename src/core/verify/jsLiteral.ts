@@ -40,14 +40,15 @@ function value(toks: ReturnType<typeof tokenize>, at: { i: number }): Literal {
   const close = t === '[' ? ']' : t === '{' ? '}' : undefined;
   if (close === undefined) throw new NotLiteral();
   const arr: Literal[] = [];
-  const obj: Record<string, Literal> = Object.create(null) as Record<string, Literal>;
+  const obj: Record<string, Literal> = {};
   while (toks[at.i] !== close) {
     if (t === '[') {
       arr.push(value(toks, at));
     } else {
       const k = toks[at.i++];
       const key = typeof k === 'object' ? ('s' in k ? k.s : String(k.n)) : k;
-      if (key === undefined || !/^[^{}[\]:,;=.]/.test(key) || toks[at.i++] !== ':') throw new NotLiteral();
+      // `__proto__` would set the object's prototype, not a key: no literal config uses it.
+      if (key === undefined || key === '__proto__' || !/^[^{}[\]:,;=.]/.test(key) || toks[at.i++] !== ':') throw new NotLiteral();
       obj[key] = value(toks, at);
     }
     if (toks[at.i] === ',') at.i++;
