@@ -136,8 +136,11 @@ function nycFolders(opts: readonly string[], cwd: string): CoverageFolders {
   return bad ?? { folders: found as string[] };
 }
 
+/** A Jest config as read: its object, or why it is known only by running it; `file` undefined where none is found. */
+type JestConfig = { file?: string; config: Record<string, unknown> } | { file?: string; unknown: string };
+
 /** The Jest config a run in `cwd` reads, as jest-config finds it: `--config`, else jest.config.* or package.json `jest`, from `cwd` up. */
-function jestConfig(args: readonly string[], cwd: string): { file: string; config: Record<string, unknown> } | { unknown: string } | undefined {
+function jestConfig(args: readonly string[], cwd: string): JestConfig {
   const named = flagValue(args, ['--config', '-c']);
   if (typeof named === 'object') return { unknown: 'Jest is given more than one --config' };
   if (named !== undefined && named.trim().startsWith('{')) return { unknown: 'Jest is given its config inline' };
@@ -145,27 +148,38 @@ function jestConfig(args: readonly string[], cwd: string): { file: string; confi
   for (let d = cwd; named === undefined; d = path.dirname(d)) {
     const file = exts.map((e) => path.join(d, `jest.config${e}`)).find((f) => existsSync(f)) ?? (existsSync(path.join(d, 'package.json')) ? path.join(d, 'package.json') : undefined);
     if (file !== undefined) return readJestConfig(file);
-    if (path.dirname(d) === d) return undefined;
+    if (path.dirname(d) === d) return { config: {} };
   }
   return readJestConfig(path.resolve(cwd, named));
 }
 
-function readJestConfig(file: string): { file: string; config: Record<string, unknown> } | { unknown: string } {
+function readJestConfig(file: string): JestConfig {
   const base = path.basename(file);
   if (base === 'package.json') {
     const pkg = jsonObject(file);
     const jest = typeof pkg === 'object' ? pkg.jest : undefined;
-    if (typeof jest === 'string') return { unknown: `package.json's jest names another config (${jest})` };
+    if (typeof jest === 'string') return { file, unknown: `package.json's jest names another config (${jest})` };
     return { file, config: typeof jest === 'object' && jest !== null ? (jest as Record<string, unknown>) : {} };
   }
   if (base.endsWith('.json')) {
     const config = jsonObject(file);
-    return typeof config === 'object' ? { file, config } : { unknown: `${base} is not a JSON object` };
+    return typeof config === 'object' ? { file, config } : { file, unknown: `${base} is not a JSON object` };
   }
   const text = readTextIfPresent(file, ['ENOTDIR', 'EISDIR']);
   const literal = text !== undefined ? exportedLiteral(text) : undefined;
-  if (typeof literal !== 'object' || literal === null || Array.isArray(literal)) return { unknown: `${base} is a program whose coverageDirectory is known only by running it` };
+  if (typeof literal !== 'object' || literal === null || Array.isArray(literal)) return { file, unknown: `${base} is a program whose coverageDirectory is known only by running it` };
   return { file, config: literal };
+}
+
+/**
+ * Whether Jest run without `--coverage` collects coverage all the same (`collectCoverage: true` in
+ * its config): true, false, or unknown where the config is a program that names collectCoverage.
+ */
+function jestCollects(args: readonly string[], cwd: string): boolean | 'unknown' {
+  const found = jestConfig(args, cwd);
+  if ('config' in found) return found.config.collectCoverage === true;
+  const text = found.file !== undefined ? readTextIfPresent(found.file, ['ENOTDIR', 'EISDIR']) : undefined;
+  return text === undefined || /collectCoverage/.test(text) ? 'unknown' : false;
 }
 
 /** Jest: `--coverageDirectory`, else the config's `coverageDirectory` (a preset may set it: unknown), under its rootDir; default `<rootDir>/coverage`. */
@@ -173,11 +187,11 @@ function jestFolders(args: readonly string[], cwd: string): CoverageFolders {
   const flag = flagValue(args, ['--coverageDirectory', '--coverage-directory']);
   if (typeof flag === 'object') return unknown('Jest is given more than one --coverageDirectory');
   const found = jestConfig(args, cwd);
-  if (found !== undefined && 'unknown' in found) return found;
-  const config = found?.config ?? {};
+  if ('unknown' in found) return unknown(found.unknown);
+  const config = found.config;
   const rootFlag = flagValue(args, ['--rootDir']);
   if (typeof rootFlag === 'object' || (rootFlag === undefined && config.rootDir !== undefined && typeof config.rootDir !== 'string')) return unknown('Jest\'s rootDir is not one folder');
-  const configDir = found !== undefined ? path.dirname(found.file) : cwd;
+  const configDir = found.file !== undefined ? path.dirname(found.file) : cwd;
   const rootDir = rootFlag !== undefined ? path.resolve(cwd, rootFlag) : typeof config.rootDir === 'string' ? path.resolve(configDir, config.rootDir) : configDir;
   if (flag === undefined && config.preset !== undefined && config.coverageDirectory === undefined) return unknown(`Jest's preset ${JSON.stringify(config.preset)} may set coverageDirectory`);
   const dir = flag ?? config.coverageDirectory ?? '<rootDir>/coverage';
@@ -195,8 +209,16 @@ function vitestFolders(args: readonly string[], cwd: string): CoverageFolders {
   for (const n of names) {
     const text = readTextIfPresent(path.join(cwd, n), ['ENOTDIR', 'EISDIR']);
     if (text !== undefined && /\b(?:reportsDirectory|root)\b/.test(text)) return unknown(`${n} may set where coverage goes (it names reportsDirectory or root)`);
+    // A config merged from another of the project's modules (`mergeConfig(viteConfig, …)`) may set it there.
+    if (text !== undefined && /(?:\bfrom\s*|\b(?:require|import)\s*\(\s*)["']\./.test(text)) return unknown(`${n} imports another module of the project, which may set where coverage goes`);
   }
   return { folders: [path.resolve(cwd, 'coverage')] };
+}
+
+/** Whether a Vitest or Vite config in `cwd` may turn coverage on (`coverage: { enabled: true }`), read as text. */
+function vitestConfigCovers(cwd: string): boolean {
+  const names = ['vitest.config', 'vite.config'].flatMap((b) => ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'].map((e) => b + e));
+  return names.some((n) => /\bcoverage\b[\s\S]*\benabled\b/.test(readTextIfPresent(path.join(cwd, n), ['ENOTDIR', 'EISDIR']) ?? ''));
 }
 
 /**
@@ -216,9 +238,14 @@ export function coverageFolders(step: string, cwd: string): CoverageFolders | un
     return 'unknown' in inner ? inner : { folders: [...own.folders, ...inner.folders] };
   }
   const args = t.slice(i + 1);
-  if (!args.some((a) => a === '--coverage' || a.startsWith('--coverage=') || a.startsWith('--coverage.enabled'))) return undefined;
-  if (args.some((a) => /^--coverage=(?:false|0)$/.test(a))) return undefined;
-  if (head === 'jest') return jestFolders(args, cwd);
-  if (head === 'vitest') return vitestFolders(args, cwd);
+  if (args.some((a) => /^--(?:coverage|collectCoverage)=(?:false|0)$/.test(a) || a === '--no-coverage')) return undefined;
+  const flagged = args.some((a) => a === '--coverage' || a === '--collectCoverage' || a.startsWith('--coverage=') || a.startsWith('--coverage.enabled'));
+  // Coverage turned on by the runner's config rather than a flag writes its report all the same.
+  if (head === 'jest') {
+    const collects = flagged || jestCollects(args, cwd);
+    return collects === 'unknown' ? unknown('Jest\'s config is a program that may turn collectCoverage on') : collects ? jestFolders(args, cwd) : undefined;
+  }
+  if (head === 'vitest') return flagged || vitestConfigCovers(cwd) ? vitestFolders(args, cwd) : undefined;
+  if (!flagged) return undefined;
   return unknown(`where \`${step}\` writes its coverage is not known`);
 }

@@ -265,7 +265,7 @@ export class Verifier {
 
   /** What ./chainRun needs to run `spec`'s chain in this pass. */
   private chainOf(spec: CheckSpec, of: PassRun | undefined, signal: AbortSignal | undefined): Parameters<typeof runChained>[1] {
-    return { once: of ? this.onceOf(spec) : undefined, of, parallel: this.opts.parallel, root: this.opts.root, signal };
+    return { once: of ? this.onceOf(spec) : undefined, of, parallel: this.opts.parallel, root: this.opts.root, signal, coverageBeside: this.writing?.beside.has(spec.name) === true };
   }
 
   private writing: WriterPlan | undefined;

@@ -43,17 +43,18 @@ export function writing(command: string, cwd: string): Writing | undefined {
     if (WRITER.test(s.command)) return { why: `\`${s.command}\`${where} writes files` };
   }
   const bodies = [command, ...new Set(steps.map((s) => s.script).filter((n): n is string => n !== undefined && n !== '\0command'))].map((n) => scripts[n] ?? n);
-  const coverage = bodies.find((b) => COVERAGE.test(b));
-  if (coverage === undefined) return undefined;
-  // Every step as written (c8 and nyc are wrappers the steps above have taken off) that runs a coverage tool.
+  // Every step as written (c8 and nyc are wrappers the steps above have taken off): each that runs a
+  // coverage tool, by a flag or by its runner's config (Jest's collectCoverage), names its folders.
   const folders: string[] = [];
-  for (const part of bodies.flatMap((b) => splitChain(b))) {
-    const f = coverageFolders(part, cwd);
-    if (f !== undefined && 'unknown' in f) return { why: `\`${coverage}\` writes its coverage report`, coverage: f };
-    if (f !== undefined) folders.push(...f.folders);
+  let why: string | undefined;
+  for (const part of bodies.flatMap((body) => splitChain(body))) {
+    const f = coverageFolders(part, cwd) ?? (COVERAGE.test(part) ? { unknown: `where \`${part}\` writes its coverage is not known` } : undefined);
+    if (f === undefined) continue;
+    why ??= `\`${part}\` writes its coverage report`;
+    if ('unknown' in f) return { why, coverage: f };
+    folders.push(...f.folders);
   }
-  const why = `\`${coverage}\` writes its coverage report`;
-  return folders.length > 0 ? { why, coverage: { folders: [...new Set(folders)] } } : { why, coverage: { unknown: `where \`${coverage}\` writes its coverage is not known` } };
+  return why !== undefined ? { why, coverage: { folders: [...new Set(folders)] } } : undefined;
 }
 
 /**
@@ -78,6 +79,8 @@ function configNoEmit(command: string, cwd: string): boolean {
 /** Which checks of a pass run alone, before the others, and what to say of each check that writes. */
 export interface WriterPlan {
   alone: Set<number>;
+  /** The checks whose only writing is a coverage report no other check reads: they run beside the others, and so may their chains' rests (./chainRun). */
+  beside: Set<string>;
   /** One line per check that writes: alone and why, or beside the others and why that is safe. */
   notes: string[];
 }
@@ -88,7 +91,7 @@ export interface WriterPlan {
  * apart from them (./coverageReaders) and writes no report into them. Anything unproven: alone.
  */
 export function planWriters(checks: readonly CheckSpec[], root: string): WriterPlan {
-  const plan: WriterPlan = { alone: new Set(), notes: [] };
+  const plan: WriterPlan = { alone: new Set(), beside: new Set(), notes: [] };
   if (checks.length < 2) return plan;
   const cwdOf = (c: CheckSpec): string => path.resolve(root, c.cwd ?? '.');
   const writes = checks.map((c) => writing(c.command, cwdOf(c)));
@@ -100,6 +103,7 @@ export function planWriters(checks: readonly CheckSpec[], root: string): WriterP
     const shown = folders?.map((f) => path.relative(root, f) || '.').join(', ');
     if (w.coverage !== undefined && conflict === undefined) {
       plan.notes.push(`check ${c.name}: runs beside the others: its only writing is its coverage report (${shown}), which no other check reads`);
+      plan.beside.add(c.name);
       continue;
     }
     plan.alone.add(i);

@@ -9,7 +9,7 @@ import type { CheckSpec } from '../../../src/core/types';
 import { coverageFolders } from '../../../src/core/verify/coverageFolders';
 import { mayReadFolders } from '../../../src/core/verify/coverageReaders';
 import { exportedLiteral } from '../../../src/core/verify/jsLiteral';
-import { planWriters } from '../../../src/core/verify/writers';
+import { planWriters, writesFiles } from '../../../src/core/verify/writers';
 import { REPO, tempTree } from '../../support/fixtures';
 
 type Tree = ReturnType<typeof tempTree>;
@@ -74,6 +74,28 @@ describe('the folders a coverage tool writes, told with certainty or not at all'
     const named = tree({ 'vitest.config.ts': 'export default { test: { coverage: { reportsDirectory: dir() } } }\n' });
     assert.match((coverageFolders('vitest run --coverage', named.dir) as { unknown: string }).unknown, /vitest\.config\.ts may set where coverage goes/);
     assert.equal(coverageFolders('vitest run', t.dir), undefined);
+  });
+
+  it("coverage turned on by the runner's config writes its report too (Jest collectCoverage, Vitest coverage.enabled)", () => {
+    const pkg = tree({ 'package.json': '{"jest":{"collectCoverage":true,"coverageDirectory":"jc"}}' });
+    assert.deepEqual(rel(pkg, coverageFolders('jest', pkg.dir)), ['jc']);
+    assert.equal(coverageFolders('jest --no-coverage', pkg.dir), undefined);
+    assert.equal(coverageFolders('jest', tree({}).dir), undefined);
+    const program = tree({ 'jest.config.js': 'module.exports = { collectCoverage: !!process.env.CI };\n' });
+    assert.match((coverageFolders('jest', program.dir) as { unknown: string }).unknown, /may turn collectCoverage on/);
+    const vite = tree({ 'vitest.config.ts': "export default { test: { coverage: { enabled: true } } };\n" });
+    assert.deepEqual(rel(vite, coverageFolders('vitest run', vite.dir)), ['coverage']);
+    const merged = tree({ 'vitest.config.ts': "import viteConfig from './vite.config';\nexport default mergeConfig(viteConfig, { test: { coverage: { enabled: true } } });\n" });
+    assert.match((coverageFolders('vitest run', merged.dir) as { unknown: string }).unknown, /imports another module of the project/);
+  });
+
+  it('a step whose coverage tool is not read here is a writer of unknown folders, never a step that writes nothing', () => {
+    const t = tree({ 'package.json': JSON.stringify({ scripts: { test: 'pnpm exec c8 node --test', cov: 'react-scripts test --coverage', j: 'jest' }, jest: { collectCoverage: true } }) });
+    for (const [command, why] of [['npm test', /pnpm exec c8 node --test/], ['npm run cov', /react-scripts test --coverage/], ['npm run j', /^`jest` writes its coverage report$/]] as const) {
+      const plan = planWriters([{ name: 'test', command, parser: 'generic' }, { name: 'lint', command: 'eslint src', parser: 'eslint' }], t.dir);
+      assert.match(plan.notes[0] ?? '', /^check test: runs .*coverage report/, command);
+      assert.match(writesFiles(command, t.dir) ?? '', why);
+    }
   });
 
   it('a literal module is read; anything a program decides is not', () => {

@@ -96,4 +96,25 @@ describe('a coverage check beside the others, real tools', function () {
       t.cleanup();
     }
   });
+
+  it("a chain's rest that writes only an unread coverage report starts beside the lint check that runs its other part", async () => {
+    const t = project({
+      'package.json': JSON.stringify({ name: 'ch', private: true, scripts: { lint: 'eslint src', test: 'npm run lint && c8 -o out/cov node --test test/' } }),
+      'eslint.config.mjs': "export default [{ files: ['**/*.js'], rules: { 'no-var': 'error' } }];\n",
+      'src/sum.js': 'exports.sum = (a, b) => a + b;\n',
+      'test/sum.test.js': "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sum } = require('../src/sum');\ntest('adds', () => assert.strictEqual(sum(1, 2), 3));\n",
+    });
+    try {
+      const { checks } = discoverChecks(t.dir);
+      assert.deepEqual(checks.map((c) => c.name).sort(), ['lint', 'test']);
+      const p = await pass(t.dir, checks, true);
+      assert.deepEqual(p.notes, ['check test: runs beside the others: its only writing is its coverage report (out/cov, out/cov/tmp), which no other check reads']);
+      const test = p.r.checks.find((c) => c.name === 'test')!;
+      assert.match(test.stagedNote ?? '', /the rest ran alone \(`c8 -o out\/cov node --test test\/`\), started beside them/, p.lines.join('\n'));
+      assert.ok(overlap(span(p.lines, 'test'), span(p.lines, 'lint')), p.lines.join('\n'));
+      assert.equal(p.r.green, true, p.lines.join('\n'));
+    } finally {
+      t.cleanup();
+    }
+  });
 });
