@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
 import * as path from 'node:path';
+import { main } from '../../../src/cli/main';
+import type { ParseIo } from '../../../src/cli/parseCommand';
 import type { CheckSpec, Logger, VerifyResult } from '../../../src/core/types';
 import { discoverChecks } from '../../../src/core/verify/discover';
 import { Verifier } from '../../../src/core/verify/verifier';
@@ -113,6 +115,30 @@ describe('a coverage check beside the others, real tools', function () {
       assert.match(test.stagedNote ?? '', /the rest ran alone \(`c8 -o out\/cov node --test test\/`\), started beside them/, p.lines.join('\n'));
       assert.ok(overlap(span(p.lines, 'test'), span(p.lines, 'lint')), p.lines.join('\n'));
       assert.equal(p.r.green, true, p.lines.join('\n'));
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('check --explain and --json say which coverage check runs alone and why', async () => {
+    const t = project({
+      'package.json': JSON.stringify({ name: 'ex', private: true, scripts: { test: 'c8 -o src/cov node --test test/', lint: 'eslint src' } }),
+      'eslint.config.mjs': "export default [{ files: ['**/*.js'], rules: { 'no-var': 'error' } }];\n",
+      'src/sum.js': 'exports.sum = (a, b) => a + b;\n',
+      'test/sum.test.js': "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sum } = require('../src/sum');\ntest('adds', () => assert.strictEqual(sum(1, 2), 3));\n",
+    });
+    try {
+      const run = async (flag: string): Promise<string> => {
+        const out: string[] = [];
+        const io: ParseIo = { stdout: (x) => out.push(x), stderr: (x) => out.push(x), readStdin: async () => Buffer.from('') };
+        await main(['check', '--cwd', t.dir, '--storage', path.join(t.dir, '.storage'), flag], io);
+        return out.join('\n');
+      };
+      const why = 'check test: runs before the others, not beside them: `c8 -o src/cov node --test test/` writes its coverage report (src/cov, src/cov/tmp), and check lint may read it as it is written: eslint lints src';
+      assert.ok((await run('--explain')).includes(`  · ${why}`));
+      const json = JSON.parse(await run('--json')) as { writers: string[] };
+      assert.equal(json.writers.length, 1);
+      assert.ok(json.writers[0]!.startsWith(why), json.writers[0]);
     } finally {
       t.cleanup();
     }
