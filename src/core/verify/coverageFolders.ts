@@ -179,7 +179,9 @@ function jestCollects(args: readonly string[], cwd: string): boolean | 'unknown'
   const found = jestConfig(args, cwd);
   if ('config' in found) return found.config.collectCoverage === true;
   const text = found.file !== undefined ? readTextIfPresent(found.file, ['ENOTDIR', 'EISDIR']) : undefined;
-  return text === undefined || /collectCoverage/.test(text) ? 'unknown' : false;
+  // A program that names collectCoverage, or takes settings from another of the project's modules
+  // (`...require('./jest.base')`), may turn it on; one that does neither cannot.
+  return text === undefined || /collectCoverage|(?:\bfrom\s*|\b(?:require|import)\s*\(\s*)["']\./.test(text) ? 'unknown' : false;
 }
 
 /** Jest: `--coverageDirectory`, else the config's `coverageDirectory` (a preset may set it: unknown), under its rootDir; default `<rootDir>/coverage`. */

@@ -83,6 +83,9 @@ describe('the folders a coverage tool writes, told with certainty or not at all'
     assert.equal(coverageFolders('jest', tree({}).dir), undefined);
     const program = tree({ 'jest.config.js': 'module.exports = { collectCoverage: !!process.env.CI };\n' });
     assert.match((coverageFolders('jest', program.dir) as { unknown: string }).unknown, /may turn collectCoverage on/);
+    const based = tree({ 'jest.config.js': 'module.exports = { ...require("./jest.base.js"), testEnvironment: "node" };\n' });
+    assert.match((coverageFolders('jest', based.dir) as { unknown: string }).unknown, /may turn collectCoverage on/);
+    assert.equal(coverageFolders('jest', tree({ 'jest.config.js': 'module.exports = { testEnvironment: process.env.E ?? "node" };\n' }).dir), undefined);
     const vite = tree({ 'vitest.config.ts': "export default { test: { coverage: { enabled: true } } };\n" });
     assert.deepEqual(rel(vite, coverageFolders('vitest run', vite.dir)), ['coverage']);
     const merged = tree({ 'vitest.config.ts': "import viteConfig from './vite.config';\nexport default mergeConfig(viteConfig, { test: { coverage: { enabled: true } } });\n" });
