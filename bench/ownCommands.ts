@@ -3,7 +3,8 @@
 // coverage beside Prettier), with failures present and absent, a `check` pass (a real CLI process)
 // against the project's own commands run once directly, one after another, as a user would; and an
 // agent host's hook session: the first Stop (it starts the folder's worker) and a Stop after a
-// one-file edit (answered by the warm worker) against the same commands. Both sides of each ratio are measured in the same run, on the same tree.
+// one-file edit (answered by the warm worker) against the same commands. Both sides of each ratio
+// are measured in the same run, on the same tree.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
