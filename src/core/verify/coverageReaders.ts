@@ -87,6 +87,20 @@ function prettierReads(args: readonly string[], cwd: string, folders: readonly s
 }
 
 /**
+ * Biome: its paths (none: the folder). One that holds a folder is fine where its configuration in the
+ * check's folder turns on the VCS ignore file (`vcs.enabled`, `useIgnoreFile`, git, no other root, no
+ * `extends`, no `--vcs-*` flag): Biome then skips what that folder's .gitignore excludes.
+ */
+function biomeReads(args: readonly string[], cwd: string, folders: readonly string[]): string | undefined {
+  const p = positionals(args, BIOME_VALUED).slice(1);
+  const file = ['biome.json', 'biome.jsonc'].map((n) => path.join(cwd, n)).find((f) => readTextIfPresent(f, ['ENOTDIR', 'EISDIR']) !== undefined);
+  const config = file !== undefined ? (parse(readTextIfPresent(file)!, [], { allowTrailingComma: true }) as { extends?: unknown; vcs?: Record<string, unknown> } | undefined) : undefined;
+  const vcs = config?.vcs;
+  const ownIgnores = config?.extends === undefined && vcs?.enabled === true && vcs.useIgnoreFile === true && vcs.clientKind === 'git' && vcs.root === undefined && !args.some((a) => /^--(?:vcs-|config-path)/.test(a));
+  return pathsApart('biome', p.length > 0 ? p : ['.'], cwd, folders, (f) => ownIgnores && ignoredBy(path.join(cwd, '.gitignore'), cwd, f));
+}
+
+/**
  * tsc: the files its tsconfig includes. TypeScript takes only .ts/.tsx/.d.ts files from a folder
  * (and .js/.jsx with `allowJs`); a coverage report holds html, css, js, json and lcov, never those.
  * So with allowJs provably off (set false, or unset in a tsconfig that extends nothing) tsc reads
@@ -131,10 +145,8 @@ function stepReads(step: string, cwd: string, folders: readonly string[]): strin
       const p = given(ESLINT_VALUED);
       return pathsApart('eslint', p.length > 0 ? p : ['.'], cwd, folders) === undefined ? undefined : `eslint lints ${p.length > 0 ? p.join(' ') : 'the whole folder (no paths given)'}, and its own ignores are known only by running its config`;
     }
-    case 'biome': {
-      const p = given(BIOME_VALUED).slice(1);
-      return p.length > 0 ? pathsApart('biome', p, cwd, folders) : 'biome is given no paths: it reads what its configuration includes';
-    }
+    case 'biome':
+      return biomeReads(args, cwd, folders);
     case 'tsc':
       return tscReads(args, cwd, folders);
     case 'tsd':

@@ -139,6 +139,17 @@ describe('what another check reads, proven apart from the report or not', () => 
     assert.match(mayReadFolders('prettier --check .', t.dir, cov) ?? '', /holds coverage/);
   });
 
+  it('Biome with the VCS ignore file on skips what .gitignore excludes; without it, `.` or no paths read the report', () => {
+    const vcs = project({ 'biome.json': '{ "vcs": { "enabled": true, "clientKind": "git", "useIgnoreFile": true } }', '.gitignore': 'coverage/\n' });
+    const off = project({ 'biome.json': '{ "vcs": { "enabled": false } }', '.gitignore': 'coverage/\n' });
+    trees.push(vcs, off);
+    assert.equal(mayReadFolders('biome check', vcs.dir, [path.join(vcs.dir, 'coverage')]), undefined);
+    assert.equal(mayReadFolders('biome ci .', vcs.dir, [path.join(vcs.dir, 'coverage')]), undefined);
+    assert.match(mayReadFolders('biome check --vcs-use-ignore-file=false', vcs.dir, [path.join(vcs.dir, 'coverage')]) ?? '', /biome reads `\.`, which holds coverage/);
+    assert.match(mayReadFolders('biome check', off.dir, [path.join(off.dir, 'coverage')]) ?? '', /biome reads `\.`, which holds coverage/);
+    assert.equal(mayReadFolders('biome lint src', off.dir, [path.join(off.dir, 'coverage')]), undefined);
+  });
+
   it('tsc: a report holds no .ts file, so with allowJs provably off it reads none; with allowJs, by its include', () => {
     const plain = project({ 'tsconfig.json': '{ "compilerOptions": { "strict": true } }' });
     const js = project({ 'tsconfig.json': '{ "compilerOptions": { "allowJs": true } }', 'src.json': '' });
