@@ -117,9 +117,10 @@ function tscReads(args: readonly string[], cwd: string, folders: readonly string
   const config = text !== undefined ? (parse(text, [], { allowTrailingComma: true }) as { extends?: unknown; include?: unknown; files?: unknown; compilerOptions?: { allowJs?: unknown } } | undefined) : undefined;
   if (config === undefined || typeof config !== 'object') return `tsc's ${path.relative(cwd, file)} could not be read`;
   const allowJs = config.compilerOptions?.allowJs;
-  if (allowJs === false || (allowJs === undefined && config.extends === undefined)) return undefined;
   const base = path.dirname(file);
   const listed = [...(Array.isArray(config.include) ? config.include : []), ...(Array.isArray(config.files) ? config.files : [])];
+  // A .json file is taken only where an include pattern or a file names .json itself (a report holds coverage-final.json).
+  if (allowJs === false || (allowJs === undefined && config.extends === undefined)) return pathsApart('tsc', listed.filter((p): p is string => typeof p === 'string' && /\.json$/i.test(p)), base, folders);
   if (listed.length === 0 || !listed.every((p) => typeof p === 'string')) return `tsc's ${path.relative(cwd, file)} may take .js files (allowJs) from any folder`;
   return pathsApart('tsc', listed as string[], base, folders);
 }
@@ -131,6 +132,21 @@ function tsdReads(cwd: string, folders: readonly string[]): string | undefined {
   const dir = pkg?.tsd?.directory ?? 'test-d';
   if (typeof dir !== 'string') return 'tsd\'s directory is not one folder';
   return pathsApart('tsd', [dir, '*.test-d.ts'], cwd, folders);
+}
+
+/**
+ * mocha: the files it is given and its config's `spec` (mocha adds the two), else ./test. A config
+ * other than JSON (.mocharc.js, .yml) is known only by running or parsing it as mocha does: unknown.
+ */
+function mochaReads(args: readonly string[], cwd: string, folders: readonly string[]): string | undefined {
+  const named = positionals(args, /^(?:-r|--require|--import|--loader|--reporter|-R|--reporter-option|-O|--timeout|-t|--slow|-s|--grep|-g|--fgrep|-f|--ui|-u|--config|--package|--extension|--ignore|--exclude|--file|--node-option|-n|--jobs|-j|--retries)$/);
+  const configs = ['.mocharc.js', '.mocharc.cjs', '.mocharc.mjs', '.mocharc.yml', '.mocharc.yaml', '.mocharc.json', '.mocharc.jsonc'].filter((n) => readTextIfPresent(path.join(cwd, n), ['ENOTDIR', 'EISDIR']) !== undefined);
+  if (args.some((a) => /^--(?:config|package)\b/.test(a)) || configs.some((n) => !/\.jsonc?$/.test(n))) return `mocha's config (${configs.join(', ') || 'named on its command line'}) may name more test files`;
+  const pkg = parse(readTextIfPresent(path.join(cwd, 'package.json'), ['ENOTDIR', 'EISDIR']) ?? '{}') as { mocha?: { spec?: unknown } } | undefined;
+  const specs = [...configs.map((n) => (parse(readTextIfPresent(path.join(cwd, n))!, [], { allowTrailingComma: true }) as { spec?: unknown } | undefined)?.spec), pkg?.mocha?.spec].flat().filter((x) => x !== undefined);
+  if (!specs.every((x): x is string => typeof x === 'string')) return "mocha's spec is not a list of paths";
+  const all = [...named, ...specs];
+  return pathsApart('mocha', all.length > 0 ? all : ['test'], cwd, folders);
 }
 
 /** What one step of a check reads, against the folders: undefined when provably apart, else why not. */
@@ -151,8 +167,9 @@ function stepReads(step: string, cwd: string, folders: readonly string[]): strin
       return tscReads(args, cwd, folders);
     case 'tsd':
       return tsdReads(cwd, folders);
-    case 'node':
     case 'mocha':
+      return mochaReads(args, cwd, folders);
+    case 'node':
     case 'ava':
     case 'tap':
     case 'tape':

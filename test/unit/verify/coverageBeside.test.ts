@@ -124,6 +124,12 @@ describe('what another check reads, proven apart from the report or not', () => 
     assert.match(mayReadFolders('eslint --format json', t.dir, cov) ?? '', /eslint lints the whole folder \(no paths given\), and its own ignores are known only by running its config/);
     assert.match(mayReadFolders('eslint .', t.dir, cov) ?? '', /eslint lints \./);
     assert.equal(mayReadFolders('node --test test/', t.dir, cov), undefined);
+    assert.equal(mayReadFolders('mocha', t.dir, cov), undefined, 'mocha with no paths and no config reads ./test');
+    const spec = project({ '.mocharc.json': '{ "spec": ["coverage/**/*.spec.js"] }' });
+    const yml = project({ '.mocharc.yml': 'spec: test' });
+    trees.push(spec, yml);
+    assert.match(mayReadFolders('mocha test/', spec.dir, [path.join(spec.dir, 'coverage')]) ?? '', /mocha reads `coverage\/\*\*\/\*\.spec\.js`/);
+    assert.match(mayReadFolders('mocha test/', yml.dir, [path.join(yml.dir, 'coverage')]) ?? '', /mocha's config \(\.mocharc\.yml\) may name more test files/);
     assert.match(mayReadFolders('node --test', t.dir, cov) ?? '', /no paths/);
     assert.match(mayReadFolders('jest', t.dir, cov) ?? '', /may read any file/);
     assert.match(mayReadFolders('node scripts/check.js', t.dir, cov) ?? '', /may read any file/);
@@ -157,6 +163,9 @@ describe('what another check reads, proven apart from the report or not', () => 
     const extended = project({ 'tsconfig.json': '{ "extends": "./base.json" }', 'base.json': '{ "compilerOptions": { "allowJs": true } }' });
     trees.push(plain, js, jsSrc, extended);
     assert.equal(mayReadFolders('tsc --noEmit', plain.dir, [path.join(plain.dir, 'coverage')]), undefined);
+    const json = project({ 'tsconfig.json': '{ "compilerOptions": { "resolveJsonModule": true }, "include": ["src", "coverage/*.json"] }' });
+    trees.push(json);
+    assert.match(mayReadFolders('tsc --noEmit', json.dir, [path.join(json.dir, 'coverage')]) ?? '', /tsc reads `coverage\/\*\.json`/);
     assert.match(mayReadFolders('tsc --noEmit', js.dir, [path.join(js.dir, 'coverage')]) ?? '', /may take \.js files \(allowJs\) from any folder/);
     assert.equal(mayReadFolders('tsc --noEmit', jsSrc.dir, [path.join(jsSrc.dir, 'coverage')]), undefined);
     assert.match(mayReadFolders('tsc --noEmit', extended.dir, [path.join(extended.dir, 'coverage')]) ?? '', /allowJs/);
