@@ -1,9 +1,10 @@
 // The gate at the price of the project's own commands (issue 39): on small real projects (a chained
-// test script `eslint src && node --test`, an ESLint lint, a tsc project of some size), with failures
-// present and absent, a `check` pass (a real CLI process) against the project's own commands run once
-// directly, one after another, as a user would; and an agent host's hook session: the first Stop (it
-// starts the folder's worker) and a Stop after a one-file edit (answered by the warm worker) against
-// the same commands. Both sides of each ratio are measured in the same run, on the same tree.
+// test script `eslint src && node --test`, an ESLint lint, a tsc project of some size; Jest writing
+// coverage beside Prettier), with failures present and absent, a `check` pass (a real CLI process)
+// against the project's own commands run once directly, one after another, as a user would; and an
+// agent host's hook session: the first Stop (it starts the folder's worker) and a Stop after a
+// one-file edit (answered by the warm worker) against the same commands. Both sides of each ratio
+// are measured in the same run, on the same tree.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -16,14 +17,15 @@ export const OWN_COMMANDS = ['npm test', 'npm run lint', 'npm run typecheck'];
 
 /**
  * The shapes measured: `node` (a chained `eslint src && node --test`, an ESLint lint, a 40-module
- * tsc project) and `vitest` (`npm run lint && vitest run --typecheck`, a lint of ESLint then
- * Prettier, the same tsc project, TypeScript sources and a type test).
+ * tsc project), `vitest` (`npm run lint && vitest run --typecheck`, a lint of ESLint then
+ * Prettier, the same tsc project, TypeScript sources and a type test) and `coverage` (luxon's:
+ * `jest --coverage` into build/coverage, Prettier on src/ and test/ globs, the same tsc project).
  */
-export type OwnShape = 'node' | 'vitest';
-export const OWN_SHAPES: readonly OwnShape[] = ['node', 'vitest'];
+export type OwnShape = 'node' | 'vitest' | 'coverage';
+export const OWN_SHAPES: readonly OwnShape[] = ['node', 'vitest', 'coverage'];
 
 /** The source file the one-file edit touches, per shape (imported by every test). */
-export const EDITED: Record<OwnShape, string> = { node: 'src/cart.js', vitest: 'src/cart.ts' };
+export const EDITED: Record<OwnShape, string> = { node: 'src/cart.js', vitest: 'src/cart.ts', coverage: 'src/cart.js' };
 
 export function writeOwnProject(dir: string, failing: boolean, shape: OwnShape = 'node'): void {
   const put = (rel: string, text: string): void => {
@@ -31,6 +33,7 @@ export function writeOwnProject(dir: string, failing: boolean, shape: OwnShape =
     writeFileSync(path.join(dir, rel), text);
   };
   if (shape === 'vitest') return writeVitestProject(dir, failing, put);
+  if (shape === 'coverage') return writeCoverageProject(dir, failing, put);
   put('package.json', JSON.stringify({ name: 'own-commands', private: true, type: 'module', scripts: { lint: 'eslint src', test: 'eslint src && node --test', typecheck: 'tsc -p tsconfig.json' } }, null, 2));
   put('eslint.config.js', "export default [{ files: ['src/**/*.js'], rules: { 'no-unused-vars': 'error', eqeqeq: 'error' } }];\n");
   typesProject(put, ['types/**/*.ts']);
@@ -67,6 +70,18 @@ function writeVitestProject(dir: string, failing: boolean, put: (rel: string, te
   }
   put('test/cart.test-d.ts', "import { expectTypeOf, test } from 'vitest';\nimport { total } from '../src/cart';\n\ntest('total returns a number', () => {\n  expectTypeOf(total).returns.toEqualTypeOf<number>();\n});\n");
   if (failing) put('test/t0.test.ts', readFileSync(path.join(dir, 'test/t0.test.ts'), 'utf8').replace(').toBe(2);', ').toBe(3);'));
+}
+
+/** The `coverage` shape (luxon's): Jest writing its coverage report while Prettier checks the sources, beside a tsc project. */
+function writeCoverageProject(dir: string, failing: boolean, put: (rel: string, text: string) => void): void {
+  put('package.json', JSON.stringify({ name: 'own-commands-coverage', private: true, type: 'commonjs', scripts: { lint: "prettier --check 'src/**/*.js' 'test/**/*.js'", test: 'jest --coverage', typecheck: 'tsc -p tsconfig.json' } }, null, 2));
+  put('jest.config.js', 'module.exports = {\n  testEnvironment: "node",\n  roots: ["test"],\n  coverageDirectory: "build/coverage",\n  transform: {},\n};\n');
+  typesProject(put, ['types/**/*.ts']);
+  put('src/cart.js', 'function total(lines) {\n  return lines.reduce((acc, l) => acc + l.price * l.quantity, 0);\n}\n\nmodule.exports = { total };\n');
+  for (let i = 0; i < 6; i++) {
+    put(`test/t${i}.test.js`, `const { total } = require("../src/cart.js");\n\ntest("total ${i}", () => {\n  expect(total([{ price: ${i + 1}, quantity: 2 }])).toBe(${(i + 1) * 2});\n});\n`);
+  }
+  if (failing) put('test/t0.test.js', readFileSync(path.join(dir, 'test/t0.test.js'), 'utf8').replace(').toBe(2);', ').toBe(3);'));
 }
 
 /** The own commands run once, one after another; their wall in ms. */

@@ -478,7 +478,7 @@ async function ownCommands(): Promise<void> {
   const line = (r: (typeof rows)[number]): string => `${r.shape}, ${r.failing ? 'failures present' : 'green'}: check ${fmt(stat(r.check), '×')}, first Stop ${fmt(stat(r.first), '×')}, Stop after a one-file edit ${fmt(stat(r.warm), '×')} (own commands ${fmt(stat(r.own), ' ms', 0)})`;
   figures.push({
     id: 'own-commands',
-    name: "Check pass and hook stops vs the project's own commands run once (node: chained `eslint && node --test`, ESLint, tsc; vitest: `npm run lint && vitest run --typecheck`, ESLint then Prettier, tsc)",
+    name: "Check pass and hook stops vs the project's own commands run once (node: chained `eslint && node --test`, ESLint, tsc; vitest: `npm run lint && vitest run --typecheck`, ESLint then Prettier, tsc; coverage: `jest --coverage`, Prettier on globs, tsc)",
     value: rows.map(line).join('; '),
     target: 'check and first Stop ≤ 1.1×; a Stop after a one-file edit ≤ 0.4×',
     meets: rows.every((r) => stat(r.check).median <= 1.1 && stat(r.first).median <= 1.1 && stat(r.warm).median <= 0.4),

@@ -15,7 +15,7 @@ import { defaultStorageDir } from './storage';
 import { settingsAnswer } from './workspaceSettings';
 
 /** The public `check --json` object, with extra fields after the contract's. */
-export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: string[]; origins?: Record<string, CheckOrigin>; chains?: string[] }): Record<string, unknown> {
+export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: string[]; origins?: Record<string, CheckOrigin>; chains?: string[]; writers?: string[] }): Record<string, unknown> {
   return {
     green: v.green,
     failureHash: v.failureHash,
@@ -51,6 +51,8 @@ export function checkJson(v: VerifyResult, extra: { discovered: boolean; notes: 
     notes: [...extra.notes, ...v.checks.flatMap((c) => (c.notInstalled !== undefined ? [`${c.name}: ${c.notInstalled.note}`] : []))],
     // The chains whose parts run once per pass, as their own checks (what `--explain` prints).
     ...(extra.chains !== undefined ? { chains: extra.chains } : {}),
+    // The checks that write as they run: alone before the others, or beside them, and why (verify/writers.ts).
+    ...(extra.writers !== undefined ? { writers: extra.writers } : {}),
   };
 }
 
@@ -102,6 +104,7 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
     }
     for (const n of discovered ? notes : []) io.stdout(`  · ${n}`);
     for (const n of verifier.chainNotes()) io.stdout(`  · ${n}`);
+    for (const n of verifier.writerNotes()) io.stdout(`  · ${n}`);
     io.stdout('');
   }
 
@@ -121,7 +124,7 @@ export async function checkCommand(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   if (values.json) {
-    io.stdout(JSON.stringify(checkJson(v, { discovered, notes, origins, chains: verifier.chainNotes() }), null, 2));
+    io.stdout(JSON.stringify(checkJson(v, { discovered, notes, origins, chains: verifier.chainNotes(), writers: verifier.writerNotes() }), null, 2));
   } else {
     if (!values.explain) {
       io.stdout(`checks${discovered ? ' (discovered)' : ''}:`);

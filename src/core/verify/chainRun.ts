@@ -4,7 +4,8 @@
 // last the lint's time plus the tests'. Where checks run side by side, the rest starts beside them
 // instead: the parts are static checkers that write nothing (chainOnce takes out no other kind), so
 // the rest sees the same bytes either way. Only a rest that writes nothing itself starts early (a
-// build in it could be read half written by the lint beside it). If a part does not pass, the early
+// build in it could be read half written by the lint beside it), or only a coverage report that no
+// other check reads (the check runs beside the others for the same reason: ./writers). If a part does not pass, the early
 // run is cancelled (its processes killed, its result dropped) and the whole chain runs as written,
 // as it did before: the chain's failures are then its own. The verdict is the one the waiting gave.
 import * as path from 'node:path';
@@ -29,13 +30,13 @@ export interface Chained<T> {
  */
 export async function runChained<T>(
   spec: CheckSpec,
-  o: { once: ChainOnce | undefined; of: PassRun | undefined; parallel: boolean; root: string; signal: AbortSignal | undefined },
+  o: { once: ChainOnce | undefined; of: PassRun | undefined; parallel: boolean; root: string; signal: AbortSignal | undefined; coverageBeside?: boolean },
   work: (run: CheckSpec, signal: AbortSignal | undefined) => Promise<T>,
 ): Promise<Chained<T>> {
   const { once, of } = o;
   if (!once || !of) return { result: await work(spec, o.signal) };
   const rest: CheckSpec = { ...spec, command: once.rest };
-  const early = o.parallel && writesFiles(once.rest, path.resolve(o.root, spec.cwd ?? '.')) === undefined ? new AbortController() : undefined;
+  const early = o.parallel && (o.coverageBeside === true || writesFiles(once.rest, path.resolve(o.root, spec.cwd ?? '.')) === undefined) ? new AbortController() : undefined;
   const ahead = early ? work(rest, o.signal ? AbortSignal.any([o.signal, early.signal]) : early.signal) : undefined;
   // Handled from the start: it may fail before the parts are in, and is awaited only then.
   ahead?.catch(() => undefined);

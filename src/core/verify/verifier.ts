@@ -27,7 +27,8 @@ import { codeFailures, notInstalled, notInstalledNote } from './notInstalled';
 import { gateReuse } from './staged/gateReuse';
 import { readValues } from './values';
 import { Stager } from './staged/stager';
-import { writesFiles } from './writers';
+import type { WriterPlan } from './writers';
+import { planWriters } from './writers';
 import type { Prerequisite, PrerequisitePlan } from './taskGraph/prerequisites';
 import { Prerequisites, notRunResult } from './taskGraph/prerequisites';
 
@@ -264,23 +265,22 @@ export class Verifier {
 
   /** What ./chainRun needs to run `spec`'s chain in this pass. */
   private chainOf(spec: CheckSpec, of: PassRun | undefined, signal: AbortSignal | undefined): Parameters<typeof runChained>[1] {
-    return { once: of ? this.onceOf(spec) : undefined, of, parallel: this.opts.parallel, root: this.opts.root, signal };
+    return { once: of ? this.onceOf(spec) : undefined, of, parallel: this.opts.parallel, root: this.opts.root, signal, coverageBeside: this.writing?.beside.has(spec.name) === true };
   }
 
-  private writing: Set<number> | undefined;
+  private writing: WriterPlan | undefined;
 
-  /** The checks that write files as they run, when another check could read them meanwhile. */
+  /** The checks that write files as they run, when another check could read them meanwhile (./writers). */
   private writers(): Set<number> {
-    if (this.writing) return this.writing;
-    this.writing = new Set();
-    if (this.opts.checks.length < 2) return this.writing;
-    for (const [i, c] of this.opts.checks.entries()) {
-      const why = writesFiles(c.command, path.resolve(this.opts.root, c.cwd ?? '.'));
-      if (why === undefined) continue;
-      this.writing.add(i);
-      this.logger.info(`check ${c.name}: runs before the others, not beside them: ${why}`);
-    }
-    return this.writing;
+    if (this.writing) return this.writing.alone;
+    this.writing = planWriters(this.opts.checks, this.opts.root);
+    for (const n of this.writing.notes) this.logger.info(n);
+    return this.writing.alone;
+  }
+
+  /** What `check --explain` and `--json` say of the checks that write as they run: alone, or beside the others, and why. */
+  writerNotes(): string[] {
+    return this.opts.parallel ? planWriters(this.opts.checks, this.opts.root).notes : [];
   }
 
   /** The full run of a check whose staged run passed: the one that can say green (taken as it is where it already was the full check). */
