@@ -11,6 +11,9 @@ export const LAZY = {
   // Its own file (dist/tokenizer.js, esbuild.mjs): 2.7 MB the engine and the CLI share, read only when counted.
   // The TAP parser's YAML diagnostics: 40 KiB of schema built at import, needed only for TAP output.
   'js-yaml': { functions: ['load'] },
+  // A JavaScript parser (ESLint's own, under espree), for reading a literal config module: evaluated
+  // only when a check's coverage folders are looked up in a jest.config.js.
+  acorn: { functions: ['parse'], chunk: './acorn.js' },
   // The providers' SDKs (Anthropic's ~400 KiB, OpenAI's ~100 KiB): read when a run uses that
   // provider, never for vscode-lm or replay. Only the SDK is in the chunk, so no class of ours exists
   // twice (instanceof holds). `entry` is the chunk's source.

@@ -2,84 +2,79 @@
 // = { … }` or `export default { … }` (optionally through one `const config = { … }`), whose values are
 // strings, numbers, booleans, null, arrays and objects. Such a module evaluates to exactly that value
 // whatever runs it, so a setting read from it is certain. Anything else (a call, a spread, a variable,
-// a template, a function) and the answer is undefined: the module must be run to know its value, and
-// we never run a project's code to plan how to run it.
+// a template, a function, a second statement) and the answer is undefined: the module must be run to
+// know its value, and we never run a project's code to plan how to run it. The module is parsed by
+// acorn (the parser ESLint's espree is built on); only the shape of its tree is read here.
+import type { Expression, ModuleDeclaration, Node, Program, Statement } from 'acorn';
+import { parse } from 'acorn';
 
 type Literal = string | number | boolean | null | Literal[] | { [k: string]: Literal };
 
-/** Thrown inside the reader when the text is no literal module; caught at its one entry point. */
+/** Thrown inside the reader when a node is no literal; caught at its one entry point. */
 class NotLiteral extends Error {}
 
-/** Tokens of the module text: punctuation, strings (decoded), numbers, words; comments dropped. */
-function tokenize(text: string): (string | { s: string } | { n: number })[] {
-  const out: (string | { s: string } | { n: number })[] = [];
-  const re = /\s+|\/\/[^\n]*|\/\*[\s\S]*?\*\/|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[A-Za-z_$][\w$]*|[{}[\]:,;=.]/y;
-  let i = 0;
-  while (i < text.length) {
-    re.lastIndex = i;
-    const m = re.exec(text);
-    if (!m) throw new NotLiteral();
-    i = re.lastIndex;
-    const t = m[0];
-    if (/^\s|^\/[/*]/.test(t)) continue;
-    if (t.startsWith('"')) out.push({ s: JSON.parse(t) as string });
-    else if (t.startsWith("'")) out.push({ s: JSON.parse(`"${t.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"`) as string });
-    else if (/^-?\d/.test(t)) out.push({ n: Number(t) });
-    else out.push(t);
+/** The literal an expression is, or NotLiteral. */
+function literal(node: Node | null): Literal {
+  const n = node as Expression | null;
+  if (n?.type === 'Literal' && (n.value === null || ['string', 'number', 'boolean'].includes(typeof n.value)) && !('regex' in n && n.regex) && !('bigint' in n && n.bigint)) return n.value as Literal;
+  if (n?.type === 'UnaryExpression' && n.operator === '-' && n.argument.type === 'Literal' && typeof n.argument.value === 'number') return -n.argument.value;
+  if (n?.type === 'ArrayExpression') return n.elements.map((e) => (e === null || e.type === 'SpreadElement' ? fail() : literal(e)));
+  if (n?.type !== 'ObjectExpression') return fail();
+  const out: Record<string, Literal> = {};
+  for (const p of n.properties) {
+    if (p.type !== 'Property' || p.kind !== 'init' || p.computed || p.method || p.shorthand) return fail();
+    const key = p.key.type === 'Identifier' ? p.key.name : p.key.type === 'Literal' && (typeof p.key.value === 'string' || typeof p.key.value === 'number') ? String(p.key.value) : fail();
+    // `__proto__: x` sets the object's prototype, not a key: no literal config uses it.
+    if (key === '__proto__') return fail();
+    out[key] = literal(p.value);
   }
   return out;
 }
 
-/** Reads one literal value from the tokens at `at.i`. */
-function value(toks: ReturnType<typeof tokenize>, at: { i: number }): Literal {
-  const t = toks[at.i++];
-  if (t === undefined) throw new NotLiteral();
-  if (typeof t === 'object') return 's' in t ? t.s : t.n;
-  if (t === 'true' || t === 'false') return t === 'true';
-  if (t === 'null') return null;
-  const close = t === '[' ? ']' : t === '{' ? '}' : undefined;
-  if (close === undefined) throw new NotLiteral();
-  const arr: Literal[] = [];
-  const obj: Record<string, Literal> = {};
-  while (toks[at.i] !== close) {
-    if (t === '[') {
-      arr.push(value(toks, at));
-    } else {
-      const k = toks[at.i++];
-      const key = typeof k === 'object' ? ('s' in k ? k.s : String(k.n)) : k;
-      // `__proto__` would set the object's prototype, not a key: no literal config uses it.
-      if (key === undefined || key === '__proto__' || !/^[^{}[\]:,;=.]/.test(key) || toks[at.i++] !== ':') throw new NotLiteral();
-      obj[key] = value(toks, at);
+function fail(): never {
+  throw new NotLiteral();
+}
+
+/** The module's statements, or undefined where it does not parse (as a module, then as a script). */
+function statements(text: string): (Statement | ModuleDeclaration)[] | undefined {
+  for (const sourceType of ['module', 'script'] as const) {
+    try {
+      return (parse(text, { ecmaVersion: 'latest', sourceType, allowHashBang: true }) as Program).body;
+    } catch {
+      // a syntax error in this mode: the other, or nothing
     }
-    if (toks[at.i] === ',') at.i++;
-    else if (toks[at.i] !== close) throw new NotLiteral();
   }
-  at.i++;
-  return t === '[' ? arr : obj;
+  return undefined;
+}
+
+/** What `s` exports (`module.exports = X`, `export default X`), or undefined where it is no such statement. */
+function exported(s: Statement | ModuleDeclaration): Expression | undefined {
+  if (s.type === 'ExportDefaultDeclaration') return s.declaration.type.endsWith('Declaration') ? undefined : (s.declaration as Expression);
+  if (s.type !== 'ExpressionStatement' || s.expression.type !== 'AssignmentExpression' || s.expression.operator !== '=') return undefined;
+  const left = s.expression.left;
+  const isModuleExports = left.type === 'MemberExpression' && !left.computed && left.object.type === 'Identifier' && left.object.name === 'module' && left.property.type === 'Identifier' && left.property.name === 'exports';
+  return isModuleExports ? s.expression.right : undefined;
 }
 
 /** The literal a config module exports, or undefined when it is anything but a literal module. */
 export function exportedLiteral(text: string): Literal | undefined {
+  const body = statements(text)?.filter((s) => !(s.type === 'ExpressionStatement' && 'directive' in s && s.directive !== undefined));
+  if (body === undefined || body.length === 0 || body.length > 2) return undefined;
   try {
-    const toks = tokenize(text);
-    const at = { i: 0 };
-    const word = (...ws: string[]): boolean => ws.every((w, k) => toks[at.i + k] === w) && ((at.i += ws.length), true);
-    if (typeof toks[0] === 'object' && 's' in toks[0] && toks[0].s === 'use strict') at.i += toks[1] === ';' ? 2 : 1;
     let named: { name: string; value: Literal } | undefined;
-    const decl = toks[at.i];
-    if (decl === 'const' || decl === 'let' || decl === 'var') {
-      const name = toks[at.i + 1];
-      if (typeof name !== 'string' || toks[at.i + 2] !== '=') return undefined;
-      at.i += 3;
-      named = { name, value: value(toks, at) };
-      word(';');
+    const first = body[0]!;
+    if (body.length === 2) {
+      if (first.type !== 'VariableDeclaration' || first.declarations.length !== 1) return undefined;
+      const d = first.declarations[0]!;
+      if (d.id.type !== 'Identifier') return undefined;
+      named = { name: d.id.name, value: literal(d.init ?? null) };
     }
-    if (!word('module', '.', 'exports', '=') && !word('export', 'default')) return undefined;
-    const v = named !== undefined && toks[at.i] === named.name ? (at.i++, named.value) : value(toks, at);
-    word(';');
-    return at.i === toks.length ? v : undefined;
+    const value = exported(body[body.length - 1]!);
+    if (value === undefined) return undefined;
+    if (named !== undefined && value.type === 'Identifier') return value.name === named.name ? named.value : undefined;
+    return literal(value);
   } catch (e) {
-    if (e instanceof NotLiteral || e instanceof SyntaxError) return undefined;
+    if (e instanceof NotLiteral) return undefined;
     throw e;
   }
 }

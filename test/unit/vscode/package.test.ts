@@ -75,6 +75,7 @@ describe('the .vsix package', function () {
         'extension.vsixmanifest',
         'extension/LICENSE.txt',
         'extension/changelog.md',
+        'extension/dist/acorn.js',
         'extension/dist/anthropic-sdk.js',
         'extension/dist/cli-hook.js',
         'extension/dist/cli-mcp.js',
