@@ -6,7 +6,8 @@ import type { Failure } from '../../../src/core/types';
 import type { Attempt } from '../../../src/core/verify/staged/attempt';
 import { confirmTargeted } from '../../../src/core/verify/staged/attempt';
 import type { LintCommand, TestCommand } from '../../../src/core/verify/staged/commands';
-import { lintCommand, outsideTargets, resolveArgv, testCommand, withoutLauncher } from '../../../src/core/verify/staged/commands';
+import { lintCommand, outsideTargets, resolveArgv, testCommand } from '../../../src/core/verify/staged/commands';
+import { withoutLauncher } from '../../../src/core/verify/staged/launchers';
 import { relatedTestFiles } from '../../../src/core/verify/staged/related';
 import { splitCommand } from '../../../src/core/verify/runner';
 import { tempTree } from '../../support/fixtures';
@@ -101,6 +102,26 @@ describe('staged checks: narrowing commands', () => {
     assert.deepEqual((testCommand('mocha --timeout=10000 test/', t.dir, 'mocha') as TestCommand).files(['test/a.js']), ['mocha', '--timeout=10000', 'test/a.js']);
     assert.deepEqual((lintCommand('eslint --max-warnings=0 src', t.dir) as LintCommand).forFiles(['src/a.js']), ['eslint', '--max-warnings=0', '--no-warn-ignored', 'src/a.js']);
     assert.match((testCommand('NODE_ENV=test jest', t.dir, 'jest') as { reason: string }).reason, /shell/);
+  });
+
+  it('reaches a runner through the launchers that only launch it: cross-env and env with their variables, node running a package\'s bin file', () => {
+    const files = (command: string, parser: 'jest' | 'mocha' | 'vitest' | 'node-test', use: 'run' | 'confirm' = 'run'): string[] | string => {
+      const c = testCommand(command, t.dir, parser, use);
+      return 'reason' in c ? c.reason : c.files(['test/a.test.js']);
+    };
+    assert.deepEqual(files('cross-env NODE_ENV=test jest --ci', 'jest'), ['cross-env', 'NODE_ENV=test', 'jest', '--ci', '--runTestsByPath', 'test/a.test.js'], 'the variable is set for the narrowed run too');
+    assert.deepEqual(files('env TZ=UTC LANG=C mocha test/', 'mocha'), ['env', 'TZ=UTC', 'LANG=C', 'mocha', 'test/a.test.js']);
+    assert.deepEqual(files('node --experimental-vm-modules node_modules/jest/bin/jest.js', 'jest'), ['node', '--experimental-vm-modules', 'node_modules/jest/bin/jest.js', '--runTestsByPath', 'test/a.test.js'], "Jest's own command for ES modules");
+    assert.deepEqual(files('cross-env CI=1 node --test test/', 'node-test'), ['cross-env', 'CI=1', 'node', '--test', 'test/a.test.js']);
+    // A confirmation leaves the coverage wrapper off; the variables set for it stay set for the runner.
+    assert.deepEqual(files('cross-env NODE_ENV=test c8 --100 mocha test/', 'mocha', 'confirm'), ['cross-env', 'NODE_ENV=test', 'mocha', 'test/a.test.js']);
+    assert.deepEqual(files('node node_modules/c8/bin/c8.js -r text mocha test/', 'mocha', 'confirm'), ['mocha', 'test/a.test.js'], 'node launched the wrapper and goes with it');
+    // Anything else before the runner may change what it runs: not narrowed.
+    assert.match(files('node scripts/jest.js', 'jest') as string, /does not run jest/, "a project's own script named like the runner");
+    assert.match(files('node -r node_modules/jest/bin/jest.js', 'jest') as string, /does not run jest/, "the bin file as a flag's value is node's, not the runner");
+    assert.match(files('env -i jest', 'jest') as string, /does not run jest/);
+    assert.match(files('dotenv -e .env.test -- vitest run', 'vitest') as string, /does not run vitest/);
+    assert.match(files('cross-env TS_NODE_SKIP_PROJECT=true node ./bin/c8.js mocha test/', 'mocha', 'confirm') as string, /does not run mocha/, "a wrapper's own bin outside node_modules (c8 testing itself)");
   });
 
   it('adds --no-warn-ignored only where the installed ESLint accepts it: 8.56+ in flat config mode', () => {

@@ -106,6 +106,24 @@ for (const runner of RUNNERS) {
       }
     });
 
+    it('a runner launched through env with its variables is narrowed as well, the variables set for the narrowed run too', async () => {
+      const pkg = JSON.parse(readFileSync(file('package.json'), 'utf8')) as { scripts: Record<string, string> };
+      pkg.scripts.test = `env FUG_STAGED_VIA=env ${pkg.scripts.test}`;
+      writeFileSync(file('package.json'), JSON.stringify(pkg, null, 2));
+      // The test reads the variable: a narrowed run without it would fail otherwise than the full run.
+      edit(`test/text.test.js`, "shout('hi')", "shout(process.env.FUG_STAGED_VIA === 'env' ? 'hi' : 'unset')");
+      const v0 = await greenStart();
+
+      edit('src/text.js', "+ '!'", "+ '?'");
+      const v1 = await v.verify(undefined, { previous: v0, changed: ['src/text.js'] });
+      assert.deepEqual(ids(v1), ['shout shouts']);
+      const c = v1.checks[0]!;
+      assert.equal(c.mode, 'targeted', c.stagedNote);
+      assert.match(c.failures[0]!.message, /HI\?/, 'the variable reached the narrowed run');
+      assert.doesNotMatch(c.failures[0]!.message, /UNSET/);
+      assert.deepEqual([...new Set(ran())], ['text'], 'only the related test file');
+    });
+
     it('a flake in the full suite is confirmed by re-running its test by name: a pass the runner reports is a real re-run, and calls it flaky', async () => {
       const v0 = await greenStart();
 

@@ -11,32 +11,9 @@ import type { ParserId } from '../../types';
 import { fanOut } from '../fanOut';
 import { scriptsIn } from '../infer';
 import { splitCommand } from '../runner';
+import { ASSIGNMENT, envPrefix, NODE_VALUE_FLAGS, toolIndex, withoutLauncher } from './launchers';
 
-const LAUNCHERS = new Set(['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install', '--silent', '-s']);
 const SCRIPT_RUNNERS = new Set(['npm', 'yarn', 'pnpm']);
-
-/** npx's own flags that change nothing about which local bin it runs. */
-const NPX_FLAGS = new Set(['--no-install', '--no', '--yes', '-y', '--prefer-offline', '--offline', '--silent', '-s', '--quiet', '-q']);
-
-/**
- * `npx tool …` or `pnpm exec tool …` where the tool is installed locally runs that local bin, the
- * one the check's PATH finds first (node_modules/.bin of the folder and its parents, as the
- * launcher looks): the narrowed runs call it directly and skip the launcher's own start (npm's
- * CLI, ~0.5 s a run). A tool that is not installed, a `pkg@version` or a `--package` keeps the
- * launcher, which may fetch it.
- */
-export function withoutLauncher(argv: readonly string[], cwd: string): string[] {
-  let i = argv[0] === 'npx' ? 1 : argv[0] === 'pnpm' && argv[1] === 'exec' ? 2 : 0;
-  if (i === 0) return [...argv];
-  if (argv[0] === 'npx') while (i < argv.length && NPX_FLAGS.has(argv[i]!)) i++;
-  const tool = argv[i];
-  if (tool === undefined || !/^\w[\w.-]*$/.test(tool)) return [...argv];
-  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    const bin = path.join(dir, 'node_modules', '.bin', tool);
-    if (existsSync(bin) || existsSync(`${bin}.cmd`)) return argv.slice(i);
-    if (path.dirname(dir) === dir) return [...argv];
-  }
-}
 
 /**
  * A script the package manager runs before the check's script (`pretest`: a build, often `tshy` or
@@ -57,7 +34,7 @@ export interface ScriptHooks {
 function splitWithGlobs(command: string): string[] | undefined {
   if (/[|&;<>()$`\\"'#~%\n]/.test(command)) return undefined;
   const t = command.trim().split(/\s+/).filter(Boolean);
-  return t.length > 0 && t.every((a) => a.startsWith('-') || !a.includes('=')) ? t : undefined;
+  return t.length > 0 && !ASSIGNMENT.test(t[0]!) ? t : undefined;
 }
 
 /**
@@ -97,12 +74,6 @@ export function resolveArgv(command: string, cwd: string, globs = false): ({ arg
   return { argv: [...direct, ...passed], ...hooks };
 }
 
-/** Where the tool starts in an argv (after npx and the like), or -1. */
-function toolIndex(argv: readonly string[], tool: (a: string, i: number) => boolean): number {
-  const i = argv.findIndex((a, k) => tool(path.basename(a), k));
-  return i >= 0 && argv.slice(0, i).every((a) => LAUNCHERS.has(a)) ? i : -1;
-}
-
 /** Flags (of the tools below) that take the next argument as their value. */
 const VALUE_FLAGS: Record<'eslint' | 'mocha' | 'node' | 'jest' | 'vitest' | 'tap', ReadonlySet<string>> = {
   jest: new Set(['-c', '--config', '--reporters', '-t', '--testNamePattern', '-w', '--maxWorkers', '--testTimeout', '--rootDir', '--roots', '--selectProjects', '--shard', '--testPathIgnorePatterns', '--outputFile', '--testEnvironment', '--seed', '--coverageProvider']),
@@ -111,7 +82,7 @@ const VALUE_FLAGS: Record<'eslint' | 'mocha' | 'node' | 'jest' | 'vitest' | 'tap
   mocha: new Set(['--require', '-r', '--file', '--ignore', '--exclude', '--config', '--package', '--reporter', '-R', '--reporter-option', '--reporter-options', '-O', '--grep', '-g', '--fgrep', '-f', '--timeout', '-t', '--slow', '-s', '--jobs', '-j', '--ui', '-u', '--extension', '--node-option', '-n', '--retries', '--spec']),
   // node-tap 18 and later, and the flags of 15 and 16 that take a value.
   tap: new Set(['-R', '--reporter', '-r', '--reporter-arg', '-g', '--grep', '-j', '--jobs', '-t', '--timeout', '-o', '--output-file', '-d', '--output-dir', '--include', '--exclude', '--plugin', '--before', '--after', '--node-arg', '--coverage-report', '-s', '--save', '--test-env', '--test-arg', '--test-regex', '--test-ignore', '--nyc-arg', '--coverage-map', '--reporter-file', '-c', '--config']),
-  node: new Set(['--require', '-r', '--import', '--loader', '--experimental-loader', '--test-reporter', '--test-reporter-destination', '--test-name-pattern', '--test-skip-pattern', '--test-concurrency', '--test-timeout', '--test-shard', '--env-file', '--conditions', '-C', '--input-type']),
+  node: NODE_VALUE_FLAGS,
 };
 
 /** Splits the tool's arguments into flags (with their values) and positional targets. */
@@ -243,18 +214,22 @@ const COVERAGE_TOOLS = new Set(['c8', 'nyc']);
 /** Their options that take the next argument as their value (c8's and nyc's). */
 const COVERAGE_VALUE_FLAGS = new Set(['-r', '--reporter', '-o', '--reports-dir', '--report-dir', '-n', '--include', '-x', '--exclude', '-e', '--extension', '--temp-directory', '--temp-dir', '--src', '--lines', '--functions', '--branches', '--statements', '--config', '--cwd', '--exclude-after-remap', '--require', '-i', '--nycrc-path']);
 
-/** The argv with a leading coverage wrapper and its options taken off (`c8 --100 -r text mocha` → `mocha`); as it is where there is none. */
+/**
+ * The argv with a leading coverage wrapper and its options taken off (`c8 --100 -r text mocha` →
+ * `mocha`); as it is where there is none. Variables set for the wrapper stay set for what it runs
+ * (`cross-env NODE_ENV=test c8 mocha` → `cross-env NODE_ENV=test mocha`); npx or node launched the
+ * wrapper itself and go with it.
+ */
 function withoutCoverage(argv: readonly string[]): string[] {
-  let i = 0;
-  while (i < argv.length && LAUNCHERS.has(argv[i]!)) i++;
-  if (!COVERAGE_TOOLS.has(path.basename(argv[i] ?? ''))) return [...argv];
-  i++;
+  const w = toolIndex(argv, (a) => COVERAGE_TOOLS.has(a));
+  if (w < 0) return [...argv];
+  let i = w + 1;
   while (i < argv.length && argv[i]!.startsWith('-')) {
     const a = argv[i++]!;
     if (a === '--') break;
     if (COVERAGE_VALUE_FLAGS.has(a)) i++;
   }
-  return i < argv.length ? argv.slice(i) : [...argv];
+  return i < argv.length ? [...envPrefix(argv.slice(0, w)), ...argv.slice(i)] : [...argv];
 }
 
 function hooksOf(h: ScriptHooks): ScriptHooks {

@@ -15,6 +15,7 @@ import type { Attempt, Confirmed } from './attempt';
 import { checkResult, confirmTargeted, looseKey, noRun } from './attempt';
 import type { LintCommand, ScriptHooks, TestCommand } from './commands';
 import { chainRunnerCommand, lintCommand, nameFilterArgv, outsideTargets, testCommand } from './commands';
+import { toolName } from './launchers';
 import type { InRunRetry } from './inRunRetry';
 import { retryDir } from './inRunRetry';
 import { JestRetry } from './jestRetry';
@@ -399,7 +400,7 @@ export class Stager {
   private async filesArgv(spec: CheckSpec, cmd: TestCommand, files: readonly string[], signal?: AbortSignal): Promise<string[]> {
     if (cmd.runner !== 'mocha') return cmd.files(files);
     const config = await this.mochaConfig(spec, cmd, signal);
-    const bin = cmd.argv.slice(0, cmd.argv.findIndex((a) => path.basename(a) === 'mocha') + 1);
+    const bin = cmd.argv.slice(0, cmd.argv.findIndex((a) => toolName(a) === 'mocha') + 1);
     return config ? [...bin, '--config', config, '--no-package', ...files] : cmd.files(files);
   }
 
@@ -408,7 +409,7 @@ export class Stager {
   private async mochaConfig(spec: CheckSpec, cmd: TestCommand, signal?: AbortSignal): Promise<string | undefined> {
     if (this.mochaConfigs.has(runKey(spec))) return this.mochaConfigs.get(runKey(spec));
     const cwd = this.x.cwd(spec);
-    const i = cmd.argv.findIndex((a) => path.basename(a) === 'mocha');
+    const i = cmd.argv.findIndex((a) => toolName(a) === 'mocha');
     const args = cmd.argv.slice(i + 1).filter((a) => !cmd.targets.includes(a));
     const script = `const {loadOptions}=require(require.resolve('mocha/lib/cli/options',{paths:[process.cwd()]}));const o=loadOptions(${JSON.stringify(args)});delete o._;delete o.spec;delete o.config;delete o.package;process.stdout.write('\\n${MARK}'+JSON.stringify(o)+'${MARK}\\n')`;
     const a = await this.x.run({ ...spec, parser: 'generic' }, 'generic', ['node', '-e', script], signal);
