@@ -79,6 +79,7 @@ export class VitestTypecheck {
   /** Per check, its shim's name (a file of its own: the answer is counted to the check). */
   private readonly shims = new Map<string, string>();
   private readonly answers: Answer[] = [];
+  private readonly connections = new Set<net.Socket>();
 
   constructor(private readonly opts: { logger: Logger; sources: () => readonly TypecheckSource[] }) {}
 
@@ -120,6 +121,9 @@ export class VitestTypecheck {
     this.listening = undefined;
     this.dir = undefined;
     this.shims.clear();
+    // A shim still asking gets no answer: it runs tsc itself (its run is being ended anyway).
+    for (const c of this.connections) c.destroy();
+    this.connections.clear();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
@@ -149,12 +153,14 @@ export class VitestTypecheck {
   }
 
   private serve(c: net.Socket): void {
+    this.connections.add(c);
+    c.once('close', () => this.connections.delete(c));
     let text = '';
     c.setEncoding('utf8');
     c.on('error', () => undefined);
     c.on('data', (d: string) => {
       text += d;
-      if (text.length > 1 << 20) c.destroy();
+      if (text.length > 1 << 20) return void c.destroy();
       const nl = text.indexOf('\n');
       if (nl < 0) return;
       c.removeAllListeners('data');
