@@ -252,12 +252,19 @@ describe('the tsc shim: what it prints and when it runs tsc itself', function ()
     assert.deepEqual(await run(path.join(alone, 'c0.cjs'), vitestArgs(), p.dir), await tsc(vitestArgs()));
   });
 
-  it('leaves alone a command that names its own checker, a config that sets one, a Vitest run with no typecheck', () => {
+  it('leaves alone a command that names its own checker or root, a config that sets a checker or has projects, a Vitest run with no typecheck', () => {
     assert.equal(typecheckLeftAlone(['vitest', 'run', '--typecheck'], p.dir), undefined);
     assert.match(typecheckLeftAlone(['vitest', 'run', '--typecheck', '--typecheck.checker=vue-tsc'], p.dir) ?? '', /names its own typecheck checker/);
     assert.match(typecheckLeftAlone(['npm', 'test'], p.dir) ?? '', /not a plain vitest call/);
     p.put('vitest.config.ts', "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.test.ts'] } });\n");
     assert.match(typecheckLeftAlone(['vitest', 'run'], p.dir) ?? '', /no typecheck/);
+    assert.match(typecheckLeftAlone(['vitest', 'run', '--typecheck', '--root', 'packages/a'], p.dir) ?? '', /its own root/);
+    p.put('vitest.config.ts', "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { projects: ['packages/*'] } });\n");
+    assert.match(typecheckLeftAlone(['vitest', 'run', '--typecheck'], p.dir) ?? '', /projects of their own/);
+    p.put('vitest.config.ts', CONFIG());
+    p.put('vitest.workspace.ts', "export default ['packages/*'];\n");
+    assert.match(typecheckLeftAlone(['vitest', 'run', '--typecheck'], p.dir) ?? '', /projects of their own/);
+    rmSync(path.join(p.dir, 'vitest.workspace.ts'));
     p.put('vitest.config.ts', CONFIG(", checker: 'vue-tsc'"));
     assert.match(typecheckLeftAlone(['vitest', 'run', '--typecheck'], p.dir) ?? '', /config names its own typecheck checker/);
     assert.equal(readFileSync(path.join(p.dir, 'vitest.config.ts'), 'utf8').includes('vue-tsc'), true);

@@ -11,7 +11,8 @@
 // `allowJs`; another tsconfig; the checker busy settling or broken; the socket gone) runs the real
 // tsc Vitest would have run, with its arguments: the worst case is the command as it was.
 //
-// Left alone (no flag): a command that names its own checker, a Vitest config that sets one, a
+// Left alone (no flag): a command that names its own checker, a Vitest config that sets one or has
+// projects (or a workspace file: their configs may), a command that sets another root, a
 // Vitest other than 3.2 to 4.x (1.x and 2.x write a temporary tsconfig: another program), a
 // project with no tsc check kept warm beside it (none, or a one-shot pass that primed nothing: no
 // worker is started for Vitest's sake, that would cost what tsc costs).
@@ -53,6 +54,8 @@ export function typecheckLeftAlone(argv: readonly string[], cwd: string): string
   if (rest.includes('--')) return 'the command passes arguments after --';
   if (rest.some((a) => /^--typecheck\.checker(=|$)/.test(a))) return 'the command names its own typecheck checker';
   if (rest.some((a) => /^--(no-typecheck|typecheck=false)$/.test(a))) return 'the command turns the typecheck off';
+  // Another root holds configs not read here (one may name its checker, which the flag would override).
+  if (rest.some((a) => /^(-r|--root)(=|$)/.test(a))) return 'the command sets its own root';
   let version = '';
   try {
     version = String((JSON.parse(readFileSync(createRequire(path.join(cwd, 'package.json')).resolve('vitest/package.json'), 'utf8')) as { version?: unknown }).version ?? '');
@@ -68,6 +71,8 @@ export function typecheckLeftAlone(argv: readonly string[], cwd: string): string
   for (const a of rest) if (/^--config=/.test(a)) named.push(a.slice('--config='.length));
   const configs = [...named.map((f) => path.resolve(cwd, f)), ...CONFIGS.map((f) => path.join(cwd, f))].filter((f) => existsSync(f)).map((f) => readFileSync(f, 'utf8'));
   if (configs.some((t) => /\bchecker\b/.test(t))) return 'the Vitest config names its own typecheck checker';
+  // Projects have configs of their own, each of which may name its checker.
+  if (configs.some((t) => /\b(projects|workspace)\b/.test(t)) || CONFIGS.some((f) => f.startsWith('vitest.workspace') && existsSync(path.join(cwd, f)))) return 'the Vitest config has projects of their own';
   if (!flagged && !configs.some((t) => /\btypecheck\b/.test(t))) return 'the run has no typecheck';
   return undefined;
 }
