@@ -131,6 +131,7 @@ export class Verifier {
           timeoutMs: (c) => this.timeoutMs(c),
           runsAs: (c) => this.onceOf(c)?.rest ?? c.command,
           run: (c, parser, argv, signal) => this.attempt(c, parser, signal, argv),
+          tscChecks: () => this.opts.checks.filter((c) => this.parserOf(c) === 'tsc'),
         })
       : undefined;
   }
@@ -352,6 +353,10 @@ export class Verifier {
       argv = info !== undefined ? incrementalTscArgv(spec.command, info) : undefined;
       if (argv && info) mkdirSync(path.dirname(info), { recursive: true });
     }
+    // A Vitest check's typecheck answered by the warm type checker of the same program (./staged/vitestTypecheck).
+    const plain = argv ?? splitCommand(spec.command);
+    const typecheck = plain && this.stager ? await this.stager.typecheckArgv(spec, parser, plain) : undefined;
+    if (typecheck) argv = typecheck.argv;
     this.logger.debug(`check ${spec.name}: ${argv ? argv.join(' ') : spec.command}`);
     const run = {
       command: spec.command,
@@ -413,7 +418,8 @@ export class Verifier {
     const incomplete = r.cancelled ? undefined : incompleteList(parser, { text: r.output, cut: machine ? false : r.truncated, exitCode: r.exitCode, timedOut: r.timedOut }, failures);
     if (incomplete) this.logger.info(`check ${spec.name}: its output was cut at ${this.opts.outputLimitKb} KB: ${failures.length} failure(s) read${incomplete.reported !== undefined ? ` of the ${incomplete.reported} its summary counts` : ''}; not compared as a count`);
     this.logger.debug(`check ${spec.name}: exit ${r.exitCode} in ${r.durationMs} ms, ${failures.length} failure(s)`);
-    return { r, failures, ...(passed ? { passed } : {}), ...(incomplete ? { incomplete } : {}), ...(missing ? { notInstalled: missing } : {}), ...(warm && 'r' in warm ? { warm: warm.note } : {}) };
+    const warmNote = [warm && 'r' in warm ? warm.note : undefined, typecheck?.note()].filter((n) => n !== undefined && n !== '').join('; ');
+    return { r, failures, ...(passed ? { passed } : {}), ...(incomplete ? { incomplete } : {}), ...(missing ? { notInstalled: missing } : {}), ...(warmNote !== '' ? { warm: warmNote } : {}) };
   }
 
   /**

@@ -1,7 +1,7 @@
 // Where the programs of ours that a check runs inside the project's own tools are found: the Jest
 // test runner, the mocha hook plugin, the Vitest reporter (./jestRetry, ./mochaRetry, ./vitestRetry),
-// the warm tsc and ESLint workers (./warmTsc, ./warmEslint) and the pre-started runner
-// (./preStarted). They are plain JavaScript source files in ./programs, linted
+// the warm tsc and ESLint workers (./warmTsc, ./warmEslint), the pre-started runner
+// (./preStarted) and the tsc shim Vitest's typecheck runs (./vitestTypecheck). They are plain JavaScript source files in ./programs, linted
 // and type-checked with the rest; the build copies them to dist/programs (esbuild.mjs) and the .vsix
 // ships them there.
 //
@@ -13,7 +13,7 @@ import { writeFileAtomic } from '../../atomicWrite';
 import * as path from 'node:path';
 
 /** The programs, by the file they ship as: every file of ./programs. */
-export const PROGRAM_NAMES = ['jestRunner.cjs', 'mochaHooks.cjs', 'vitestReporter.mjs', 'preStartedRunner.mjs', 'warmEslintWorker.cjs', 'warmTscWorker.cjs'] as const;
+export const PROGRAM_NAMES = ['jestRunner.cjs', 'mochaHooks.cjs', 'vitestReporter.mjs', 'preStartedRunner.mjs', 'warmEslintWorker.cjs', 'warmTscWorker.cjs', 'vitestTscShim.cjs'] as const;
 export type ProgramName = (typeof PROGRAM_NAMES)[number];
 
 /** The shipped file of one program, absolute. */

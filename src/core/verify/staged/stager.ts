@@ -27,6 +27,7 @@ import { WarmTsc, warmTscPlan } from './warmTsc';
 import type { WarmLintRun, WarmRunOptions } from './warmEslint';
 import { WarmLinters } from './warmEslint';
 import { PreStartedRunners } from './preStarted';
+import { VitestTypecheck } from './vitestTypecheck';
 
 /** What the stager needs of the verifier: running a check (narrowed), and the check's setting. */
 export interface StagedExec {
@@ -41,6 +42,8 @@ export interface StagedExec {
   runsAs?(spec: CheckSpec): string;
   /** Runs the check with `argv` instead of its command, parsed by `parser`. */
   run(spec: CheckSpec, parser: ParserId, argv: string[], signal?: AbortSignal): Promise<Attempt>;
+  /** The tsc checks of the project: a Vitest check's typecheck may be answered by their warm checkers (./vitestTypecheck). */
+  tscChecks?(): readonly CheckSpec[];
 }
 
 /** A check this step runs in full, and why (for the trace). */
@@ -69,11 +72,26 @@ export class Stager {
   private readonly linters: WarmLinters;
   /** The test checks' pre-started runners (./preStarted): started at prime, each taken by the check's next run. */
   private readonly preStarted: PreStartedRunners;
+  /** Vitest's typecheck answered by the warm type checker of the same program (./vitestTypecheck). */
+  private readonly typecheck: VitestTypecheck;
 
   constructor(private readonly x: StagedExec) {
     const o = { logger: x.logger, ...(x.storageDir !== undefined ? { recordDir: checkRecordDir(x.storageDir) } : {}) };
     this.linters = new WarmLinters(o);
     this.preStarted = new PreStartedRunners(o);
+    this.typecheck = new VitestTypecheck({
+      logger: x.logger,
+      sources: () =>
+        (x.tscChecks?.() ?? []).map((c) => ({
+          name: c.name,
+          timeoutMs: x.timeoutMs(c),
+          coldMs: () => this.commandMs.get(c.name),
+          warm: () => {
+            const w = this.warmFor(c);
+            return w instanceof WarmTsc ? w : undefined;
+          },
+        })),
+    });
   }
 
   /** Per tsc check, the time of its command's last full run: what a warm check must not exceed. */
@@ -87,13 +105,21 @@ export class Stager {
    */
   async prime(checks: readonly CheckSpec[], parserOf: (c: CheckSpec) => ParserId): Promise<void> {
     const builds: Promise<unknown>[] = [];
+    // The type checkers first: a Vitest check below is primed with its typecheck answered by one (./vitestTypecheck).
     for (const c of checks) {
-      const cwd = this.x.cwd(c);
-      if (parserOf(c) === 'eslint') builds.push(this.linters.prime(c.name, splitCommand(c.command), { cwd, env: this.x.env(cwd), timeoutMs: this.x.timeoutMs(c) }));
-      if (PreStartedRunners.serves(parserOf(c))) this.preStarted.prime(c.name, parserOf(c), splitCommand(this.x.runsAs?.(c) ?? c.command), cwd, this.x.env(cwd));
       if (parserOf(c) !== 'tsc') continue;
       const w = this.warmFor(c);
       if (w instanceof WarmTsc && w.buildMs === undefined) builds.push(w.check(undefined, this.x.timeoutMs(c), true));
+    }
+    for (const c of checks) {
+      const cwd = this.x.cwd(c);
+      if (parserOf(c) === 'eslint') builds.push(this.linters.prime(c.name, splitCommand(c.command), { cwd, env: this.x.env(cwd), timeoutMs: this.x.timeoutMs(c) }));
+      if (PreStartedRunners.serves(parserOf(c))) {
+        const argv = splitCommand(this.x.runsAs?.(c) ?? c.command);
+        // Primed with the argv its run will have (./vitestTypecheck's flag included).
+        const shimmed = argv ? await this.typecheckArgv(c, parserOf(c), argv) : undefined;
+        this.preStarted.prime(c.name, parserOf(c), shimmed?.argv ?? argv, cwd, this.x.env(cwd));
+      }
     }
     await Promise.all(builds);
   }
@@ -113,7 +139,17 @@ export class Stager {
   async release(): Promise<void> {
     const all = [...this.warm.values()].filter((w): w is WarmTsc => w instanceof WarmTsc);
     this.warm.clear();
-    await Promise.all([...all.map((w) => w.stop()), this.linters.release(), this.preStarted.release()]);
+    await Promise.all([...all.map((w) => w.stop()), this.linters.release(), this.preStarted.release(), this.typecheck.release()]);
+  }
+
+  /**
+   * A Vitest check's run (`argv`) with its typecheck answered by the warm type checker of the same
+   * program where it can be (./vitestTypecheck), and the note to give once the run is over;
+   * undefined where the run stays as it is.
+   */
+  async typecheckArgv(spec: CheckSpec, parser: ParserId, argv: readonly string[]): Promise<{ argv: string[]; note(): string | undefined } | undefined> {
+    if (parser !== 'vitest') return undefined;
+    return this.typecheck.argv(spec.name, argv, this.x.cwd(spec));
   }
 
   /**

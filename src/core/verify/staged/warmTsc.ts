@@ -26,6 +26,12 @@ export type WarmOutcome =
   | { kind: 'fallback'; reason: string }
   | { kind: 'cancelled' };
 
+/** Another tsc call's cwd and arguments (Vitest's typecheck: ./vitestTypecheck), answered from this program where it builds the same one. */
+export interface AskedAs {
+  cwd: string;
+  args: readonly string[];
+}
+
 const LAUNCHERS = new Set(['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install']);
 const MODES = /^(-b|--build|-w|--watch)$/;
 
@@ -51,7 +57,7 @@ export function warmTscPlan(command: string, cwd: string, env: Record<string, st
 }
 
 interface WorkerMessage {
-  type: 'ready' | 'fallback' | 'result' | 'settled';
+  type: 'ready' | 'fallback' | 'result' | 'settled' | 'mismatch';
   id?: number;
   reason?: string;
   output?: string;
@@ -103,6 +109,11 @@ export class WarmTsc {
   /** The worker's time for its first build: what a cold run of the command costs, measured on the same program. */
   get buildMs(): number | undefined {
     return this.firstBuildMs;
+  }
+
+  /** Whether its worker is started (primed or checking) and not fallen back: there is a warm program, or one being built. */
+  get running(): boolean {
+    return this.child !== undefined && this.broken === undefined;
   }
 
   /** The source files of the program last checked. */
@@ -165,10 +176,41 @@ export class WarmTsc {
     this.start();
     const early = await this.ready;
     if (early) return this.fail(early);
-    const child = this.child!;
+    const outcome = await this.ask(this.child!, signal, timeoutMs, settle);
+    if (outcome.kind === 'cancelled') {
+      // Mid-check it holds a half-built program: a fresh one next time.
+      await this.stop();
+      return outcome;
+    }
+    return outcome.kind === 'fallback' || outcome.kind === 'mismatch' ? this.fail({ kind: 'fallback', reason: outcome.reason }) : outcome;
+  }
+
+  /**
+   * The program's diagnostics as the tsc call `as` prints them, where that call builds this very
+   * program (the worker compares: ./programs/warmTscWorker.cjs); `mismatch` with why where it does
+   * not. Asked beside the check's own checks: the worker answers one request after the other, each
+   * on the files as they are when it reads them. Never cancelled half-way (the program stays whole
+   * for the check); a worker ended meanwhile by its owner is no fault of the worker's. Only a worker
+   * already started (./stager's prime, a warm check) is asked.
+   */
+  async checkAs(as: AskedAs, timeoutMs: number): Promise<WarmOutcome | { kind: 'mismatch'; reason: string }> {
+    if (this.broken !== undefined) return { kind: 'fallback', reason: this.broken };
+    // Never started for this: a worker building the program cold costs what tsc costs.
+    if (!this.running) return { kind: 'fallback', reason: 'no warm program (the check was not primed)' };
+    const early = await this.ready;
+    if (early) return this.fail(early);
+    const child = this.child;
+    if (!child) return { kind: 'fallback', reason: 'the warm checker was ended' };
+    const outcome = await this.ask(child, undefined, timeoutMs, false, as);
+    if (outcome.kind === 'fallback' && this.child !== child) return { kind: 'fallback', reason: 'the warm checker was ended meanwhile' };
+    return outcome.kind === 'fallback' ? this.fail(outcome) : outcome;
+  }
+
+  /** One request to the worker; its answer, `fallback` where it broke (exited, did not answer in time). */
+  private ask(child: ChildProcess, signal: AbortSignal | undefined, timeoutMs: number, settle: boolean, as?: AskedAs): Promise<WarmOutcome | { kind: 'mismatch'; reason: string }> {
     const id = this.nextId++;
-    const outcome = await new Promise<WarmOutcome>((resolve) => {
-      const done = (o: WarmOutcome): void => {
+    return new Promise((resolve) => {
+      const done = (o: WarmOutcome | { kind: 'mismatch'; reason: string }): void => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         child.off('message', onMessage);
@@ -178,6 +220,7 @@ export class WarmTsc {
       const onAbort = (): void => done({ kind: 'cancelled' });
       const onMessage = (m: WorkerMessage): void => {
         if (m.id !== id || m.type === 'settled') return;
+        if (m.type === 'mismatch') return done({ kind: 'mismatch', reason: m.reason ?? 'unknown' });
         if (m.type === 'result') {
           if (this.firstBuildMs === undefined) this.firstBuildMs = m.durationMs ?? 0;
           else this.lastCheckMs = m.durationMs ?? 0;
@@ -196,14 +239,8 @@ export class WarmTsc {
       signal?.addEventListener('abort', onAbort, { once: true });
       child.on('message', onMessage);
       child.once('exit', onExit);
-      child.send({ type: 'check', id, settle });
+      child.send({ type: 'check', id, settle, ...(as ? { as: { cwd: as.cwd, args: [...as.args] } } : {}) });
     });
-    if (outcome.kind === 'cancelled') {
-      // Mid-check it holds a half-built program: a fresh one next time.
-      await this.stop();
-      return outcome;
-    }
-    return outcome.kind === 'fallback' ? this.fail(outcome) : outcome;
   }
 
   private async fail(o: WarmOutcome): Promise<WarmOutcome> {
