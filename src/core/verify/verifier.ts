@@ -27,6 +27,7 @@ import { codeFailures, notInstalled, notInstalledNote } from './notInstalled';
 import { gateReuse } from './staged/gateReuse';
 import { readValues } from './values';
 import { Stager } from './staged/stager';
+import { incrementalTscArgv } from './tscIncremental';
 import type { WriterPlan } from './writers';
 import { planWriters } from './writers';
 import type { Prerequisite, PrerequisitePlan } from './taskGraph/prerequisites';
@@ -93,22 +94,6 @@ const DETERMINISTIC = STATIC_PARSERS;
 /** Whether the command asks its tool for a JSON report, which is then read from stdout alone. */
 export function wantsMachineOutput(command: string): boolean {
   return /(--format[= ]json\b|--format[= ]json-with-metadata\b|(^|\s)-f json\b|--json\b|--reporter[= ]json\b|(^|\s)-R json\b)/.test(command);
-}
-
-/**
- * The argv of a tsc check made incremental with its build info in storage, never in the user's
- * tree; undefined when the command is not a plain tsc call that can take it (a shell line, build
- * mode, watch mode, or build info the user placed themselves).
- */
-export function incrementalTscArgv(command: string, buildInfoFile: string): string[] | undefined {
-  const argv = splitCommand(command);
-  if (!argv) return undefined;
-  const i = argv.findIndex((a) => path.basename(a) === 'tsc');
-  const launcher = argv.slice(0, Math.max(0, i));
-  if (i < 0 || !launcher.every((a) => ['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install'].includes(a))) return undefined;
-  const flags = argv.slice(i + 1);
-  if (flags.some((a) => /^(-b|--build|-w|--watch|--tsBuildInfoFile|--incremental|--composite)$/.test(a))) return undefined;
-  return [...argv, '--incremental', '--tsBuildInfoFile', buildInfoFile];
 }
 
 export class Verifier {

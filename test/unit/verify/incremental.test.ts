@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { incrementalTscArgv, Verifier } from '../../../src/core/verify/verifier';
+import { incrementalTscArgv } from '../../../src/core/verify/tscIncremental';
+import { Verifier } from '../../../src/core/verify/verifier';
 import { copyFixture } from '../../support/fixtures';
 
 function filesUnder(dir: string): string[] {

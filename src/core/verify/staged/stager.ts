@@ -3,8 +3,7 @@
 // test check runs the previously failing test files and those related to the changed files. A check
 // that cannot be narrowed runs in full, and says why. Green is never decided here: when every
 // staged check passes, the verifier runs every check in full.
-import { existsSync, mkdirSync } from 'node:fs';
-import { writeFileAtomic } from '../../atomicWrite';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { CheckResult, CheckSpec, Failure, Logger, ParserId } from '../../types';
 import { parseOutput, WHOLE_CHECK_IDS } from '../parsers/index';
@@ -15,7 +14,6 @@ import type { Attempt, Confirmed } from './attempt';
 import { checkResult, confirmTargeted, looseKey, noRun } from './attempt';
 import type { LintCommand, ScriptHooks, TestCommand } from './commands';
 import { chainRunnerCommand, lintCommand, nameFilterArgv, outsideTargets, testCommand } from './commands';
-import { toolName } from './launchers';
 import type { InRunRetry } from './inRunRetry';
 import { retryDir } from './inRunRetry';
 import { JestRetry } from './jestRetry';
@@ -28,6 +26,7 @@ import type { WarmLintRun, WarmRunOptions } from './warmEslint';
 import { WarmLinters } from './warmEslint';
 import { PreStartedRunners } from './preStarted';
 import { VitestTypecheck } from './vitestTypecheck';
+import { MochaFiles } from './mochaFiles';
 
 /** What the stager needs of the verifier: running a check (narrowed), and the check's setting. */
 export interface StagedExec {
@@ -51,7 +50,6 @@ export interface RunFull {
   full: string;
 }
 
-const MARK = '@@fix-until-green-mocha-options@@';
 const TEST_PARSERS: ReadonlySet<ParserId> = new Set(['jest', 'vitest', 'mocha', 'node-test', 'tap']);
 /**
  * Failure ids that belong to no test: a check with one cannot be narrowed to test files. A coverage
@@ -74,11 +72,13 @@ export class Stager {
   private readonly preStarted: PreStartedRunners;
   /** Vitest's typecheck answered by the warm type checker of the same program (./vitestTypecheck). */
   private readonly typecheck: VitestTypecheck;
+  private readonly mochaFiles: MochaFiles;
 
   constructor(private readonly x: StagedExec) {
     const o = { logger: x.logger, ...(x.storageDir !== undefined ? { recordDir: checkRecordDir(x.storageDir) } : {}) };
     this.linters = new WarmLinters(o);
     this.preStarted = new PreStartedRunners(o);
+    this.mochaFiles = new MochaFiles(x);
     this.typecheck = new VitestTypecheck({
       logger: x.logger,
       sources: () =>
@@ -195,7 +195,7 @@ export class Stager {
     // A failure placed in a file that is not there cannot be re-run by its file: not re-run, it would
     // be called flaky; the whole check re-runs instead.
     if (files.length < named.length) return undefined;
-    const argv = await this.filesArgv(spec, cmd, files, signal);
+    const argv = await this.mochaFiles.argv(spec, cmd, files, signal);
     let byName = nameFilterArgv(cmd, argv, changedTests.map((f) => f.id!));
     const reruns: Attempt[] = [];
     for (let i = 0; i < this.x.flakyReruns && !signal?.aborted; i++) {
@@ -349,7 +349,7 @@ export class Stager {
       const files = [...new Set([...failing, ...related])];
       const outside = outsideTargets(files, cmd.targets);
       if (outside.length > 0) return { full: `${outside[0]} lies outside what the command runs (${cmd.targets.join(' ')}): a narrowed run could not name it, so the check runs in full` };
-      argv = files.length > 0 ? await this.filesArgv(spec, cmd, files, signal) : undefined;
+      argv = files.length > 0 ? await this.mochaFiles.argv(spec, cmd, files, signal) : undefined;
       note = `${files.length} test file(s): ${failing.length} failing, ${related.length} importing the ${edited.length} changed file(s)`;
     }
     // The pre script runs before the narrowed run (not before the command itself: it runs it).
@@ -430,37 +430,6 @@ export class Stager {
     const n = o.retried.length;
     const note = n === 0 ? 'no test retried in the run' : `${n} failing test(s) retried in the same run (up to ${retry.retries}×): ${o.flaky.length} passed on a retry (flaky)`;
     return { confirmed: { attempts: [first], counted: first.failures, flaky: o.flaky, shown: first }, retried: o.retried, note };
-  }
-
-  /** The argv running exactly these test files. mocha adds its config's spec to named files: it gets a copy of its options without one. */
-  private async filesArgv(spec: CheckSpec, cmd: TestCommand, files: readonly string[], signal?: AbortSignal): Promise<string[]> {
-    if (cmd.runner !== 'mocha') return cmd.files(files);
-    const config = await this.mochaConfig(spec, cmd, signal);
-    const bin = cmd.argv.slice(0, cmd.argv.findIndex((a) => toolName(a) === 'mocha') + 1);
-    return config ? [...bin, '--config', config, '--no-package', ...files] : cmd.files(files);
-  }
-
-  private readonly mochaConfigs = new Map<string, string | undefined>();
-
-  private async mochaConfig(spec: CheckSpec, cmd: TestCommand, signal?: AbortSignal): Promise<string | undefined> {
-    if (this.mochaConfigs.has(runKey(spec))) return this.mochaConfigs.get(runKey(spec));
-    const cwd = this.x.cwd(spec);
-    const i = cmd.argv.findIndex((a) => toolName(a) === 'mocha');
-    const args = cmd.argv.slice(i + 1).filter((a) => !cmd.targets.includes(a));
-    const script = `const {loadOptions}=require(require.resolve('mocha/lib/cli/options',{paths:[process.cwd()]}));const o=loadOptions(${JSON.stringify(args)});delete o._;delete o.spec;delete o.config;delete o.package;process.stdout.write('\\n${MARK}'+JSON.stringify(o)+'${MARK}\\n')`;
-    const a = await this.x.run({ ...spec, parser: 'generic' }, 'generic', ['node', '-e', script], signal);
-    const options = new RegExp(`${MARK}(.*)${MARK}`).exec(a.r.output)?.[1];
-    let file: string | undefined;
-    if (a.r.exitCode === 0 && options !== undefined) {
-      const dir = path.join(this.x.storageDir ?? path.join(cwd, 'node_modules', '.cache', 'fix-until-green'), 'staged');
-      mkdirSync(dir, { recursive: true });
-      file = path.join(dir, `mocharc-${spec.name.replace(/[^\w.-]/g, '_')}.json`);
-      writeFileAtomic(file, options, { durable: false });
-    } else {
-      this.x.logger.info(`mocha's options could not be read for a targeted run (${a.r.output.trim().split('\n').pop() ?? ''}): named files run with its spec`);
-    }
-    this.mochaConfigs.set(runKey(spec), file);
-    return file;
   }
 
   /** Why failures placed outside the check's folder keep it from being narrowed (undefined: none is). */

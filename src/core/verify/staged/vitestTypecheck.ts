@@ -22,6 +22,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Logger } from '../../types';
+import { toolIndex } from './launchers';
 import { writeProgram } from './programFile';
 import type { AskedAs, WarmTsc } from './warmTsc';
 
@@ -35,7 +36,6 @@ export interface TypecheckSource {
   timeoutMs: number;
 }
 
-const LAUNCHERS = new Set(['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install']);
 const CONFIGS = ['vitest.config', 'vite.config', 'vitest.workspace', 'vitest.projects'].flatMap((b) => ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json'].map((e) => b + e));
 /** Above this a unix socket path does not fit (108 bytes on Linux, 104 on macOS). */
 const MAX_SOCKET_PATH = 100;
@@ -48,8 +48,10 @@ interface Answer {
 
 /** Why a Vitest command is left as it is, or undefined where the checker flag can be added (`config`: the Vitest config files read). */
 export function typecheckLeftAlone(argv: readonly string[], cwd: string): string | undefined {
-  const i = argv.findIndex((a) => path.basename(a) === 'vitest');
-  if (i < 0 || !argv.slice(0, i).every((a) => LAUNCHERS.has(a))) return 'the command is not a plain vitest call';
+  // Vitest spawns the checker by its path: a script runs so only where its #! line is read.
+  if (process.platform === 'win32') return 'on Windows the checker must be an executable, not a script';
+  const i = toolIndex(argv, (a) => a === 'vitest');
+  if (i < 0) return 'the command is not a plain vitest call';
   const rest = argv.slice(i + 1);
   if (rest.includes('--')) return 'the command passes arguments after --';
   if (rest.some((a) => /^--typecheck\.checker(=|$)/.test(a))) return 'the command names its own typecheck checker';
