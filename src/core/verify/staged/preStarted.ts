@@ -222,6 +222,7 @@ export class PreStarted {
   }
 
   private gone(why: string): void {
+    if (this.state === 'starting') this.x.logger.debug(`pre-started ${this.plan.runner.bin} not ready: ${why}`);
     if (this.state === 'starting' || this.state === 'ready') this.state = why;
   }
 

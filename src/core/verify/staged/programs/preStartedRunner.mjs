@@ -264,8 +264,13 @@ function replayOutput() {
 const RUN_METHODS = ['start', 'init', 'mergeReports', 'experimental_clearCache'];
 /** The CLI commands whose action is `startVitest` (the others: `init` writes files, `list` collects). */
 const HELD_COMMANDS = ['', 'run', 'related', 'watch', 'dev', 'bench'];
-/** How far back of the prepared phase's start a file Vite's esbuild read must date from (coarse file-system clocks). */
-const CLOCK_MARGIN_MS = 2000;
+/**
+ * How far back of the prepared phase's start a file Vite's esbuild read must date from: a file
+ * system's clock lags (the kernel stamps files with a coarse clock, a tick behind), and one with
+ * whole-second times (no fraction in the file's own) rounds down by up to two.
+ * @param {number} mtimeMs
+ */
+const clockMargin = (mtimeMs) => (mtimeMs % 1000 === 0 ? 2000 : 50);
 
 /**
  * The Vitest whose run can be held, by its shape (Vitest 3 and 4): the bin imports `dist/cli.js`,
@@ -337,7 +342,7 @@ function configFiles(ctx, since) {
       files.push([f, 'f', 'missing']);
       continue;
     }
-    if (mtime >= since - CLOCK_MARGIN_MS) return { reason: `${f}, which its config bundler read, was modified while (or just before) it loaded the config` };
+    if (mtime >= since - clockMargin(mtime)) return { reason: `${f}, which its config bundler read, was modified while (or just before) it loaded the config` };
     files.push([f, 'f', sig(f)]);
   }
   return { files };
