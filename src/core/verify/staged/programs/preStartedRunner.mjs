@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import * as nodeModule from 'node:module';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as util from 'node:util';
 import { MessageChannel } from 'node:worker_threads';
 
@@ -171,7 +171,7 @@ function listingSig(p) {
 /** @param {unknown} p */
 function absolute(p) {
   if (typeof p === 'string') return path.resolve(p);
-  if (p instanceof URL) return p.protocol === 'file:' ? path.resolve(decodeURIComponent(p.pathname)) : undefined;
+  if (p instanceof URL) return p.protocol === 'file:' ? fileURLToPath(p) : undefined;
   if (Buffer.isBuffer(p)) return path.resolve(p.toString('utf8'));
   return undefined; // a file descriptor: its open was observed
 }
