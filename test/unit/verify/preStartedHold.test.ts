@@ -152,6 +152,16 @@ describe('pre-started Vitest held before its test run: used only where nothing i
     });
   }
 
+  it('a narrowed run (other arguments) runs cold and leaves the held process for the full command', async () => {
+    await primed();
+    const narrowed = await runners.run('test', 'vitest', [...ARGV, 'test/t0.test.ts'], opts());
+    assert.ok(narrowed && 'fallback' in narrowed);
+    assert.match(narrowed.fallback, /it holds `run --typecheck` \(kept for it\), this run is `run --typecheck test\/t0\.test\.ts`/);
+    const full = await runners.run('test', 'vitest', ARGV, opts());
+    assert.ok(full && 'r' in full, `kept: ${full && 'fallback' in full ? full.fallback : 'none'}`);
+    assert.equal(full.r.exitCode, 0);
+  });
+
   it("the config's globalSetup runs once per run, held or cold, and never for a process not used", async () => {
     p.put('setup.ts', "import { appendFileSync } from 'node:fs';\nexport default function setup(): void {\n  appendFileSync('setup-runs.txt', 'run\\n');\n}\n");
     p.put('vitest.config.ts', CONFIG(", globalSetup: ['./setup.ts']"));

@@ -12,7 +12,7 @@
 // cancel are taken as runCommand takes a command's. Single use: the next prime starts another.
 //
 // It is used only where it is what a fresh process would be: the same cwd, environment (compared
-// exactly), bin and arguments; every file it loaded unchanged since it loaded it; held, nothing it
+// exactly) and bin, held the same arguments; every file it loaded unchanged since it loaded it; held, nothing it
 // observed while preparing changed (every file it read or stat'ed, present or absent, every folder
 // it listed, the config's own imports); ready, and silent until then. Otherwise the command runs
 // cold (never slower: one not ready or not held yet is killed, not waited for), and the reason goes
@@ -231,7 +231,6 @@ export class PreStarted {
     if (cwd !== this.cwd) return `the check runs in ${cwd}, it was started in ${this.cwd}`;
     if (!sameEnv(env, this.env)) return "the check's environment differs from the one it was started with";
     if (plan.entry !== this.plan.entry || plan.bin !== this.plan.bin || plan.node !== this.plan.node) return `the command runs ${plan.entry} with ${plan.node}, it was started for ${this.plan.entry} with ${this.plan.node}`;
-    if (JSON.stringify(plan.args) !== JSON.stringify(this.plan.args)) return `the command's arguments are \`${plan.args.join(' ')}\`, it was started for \`${this.plan.args.join(' ')}\``;
     return undefined;
   }
 
@@ -254,6 +253,11 @@ export class PreStarted {
       return s === 'missing' ? `${p}, absent when it prepared the run, appeared` : `${p}, which it read while preparing the run, changed`;
     }
     return undefined;
+  }
+
+  /** Whether it was started for these arguments. */
+  sameArgs(args: readonly string[]): boolean {
+    return JSON.stringify(args) === JSON.stringify(this.plan.args);
   }
 
   /** Whether it holds the command just before its test run (else it has only loaded the runner). */
@@ -383,7 +387,8 @@ export class PreStartedRunners {
       if (have) this.drop(check, have);
       return this.x.logger.debug(`check ${check}: not pre-started: ${plan.fallback}`);
     }
-    if (have && have.mismatch(plan, cwd, env) === undefined && (have.starting || have.unusable() === undefined)) return;
+    // Every process is started to hold its command's own arguments where it can.
+    if (have && have.mismatch(plan, cwd, env) === undefined && have.sameArgs(plan.args) && (have.starting || have.unusable() === undefined)) return;
     if (have) this.drop(check, have);
     const p = new PreStarted(plan, cwd, env, this.x);
     p.start();
@@ -397,6 +402,9 @@ export class PreStartedRunners {
     const plan = preStartPlan(parser, argv, o.cwd, o.env);
     // Another command of the check (its whole chain, when a part failed): kept for the next run of its own.
     if ('fallback' in plan) return { fallback: plan.fallback };
+    // A held process ran the check's own arguments; a narrowed run of it (other files, a name
+    // filter) runs cold and leaves it for the check's next full run.
+    if (p.isHeld && !p.sameArgs(plan.args) && p.mismatch(plan, o.cwd, o.env) === undefined) return { fallback: `not run in the pre-started process: it holds \`${p.plan.args.join(' ')}\` (kept for it), this run is \`${plan.args.join(' ')}\`` };
     this.byCheck.delete(check);
     const why = p.mismatch(plan, o.cwd, o.env) ?? p.unusable();
     if (why !== undefined) {
