@@ -1,17 +1,22 @@
 // The pre-started test runner (issue 39): at the stager's prime (a run's warm-up, the hook worker's
 // "warm for the next stop"; never in a one-shot check), a check whose command is a plain call of a
 // Node test runner's own bin (`vitest run --typecheck`) gets one process started ahead, with the cwd
-// and environment the check will run with, its own process group and the check marker, which loads
-// the runner's heavy modules and waits (./programs/preStartedRunner.mjs). When the check runs, that
-// process is given the command's arguments and becomes the command: it sets `process.argv` as the
-// command's node has it and imports the bin file, so it IS the CLI, in a fresh process, printing
-// what the command prints and exiting as it exits; its output, exit code, timeout and cancel are
-// taken as runCommand takes a command's. Single use: the next prime starts another.
+// and environment the check will run with, its own process group and the check marker
+// (./programs/preStartedRunner.mjs). It loads the runner's heavy modules and, where the runner's
+// shape is one it knows (Vitest 3 and 4), runs the command itself right up to the moment its test
+// run starts (config loaded, Vite servers created, plugins set up) and holds there; elsewhere it
+// waits with the modules loaded. When the check runs, that process is told to go: held, it goes on
+// from the hold, printing first what it printed while preparing; otherwise it sets `process.argv`
+// as the command's node has it and runs the bin file. Either way it IS the CLI, in a fresh process,
+// printing what the command prints and exiting as it exits; its output, exit code, timeout and
+// cancel are taken as runCommand takes a command's. Single use: the next prime starts another.
 //
 // It is used only where it is what a fresh process would be: the same cwd, environment (compared
-// exactly) and bin; every file it loaded unchanged since it loaded it; ready, and silent until then.
-// Otherwise the command runs cold (never slower: one not ready yet is killed, not waited for), and
-// the reason goes to the debug log and the check's note.
+// exactly) and bin, held the same arguments; every file it loaded unchanged since it loaded it; held, nothing it
+// observed while preparing changed (every file it read or stat'ed, present or absent, every folder
+// it listed, the config's own imports); ready, and silent until then. Otherwise the command runs
+// cold (never slower: one not ready or not held yet is killed, not waited for), and the reason goes
+// to the debug log and the check's note.
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -164,6 +169,9 @@ export class PreStarted {
   private state: 'starting' | 'ready' | 'used' | string = 'starting';
   private files: [string, string][] = [];
   private folders: [string, string][] = [];
+  /** Held: what it observed while preparing, [path, kind, signature] (`d`: a folder's entries, as folderSig; `f`: as sig). */
+  private observed: [string, string, string][] = [];
+  private held = false;
   private early = 0;
   private sink: ((fd: 1 | 2, c: Buffer) => void) | undefined;
   private readonly cwdSig: string;
@@ -181,7 +189,7 @@ export class PreStarted {
   start(): void {
     const env = { ...scrubEnv(this.env), [CHECK_MARKER_ENV]: this.marker };
     // argv0 `node`, as `#!/usr/bin/env node` starts the command's node; stdin as runCommand gives it.
-    const child = spawn(this.plan.node, [programFile('preStartedRunner.mjs'), JSON.stringify({ preload: this.plan.preload })], { argv0: 'node', cwd: this.cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+    const child = spawn(this.plan.node, [programFile('preStartedRunner.mjs'), JSON.stringify({ preload: this.plan.preload, hold: { bin: this.plan.bin, argv1: this.plan.entry, args: this.plan.args } })], { argv0: 'node', cwd: this.cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
     this.child = child;
     recordWarmChild(this.x.recordDir, this.marker, child.pid, `pre-started ${this.plan.runner.bin} (${this.cwd})`);
     child.on('error', (e) => this.gone(`it could not start: ${e.message}`));
@@ -195,7 +203,7 @@ export class PreStarted {
       buffered += c.toString('utf8');
       const nl = buffered.indexOf('\n');
       if (nl < 0 || this.state !== 'starting') return;
-      let m: { type?: string; files?: [string, string][]; reason?: string };
+      let m: { type?: string; files?: [string, string][]; held?: boolean; observed?: [string, string, string][]; notHeld?: string; reason?: string };
       try {
         m = JSON.parse(buffered.slice(0, nl)) as typeof m;
       } catch (e) {
@@ -205,13 +213,16 @@ export class PreStarted {
       if (m.type === 'ready' && Array.isArray(m.files)) {
         this.files = [...m.files, [this.cwd, this.cwdSig]];
         this.folders = packageFolders(m.files.map(([f]) => f));
+        this.held = m.held === true;
+        this.observed = Array.isArray(m.observed) ? m.observed : [];
         this.state = 'ready';
-        this.x.logger.debug(`pre-started ${this.plan.runner.bin} ready (${this.files.length} files loaded) in ${this.cwd}`);
+        this.x.logger.debug(`pre-started ${this.plan.runner.bin} ready (${this.files.length} files loaded${this.held ? `, held before its test run, ${this.observed.length} paths observed` : `; not held: ${m.notHeld ?? 'no hold asked'}`}) in ${this.cwd}`);
       } else this.gone(m.reason ?? 'it sent no ready');
     });
   }
 
   private gone(why: string): void {
+    if (this.state === 'starting') this.x.logger.debug(`pre-started ${this.plan.runner.bin} not ready: ${why}`);
     if (this.state === 'starting' || this.state === 'ready') this.state = why;
   }
 
@@ -235,7 +246,23 @@ export class PreStarted {
     if (this.early > 0) return `it printed ${this.early} bytes before the run (a fresh process prints them in their place)`;
     for (const [p, s] of this.files) if (sig(p) !== s) return `${p}, which it loaded, changed`;
     for (const [d, s] of this.folders) if (folderSig(d) !== s) return `the entries of ${d} changed since it loaded its packages (an install there would be resolved by a fresh process)`;
+    for (const [p, kind, s] of this.observed) {
+      const now = kind === 'd' ? folderSig(p) : sig(p);
+      if (now === s) continue;
+      if (kind === 'd') return `the entries of ${p}, which it listed while preparing the run, changed`;
+      return s === 'missing' ? `${p}, absent when it prepared the run, appeared` : `${p}, which it read while preparing the run, changed`;
+    }
     return undefined;
+  }
+
+  /** Whether it was started for these arguments. */
+  sameArgs(args: readonly string[]): boolean {
+    return JSON.stringify(args) === JSON.stringify(this.plan.args);
+  }
+
+  /** Whether it holds the command just before its test run (else it has only loaded the runner). */
+  get isHeld(): boolean {
+    return this.held;
   }
 
   /** The command, run by this process with `args`; its result as runCommand's. */
@@ -360,7 +387,8 @@ export class PreStartedRunners {
       if (have) this.drop(check, have);
       return this.x.logger.debug(`check ${check}: not pre-started: ${plan.fallback}`);
     }
-    if (have && have.mismatch(plan, cwd, env) === undefined && (have.starting || have.unusable() === undefined)) return;
+    // Every process is started to hold its command's own arguments where it can.
+    if (have && have.mismatch(plan, cwd, env) === undefined && have.sameArgs(plan.args) && (have.starting || have.unusable() === undefined)) return;
     if (have) this.drop(check, have);
     const p = new PreStarted(plan, cwd, env, this.x);
     p.start();
@@ -374,14 +402,18 @@ export class PreStartedRunners {
     const plan = preStartPlan(parser, argv, o.cwd, o.env);
     // Another command of the check (its whole chain, when a part failed): kept for the next run of its own.
     if ('fallback' in plan) return { fallback: plan.fallback };
+    // A held process ran the check's own arguments; a narrowed run of it (other files, a name
+    // filter) runs cold and leaves it for the check's next full run.
+    if (p.isHeld && !p.sameArgs(plan.args) && p.mismatch(plan, o.cwd, o.env) === undefined) return { fallback: `not run in the pre-started process: it holds \`${p.plan.args.join(' ')}\` (kept for it), this run is \`${plan.args.join(' ')}\`` };
     this.byCheck.delete(check);
     const why = p.mismatch(plan, o.cwd, o.env) ?? p.unusable();
     if (why !== undefined) {
       this.drop(check, p);
       return { fallback: `not run in the pre-started process: ${why}` };
     }
+    const held = p.isHeld;
     const r = await p.run(plan.args, o);
-    return { r, note: `run in a pre-started process (${plan.runner.pkg} ${plan.version} loaded ahead, then the command itself in it)` };
+    return { r, note: held ? `run in a pre-started process (the command itself, run ahead up to its test run: ${plan.runner.pkg} ${plan.version}'s config, Vite servers and plugins set up before)` : `run in a pre-started process (${plan.runner.pkg} ${plan.version} loaded ahead, then the command itself in it)` };
   }
 
   /** Kills one process in the background (the command does not wait for it); `release` waits. */
