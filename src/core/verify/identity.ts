@@ -97,6 +97,8 @@ export function normalizeMessage(message: string, ctx: NormalizeContext): string
     return pre + (nm >= 0 ? p.slice(nm + 1) : p.slice(p.lastIndexOf('/') + 1));
   });
   m = m
+    // a bundled config's temporary file, named anew each run (Vite: `vite.config.ts.timestamp-<ms>-<random hex>.mjs`)
+    .replace(/\.timestamp-\d+-[0-9a-f]+(\.[cm]?js)\b/g, '.timestamp$1')
     // line and column: `file.ts:12:5`, `file.ts:12`, `(12,5)`, `line 12`, `column 5`
     .replace(/(\.[A-Za-z0-9]{1,6}):\d+(?::\d+)?\b/g, '$1')
     .replace(/\(\d+,\s?\d+\)/g, '')

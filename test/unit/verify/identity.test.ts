@@ -28,6 +28,9 @@ describe('normalizeMessage', () => {
     const tmp = os.tmpdir();
     assert.equal(n(`wrote ${tmp}/fug-aB3xYz/out.txt`), n(`wrote ${tmp}/fug-Q9zzP1/out.txt`));
     assert.equal(n('src/a.ts:12:5 bad'), n('src/a.ts:40:1 bad'));
+    // Vite bundles a config to a file named anew each run: a broken config fails the same way every time.
+    assert.equal(n(`SyntaxError: Unexpected token in ${root}/node_modules/.vite-temp/vitest.config.ts.timestamp-1764405312345-8a3f1c2d9e7b.mjs`), n(`SyntaxError: Unexpected token in ${root}/node_modules/.vite-temp/vitest.config.ts.timestamp-1764405399999-4fe01.mjs`));
+    assert.equal(n(`failed to load config from ${root}/vite.config.ts.timestamp-1764405312345-8a3f1c2d9e7b.mjs`), n(`failed to load config from ${root}/vite.config.ts.timestamp-1764405400000-c0ffee12.mjs`));
     assert.equal(n('src/a.ts(12,5): bad'), n('src/a.ts(3,9): bad'));
     assert.equal(n('Timeout of 2000ms exceeded (12.3 s) after 4s'), n('Timeout of 300ms exceeded (0.5 s) after 1s'));
     assert.equal(n('at 2026-11-22T02:34:33.879Z and 02:35:09 epoch 1795314893150'), n('at 2025-01-02T10:00:00Z and 23:59:59 epoch 1700000000000'));
