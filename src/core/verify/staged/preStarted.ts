@@ -29,6 +29,7 @@ import { CHECK_MARKER_ENV, signalCheck } from '../containment';
 import type { RunCommandResult } from '../runner';
 import { CappedOutput, isExecutableFile } from '../runner';
 import { programFile } from './programFile';
+import type { WarmRunOptions } from './warmChild';
 import { endWarmChild, realpathOrSelf, recordWarmChild } from './warmChild';
 
 /** A Node test runner that can be pre-started: its package, the command's name for its bin, and the package exports to load ahead. */
@@ -105,16 +106,6 @@ export function preStartPlan(parser: ParserId, argv: readonly string[] | undefin
 }
 
 /** What a run needs besides the argv: the command's limits, environment and cancel (as runCommand takes them). */
-export interface PreStartedRunOptions {
-  cwd: string;
-  env: Record<string, string>;
-  timeoutMs: number;
-  outputLimitBytes: number;
-  stdoutLimitBytes?: number;
-  signal?: AbortSignal;
-  killGraceMs?: number;
-}
-
 /** The signature of a path as the worker takes it (./programs/preStartedRunner.mjs `sig`). */
 function sig(p: string): string {
   try {
@@ -266,7 +257,7 @@ export class PreStarted {
   }
 
   /** The command, run by this process with `args`; its result as runCommand's. */
-  async run(args: readonly string[], o: PreStartedRunOptions): Promise<RunCommandResult> {
+  async run(args: readonly string[], o: WarmRunOptions): Promise<RunCommandResult> {
     const child = this.child!;
     this.state = 'used';
     const started = Date.now();
@@ -309,7 +300,7 @@ interface Watched {
  * (SIGTERM to everything of it, SIGKILL after the grace), and once it exited, what it left running
  * killed (a stray), its pipes given DRAIN_MS to close.
  */
-function watch(child: ChildProcess, o: PreStartedRunOptions, handles: { marker: string; pgid?: number }, go: () => void): Promise<Watched> {
+function watch(child: ChildProcess, o: WarmRunOptions, handles: { marker: string; pgid?: number }, go: () => void): Promise<Watched> {
   const own = { trustGroup: true };
   return new Promise((resolve) => {
     const w: Watched = { code: null, signal: null, timedOut: false, cancelled: false, strays: [] };
@@ -396,7 +387,7 @@ export class PreStartedRunners {
   }
 
   /** `argv` run by the check's pre-started process; undefined where it has none, `{fallback}` (with why) where it cannot be used. */
-  async run(check: string, parser: ParserId, argv: readonly string[] | undefined, o: PreStartedRunOptions): Promise<PreStartedRun | undefined> {
+  async run(check: string, parser: ParserId, argv: readonly string[] | undefined, o: WarmRunOptions): Promise<PreStartedRun | undefined> {
     const p = this.byCheck.get(check);
     if (!p) return undefined;
     const plan = preStartPlan(parser, argv, o.cwd, o.env);

@@ -22,7 +22,8 @@ import { VitestRetry } from './vitestRetry';
 import { isTestFile, relatedTestFiles, sourceFiles } from './related';
 import type { WarmTscPlan } from './warmTsc';
 import { WarmTsc, warmTscPlan } from './warmTsc';
-import type { WarmLintRun, WarmRunOptions } from './warmEslint';
+import type { WarmLintRun } from './warmEslint';
+import type { WarmRunOptions } from './warmChild';
 import { WarmLinters } from './warmEslint';
 import { PreStartedRunners } from './preStarted';
 import { VitestTypecheck } from './vitestTypecheck';
@@ -156,7 +157,7 @@ export class Stager {
    * A check's run (`argv`: its command's or a narrowed one) answered by its warm linter (ESLint) or
    * its pre-started runner (Vitest); undefined or `{fallback}`: the command runs.
    */
-  warmRun(spec: CheckSpec, parser: ParserId, argv: readonly string[] | undefined, o: WarmRunOptions & { killGraceMs?: number }): Promise<WarmLintRun | undefined> {
+  warmRun(spec: CheckSpec, parser: ParserId, argv: readonly string[] | undefined, o: WarmRunOptions): Promise<WarmLintRun | undefined> {
     return parser === 'eslint' ? this.linters.run(spec.name, argv, o) : this.preStarted.run(spec.name, parser, argv, o);
   }
 

@@ -1,6 +1,7 @@
 // What the warm checkers' children share (./warmTsc, ./warmEslint, ./preStarted): finding a program on the check's
 // PATH as it resolves there, and containing a child like a check: a record in storage while it runs
-// (so a crash of ours is reaped), and its end, every process it started killed and the record gone.
+// (so a crash of ours is reaped), and its end, every process it started killed and the record gone;
+// and the options a warm child runs a check's command with.
 import type { ChildProcess } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
@@ -46,4 +47,16 @@ export async function endWarmChild(child: ChildProcess, marker: string, recordDi
   const { left, seen } = await killAndWait({ marker, ...(child.pid !== undefined ? { pgid: child.pid } : {}) }, 2000, { trustGroup: true });
   if (left.length === 0 && recordDir !== undefined) removeCheckRecord(recordDir, marker);
   return seen;
+}
+
+/** How a warm child runs a check's command for it (./warmEslint, ./preStarted): as runCommand would run the command. */
+export interface WarmRunOptions {
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  outputLimitBytes: number;
+  stdoutLimitBytes?: number;
+  signal?: AbortSignal;
+  /** Grace between SIGTERM and SIGKILL when the run is stopped. */
+  killGraceMs?: number;
 }

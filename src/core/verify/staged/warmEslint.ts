@@ -21,6 +21,7 @@ import type { RunCommandResult } from '../runner';
 import { CappedOutput } from '../runner';
 import { binTarget } from '../binTarget';
 import { programFile } from './programFile';
+import type { WarmRunOptions } from './warmChild';
 import { endWarmChild, findOnPath, realpathOrSelf, recordWarmChild } from './warmChild';
 
 /** How a command runs warm (the arguments after `eslint`, the workspace's `lib/cli.js`), or why it cannot. */
@@ -237,16 +238,6 @@ export class WarmEslint {
     recordWarmChild(this.opts.recordDir, this.marker, pid, `warm eslint (${this.opts.cwd})`);
   }
 
-}
-
-/** What a warm run needs besides the argv: the command's limits, environment and cancel. */
-export interface WarmRunOptions {
-  cwd: string;
-  env: Record<string, string>;
-  timeoutMs: number;
-  outputLimitBytes: number;
-  stdoutLimitBytes?: number;
-  signal?: AbortSignal;
 }
 
 /** A warm run's result in the command's shape (../runner RunCommandResult), and the note it carries. */
