@@ -104,6 +104,18 @@ describe('staged checks: narrowing commands', () => {
     assert.match((testCommand('NODE_ENV=test jest', t.dir, 'jest') as { reason: string }).reason, /shell/);
   });
 
+  it("narrows a Vitest command with filters of its own to the files whose names hold one (what Vitest's filter selects from any folder)", () => {
+    const c = testCommand('vitest test', t.dir, 'vitest') as TestCommand;
+    assert.deepEqual(c.files(['packages/a/src/__tests__/runner.test.ts']), ['vitest', 'run', 'packages/a/src/__tests__/runner.test.ts'], 'the filter gives way to the files');
+    assert.equal(c.related, undefined, 'no related run: its file arguments would be taken as more filters');
+    assert.equal(c.inside!('packages/a/src/__tests__/runner.test.ts'), true);
+    assert.equal(c.inside!('test/helpers/setup.ts'), false, 'a folder named like the filter: not certain the filter selects it from the project root');
+    const unit = testCommand('vitest run Unit --reporter verbose', t.dir, 'vitest') as TestCommand;
+    assert.deepEqual(unit.files(['src/a.unit.ts']), ['vitest', 'run', '--reporter', 'verbose', 'src/a.unit.ts']);
+    assert.equal(unit.inside!('src/a.unit.ts'), true, 'case aside, as Vitest matches');
+    for (const own of ['vitest related src/a.ts', 'vitest run src/a.test.ts', 'vitest run a.test.ts:12', 'vitest list']) assert.match((testCommand(own, t.dir, 'vitest') as { reason: string }).reason, /subcommand or filter of its own/, own);
+  });
+
   it('reaches a runner through the launchers that only launch it: cross-env and env with their variables, node running a package\'s bin file', () => {
     const files = (command: string, parser: 'jest' | 'mocha' | 'vitest' | 'node-test', use: 'run' | 'confirm' = 'run'): string[] | string => {
       const c = testCommand(command, t.dir, parser, use);

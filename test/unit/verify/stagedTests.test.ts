@@ -124,6 +124,21 @@ for (const runner of RUNNERS) {
       assert.deepEqual([...new Set(ran())], ['text'], 'only the related test file');
     });
 
+    if (runner === 'vitest') {
+      it('a Vitest command with a filter of its own (`vitest run test`) is narrowed to the files the filter selects', async () => {
+        const pkg = JSON.parse(readFileSync(file('package.json'), 'utf8')) as { scripts: Record<string, string> };
+        pkg.scripts.test = 'vitest run test';
+        writeFileSync(file('package.json'), JSON.stringify(pkg, null, 2));
+        const v0 = await greenStart();
+
+        edit('src/text.js', "+ '!'", "+ '?'");
+        const v1 = await v.verify(undefined, { previous: v0, changed: ['src/text.js'] });
+        assert.deepEqual(ids(v1), ['shout shouts']);
+        assert.equal(v1.checks[0]!.mode, 'targeted', v1.checks[0]!.stagedNote);
+        assert.deepEqual([...new Set(ran())], ['text'], 'only the related test file');
+      });
+    }
+
     it('a flake in the full suite is confirmed by re-running its test by name: a pass the runner reports is a real re-run, and calls it flaky', async () => {
       const v0 = await greenStart();
 

@@ -190,6 +190,8 @@ export interface TestCommand extends ScriptHooks {
   related?(files: readonly string[]): string[];
   /** The targets the command names itself (node --test, mocha and tap), to find its test files by. */
   targets: string[];
+  /** Where the targets are filters, not paths (Vitest's): whether the command runs `file` (else: ./outsideTargets). */
+  inside?(file: string): boolean;
 }
 
 /**
@@ -249,9 +251,15 @@ function runnerCommand(argv: string[], cwd: string, parser: ParserId): TestComma
     if (i < 0) return { reason: 'the command does not run vitest itself' };
     const rest = argv.slice(i + 1);
     const sub = rest[0] === 'run' ? rest.slice(1) : rest;
-    if (splitTargets(sub, VALUE_FLAGS.vitest).targets.length > 0) return { reason: 'the command uses a vitest subcommand or filter of its own' };
     const head = argv.slice(0, i + 1);
-    return { runner: 'vitest', argv, targets: [], files: (f) => [...head, 'run', ...sub, ...f], related: (f) => [...head, 'related', '--run', '--passWithNoTests', ...sub, ...f] };
+    const { flags, targets } = splitTargets(sub, VALUE_FLAGS.vitest);
+    if (targets.length === 0) return { runner: 'vitest', argv, targets: [], files: (f) => [...head, 'run', ...sub, ...f], related: (f) => [...head, 'related', '--run', '--passWithNoTests', ...sub, ...f] };
+    // Vitest's own filters (`vitest test`, `vitest run unit`) select the test files whose path holds
+    // one of them, case aside: a file whose own name holds one is run by the command from any folder,
+    // so those files may stand in for the filters. A subcommand, a path or a `file:line` filter: not.
+    if (VITEST_SUBCOMMANDS.has(sub[0] ?? '') || !targets.every((t) => /^[\w.-]+$/.test(t))) return { reason: 'the command uses a vitest subcommand or filter of its own' };
+    const inside = (file: string): boolean => targets.some((t) => path.basename(file).toLowerCase().includes(t.toLowerCase()));
+    return { runner: 'vitest', argv, targets, inside, files: (f) => [...head, 'run', ...flags, ...f] };
   }
   if (parser === 'node-test') {
     const i = toolIndex(argv, (a) => a === 'node');
@@ -297,6 +305,9 @@ export function outsideTargets(files: readonly string[], targets: readonly strin
   });
   return files.filter((f) => !inside.some((ok) => ok(f.replace(/^\.\//, ''))));
 }
+
+/** Vitest's subcommands: each runs other tests than its filters name (or none). */
+const VITEST_SUBCOMMANDS = new Set(['related', 'watch', 'dev', 'bench', 'init', 'list', 'typecheck']);
 
 /** `tap <subcommand>`: runs no tests, or not the ones named. */
 const TAP_SUBCOMMANDS = new Set(['replay', 'report', 'list', 'plugin', 'build', 'config', 'debug', 'versions', 'version', 'help']);
