@@ -11,12 +11,12 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writ
 import type { Socket } from 'node:net';
 import * as path from 'node:path';
 import type { Logger } from '../../../src/core/types';
-import { findProcesses } from '../../../src/core/verify/containment';
 import { checkEnv, runCommand } from '../../../src/core/verify/runner';
 import { PreStartedRunners, preStartPlan } from '../../../src/core/verify/staged/preStarted';
 import { programFile } from '../../../src/core/verify/staged/programFile';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { REPO, tempTree } from '../../support/fixtures';
+import { liveRecorded, stableVitestOutput } from '../../support/procs';
 
 const LIMIT = 256 * 1024;
 const ARGV = ['vitest', 'run', '--typecheck'];
@@ -78,26 +78,6 @@ function project(ownVitest = false): { dir: string; put(rel: string, text: strin
   return { dir: t.dir, put: (rel, text) => writeFileSync(path.join(t.dir, rel), text), cleanup: t.cleanup };
 }
 
-/** Live processes of the pre-started runners recorded in `records`. */
-function live(records: string): number[] {
-  let names: string[] = [];
-  try {
-    names = readdirSync(records).filter((n) => n.endsWith('.json'));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  return names.flatMap((n) => findProcesses({ marker: n.replace(/\.json$/, '') }));
-}
-
-/** Vitest's output with what differs between two runs of the same command (timings, order of files) taken out. */
-function stable(output: string): string[] {
-  return output
-    .split('\n')
-    .filter((l) => !/Start at|Duration/.test(l))
-    .map((l) => l.replace(/\d+(«?)ms/g, 'N$1ms'))
-    .sort();
-}
-
 describe('pre-started Vitest: where it is used and where the command runs cold', function () {
   this.timeout(180000);
   let p: ReturnType<typeof project>;
@@ -119,7 +99,7 @@ describe('pre-started Vitest: where it is used and where the command runs cold',
 
   afterEach(async () => {
     await runners.release();
-    assert.deepEqual(live(records()), [], 'nothing of a pre-started process left');
+    assert.deepEqual(liveRecorded(records()), [], 'nothing of a pre-started process left');
     p.cleanup();
     rmSync(records(), { recursive: true, force: true });
   });
@@ -133,7 +113,7 @@ describe('pre-started Vitest: where it is used and where the command runs cold',
     assert.ok(w && 'r' in w, `pre-started: ${w && 'fallback' in w ? w.fallback : 'none'}`);
     assert.equal(w.r.exitCode, 1);
     assert.match(w.r.output, /expected 4 to be 5/);
-    assert.deepEqual(stable(w.r.output), stable((await cold()).output));
+    assert.deepEqual(stableVitestOutput(w.r.output), stableVitestOutput((await cold()).output));
     // The config, which the held process loaded at prime: only t0 included now; it runs cold.
     await primed();
     p.put('vitest.config.ts', "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/t0.test.ts'], typecheck: { include: ['test/**/*.test-d.ts'] } } });\n");
@@ -186,7 +166,7 @@ describe('pre-started Vitest: where it is used and where the command runs cold',
     const got = 'r' in w ? w.r : await cold();
     const command = await cold();
     assert.match(command.output, /«/, 'the command loads the nested copy');
-    assert.deepEqual(stable(got.output), stable(command.output));
+    assert.deepEqual(stableVitestOutput(got.output), stableVitestOutput(command.output));
     assert.ok('fallback' in w);
     assert.match(w.fallback, /the entries of .*node_modules[\\/]vitest changed/);
   });
@@ -198,7 +178,7 @@ describe('pre-started Vitest: where it is used and where the command runs cold',
     assert.ok(w && 'fallback' in w);
     assert.match(w.fallback, /environment differs/);
     await runners.release();
-    assert.deepEqual(live(records()), []);
+    assert.deepEqual(liveRecorded(records()), []);
   });
 
   it('not ready yet when the check runs: cold at once (never slower), and the process killed', async () => {
@@ -224,13 +204,13 @@ describe('pre-started Vitest: where it is used and where the command runs cold',
     p.put('test/t0.test.ts', "import { test } from 'vitest';\ntest('hangs', async () => { await new Promise(() => undefined); }, 600000);\n");
     await primed();
     let during = 0;
-    const look = setTimeout(() => (during = live(records()).length), 3500);
+    const look = setTimeout(() => (during = liveRecorded(records()).length), 3500);
     const w = await runners.run('test', 'vitest', ARGV, opts({ timeoutMs: 5000 }));
     clearTimeout(look);
     assert.ok(w && 'r' in w);
     assert.equal(w.r.timedOut, true);
     assert.ok(during >= 2, `the CLI and its fork(s) ran (${during} processes)`);
-    assert.deepEqual(live(records()), [], 'nothing left after the timeout');
+    assert.deepEqual(liveRecorded(records()), [], 'nothing left after the timeout');
   });
 
   it('cancel: the run reports cancelled and nothing of it is left', async () => {
@@ -242,15 +222,15 @@ describe('pre-started Vitest: where it is used and where the command runs cold',
     const w = await runners.run('test', 'vitest', ARGV, opts({ signal: ac.signal }));
     assert.ok(w && 'r' in w);
     assert.equal(w.r.cancelled, true);
-    assert.deepEqual(live(records()), [], 'nothing left after the cancel');
+    assert.deepEqual(liveRecorded(records()), [], 'nothing left after the cancel');
   });
 
   it('release ends a process never used', async () => {
     start();
     await primed();
-    assert.equal(live(records()).length > 0, true);
+    assert.equal(liveRecorded(records()).length > 0, true);
     await runners.release();
-    assert.deepEqual(live(records()), []);
+    assert.deepEqual(liveRecorded(records()), []);
   });
 
   it('the process exits by itself when its parent goes before the run (its control pipe closes)', async () => {
@@ -319,7 +299,7 @@ describe('pre-started Vitest in the verifier: the verdict is the command\'s', fu
           // A one-shot pass (never primed) starts none.
           const once = await staged.verify(undefined, { previous: null });
           assert.doesNotMatch(once.checks[0]!.stagedNote ?? '', /pre-started/);
-          assert.deepEqual(live(path.join(storage, 'processes')), []);
+          assert.deepEqual(liveRecorded(path.join(storage, 'processes')), []);
         }
         await staged.warm();
         await log.ready();
@@ -334,7 +314,7 @@ describe('pre-started Vitest in the verifier: the verdict is the command\'s', fu
         else assert.equal(v.green, false);
       } finally {
         await staged.release();
-        assert.deepEqual(live(path.join(storage, 'processes')), []);
+        assert.deepEqual(liveRecorded(path.join(storage, 'processes')), []);
         p.cleanup();
         rmSync(storage, { recursive: true, force: true });
       }

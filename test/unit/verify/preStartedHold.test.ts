@@ -7,14 +7,14 @@
 // another verdict. The verdict held is the verdict cold (a config that throws included), and the
 // config's globalSetup runs once per run, held or cold.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Failure, Logger } from '../../../src/core/types';
-import { findProcesses } from '../../../src/core/verify/containment';
 import { checkEnv, runCommand } from '../../../src/core/verify/runner';
 import { PreStartedRunners } from '../../../src/core/verify/staged/preStarted';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { REPO, tempTree } from '../../support/fixtures';
+import { liveRecorded, stableVitestOutput } from '../../support/procs';
 
 const ARGV = ['vitest', 'run', '--typecheck'];
 const READY = /^pre-started vitest ready/;
@@ -75,25 +75,6 @@ function readyLogger(): { logger: Logger; ready(): Promise<string>; lines: strin
   };
 }
 
-function live(records: string): number[] {
-  let names: string[] = [];
-  try {
-    names = readdirSync(records).filter((n) => n.endsWith('.json'));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  return names.flatMap((n) => findProcesses({ marker: n.replace(/\.json$/, '') }));
-}
-
-/** Vitest's output with what differs between two runs of the same command (times, order) taken out. */
-function stable(output: string): string[] {
-  return output
-    .split('\n')
-    .filter((l) => !/Start at|Duration/.test(l))
-    .map((l) => l.replace(/\d+(«?)ms/g, 'N$1ms'))
-    .sort();
-}
-
 describe('pre-started Vitest held before its test run: used only where nothing it observed changed', function () {
   this.timeout(180000);
   let p: ReturnType<typeof project>;
@@ -110,7 +91,7 @@ describe('pre-started Vitest held before its test run: used only where nothing i
   });
   afterEach(async () => {
     await runners.release();
-    assert.deepEqual(live(records()), [], 'nothing of a pre-started process left');
+    assert.deepEqual(liveRecorded(records()), [], 'nothing of a pre-started process left');
     p.cleanup();
     rmSync(records(), { recursive: true, force: true });
   });
@@ -129,7 +110,7 @@ describe('pre-started Vitest held before its test run: used only where nothing i
     // Vitest warns about type testing while it loads the config: before the run, as a cold run prints it.
     assert.match(w.r.output, /^Testing types with tsc[\s\S]*RUN\s+v3/);
     const c = await cold();
-    assert.deepEqual(stable(w.r.output), stable(c.output));
+    assert.deepEqual(stableVitestOutput(w.r.output), stableVitestOutput(c.output));
   });
 
   // Each edit makes the command print another verdict; the held process, prepared before it, would not see it.
@@ -225,7 +206,7 @@ describe('pre-started Vitest held: the verdict is the command\'s', function () {
         assert.equal(v.green, name === 'passing');
       } finally {
         await staged.release();
-        assert.deepEqual(live(path.join(storage, 'processes')), []);
+        assert.deepEqual(liveRecorded(path.join(storage, 'processes')), []);
         q.cleanup();
         rmSync(storage, { recursive: true, force: true });
       }
