@@ -404,6 +404,24 @@ export class VsCode {
     return item;
   }
 
+  /**
+   * A notification's button, once it shows. VS Code collapses a toast when another arrives, and a
+   * collapsed toast hides its buttons: the toast is expanded (its chevron) until the button shows.
+   * Fails with every notification's text, so a collapsed or vanished toast says which arrived.
+   */
+  async notificationButton(note: Locator, label: string | RegExp, ms = 15000): Promise<Locator> {
+    const button = note.locator('.monaco-button', { hasText: label }).first();
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      if (await button.isVisible()) return button;
+      const expand = note.locator('.codicon-notifications-expand').first();
+      if (await expand.isVisible()) await expand.click().catch(() => undefined);
+      await sleep(250);
+    }
+    const text = (await note.innerText({ timeout: 1000 }).catch(() => '(gone)')).replace(/\s+/g, ' ');
+    throw new Error(`no visible "${String(label)}" button on the notification "${text}"; notifications now: ${JSON.stringify(await this.notifications())}`);
+  }
+
   async screenshot(name: string, target?: Locator): Promise<string> {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const file = path.join(SCREENSHOTS, `${name}.png`);

@@ -129,7 +129,7 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
     await vs.screenshot('newcomer-choose-model-saved');
     // The refused start never ran: the button is the Run itself, not "Run again".
     assert.equal(await button(saved, 'Run again').count(), 0, 'no Run again for a run that never ran');
-    await button(saved, 'Run Fix Until Green').click();
+    await (await vs.notificationButton(saved, 'Run Fix Until Green')).click();
     await vs.answerInput('', /Optional instruction/);
     await until('the step-cap stop', async () => ((await stopReason()) === 'step-cap' ? true : undefined), 240000, 500);
     assert.equal(await panel().locator('[data-testid="refusal"]').count(), 0, 'the run that started cleared the refusal');
@@ -225,14 +225,14 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
     log('no server:', t1);
     assert.match(t1, /No server is set for the OpenAI-compatible provider: set its base URL, or an API key to use api\.openai\.com\./);
     assert.doesNotMatch(t1, /fixUntilGreen\.|11434|Set API Key"/, 'no command id, setting key or local-server note in the sentence');
-    assert.ok(await button(noServer, 'Set Base URL').isVisible());
-    assert.ok(await button(noServer, 'Set API Key').isVisible());
+    assert.ok(await (await vs.notificationButton(noServer, 'Set Base URL')).isVisible());
+    assert.ok(await (await vs.notificationButton(noServer, 'Set API Key')).isVisible());
     await vs.screenshot('newcomer-no-base-url');
-    await button(noServer, 'Set Base URL').click();
+    await (await vs.notificationButton(noServer, 'Set Base URL')).click();
     await vs.answerInput(keyed.url, /base URL/);
     const urlSet = await vs.waitForNotification(/the base URL is/, 30000);
     assert.equal(settings()['fixUntilGreen.model.baseUrl'], keyed.url, 'written where the provider is: the workspace');
-    await button(urlSet, 'Run again').click();
+    await (await vs.notificationButton(urlSet, 'Run again')).click();
     await vs.answerInput('', /Optional instruction/);
 
     const needsKey = await vs.waitForNotification(/needs an API key/, 180000);
@@ -241,10 +241,10 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
     assert.match(t2, /fake-coder on 127\.0\.0\.1:\d+ needs an API key\./);
     assert.doesNotMatch(t2, /openai-compatible:/, 'the model as a person names it, not its setting');
     assert.doesNotMatch(t2, /refused/, 'a server never given a key did not refuse one');
-    assert.ok(await button(needsKey, 'Set API Key').isVisible());
-    assert.ok(await button(needsKey, 'Set Base URL').isVisible());
+    assert.ok(await (await vs.notificationButton(needsKey, 'Set API Key')).isVisible());
+    assert.ok(await (await vs.notificationButton(needsKey, 'Set Base URL')).isVisible());
     await vs.screenshot('newcomer-needs-key');
-    await button(needsKey, 'Set API Key').click();
+    await (await vs.notificationButton(needsKey, 'Set API Key')).click();
     // The error named the provider: the key box opens for it at once, no "Which provider?" (issue 40).
     const box = vs.page.locator('.quick-input-widget input[type="password"]');
     await box.waitFor({ timeout: 30000 });
@@ -255,7 +255,7 @@ describe('Fix Until Green in VS Code: a newcomer\'s first ten minutes (values, m
     await vs.page.keyboard.press('Enter');
     const stored = await vs.waitForNotification(/stored the openai-compatible API key/, 30000);
     await vs.screenshot('newcomer-key-stored-run-again');
-    await button(stored, 'Run again').click();
+    await (await vs.notificationButton(stored, 'Run again')).click();
     await vs.answerInput('', /Optional instruction/);
     await until('a reply from the keyed server', () => (keyed.requests.some((r) => r.outcome === 'reply') ? true : undefined), 180000, 500);
     assert.ok(keyed.requests.filter((r) => r.outcome === 'reply').every((r) => r.headers.authorization === `Bearer ${KEY}`), 'the key was sent');

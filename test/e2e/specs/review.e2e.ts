@@ -83,7 +83,7 @@ describe('Fix Until Green in VS Code: after a stop, what the workspace holds and
     const text = (await note.innerText()).replace(/\s+/g, ' ');
     log('stop notification:', text);
     assert.match(text, /Stopped: all 2 steps used; 1 failure left \(.*190 !== 180\)\. Continue resumes from step 1 with more steps\. Kept step 1 \(best: 1 failure left\); step 2 undone\./);
-    for (const b of ['Review Changes', 'Continue', 'Show Panel']) assert.ok(await note.locator('.monaco-button', { hasText: b }).first().isVisible(), `a ${b} button`);
+    for (const b of ['Review Changes', 'Continue', 'Show Panel']) assert.ok(await (await vs.notificationButton(note, b)).isVisible(), `a ${b} button`);
     await vs.screenshot('review-stop-notification');
 
     assert.equal(await panel().locator('[data-testid="stop-reason"]').innerText(), 'step-cap');

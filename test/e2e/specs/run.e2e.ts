@@ -57,6 +57,7 @@ describe('Fix Until Green in VS Code: a green run through an OpenAI-compatible e
     assert.match(await vs.meterText(), /^Fix Until Green: green · 2\/5 steps · [\d.]+k\/200k tokens$/);
     // Green with the changed files waiting for Keep or Undo: the notification offers the review first.
     const green = await vs.waitForNotification(/Fix Until Green: green in green after 2 steps/, 30000);
+    await vs.notificationButton(green, 'Show Panel');
     const buttons = await green.locator('.monaco-button').allInnerTexts();
     log('green notification buttons:', buttons);
     assert.deepEqual(buttons.map((b) => b.trim()).filter((b) => b === 'Review Changes' || b === 'Show Panel'), ['Review Changes', 'Show Panel']);

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Locator } from 'playwright-core';
 import type { FakeOpenAI } from '../../support/fakeOpenAI';
 import { startFakeOpenAI } from '../../support/fakeOpenAI';
 import { diffOf, reply } from '../../support/replies';
@@ -43,7 +42,6 @@ describe('Fix Until Green in VS Code: a newcomer knows what happened and what to
     writeFileSync(file, JSON.stringify({ ...base, ...settings }, null, 2));
   }
   const stopReason = (): Promise<string | undefined> => vs.panel().locator('[data-testid="stop-reason"]').innerText({ timeout: 500 }).catch(() => undefined);
-  const button = (note: Locator, label: string): Locator => note.locator('.monaco-button', { hasText: label }).first();
 
   before(async function () {
     const text = readFileSync(path.join(DEMO, CART), 'utf8');
@@ -62,12 +60,12 @@ describe('Fix Until Green in VS Code: a newcomer knows what happened and what to
   it('with no chat model, says so before the instruction box and offers Choose Model… and Open Settings', async () => {
     await vs.runCommand('Fix Until Green');
     const note = await vs.waitForNotification(/No chat model is available in VS Code/, 60000);
-    assert.ok(await button(note, 'Choose Model…').isVisible(), 'a Choose Model… button');
-    assert.ok(await button(note, 'Open Settings').isVisible(), 'an Open Settings button');
+    assert.ok(await (await vs.notificationButton(note, 'Choose Model…')).isVisible(), 'a Choose Model… button');
+    assert.ok(await (await vs.notificationButton(note, 'Open Settings')).isVisible(), 'an Open Settings button');
     assert.equal(await note.locator('.codicon-error').count(), 1, 'the error icon');
     assert.equal(await vs.page.locator('.quick-input-widget', { hasText: /Optional instruction/ }).isVisible(), false, 'no instruction box for a run that cannot start');
     await vs.screenshot('ux-no-model');
-    await button(note, 'Open Settings').click();
+    await (await vs.notificationButton(note, 'Open Settings')).click();
     const row = vs.page.locator('.settings-editor .setting-item-contents', { hasText: /Provider/ }).first();
     await row.waitFor({ timeout: 30000 });
     const shown = await vs.page.locator('.settings-editor .setting-item-contents').allInnerTexts();
@@ -91,7 +89,7 @@ describe('Fix Until Green in VS Code: a newcomer knows what happened and what to
     assert.equal(await note.locator('.codicon-error').count(), 1, 'the error icon');
     assert.equal(await stopReason(), 'error');
     await vs.screenshot('ux-401');
-    await button(note, 'Set API Key').click();
+    await (await vs.notificationButton(note, 'Set API Key')).click();
     // The error named the provider: the key box opens for it at once, no "Which provider?" (issue 40).
     await vs.page.locator('.quick-input-widget input[type="password"]').waitFor({ timeout: 30000 });
     assert.equal(await vs.page.locator('.quick-input-widget input[placeholder="Which provider is the key for?"]').count(), 0, 'no provider question');
