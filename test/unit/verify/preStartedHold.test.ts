@@ -213,3 +213,84 @@ describe('pre-started Vitest held: the verdict is the command\'s', function () {
     });
   }
 });
+
+// A step whose selection is every test file runs the command itself (the full test run). Where the
+// check's pre-started process holds that command, the step runs it there as it is: no in-run retry
+// arguments, which would leave it unused. Known failures stand as they are; new ones are re-run
+// apart, by file; the verdict is the one a cold, unstaged pass gives.
+describe('pre-started Vitest held: a step that selects the whole suite runs in it, and the verdict is the command\'s', function () {
+  this.timeout(300000);
+
+  const CHECKS = [
+    { name: 'types', command: 'tsc -p tsconfig.json', parser: 'tsc' as const },
+    { name: 'test', command: 'vitest run --typecheck', parser: 'vitest' as const },
+  ];
+  const CART = (off = 0): string => `export function total(lines: { price: number; quantity: number }[]): number {\n  return lines.reduce((acc, l) => acc + l.price * l.quantity, ${off});\n}\n`;
+  const FILE_TEST = (i: number, expected = (i + 1) * 2): string => `import { expect, test } from 'vitest';\nimport { total } from '../src/cart';\n\ntest('total ${i}', () => {\n  expect(total([{ price: ${i + 1}, quantity: 2 }])).toBe(${expected});\n});\n`;
+  // Fails in the first process that runs it (a marker file says one did), passes after: a flake.
+  const FLAKY = "import { existsSync, writeFileSync } from 'node:fs';\nimport { expect, test } from 'vitest';\nimport { total } from '../src/cart';\n\ntest('flaky once', () => {\n  const first = !existsSync('flaky-ran');\n  writeFileSync('flaky-ran', '');\n  expect(first ? -1 : total([])).toBe(0);\n});\n";
+  const wholeProject = (): ReturnType<typeof tempTree> => {
+    const t = tempTree(
+      {
+        'package.json': '{ "name": "pre-started-whole", "private": true, "type": "module" }\n',
+        'tsconfig.json': JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'esnext', moduleResolution: 'bundler', strict: true, noEmit: true, skipLibCheck: true, types: [] }, include: ['src/**/*.ts', 'test/**/*.ts'] }),
+        'vitest.config.ts': "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { include: ['test/**/*.test.ts'], typecheck: { include: ['test/**/*.test-d.ts'] } } });\n",
+        'src/cart.ts': CART(),
+        'test/t0.test.ts': FILE_TEST(0),
+        'test/t1.test.ts': FILE_TEST(1, 5),
+        'test/cart.test-d.ts': "import { expectTypeOf, test } from 'vitest';\nimport { total } from '../src/cart';\n\ntest('total returns a number', () => {\n  expectTypeOf(total).returns.toEqualTypeOf<number>();\n});\n",
+      },
+      'fug-prewhole-',
+    );
+    symlinkSync(path.join(REPO, 'node_modules'), path.join(t.dir, 'node_modules'), 'dir');
+    return t;
+  };
+  // [name, the step's edit (the files it changed), what the step's note says of the re-run]
+  const steps: [string, (dir: string) => string[], RegExp | undefined][] = [
+    // t1 fails before and after: a known failure, not re-run.
+    ['the known failure stays', (dir) => (writeFileSync(path.join(dir, 'src/cart.ts'), `${CART()}// edited\n`), ['src/cart.ts']), undefined],
+    // Off by one: t0 fails anew (re-run apart, by its file, fails again), t1 still fails.
+    ['a new failure, confirmed apart', (dir) => (writeFileSync(path.join(dir, 'src/cart.ts'), CART(1)), ['src/cart.ts']), /re-run \(not in the same run: the run was the pre-started process's own command\)/],
+    // A new test that fails once: flaky by its re-run apart, as the unstaged pass's re-run finds it.
+    ['a new flaky failure', (dir) => (writeFileSync(path.join(dir, 'test/flaky.test.ts'), FLAKY), writeFileSync(path.join(dir, 'src/cart.ts'), `${CART()}// edited\n`), ['src/cart.ts', 'test/flaky.test.ts']), /re-run \(not in the same run: the run was the pre-started process's own command\)/],
+  ];
+  for (const [name, edit, rerun] of steps) {
+    it(`${name}: run in the held process, same failures, flakes, identity and green as an unstaged pass`, async () => {
+      const t = wholeProject();
+      const storage = `${t.dir}-storage`;
+      const log = readyLogger();
+      const staged = new Verifier({ root: t.dir, checks: CHECKS, parallel: false, outputLimitKb: 256, staged: true, storageDir: storage, logger: log.logger });
+      const plain = new Verifier({ root: t.dir, checks: CHECKS, parallel: false, outputLimitKb: 256, staged: false });
+      try {
+        await staged.warm();
+        await log.ready();
+        const first = await staged.verify(undefined, { previous: null });
+        assert.deepEqual(first.failures.map((f) => f.file), ['test/t1.test.ts']);
+        await staged.warm();
+        assert.match(await log.ready(), /held before its test run/);
+        const changed = edit(t.dir);
+        const v = await staged.verify(undefined, { previous: first, changed });
+        const test = v.checks.find((c) => c.name === 'test')!;
+        assert.equal(test.mode, 'full', test.stagedNote);
+        assert.match(test.stagedNote ?? '', /the command ran itself, the full test run/);
+        assert.match(test.stagedNote ?? '', /run ahead up to its test run/, log.lines.join('\n'));
+        assert.doesNotMatch(log.lines.join('\n'), /--retry=/, 'no in-run retry arguments');
+        if (rerun) assert.match(test.stagedNote ?? '', rerun);
+        else assert.doesNotMatch(test.stagedNote ?? '', /re-run/);
+        rmSync(path.join(t.dir, 'flaky-ran'), { force: true });
+        const c = await plain.verify(undefined, { previous: null });
+        const shown = (f: Failure): string => `${f.file}:${f.line}:${f.id}:${f.message}`;
+        assert.deepEqual(v.failures.map(shown), c.failures.map(shown));
+        assert.deepEqual(v.flaky.map(shown), c.flaky.map(shown));
+        assert.equal(v.failureHash, c.failureHash);
+        assert.equal(v.green, c.green);
+        if (name === 'a new flaky failure') assert.deepEqual(v.flaky.map((f) => f.file), ['test/flaky.test.ts']);
+      } finally {
+        await staged.release();
+        assert.deepEqual(liveRecorded(path.join(storage, 'processes')), []);
+        t.cleanup();
+        rmSync(storage, { recursive: true, force: true });
+      }
+    });
+  }
+});

@@ -386,6 +386,14 @@ export class PreStartedRunners {
     this.byCheck.set(check, p);
   }
 
+  /** Whether the check's process holds `argv` itself, ready and unchanged since: a run of exactly `argv` would be served by it. */
+  holds(check: string, parser: ParserId, argv: readonly string[], cwd: string, env: Record<string, string>): boolean {
+    const p = this.byCheck.get(check);
+    if (!p?.isHeld) return false;
+    const plan = preStartPlan(parser, argv, cwd, env);
+    return !('fallback' in plan) && p.sameArgs(plan.args) && p.mismatch(plan, cwd, env) === undefined && p.unusable() === undefined;
+  }
+
   /** `argv` run by the check's pre-started process; undefined where it has none, `{fallback}` (with why) where it cannot be used. */
   async run(check: string, parser: ParserId, argv: readonly string[] | undefined, o: WarmRunOptions): Promise<PreStartedRun | undefined> {
     const p = this.byCheck.get(check);

@@ -12,7 +12,7 @@ import { splitCommand } from '../runner';
 import { checkRecordDir } from '../containment';
 import type { Attempt, Confirmed } from './attempt';
 import { checkResult, confirmTargeted, looseKey, noRun } from './attempt';
-import type { LintCommand, ScriptHooks, TestCommand } from './commands';
+import type { LintCommand, TestCommand } from './commands';
 import { chainRunnerCommand, lintCommand, nameFilterArgv, outsideTargets, testCommand } from './commands';
 import type { InRunRetry } from './inRunRetry';
 import { retryDir } from './inRunRetry';
@@ -28,6 +28,7 @@ import { WarmLinters } from './warmEslint';
 import { PreStartedRunners } from './preStarted';
 import { VitestTypecheck } from './vitestTypecheck';
 import { MochaFiles } from './mochaFiles';
+import { runPreScript } from './preScript';
 
 /** What the stager needs of the verifier: running a check (narrowed), and the check's setting. */
 export interface StagedExec {
@@ -282,7 +283,7 @@ export class Stager {
     const touched = new Set(ours);
     const files = ours.filter((f) => cmd.covers(f) && existsSync(path.join(this.x.cwd(spec), f)));
     const carried = before.failures.filter((f) => !this.cwdFiles(spec, [f.file!]).some((g) => touched.has(g)));
-    const pre = files.length > 0 ? await this.runPre(spec, cmd, signal) : undefined;
+    const pre = files.length > 0 ? await runPreScript((...a) => this.x.run(...a), spec, cmd, signal) : undefined;
     if (pre && 'full' in pre) return pre;
     if (pre?.cancelled) return checkResult(spec, 'eslint', single(pre.cancelled), 'targeted');
     const first = files.length > 0 ? await this.x.run(spec, 'eslint', cmd.forFiles(files), signal) : noRun();
@@ -354,11 +355,15 @@ export class Stager {
       note = `${files.length} test file(s): ${failing.length} failing, ${related.length} importing the ${edited.length} changed file(s)`;
     }
     // The pre script runs before the narrowed run (not before the command itself: it runs it).
-    const pre = argv && mode === 'targeted' ? await this.runPre(spec, cmd, signal) : undefined;
+    const pre = argv && mode === 'targeted' ? await runPreScript((...a) => this.x.run(...a), spec, cmd, signal) : undefined;
     if (pre && 'full' in pre) return pre;
     if (pre?.cancelled) return checkResult(spec, parser, single(pre.cancelled), mode);
     if (pre) note = `${pre.note}${note}`;
-    const retry = argv ? this.retryFor(spec, cmd) : undefined;
+    // The whole suite, held as it is by the check's pre-started process: the command runs there as
+    // it is, without in-run retries (their arguments would leave it unused); new failures are
+    // confirmed apart, as where there are none.
+    const held = argv !== undefined && mode === 'full' && (await this.heldRun(spec, parser, argv));
+    const retry = argv && !held ? this.retryFor(spec, cmd) : undefined;
     const inRunRetry = retry && !('reason' in retry) ? retry : undefined;
     const known = before.failures.map((f) => ({ file: path.resolve(this.x.root, f.file!), id: f.id ?? '', message: f.message }));
     const first = argv ? await this.x.run(spec, parser, inRunRetry ? inRunRetry.argv(argv, known) : argv, signal) : noRun();
@@ -368,26 +373,9 @@ export class Stager {
     const rerun = await this.confirm(spec, parser, first, [...before.failures, ...(inRun?.retried ?? [])], signal);
     const confirmed = rerun ? { ...rerun, flaky: [...(inRun?.confirmed.flaky ?? []), ...rerun.flaky] } : (inRun?.confirmed ?? single(first));
     if (inRun) note = `${note}; ${inRun.note}`;
-    if (confirmed.attempts.length > 1) note = `${note}; the tests whose result changed re-run${retry && 'reason' in retry ? ` (not in the same run: ${retry.reason})` : inRun ? ' (those the run did not retry)' : ''}`;
+    const apart = held ? ' (not in the same run: the run was the pre-started process\'s own command)' : retry && 'reason' in retry ? ` (not in the same run: ${retry.reason})` : inRun ? ' (those the run did not retry)' : '';
+    if (confirmed.attempts.length > 1) note = `${note}; the tests whose result changed re-run${apart}`;
     return checkResult(spec, parser, confirmed, mode, { note });
-  }
-
-  /**
-   * The script the package manager runs before the check's own (`pretest`: a build such as `tshy`
-   * or `tsc` whose output the tests may read), run before the narrowed run as the command runs it,
-   * through the same manager. It runs every step: what it builds from is the project's to say, and a
-   * build is cheap beside the suite it spares. Where it fails the command stops there too: the check
-   * runs in full, whose own run says how (`{full}`). The `post` script is left out, and said.
-   */
-  private async runPre(spec: CheckSpec, cmd: ScriptHooks, signal?: AbortSignal): Promise<{ note: string; cancelled?: Attempt } | RunFull | undefined> {
-    const skipped = cmd.post ? `scripts.${cmd.post.name} ("${cmd.post.body}") left out of the narrowed run; ` : '';
-    if (!cmd.pre) return skipped ? { note: skipped } : undefined;
-    const a = await this.x.run({ ...spec, parser: 'generic' }, 'generic', cmd.pre.argv, signal);
-    if (a.r.cancelled) return { note: '', cancelled: a };
-    if (a.r.timedOut || a.r.spawnError !== undefined || a.r.exitCode !== 0) {
-      return { full: `scripts.${cmd.pre.name} ("${cmd.pre.body}"), run before the narrowed run, failed (${a.r.timedOut ? 'timed out' : a.r.spawnError ?? `exit code ${a.r.exitCode}`}): the check runs in full, as the command stops there too` };
-    }
-    return { note: `scripts.${cmd.pre.name} ("${cmd.pre.body}") ran first (${a.r.durationMs} ms); ${skipped}` };
   }
 
   /**
@@ -401,6 +389,14 @@ export class Stager {
     const tests = sourceFiles(cwd).filter(isTestFile);
     if (tests.length === 0 || tests.some((t) => !selected.has(t)) || hasScriptHooks(spec.command, cwd)) return undefined;
     return { tests, note: `the failing and related test files are all ${tests.length} test file(s) there are: the command ran itself, the full test run` };
+  }
+
+  /** Whether the check's pre-started process holds `argv` (with its typecheck flag, as the run would add it) ready to run. */
+  private async heldRun(spec: CheckSpec, parser: ParserId, argv: readonly string[]): Promise<boolean> {
+    if (!PreStartedRunners.serves(parser)) return false;
+    const cwd = this.x.cwd(spec);
+    const shimmed = await this.typecheckArgv(spec, parser, argv);
+    return this.preStarted.holds(spec.name, parser, shimmed?.argv ?? argv, cwd, this.x.env(cwd));
   }
 
   /** Jest, Vitest and mocha retry failing tests inside the targeted run (./inRunRetry); node:test and node-tap are re-run apart. */
