@@ -3,9 +3,12 @@
 // does not run), reaches the verdict and failure identity an unstaged run reaches, runs in full
 // (saying why) where an affected file lies outside the patterns, and confirms a flake by its file.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { VerifyResult } from '../../../src/core/types';
+import type { TestCommand } from '../../../src/core/verify/staged/commands';
+import { testCommand } from '../../../src/core/verify/staged/commands';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
@@ -59,6 +62,23 @@ describe('staged tests: a Jest command with path patterns of its own', function 
     assert.deepEqual(ran().sort(), ['flaky', 'math', 'text'], 'the command runs test/unit only');
     return v0;
   };
+
+  it('takes a test file for one the command runs exactly where the installed Jest lists it for the command', () => {
+    const listed = (args: readonly string[]): string[] => {
+      const r = spawnSync(process.execPath, [file('node_modules/jest/bin/jest.js'), '--listTests', ...args], { cwd: s.project, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      const root = realpathSync(s.project);
+      return r.stdout.split('\n').filter(Boolean).map((p) => path.relative(root, p).split(path.sep).join('/')).sort();
+    };
+    const all = listed([]);
+    assert.equal(all.length, 4);
+    // The project lies in a folder named `project`: a pattern is tested on the absolute path too.
+    for (const args of [['unit'], ['UNIT'], ['./test/unit'], ['^test/int'], ['^unit'], ['--testPathPatterns', 'math', 'flaky'], ['--testPathPatterns=text'], ['project'], ['^project'], ['/project/test/unit/'], ['s.test'], ['integration', '--ci']]) {
+      const c = testCommand(['jest', ...args].join(' '), s.project, 'jest') as TestCommand;
+      assert.ok(c.inside, `${args.join(' ')}: ${(c as unknown as { reason?: string }).reason ?? ''}`);
+      assert.deepEqual(all.filter((f) => c.inside!(f)), listed(args), args.join(' '));
+    }
+  });
 
   it('a step runs only the affected files a pattern matches, with the verdict and failure identity of an unstaged run', async () => {
     const v0 = await greenStart();
