@@ -72,5 +72,13 @@ describe('staged tests: a mocha command naming a folder', function () {
     assert.equal(v1.checks[0]!.mode, 'targeted', v1.checks[0]!.stagedNote);
     assert.deepEqual(ids(v1), ['add adds']);
     assert.deepEqual([...new Set(ran())], ['math']);
+
+    // A test file added since mocha listed the command's files: listed again, and run.
+    writeFileSync(file('test/added.test.js'), "const assert = require('node:assert/strict');\nconst { ran } = require('../support/ran');\nconst { add } = require('../src/math');\n\nran('added');\nit('adds again', () => {\n  assert.equal(add(1, 1), 2);\n});\n");
+    edit('src/math.js', 'a + b + 1', 'a + b + 2');
+    const v2 = await v.verify(undefined, { previous: v1, changed: ['src/math.js', 'test/added.test.js'] });
+    assert.equal(v2.checks[0]!.mode, 'targeted', v2.checks[0]!.stagedNote);
+    assert.deepEqual(ids(v2), ['add adds', 'adds again']);
+    assert.deepEqual([...new Set(ran())].sort(), ['added', 'math']);
   });
 });

@@ -24,6 +24,8 @@ export interface MochaExec {
 export class MochaFiles {
   /** Per check and command, the options file (undefined: its options could not be read). */
   private readonly configs = new Map<string, string | undefined>();
+  /** Per check and command, the test files mocha lists for it (cwd-relative). */
+  private readonly listed = new Map<string, ReadonlySet<string>>();
 
   constructor(private readonly x: MochaExec) {}
 
@@ -39,10 +41,20 @@ export class MochaFiles {
    * The test files (cwd-relative) the command itself runs, as mocha's own file collection lists them
    * from its spec, targets, extensions, `recursive` and `ignore` (config and flags): `mocha test` runs
    * test/*.js, not test/sub/x.test.js nor test/x.test.ts, which a run naming them would run. Listed
-   * afresh for each step, so a test file added since is in it. Undefined where mocha's collection
-   * cannot be reached (an old mocha): then the targets' paths decide (./commands outsideTargets).
+   * once per check (a process start, as long as a small suite's run), and again where `files` holds
+   * one the list has not (a test file added since). Undefined where mocha's collection cannot be
+   * reached (an old mocha): then the targets' paths decide (./commands outsideTargets).
    */
-  async runs(spec: CheckSpec, cmd: TestCommand, signal?: AbortSignal): Promise<ReadonlySet<string> | undefined> {
+  async runs(spec: CheckSpec, cmd: TestCommand, files: readonly string[], signal?: AbortSignal): Promise<ReadonlySet<string> | undefined> {
+    const key = `${spec.name}\0${spec.command}`;
+    const known = this.listed.get(key);
+    if (known && files.every((f) => known.has(f))) return known;
+    const fresh = await this.list(spec, cmd, signal);
+    if (fresh) this.listed.set(key, fresh);
+    return fresh;
+  }
+
+  private async list(spec: CheckSpec, cmd: TestCommand, signal?: AbortSignal): Promise<ReadonlySet<string> | undefined> {
     const cwd = this.x.cwd(spec);
     const args = cmd.argv.slice(cmd.argv.findIndex((a) => toolName(a) === 'mocha') + 1);
     // mocha's own reading: positional targets and the config's spec both in `_` (mocha runs both), `test` by default.
