@@ -244,7 +244,7 @@ function runnerCommand(argv: string[], cwd: string, parser: ParserId): TestComma
     const i = toolIndex(argv, (a) => a === 'jest');
     if (i < 0) return { reason: 'the command does not run jest itself' };
     const args = readJestArgs(argv.slice(i + 1));
-    if ('reason' in args) return { reason: `the command names its own test paths, and ${args.reason}` };
+    if ('reason' in args) return args;
     if (args.patterns.length === 0) return { runner: 'jest', argv, targets: [], files: (f) => [...argv, '--runTestsByPath', ...f], related: (f) => [...argv, '--passWithNoTests', '--findRelatedTests', ...f] };
     // Its own path patterns (`jest unit`, `--testPathPatterns=api`): the files a pattern matches, as
     // the installed Jest matches them, run by path with the patterns left out (./jestPatterns). No

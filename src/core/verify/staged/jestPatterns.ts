@@ -54,7 +54,7 @@ export function readJestArgs(args: readonly string[]): JestArgs | { reason: stri
   const r: JestArgs = { patterns: [], rest: [], patternFlags: [], options: new Set() };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '--') return { reason: 'the command passes arguments after `--`' };
+    if (a === '--') return { reason: 'the command passes arguments after `--`, which Jest takes for test path patterns or paths' };
     let names: string[];
     let inline = false;
     if (a.startsWith('--')) {
