@@ -6,7 +6,7 @@ import type { Failure } from '../../../src/core/types';
 import type { Attempt } from '../../../src/core/verify/staged/attempt';
 import { confirmTargeted } from '../../../src/core/verify/staged/attempt';
 import type { LintCommand, TestCommand } from '../../../src/core/verify/staged/commands';
-import { lintCommand, outsideTargets, resolveArgv, testCommand } from '../../../src/core/verify/staged/commands';
+import { lintCommand, nameFilterArgv, outsideTargets, resolveArgv, testCommand } from '../../../src/core/verify/staged/commands';
 import { withoutLauncher } from '../../../src/core/verify/staged/launchers';
 import { relatedTestFiles } from '../../../src/core/verify/staged/related';
 import { splitCommand } from '../../../src/core/verify/runner';
@@ -116,6 +116,74 @@ describe('staged checks: narrowing commands', () => {
     for (const own of ['vitest related src/a.ts', 'vitest run src/a.test.ts', 'vitest run a.test.ts:12', 'vitest list']) assert.match((testCommand(own, t.dir, 'vitest') as { reason: string }).reason, /subcommand or filter of its own/, own);
   });
 
+  it("narrows a Jest command with path patterns of its own to the files a pattern matches, as the installed Jest matches them", () => {
+    const j = (version: string | undefined, extra: Record<string, string> = {}): { dir: string; cleanup(): void } =>
+      tree({ 'package.json': JSON.stringify({ jest: { testEnvironment: 'node' } }), ...(version !== undefined ? { 'node_modules/jest/package.json': JSON.stringify({ name: 'jest', version }) } : {}), ...extra });
+    const cmd = (command: string, dir: string): TestCommand => {
+      const c = testCommand(command, dir, 'jest');
+      assert.ok(!('reason' in c), `${command}: ${'reason' in c ? c.reason : ''}`);
+      return c;
+    };
+    const reason = (command: string, dir: string): string => (testCommand(command, dir, 'jest') as { reason: string }).reason ?? 'narrowed';
+    const v30 = j('30.5.2');
+    const v29 = j('29.7.0');
+    const none = j(undefined);
+    try {
+      const unit = cmd('jest unit --ci', v30.dir);
+      assert.deepEqual(unit.files(['test/unit/a.test.js']), ['jest', '--ci', '--runTestsByPath', 'test/unit/a.test.js'], 'the patterns give way to the files: --runTestsByPath takes positional arguments as paths');
+      assert.equal(unit.related, undefined, '--findRelatedTests applies no pattern: it would run related tests the command does not');
+      assert.deepEqual(unit.targets, ['unit']);
+      assert.equal(unit.inside!('test/unit/a.test.js'), true);
+      assert.equal(unit.inside!('test/Unit/c.test.js'), true, 'case aside, as Jest matches');
+      assert.equal(unit.inside!('test/integration/b.test.js'), false);
+      assert.equal(unit.inside!('src/community.test.js'), true, 'a regular expression on the whole path, no folder name: "community" holds "unit"');
+      assert.deepEqual(nameFilterArgv(unit, unit.files(['test/unit/a.test.js']), ['math › adds']), ['jest', '--ci', '--runTestsByPath', 'test/unit/a.test.js', '-t', 'math adds'], 'the name filter of a confirmation still applies');
+      // --testPathPatterns takes every argument up to the next flag (yargs' array), with `=` too.
+      const flags = cmd('jest --testPathPatterns unit api -w 2 --testPathPatterns=e2e', v30.dir);
+      assert.deepEqual(flags.targets, ['unit', 'api', 'e2e']);
+      assert.deepEqual(flags.files(['test/api/x.test.js']), ['jest', '-w', '2', '--runTestsByPath', 'test/api/x.test.js']);
+      assert.equal(flags.inside!('test/e2e/y.test.js'), true, 'any pattern: they are alternatives');
+      // Another array option's values and a flag's value are no patterns: no patterns, the plain narrowing.
+      assert.ok(cmd('jest --roots src test', v30.dir).related, 'yargs gives --roots both: no pattern (the old reading took `test` for one)');
+      assert.ok(cmd('jest --coverageDirectory out --ci false', v30.dir).related);
+      assert.ok(cmd('jest --no-cache -i', v30.dir).related);
+      // Jest 30 tests a pattern on the path relative to the rootDir too; `./` anchors it there.
+      const anchored = cmd('jest ./test/unit', v30.dir);
+      assert.equal(anchored.inside!('test/unit/a.test.js'), true);
+      assert.equal(anchored.inside!('packages/p/test/unit/a.test.js'), false);
+      assert.equal(cmd('jest ^test/unit', v30.dir).inside!('test/unit/a.test.js'), true);
+      // Jest 29 tests one expression on the absolute path alone: `./` is any character and a slash.
+      const anchored29 = cmd('jest ./test/unit', v29.dir);
+      assert.equal(anchored29.inside!('packages/p/test/unit/a.test.js'), true);
+      assert.equal(cmd('jest ^test/unit', v29.dir).inside!('test/unit/a.test.js'), false, 'never at the start of an absolute path');
+      // The version unknown: a file only both versions would run.
+      assert.equal(cmd('jest ./test/unit', none.dir).inside!('packages/p/test/unit/a.test.js'), false);
+      assert.equal(cmd('jest ./test/unit', none.dir).inside!('test/unit/a.test.js'), true);
+      assert.equal(cmd('jest ^test/unit', none.dir).inside!('test/unit/a.test.js'), false, 'Jest 29 would not run it');
+      assert.equal(cmd('jest unit', none.dir).inside!('test/unit/a.test.js'), true);
+      // The rootDir not certain (set by the config, or a config of code that may): the absolute path alone, which can only leave a file out.
+      const rooted = j('30.5.2', { 'package.json': JSON.stringify({ jest: { rootDir: 'src' } }) });
+      try {
+        assert.equal(cmd('jest ^test/unit', rooted.dir).inside!('test/unit/a.test.js'), false);
+      } finally {
+        rooted.cleanup();
+      }
+      assert.equal(cmd('jest ^test/unit --config jest.other.js', v30.dir).inside!('test/unit/a.test.js'), false);
+      // What cannot be read keeps the command whole, and says why.
+      assert.match(reason('jest --testPathPatterns=a++', v30.dir), /no regular expression Jest can use \(it would run every test\)/);
+      assert.match(reason('jest unit --onlyChanged', v30.dir), /own test paths, and selects its tests by --onlyChanged/);
+      assert.match(reason('jest unit --runTestsByPath', v30.dir), /--runTestsByPath/);
+      assert.match(reason('jest unit -o', v30.dir), /--onlyChanged/);
+      assert.match(reason('jest unit --someFlag value', v30.dir), /passes --someFlag, no Jest option this can read/);
+      assert.match(reason('jest --testPathPattern=unit', v30.dir), /--testPathPattern, which Jest 30 rejects/);
+      assert.match(reason('jest --testPathPatterns=unit', v29.dir), /--testPathPatterns, which Jest 29 does not know/);
+      assert.deepEqual(cmd('jest --testPathPattern unit', v29.dir).files(['test/unit/a.test.js']), ['jest', '--runTestsByPath', 'test/unit/a.test.js']);
+      assert.ok(!('reason' in testCommand('jest --someFlag', v30.dir, 'jest')), 'an unknown flag with no pattern beside it: narrowed as before');
+    } finally {
+      for (const d of [v30, v29, none]) d.cleanup();
+    }
+  });
+
   it('reaches a runner through the launchers that only launch it: cross-env and env with their variables, node running a package\'s bin file', () => {
     const files = (command: string, parser: 'jest' | 'mocha' | 'vitest' | 'node-test', use: 'run' | 'confirm' = 'run'): string[] | string => {
       const c = testCommand(command, t.dir, parser, use);
@@ -173,7 +241,7 @@ describe('staged checks: narrowing commands', () => {
     assert.deepEqual(node.files(['test/a.test.js']), ['node', '--test', '--test-reporter', 'spec', 'test/a.test.js'], 'its own target (test/) replaced');
     assert.deepEqual(node.targets, ['test/']);
     assert.match((testCommand('npm run spec', t.dir, 'mocha') as { reason: string }).reason, /shell/);
-    assert.match((testCommand('jest test/unit', t.dir, 'jest') as { reason: string }).reason, /own test paths/);
+    assert.deepEqual((testCommand('jest test/unit', t.dir, 'jest') as TestCommand).targets, ['test/unit'], 'its own path pattern: narrowed within it');
     // A TAP check that is not node-tap (here jest's own script read as TAP) has no file filter of tap's.
     assert.match((testCommand('npm test', t.dir, 'tap') as { reason: string }).reason, /does not run node-tap itself/);
     assert.match((testCommand('npm test', t.dir, 'generic') as { reason: string }).reason, /no file filter/);

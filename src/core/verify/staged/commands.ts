@@ -11,6 +11,7 @@ import type { ParserId } from '../../types';
 import { fanOut } from '../fanOut';
 import { scriptsIn } from '../infer';
 import { splitCommand } from '../runner';
+import { jestPathMatcher, readJestArgs } from './jestPatterns';
 import { ASSIGNMENT, envPrefix, NODE_VALUE_FLAGS, toolIndex, withoutLauncher } from './launchers';
 
 const SCRIPT_RUNNERS = new Set(['npm', 'yarn', 'pnpm']);
@@ -75,8 +76,7 @@ export function resolveArgv(command: string, cwd: string, globs = false): ({ arg
 }
 
 /** Flags (of the tools below) that take the next argument as their value. */
-const VALUE_FLAGS: Record<'eslint' | 'mocha' | 'node' | 'jest' | 'vitest' | 'tap', ReadonlySet<string>> = {
-  jest: new Set(['-c', '--config', '--reporters', '-t', '--testNamePattern', '-w', '--maxWorkers', '--testTimeout', '--rootDir', '--roots', '--selectProjects', '--shard', '--testPathIgnorePatterns', '--outputFile', '--testEnvironment', '--seed', '--coverageProvider']),
+const VALUE_FLAGS: Record<'eslint' | 'mocha' | 'node' | 'vitest' | 'tap', ReadonlySet<string>> = {
   vitest: new Set(['-c', '--config', '-r', '--root', '--dir', '--reporter', '--project', '--environment', '--pool', '--outputFile', '-t', '--testNamePattern', '--maxWorkers', '--minWorkers', '--shard', '--mode', '--testTimeout', '--sequence.seed']),
   eslint: new Set(['-c', '--config', '-f', '--format', '--rule', '--plugin', '--parser', '--parser-options', '--ext', '--ignore-path', '--ignore-pattern', '--global', '--env', '--resolve-plugins-relative-to', '--rulesdir', '--max-warnings', '--cache-location', '--cache-strategy', '--report-unused-disable-directives-severity', '--flag', '--concurrency', '--stdin-filename']),
   mocha: new Set(['--require', '-r', '--file', '--ignore', '--exclude', '--config', '--package', '--reporter', '-R', '--reporter-option', '--reporter-options', '-O', '--grep', '-g', '--fgrep', '-f', '--timeout', '-t', '--slow', '-s', '--jobs', '-j', '--ui', '-u', '--extension', '--node-option', '-n', '--retries', '--spec']),
@@ -190,7 +190,7 @@ export interface TestCommand extends ScriptHooks {
   related?(files: readonly string[]): string[];
   /** The targets the command names itself (node --test, mocha and tap), to find its test files by. */
   targets: string[];
-  /** Where the targets are filters, not paths (Vitest's): whether the command runs `file` (else: ./outsideTargets). */
+  /** Where the targets are filters, not paths (Vitest's filters, Jest's path patterns): whether the command runs `file` (else: ./outsideTargets). */
   inside?(file: string): boolean;
 }
 
@@ -243,8 +243,16 @@ function runnerCommand(argv: string[], cwd: string, parser: ParserId): TestComma
   if (parser === 'jest') {
     const i = toolIndex(argv, (a) => a === 'jest');
     if (i < 0) return { reason: 'the command does not run jest itself' };
-    if (splitTargets(argv.slice(i + 1), VALUE_FLAGS.jest).targets.length > 0) return { reason: 'the command names its own test paths' };
-    return { runner: 'jest', argv, targets: [], files: (f) => [...argv, '--runTestsByPath', ...f], related: (f) => [...argv, '--passWithNoTests', '--findRelatedTests', ...f] };
+    const args = readJestArgs(argv.slice(i + 1));
+    if ('reason' in args) return args;
+    if (args.patterns.length === 0) return { runner: 'jest', argv, targets: [], files: (f) => [...argv, '--runTestsByPath', ...f], related: (f) => [...argv, '--passWithNoTests', '--findRelatedTests', ...f] };
+    // Its own path patterns (`jest unit`, `--testPathPatterns=api`): the files a pattern matches, as
+    // the installed Jest matches them, run by path with the patterns left out (./jestPatterns). No
+    // related run: --findRelatedTests applies no pattern, it would run related tests the command does not.
+    const inside = jestPathMatcher(cwd, args);
+    if ('reason' in inside) return inside;
+    const head = argv.slice(0, i + 1);
+    return { runner: 'jest', argv, targets: args.patterns, inside, files: (f) => [...head, ...args.rest, '--runTestsByPath', ...f] };
   }
   if (parser === 'vitest') {
     const i = toolIndex(argv, (a) => a === 'vitest');

@@ -349,8 +349,10 @@ export class Stager {
       note = `the ${failing.length} failing test file(s) and the tests ${cmd.runner} relates to ${edited.length} changed file(s)`;
     } else {
       const files = [...new Set([...failing, ...related])];
-      const outside = cmd.inside ? files.filter((f) => !cmd.inside!(f)) : outsideTargets(files, cmd.targets);
-      if (outside.length > 0) return { full: `${outside[0]} lies outside what the command runs (${cmd.targets.join(' ')}): a narrowed run could not name it, so the check runs in full` };
+      // mocha: the files its own collection lists for the command (a folder target is not recursive).
+      const runs = cmd.runner === 'mocha' && files.length > 0 ? await this.mochaFiles.runs(spec, cmd, files, signal) : undefined;
+      const outside = runs ? files.filter((f) => !runs.has(f)) : cmd.inside ? files.filter((f) => !cmd.inside!(f)) : outsideTargets(files, cmd.targets);
+      if (outside.length > 0) return { full: `${outside[0]} lies outside what the command runs${cmd.targets.length > 0 ? ` (${cmd.targets.join(' ')})` : ''}: a narrowed run could not name it, so the check runs in full` };
       argv = files.length > 0 ? await this.mochaFiles.argv(spec, cmd, files, signal) : undefined;
       note = `${files.length} test file(s): ${failing.length} failing, ${related.length} importing the ${edited.length} changed file(s)`;
     }
