@@ -33,6 +33,12 @@ export type WarmEslintPlan = { args: string[]; cli: string; version: string; sta
 /** Options the warm linter does not take: they write, read stdin, start something else, or print no lint. */
 const NOT_WARM = /^(--fix|--fix-dry-run|--fix-type|--stdin|--stdin-filename|--init|--mcp|--print-config|--inspect-config|--env-info|-h|--help|-v|--version|--debug|-o|--output-file|--concurrency)(=|$)/;
 
+/** Variables ESLint acts on once per process (./warmLaunch warmStart), and what each does. */
+const PER_PROCESS = {
+  TIMING: 'ESLint prints its rules\' timing table as its process exits',
+  DEBUG: 'ESLint\'s debug lines are printed as its modules load, once per process',
+};
+
 /**
  * Whether (and how) `argv`, run in `cwd` with `env`, can be answered by the warm linter. The eslint
  * may stand behind launchers (./launchers: `npx eslint`, `cross-env TIMING=1 eslint`, `node
@@ -44,7 +50,7 @@ export function warmEslintPlan(argv: readonly string[] | undefined, cwd: string,
   const args = argv.slice(i + 1);
   const odd = args.find((a) => NOT_WARM.test(a));
   if (odd !== undefined) return { fallback: `eslint ${odd.split('=')[0]} is run as the command (it writes, reads stdin or prints no lint)` };
-  const start = warmStart(argv.slice(0, i), cwd, env);
+  const start = warmStart(argv.slice(0, i), cwd, env, PER_PROCESS);
   if ('fallback' in start) return start;
   let pkgFile: string;
   try {

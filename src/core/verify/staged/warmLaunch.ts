@@ -31,10 +31,17 @@ function notRuntime(flags: readonly string[], where: string): string | undefined
   return odd === undefined ? undefined : `${where} has ${odd}, which may load or change code in the tool's own process once per run of the command (a warm worker would run it once): the command runs`;
 }
 
-/** The start of a warm worker for the tool after `prefix`, run in `cwd` with the check's `env`; or why it cannot be exact. */
-export function warmStart(prefix: readonly string[], cwd: string, env: Record<string, string>): WarmStart | { fallback: string } {
+/**
+ * The start of a warm worker for the tool after `prefix`, run in `cwd` with the check's `env`; or why
+ * it cannot be exact. `perProcess`: variables the tool acts on once per process, where a worker kept
+ * between runs cannot do what each run of the command does (ESLint's `TIMING` table, printed as its
+ * process exits): set (non-empty), the command runs.
+ */
+export function warmStart(prefix: readonly string[], cwd: string, env: Record<string, string>, perProcess: Readonly<Record<string, string>> = {}): WarmStart | { fallback: string } {
   const launch = launchOf(prefix);
   const merged = { ...env, ...launch.vars };
+  const once = Object.keys(perProcess).find((k) => merged[k]);
+  if (once !== undefined) return { fallback: `${once}=${merged[once]} is set: ${perProcess[once]}, which a warm worker kept between runs would not do: the command runs` };
   // NODE_OPTIONS is read by every node the command starts, the tool's too; a worker's node reads it the same way.
   const options = merged.NODE_OPTIONS ?? '';
   if (/["'\\]/.test(options)) return { fallback: 'NODE_OPTIONS has quoting the warm worker does not read: the command runs' };
