@@ -4,8 +4,9 @@
 // exit code: the verdict never differs from the cold command's. The child is reused only while nothing
 // but its lint inputs changed (it records every module it loaded and every path it read, stat'ed or
 // listed; any difference and a fresh child runs, at the command's cost); typescript-eslint's caches
-// are cleared before each run. Where it cannot run warm (not a plain `eslint` call of the workspace's
-// own package, an option that writes or reads stdin, a crash) it says why and the command runs cold.
+// are cleared before each run. Where it cannot run warm (not an `eslint` of the workspace's own
+// package behind launchers only, ./warmLaunch; an option that writes or reads stdin; a crash) it says
+// why and the command runs cold.
 // Contained like a check: its own process group, the check marker, a record in storage so a crash of
 // ours is reaped; killed at release, cancel, timeout and any fault, and it exits when we go.
 import type { ChildProcess } from 'node:child_process';

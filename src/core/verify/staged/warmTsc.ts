@@ -1,7 +1,8 @@
 // The warm type checker: one child process per tsc check, kept for the run's lifetime, holding the
 // program between steps (./programs/warmTscWorker.cjs, run from where it ships: ./programFile). It
-// runs only where it gives what the command gives: a plain `tsc` of the workspace's own `typescript`
-// (5.x or older: tsc 7 is native), no build or watch mode, no project references, nothing emitted.
+// runs only where it gives what the command gives: a `tsc` of the workspace's own `typescript` (5.x
+// or older: tsc 7 is native), behind launchers only and started as they start it (./warmLaunch), no
+// build or watch mode, no project references, nothing emitted.
 // Anywhere else it says why, and the check runs its command. The child is contained like a check:
 // its own process group, the check marker, a record in storage so a crash of ours is reaped; it is
 // killed at the run's end, on cancel and on any fault, and exits by itself when we go.
