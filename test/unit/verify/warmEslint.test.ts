@@ -211,8 +211,8 @@ describe('warm ESLint: where it is not used, timeouts, cancel, release', functio
     const env = checkEnv(p.dir);
     assert.match((warmEslintPlan(['eslint', 'src', '--fix'], p.dir, env) as { fallback: string }).fallback, /--fix is run as the command/);
     assert.match((warmEslintPlan(['eslint', '--print-config', 'x.js'], p.dir, env) as { fallback: string }).fallback, /--print-config/);
-    assert.match((warmEslintPlan(['node', 'lint.js'], p.dir, env) as { fallback: string }).fallback, /not a plain eslint call/);
-    assert.match((warmEslintPlan(['npm', 'run', 'lint'], p.dir, env) as { fallback: string }).fallback, /not a plain eslint call/);
+    assert.match((warmEslintPlan(['node', 'lint.js'], p.dir, env) as { fallback: string }).fallback, /not an eslint call behind launchers only/);
+    assert.match((warmEslintPlan(['npm', 'run', 'lint'], p.dir, env) as { fallback: string }).fallback, /not an eslint call behind launchers only/);
     assert.match((warmEslintPlan(['/usr/local/bin/eslint', 'src'], p.dir, env) as { fallback: string }).fallback, /not the workspace's eslint package/);
     const ok = warmEslintPlan(['npx', 'eslint', 'src'], p.dir, env);
     assert.ok('args' in ok && ok.args.join(' ') === 'src' && ok.cli.endsWith(path.join('eslint', 'lib', 'cli.js')));
