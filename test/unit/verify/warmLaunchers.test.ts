@@ -147,6 +147,30 @@ describe('warm checks behind launchers', function () {
       await w.stop();
     }
   });
+
+  it('`node --max-old-space-size=… node_modules/typescript/bin/tsc`: the worker\'s node runs with the flag, and answers what the command prints', async () => {
+    const command = 'node --max-old-space-size=3000 node_modules/typescript/bin/tsc --noEmit -p tsconfig.json';
+    const env = checkEnv(s.project);
+    const plan = warmTscPlan(command, s.project, env);
+    assert.ok(!('fallback' in plan), 'fallback' in plan ? plan.fallback : '');
+    const records = path.join(s.dir, 'records');
+    const w = new WarmTsc({ cwd: s.project, plan, logger: quiet, recordDir: records });
+    try {
+      const o = await w.check(undefined, 60000);
+      assert.ok(o.kind === 'result');
+      const argv = command.split(' ');
+      const c = await runCommand({ command, argv, cwd: s.project, timeoutMs: 60000, outputLimitBytes: LIMIT, env });
+      assert.equal(o.output, c.output);
+      assert.equal(o.exitCode, c.exitCode);
+      const [pid] = liveRecorded(records);
+      assert.ok(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--max-old-space-size=3000'), 'the worker\'s node has the command\'s flag');
+      // The Vitest typecheck's tsc runs by its #! line, without the flag: not answered from here.
+      const as = await w.checkAs({ cwd: s.project, args: ['--noEmit', '--pretty', 'false', '--incremental', '--tsBuildInfoFile', path.join(s.dir, 'y.tsbuildinfo')], vars: {} }, 60000);
+      assert.equal(as.kind, 'mismatch');
+    } finally {
+      await w.stop();
+    }
+  });
 });
 
 describe('warm ESLint behind launchers', function () {

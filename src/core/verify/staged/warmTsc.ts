@@ -219,9 +219,11 @@ export class WarmTsc {
     if (this.broken !== undefined) return { kind: 'fallback', reason: this.broken };
     // Never started for this: a worker building the program cold costs what tsc costs.
     if (!this.running) return { kind: 'fallback', reason: 'no warm program (the check was not primed)' };
-    // Another environment is another run of tsc (a NODE_OPTIONS, a variable tsc reads): only the same one is answered.
+    // Another environment is another run of tsc (a NODE_OPTIONS, a variable tsc reads), and so is
+    // another node or node flags (the asking tsc runs by its #! line, the PATH's node): only the same is answered.
     const mine = this.opts.plan.start.launch;
-    if (mine.node !== undefined || !sameVars(mine.vars, as.vars)) {
+    const ownNode = mine.node !== undefined && (mine.node.flags.length > 0 || mine.node.bin.includes('/'));
+    if (ownNode || !sameVars(mine.vars, as.vars)) {
       return { kind: 'mismatch', reason: `the check's command starts tsc with ${launchText(mine) || 'nothing set'}, the asking call with ${launchText({ vars: { ...as.vars } }) || 'nothing set'}` };
     }
     const early = await this.ready;
