@@ -30,6 +30,11 @@ describe('incremental tsc', function () {
     assert.equal(incrementalTscArgv('tsc --noEmit --tsBuildInfoFile mine.tsbuildinfo', info), undefined, 'the user placed it');
     assert.equal(incrementalTscArgv('tsc --noEmit && echo done', info), undefined, 'a shell line');
     assert.equal(incrementalTscArgv('node build.js tsc', info), undefined);
+    // Behind launchers only (staged/launchers): the flags added after tsc reach it as its own.
+    assert.deepEqual(incrementalTscArgv('cross-env NODE_OPTIONS=--max-old-space-size=4096 tsc -p .', info), ['cross-env', 'NODE_OPTIONS=--max-old-space-size=4096', 'tsc', '-p', '.', '--incremental', '--tsBuildInfoFile', info]);
+    assert.deepEqual(incrementalTscArgv('node node_modules/typescript/bin/tsc --noEmit', info), ['node', 'node_modules/typescript/bin/tsc', '--noEmit', '--incremental', '--tsBuildInfoFile', info]);
+    assert.equal(incrementalTscArgv('env -i tsc --noEmit', info), undefined, 'env -i does more than launch');
+    assert.equal(incrementalTscArgv('dotenv -- tsc --noEmit', info), undefined, 'a wrapper');
   });
 
   it('keeps build info in storage, reports the same errors from it, and sees a fix', async () => {

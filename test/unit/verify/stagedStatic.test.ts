@@ -4,28 +4,20 @@
 // other files' failures carried.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Failure, VerifyResult } from '../../../src/core/types';
 import { checkEnv } from '../../../src/core/verify/runner';
 import { Verifier } from '../../../src/core/verify/verifier';
-import { findProcesses, reapStrays } from '../../../src/core/verify/containment';
+import { reapStrays } from '../../../src/core/verify/containment';
 import { warmTscPlan } from '../../../src/core/verify/staged/warmTsc';
 import { copyFixture, REPO } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 import { pnpmLayout } from '../../support/pnpmLayout';
+import { liveRecorded } from '../../support/procs';
 
 /** The warm workers of a storage's records still alive. */
-function warmWorkers(storage: string): number[] {
-  const dir = path.join(storage, 'processes');
-  let names: string[] = [];
-  try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.json'));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  return names.flatMap((n) => findProcesses({ marker: n.replace(/\.json$/, '') }));
-}
+const warmWorkers = (storage: string): number[] => liveRecorded(path.join(storage, 'processes'));
 
 const keys = (fs: readonly Failure[]): string[] => fs.map((f) => `${f.file}:${f.line}:${f.id}`).sort();
 
@@ -154,7 +146,7 @@ describe('staged checks: warm tsc', function () {
   it('falls back to the command, saying why: build mode, a wrapper, a project that emits', async () => {
     const env = checkEnv(s.project);
     assert.match((warmTscPlan('tsc -b', s.project, env) as { fallback: string }).fallback, /build or watch/);
-    assert.match((warmTscPlan('node scripts/typecheck.js', s.project, env) as { fallback: string }).fallback, /not a plain tsc/);
+    assert.match((warmTscPlan('node scripts/typecheck.js', s.project, env) as { fallback: string }).fallback, /not a tsc call behind launchers only/);
     assert.match((warmTscPlan('tsc --noEmit && echo ok', s.project, env) as { fallback: string }).fallback, /shell/);
     assert.ok('args' in warmTscPlan('npx tsc --noEmit', s.project, env));
 

@@ -187,7 +187,7 @@ describe('the tsc shim: what it prints and when it runs tsc itself', function ()
     const plan = warmTscPlan(TSC.command, p.dir, env);
     assert.ok(!('fallback' in plan));
     const log = logger();
-    const warmTsc = new WarmTsc({ cwd: p.dir, plan, env, logger: log.logger });
+    const warmTsc = new WarmTsc({ cwd: p.dir, plan, logger: log.logger });
     w = warmTsc;
     assert.equal((await warmTsc.check(undefined, 60000, true)).kind, 'result');
     tc = new VitestTypecheck({ logger: log.logger, sources: () => [{ name: 'typecheck', timeoutMs: 60000, coldMs: () => undefined, warm: () => warmTsc }] });
@@ -223,7 +223,7 @@ describe('the tsc shim: what it prints and when it runs tsc itself', function ()
   it('the check and the typecheck asking at once get the same diagnostics', async () => {
     await warm();
     p.put('test/cart.test-d.ts', TYPE_TEST('string'));
-    const [a, b, c] = await Promise.all([w!.check(undefined, 60000), w!.checkAs({ cwd: p.dir, args: vitestArgs() }, 60000), w!.check(undefined, 60000)]);
+    const [a, b, c] = await Promise.all([w!.check(undefined, 60000), w!.checkAs({ cwd: p.dir, args: vitestArgs(), vars: {} }, 60000), w!.check(undefined, 60000)]);
     assert.ok(a.kind === 'result' && b.kind === 'result' && c.kind === 'result');
     assert.match(a.output, /cart\.test-d\.ts/);
     assert.equal(b.output, a.output);

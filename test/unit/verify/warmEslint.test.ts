@@ -6,14 +6,14 @@
 // cancel and a release leave no process behind. And a verifier with warm lint gives the same verdict
 // and identity as one with staged checks off.
 import assert from 'node:assert/strict';
-import { readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from '../../../src/core/types';
-import { findProcesses } from '../../../src/core/verify/containment';
 import { checkEnv, runCommand } from '../../../src/core/verify/runner';
 import { warmEslintPlan, WarmLinters } from '../../../src/core/verify/staged/warmEslint';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { REPO, tempTree } from '../../support/fixtures';
+import { liveRecorded as live } from '../../support/procs';
 
 const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
 const LIMIT = 256 * 1024;
@@ -29,17 +29,6 @@ function project(files: Record<string, string>): { dir: string; put(rel: string,
     rm: (rel) => unlinkSync(path.join(t.dir, rel)),
     cleanup: t.cleanup,
   };
-}
-
-/** Live processes of the warm linters recorded in `records`. */
-function live(records: string): number[] {
-  let names: string[] = [];
-  try {
-    names = readdirSync(records).filter((n) => n.endsWith('.json'));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  return names.flatMap((n) => findProcesses({ marker: n.replace(/\.json$/, '') }));
 }
 
 const BASE_CONFIG = `export default [{ files: ['**/*.js'], languageOptions: { ecmaVersion: 2022, sourceType: 'module', globals: { console: 'readonly' } }, rules: { 'no-unused-vars': 'error' } }];\n`;
@@ -222,8 +211,8 @@ describe('warm ESLint: where it is not used, timeouts, cancel, release', functio
     const env = checkEnv(p.dir);
     assert.match((warmEslintPlan(['eslint', 'src', '--fix'], p.dir, env) as { fallback: string }).fallback, /--fix is run as the command/);
     assert.match((warmEslintPlan(['eslint', '--print-config', 'x.js'], p.dir, env) as { fallback: string }).fallback, /--print-config/);
-    assert.match((warmEslintPlan(['node', 'lint.js'], p.dir, env) as { fallback: string }).fallback, /not a plain eslint call/);
-    assert.match((warmEslintPlan(['npm', 'run', 'lint'], p.dir, env) as { fallback: string }).fallback, /not a plain eslint call/);
+    assert.match((warmEslintPlan(['node', 'lint.js'], p.dir, env) as { fallback: string }).fallback, /not an eslint call behind launchers only/);
+    assert.match((warmEslintPlan(['npm', 'run', 'lint'], p.dir, env) as { fallback: string }).fallback, /not an eslint call behind launchers only/);
     assert.match((warmEslintPlan(['/usr/local/bin/eslint', 'src'], p.dir, env) as { fallback: string }).fallback, /not the workspace's eslint package/);
     const ok = warmEslintPlan(['npx', 'eslint', 'src'], p.dir, env);
     assert.ok('args' in ok && ok.args.join(' ') === 'src' && ok.cli.endsWith(path.join('eslint', 'lib', 'cli.js')));

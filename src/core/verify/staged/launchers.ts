@@ -87,3 +87,25 @@ export function toolIndex(argv: readonly string[], tool: (a: string, i: number) 
   const i = argv.findIndex((a, k) => tool(toolName(a), k));
   return i >= 0 && onlyLaunches(argv.slice(0, i), argv[i]!) ? i : -1;
 }
+
+/** What the launchers before a tool give it: the variables cross-env and env set (a later one wins) and, where node runs its bin file, that node and its flags. */
+export interface Launch {
+  vars: Record<string, string>;
+  node?: { bin: string; flags: string[] };
+}
+
+/**
+ * The launch of the tool after `prefix` (tokens onlyLaunches accepted). The values are literal: the
+ * command was split without a shell (no `$`, quote or backslash in it), so neither cross-env nor env
+ * changes them (cross-env turns `:` into `;` on Windows only).
+ */
+export function launchOf(prefix: readonly string[]): Launch {
+  const vars: Record<string, string> = {};
+  for (const a of envPrefix(prefix)) {
+    if (!ASSIGNMENT.test(a)) continue;
+    const eq = a.indexOf('=');
+    vars[a.slice(0, eq)] = a.slice(eq + 1);
+  }
+  const n = prefix.findIndex((a) => path.basename(a) === 'node');
+  return { vars, ...(n >= 0 ? { node: { bin: prefix[n]!, flags: prefix.slice(n + 1) } } : {}) };
+}

@@ -22,6 +22,7 @@ import { VitestRetry } from './vitestRetry';
 import { isTestFile, relatedTestFiles, sourceFiles } from './related';
 import type { WarmTscPlan } from './warmTsc';
 import { WarmTsc, warmTscPlan } from './warmTsc';
+import { launchText } from './warmLaunch';
 import type { WarmLintRun } from './warmEslint';
 import type { WarmRunOptions } from './warmChild';
 import { WarmLinters } from './warmEslint';
@@ -62,6 +63,7 @@ const TEST_PARSERS: ReadonlySet<ParserId> = new Set(['jest', 'vitest', 'mocha', 
 const UNTIED: ReadonlySet<string> = new Set([...WHOLE_CHECK_IDS, 'coverage']);
 
 export class Stager {
+  /** By check and command (./warmTsc: a changed launcher variable is another worker, another environment). */
   private readonly warm = new Map<string, WarmTsc | RunFull>();
   private readonly lint = new Map<string, LintCommand | RunFull>();
   private readonly tests = new Map<string, TestCommand | RunFull>();
@@ -217,13 +219,13 @@ export class Stager {
   }
 
   private warmFor(spec: CheckSpec): WarmTsc | RunFull {
-    let w = this.warm.get(spec.name);
+    let w = this.warm.get(warmKey(spec));
     if (!w) {
       const cwd = this.x.cwd(spec);
       const env = this.x.env(cwd);
       const plan: WarmTscPlan = warmTscPlan(spec.command, cwd, env);
-      w = 'fallback' in plan ? { full: `warm type check not possible, the command runs: ${plan.fallback}` } : new WarmTsc({ cwd, plan, env, logger: this.x.logger, ...(this.x.storageDir !== undefined ? { recordDir: checkRecordDir(this.x.storageDir) } : {}) });
-      this.warm.set(spec.name, w);
+      w = 'fallback' in plan ? { full: `warm type check not possible, the command runs: ${plan.fallback}` } : new WarmTsc({ cwd, plan, logger: this.x.logger, ...(this.x.storageDir !== undefined ? { recordDir: checkRecordDir(this.x.storageDir) } : {}) });
+      this.warm.set(warmKey(spec), w);
     }
     return w;
   }
@@ -248,7 +250,7 @@ export class Stager {
     const o = await w.check(signal, this.x.timeoutMs(spec), first);
     if (o.kind === 'fallback') {
       const full = { full: `warm type check not possible, the command runs: ${o.reason}` };
-      this.warm.set(spec.name, full);
+      this.warm.set(warmKey(spec), full);
       return full;
     }
     const durationMs = Date.now() - started;
@@ -260,10 +262,12 @@ export class Stager {
       : builds
         ? `the whole program (${w.files ?? '?'} files) built by the warm checker in ${o.durationMs} ms`
         : `the whole program (${w.files ?? '?'} files) re-checked warm in ${o.durationMs} ms`;
+    const launched = launchText(w.launch);
+    if (launched) note = `${note} (started as the command starts tsc: ${launched})`;
     if (!first && !builds && cold !== undefined && o.durationMs > cold) {
       // Its answer stands (it is tsc's), but a warm checker slower than the command is no gain.
       note = `${note}; slower than the command (${cold} ms): the command runs from the next step on`;
-      this.warm.set(spec.name, { full: `the command runs from now on: a warm check took ${o.durationMs} ms, longer than the command's ${cold} ms` });
+      this.warm.set(warmKey(spec), { full: `the command runs from now on: a warm check took ${o.durationMs} ms, longer than the command's ${cold} ms` });
       await w.stop();
     }
     return checkResult(spec, 'tsc', single({ r: { ...base, exitCode: o.exitCode, output: o.output, cancelled: false }, failures }), 'warm', { note });
@@ -488,4 +492,9 @@ function runKey(spec: CheckSpec): string {
 
 function single(a: Attempt): Confirmed {
   return { attempts: [a], counted: a.failures, flaky: [], shown: a };
+}
+
+/** A warm type checker's key: the check and its command (the launchers' variables are in it). */
+function warmKey(spec: CheckSpec): string {
+  return `${spec.name}\0${spec.command}`;
 }

@@ -22,7 +22,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Logger } from '../../types';
-import { toolIndex } from './launchers';
+import { launchOf, toolIndex } from './launchers';
 import { writeProgram } from './programFile';
 import type { AskedAs, WarmTsc } from './warmTsc';
 
@@ -85,6 +85,8 @@ export class VitestTypecheck {
   private listening: Promise<boolean> | undefined;
   /** Per check, its shim's name (a file of its own: the answer is counted to the check). */
   private readonly shims = new Map<string, string>();
+  /** Per shim, the variables its Vitest command's launchers set (`cross-env X=1 vitest`): Vitest's tsc inherits them. */
+  private readonly shimVars = new Map<string, Record<string, string>>();
   private readonly answers: Answer[] = [];
   private readonly connections = new Set<net.Socket>();
 
@@ -109,6 +111,7 @@ export class VitestTypecheck {
       chmodSync(file, 0o700);
       this.shims.set(check, shim);
     }
+    this.shimVars.set(shim, launchOf(argv.slice(0, toolIndex(argv, (a) => a === 'vitest'))).vars);
     const from = this.answers.length;
     const name = shim;
     return {
@@ -128,6 +131,7 @@ export class VitestTypecheck {
     this.listening = undefined;
     this.dir = undefined;
     this.shims.clear();
+    this.shimVars.clear();
     // A shim still asking gets no answer: it runs tsc itself (its run is being ended anyway).
     for (const c of this.connections) c.destroy();
     this.connections.clear();
@@ -184,7 +188,7 @@ export class VitestTypecheck {
     }
     if (typeof req.shim !== 'string' || typeof req.cwd !== 'string' || !Array.isArray(req.args) || !req.args.every((a) => typeof a === 'string')) return { fallback: 'no request' };
     const shim = req.shim;
-    const as: AskedAs = { cwd: req.cwd, args: req.args as string[] };
+    const as: AskedAs = { cwd: req.cwd, args: req.args as string[], vars: this.shimVars.get(shim) ?? {} };
     const check = [...this.shims].find(([, s]) => s === shim)?.[0] ?? '?';
     const reasons: string[] = [];
     for (const s of this.opts.sources()) {

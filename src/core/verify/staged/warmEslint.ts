@@ -4,8 +4,9 @@
 // exit code: the verdict never differs from the cold command's. The child is reused only while nothing
 // but its lint inputs changed (it records every module it loaded and every path it read, stat'ed or
 // listed; any difference and a fresh child runs, at the command's cost); typescript-eslint's caches
-// are cleared before each run. Where it cannot run warm (not a plain `eslint` call of the workspace's
-// own package, an option that writes or reads stdin, a crash) it says why and the command runs cold.
+// are cleared before each run. Where it cannot run warm (not an `eslint` of the workspace's own
+// package behind launchers only, ./warmLaunch; an option that writes or reads stdin; a crash) it says
+// why and the command runs cold.
 // Contained like a check: its own process group, the check marker, a record in storage so a crash of
 // ours is reaped; killed at release, cancel, timeout and any fault, and it exits when we go.
 import type { ChildProcess } from 'node:child_process';
@@ -20,24 +21,38 @@ import { CHECK_MARKER_ENV } from '../containment';
 import type { RunCommandResult } from '../runner';
 import { CappedOutput } from '../runner';
 import { binTarget } from '../binTarget';
+import { toolIndex } from './launchers';
 import { programFile } from './programFile';
+import type { WarmStart } from './warmLaunch';
+import { warmStart } from './warmLaunch';
 import type { WarmRunOptions } from './warmChild';
 import { endWarmChild, findOnPath, realpathOrSelf, recordWarmChild } from './warmChild';
 
-/** How a command runs warm (the arguments after `eslint`, the workspace's `lib/cli.js`), or why it cannot. */
-export type WarmEslintPlan = { args: string[]; cli: string; version: string } | { fallback: string };
+/** How a command runs warm (the arguments after `eslint`, the workspace's `lib/cli.js`, the worker's start: ./warmLaunch), or why it cannot. */
+export type WarmEslintPlan = { args: string[]; cli: string; version: string; start: WarmStart } | { fallback: string };
 
-const LAUNCHERS = new Set(['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install']);
 /** Options the warm linter does not take: they write, read stdin, start something else, or print no lint. */
 const NOT_WARM = /^(--fix|--fix-dry-run|--fix-type|--stdin|--stdin-filename|--init|--mcp|--print-config|--inspect-config|--env-info|-h|--help|-v|--version|--debug|-o|--output-file|--concurrency)(=|$)/;
 
-/** Whether (and how) `argv`, run in `cwd` with `env`, can be answered by the warm linter. */
+/** Variables ESLint acts on once per process (./warmLaunch warmStart), and what each does. */
+const PER_PROCESS = {
+  TIMING: 'ESLint prints its rules\' timing table as its process exits',
+  DEBUG: 'ESLint\'s debug lines are printed as its modules load, once per process',
+};
+
+/**
+ * Whether (and how) `argv`, run in `cwd` with `env`, can be answered by the warm linter. The eslint
+ * may stand behind launchers (./launchers: `npx eslint`, `cross-env TIMING=1 eslint`, `node
+ * node_modules/eslint/bin/eslint.js`): the worker is then started as they start ESLint.
+ */
 export function warmEslintPlan(argv: readonly string[] | undefined, cwd: string, env: Record<string, string>): WarmEslintPlan {
-  const i = argv ? argv.findIndex((a) => path.basename(a) === 'eslint' || path.basename(a) === 'eslint.js') : -1;
-  if (!argv || i < 0 || !argv.slice(0, i).every((a) => LAUNCHERS.has(a))) return { fallback: 'the command is not a plain eslint call (a wrapper or a shell line)' };
+  const i = argv ? toolIndex(argv, (a) => a === 'eslint' || a === 'eslint.js') : -1;
+  if (!argv || i < 0) return { fallback: 'the command is not an eslint call behind launchers only (a wrapper, `env -i`, or a shell line)' };
   const args = argv.slice(i + 1);
   const odd = args.find((a) => NOT_WARM.test(a));
   if (odd !== undefined) return { fallback: `eslint ${odd.split('=')[0]} is run as the command (it writes, reads stdin or prints no lint)` };
+  const start = warmStart(argv.slice(0, i), cwd, env, PER_PROCESS);
+  if ('fallback' in start) return start;
   let pkgFile: string;
   try {
     pkgFile = createRequire(path.join(cwd, 'package.json')).resolve('eslint/package.json');
@@ -48,9 +63,10 @@ export function warmEslintPlan(argv: readonly string[] | undefined, cwd: string,
   const version = (JSON.parse(readFileSync(pkgFile, 'utf8')) as { version?: string }).version ?? '';
   const cli = path.join(pkgDir, 'lib', 'cli.js');
   if (!existsSync(cli)) return { fallback: `eslint ${version} has no lib/cli.js to run in-process` };
-  const bin = argv[i]!.includes('/') ? binTarget(path.resolve(cwd, argv[i]!)) : findOnPath('eslint', env);
+  // The eslint the command runs: found on its PATH, the launchers' variables set (a PATH among them).
+  const bin = argv[i]!.includes('/') ? binTarget(path.resolve(cwd, argv[i]!)) : findOnPath('eslint', start.env);
   if (bin === undefined || !realpathOrSelf(bin).startsWith(realpathOrSelf(pkgDir) + path.sep)) return { fallback: `the command's eslint (${bin ?? 'not found'}) is not the workspace's eslint package` };
-  return { args, cli, version };
+  return { args, cli, version, start };
 }
 
 /** What one warm run gave. */
@@ -74,8 +90,8 @@ interface WorkerMessage {
 export interface WarmEslintOptions {
   cwd: string;
   cli: string;
-  /** The check's environment (provider keys already scrubbed). */
-  env: Record<string, string>;
+  /** How its node starts: the check's environment (provider keys already scrubbed) with the launchers' variables, the node and its flags (./warmLaunch). */
+  start: Pick<WarmStart, 'node' | 'nodeFlags' | 'env'>;
   /** Where running checks are recorded for reaping after a crash. */
   recordDir?: string;
   logger: Logger;
@@ -120,9 +136,9 @@ export class WarmEslint {
   start(): void {
     if (this.child || this.broken !== undefined) return;
     this.marker = randomUUID();
-    const node = findOnPath('node', this.opts.env);
-    const env: Record<string, string> = { ...scrubEnv(this.opts.env), [CHECK_MARKER_ENV]: this.marker, ...(node === undefined ? { ELECTRON_RUN_AS_NODE: '1' } : {}) };
-    const child = spawn(node ?? process.execPath, [programFile('warmEslintWorker.cjs'), JSON.stringify({ cli: this.opts.cli })], { cwd: this.opts.cwd, env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], detached: true });
+    const { node, nodeFlags, env: launched } = this.opts.start;
+    const env: Record<string, string> = { ...scrubEnv(launched), [CHECK_MARKER_ENV]: this.marker, ...(node === undefined ? { ELECTRON_RUN_AS_NODE: '1' } : {}) };
+    const child = spawn(node ?? process.execPath, [...nodeFlags, programFile('warmEslintWorker.cjs'), JSON.stringify({ cli: this.opts.cli })], { cwd: this.opts.cwd, env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], detached: true });
     this.child = child;
     child.stderr?.on('data', (c: Buffer) => {
       this.stderr = (this.stderr + c.toString('utf8')).slice(-4000);
@@ -287,11 +303,18 @@ export class WarmLinters {
     return { r, note: `answered by the warm linter (ESLint ${plan.version} kept loaded; restarted whenever anything but its lint inputs changes)` };
   }
 
-  private linter(check: string, o: { cwd: string; env: Record<string, string> }, plan: Extract<WarmEslintPlan, { cli: string }>): WarmEslint {
-    const key = `${check}\0${o.cwd}\0${plan.cli}`;
+  private linter(check: string, o: { cwd: string }, plan: Extract<WarmEslintPlan, { cli: string }>): WarmEslint {
+    // Another environment (a launcher's variable changed: TIMING=1 prints timings) is another linter.
+    const key = `${check}\0${o.cwd}\0${plan.cli}\0${plan.start.key}`;
     let w = this.byCheck.get(key);
     if (!w) {
-      w = new WarmEslint({ cwd: o.cwd, cli: plan.cli, env: o.env, logger: this.x.logger, ...(this.x.recordDir !== undefined ? { recordDir: this.x.recordDir } : {}) });
+      // The check's linter of another environment is of no further use: the command's launchers changed.
+      for (const [k, old] of this.byCheck) {
+        if (!k.startsWith(`${check}\0`)) continue;
+        this.byCheck.delete(k);
+        void old.stop();
+      }
+      w = new WarmEslint({ cwd: o.cwd, cli: plan.cli, start: plan.start, logger: this.x.logger, ...(this.x.recordDir !== undefined ? { recordDir: this.x.recordDir } : {}) });
       this.byCheck.set(key, w);
     }
     return w;

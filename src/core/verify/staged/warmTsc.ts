@@ -1,7 +1,8 @@
 // The warm type checker: one child process per tsc check, kept for the run's lifetime, holding the
 // program between steps (./programs/warmTscWorker.cjs, run from where it ships: ./programFile). It
-// runs only where it gives what the command gives: a plain `tsc` of the workspace's own `typescript`
-// (5.x or older: tsc 7 is native), no build or watch mode, no project references, nothing emitted.
+// runs only where it gives what the command gives: a `tsc` of the workspace's own `typescript` (5.x
+// or older: tsc 7 is native), behind launchers only and started as they start it (./warmLaunch), no
+// build or watch mode, no project references, nothing emitted.
 // Anywhere else it says why, and the check runs its command. The child is contained like a check:
 // its own process group, the check marker, a record in storage so a crash of ours is reaped; it is
 // killed at the run's end, on cancel and on any fault, and exits by itself when we go.
@@ -15,11 +16,15 @@ import type { Logger } from '../../types';
 import { CHECK_MARKER_ENV } from '../containment';
 import { splitCommand } from '../runner';
 import { binTarget } from '../binTarget';
+import type { Launch } from './launchers';
+import { toolIndex } from './launchers';
 import { programFile } from './programFile';
+import type { WarmStart } from './warmLaunch';
+import { launchText, warmStart } from './warmLaunch';
 import { endWarmChild, findOnPath, realpathOrSelf, recordWarmChild } from './warmChild';
 
 /** How the warm checker is started for a check, or why it cannot be. */
-export type WarmTscPlan = { args: string[]; typescript: string; version: string } | { fallback: string };
+export type WarmTscPlan = { args: string[]; typescript: string; version: string; start: WarmStart } | { fallback: string };
 
 export type WarmOutcome =
   | { kind: 'result'; output: string; exitCode: number; durationMs: number }
@@ -30,18 +35,25 @@ export type WarmOutcome =
 export interface AskedAs {
   cwd: string;
   args: readonly string[];
+  /** The variables the asking call's launchers set for it (Vitest's own: its tsc inherits them). */
+  vars: Readonly<Record<string, string>>;
 }
 
-const LAUNCHERS = new Set(['npx', 'pnpm', 'yarn', 'exec', 'bunx', '--no-install']);
 const MODES = /^(-b|--build|-w|--watch)$/;
 
-/** Whether (and how) a tsc check's command can be run warm, with `env` the check's environment. */
+/**
+ * Whether (and how) a tsc check's command can be run warm, with `env` the check's environment. The
+ * tsc may stand behind launchers (./launchers: `npx tsc`, `cross-env NODE_OPTIONS=… tsc`, `node
+ * node_modules/typescript/bin/tsc`): the worker is then started as they start tsc (./warmLaunch).
+ */
 export function warmTscPlan(command: string, cwd: string, env: Record<string, string>): WarmTscPlan {
   const argv = splitCommand(command);
-  const i = argv ? argv.findIndex((a) => path.basename(a) === 'tsc') : -1;
-  if (!argv || i < 0 || !argv.slice(0, i).every((a) => LAUNCHERS.has(a))) return { fallback: 'the command is not a plain tsc call (a wrapper or a shell line)' };
+  const i = argv ? toolIndex(argv, (a) => a === 'tsc') : -1;
+  if (!argv || i < 0) return { fallback: 'the command is not a tsc call behind launchers only (a wrapper, `env -i`, or a shell line)' };
   const args = argv.slice(i + 1);
   if (args.some((a) => MODES.test(a))) return { fallback: 'tsc in build or watch mode' };
+  const start = warmStart(argv.slice(0, i), cwd, env);
+  if ('fallback' in start) return start;
   let typescript: string;
   try {
     typescript = createRequire(path.join(cwd, 'package.json')).resolve('typescript');
@@ -51,9 +63,10 @@ export function warmTscPlan(command: string, cwd: string, env: Record<string, st
   const pkgDir = path.resolve(path.dirname(typescript), '..');
   const version = (JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version?: string }).version ?? '';
   if (Number(version.split('.')[0]) >= 7) return { fallback: `typescript ${version} is the native tsc 7, which has no program API to keep warm` };
-  const bin = argv[i]!.includes('/') ? binTarget(path.resolve(cwd, argv[i]!)) : findOnPath('tsc', env);
+  // The tsc the command runs: found on its PATH, the launchers' variables set (a PATH among them).
+  const bin = argv[i]!.includes('/') ? binTarget(path.resolve(cwd, argv[i]!)) : findOnPath('tsc', start.env);
   if (bin === undefined || !bin.startsWith(realpathOrSelf(pkgDir) + path.sep)) return { fallback: `the command's tsc (${bin ?? 'not found'}) is not the workspace's typescript package` };
-  return { args, typescript, version };
+  return { args, typescript, version, start };
 }
 
 interface WorkerMessage {
@@ -72,11 +85,14 @@ interface WorkerMessage {
 export interface WarmTscOptions {
   cwd: string;
   plan: Extract<WarmTscPlan, { args: string[] }>;
-  /** The check's environment (provider keys already scrubbed). */
-  env: Record<string, string>;
   /** Where running checks are recorded for reaping after a crash. */
   recordDir?: string;
   logger: Logger;
+}
+
+function sameVars(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => b[k] === a[k]);
 }
 
 /** How long the worker gets to say it is ready (loading typescript) before it counts as broken. */
@@ -116,6 +132,11 @@ export class WarmTsc {
     return this.child !== undefined && this.broken === undefined;
   }
 
+  /** What the command's launchers set for tsc (./warmLaunch), which the worker was started with. */
+  get launch(): Launch {
+    return this.opts.plan.start.launch;
+  }
+
   /** The source files of the program last checked. */
   get files(): number | undefined {
     return this.programFiles;
@@ -134,10 +155,11 @@ export class WarmTsc {
   /** Starts the worker (idempotent); its program is built by the first check. */
   start(): void {
     if (this.child || this.broken !== undefined) return;
-    const node = findOnPath('node', this.opts.env);
-    const env: Record<string, string> = { ...this.opts.env, [CHECK_MARKER_ENV]: this.marker, ...(node === undefined ? { ELECTRON_RUN_AS_NODE: '1' } : {}) };
+    // Started as the command starts tsc: its launchers' variables, its node and that node's flags (./warmLaunch).
+    const { node, nodeFlags, env: launched } = this.opts.plan.start;
+    const env: Record<string, string> = { ...launched, [CHECK_MARKER_ENV]: this.marker, ...(node === undefined ? { ELECTRON_RUN_AS_NODE: '1' } : {}) };
     const init = JSON.stringify({ typescript: this.opts.plan.typescript, args: this.opts.plan.args });
-    const child = spawn(node ?? process.execPath, [programFile('warmTscWorker.cjs'), init], { cwd: this.opts.cwd, env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], detached: true });
+    const child = spawn(node ?? process.execPath, [...nodeFlags, programFile('warmTscWorker.cjs'), init], { cwd: this.opts.cwd, env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], detached: true });
     this.child = child;
     child.stderr?.on('data', (c: Buffer) => {
       this.stderr = (this.stderr + c.toString('utf8')).slice(-4000);
@@ -197,6 +219,13 @@ export class WarmTsc {
     if (this.broken !== undefined) return { kind: 'fallback', reason: this.broken };
     // Never started for this: a worker building the program cold costs what tsc costs.
     if (!this.running) return { kind: 'fallback', reason: 'no warm program (the check was not primed)' };
+    // Another environment is another run of tsc (a NODE_OPTIONS, a variable tsc reads), and so is
+    // another node or node flags (the asking tsc runs by its #! line, the PATH's node): only the same is answered.
+    const mine = this.opts.plan.start.launch;
+    const ownNode = mine.node !== undefined && (mine.node.flags.length > 0 || mine.node.bin.includes('/'));
+    if (ownNode || !sameVars(mine.vars, as.vars)) {
+      return { kind: 'mismatch', reason: `the check's command starts tsc with ${launchText(mine) || 'nothing set'}, the asking call with ${launchText({ vars: { ...as.vars } }) || 'nothing set'}` };
+    }
     const early = await this.ready;
     if (early) return this.fail(early);
     const child = this.child;
