@@ -6,6 +6,7 @@
 // the same kind).
 import type { ParserId } from '../types';
 import { TEST_RUNNER_IDS, resolveScript } from './infer';
+import { tscWritesNothing } from './tscEmit';
 
 export type CheckKind = 'typecheck' | 'lint' | 'test';
 
@@ -13,7 +14,7 @@ export type CheckKind = 'typecheck' | 'lint' | 'test';
 const TYPECHECKER = /^(?:\S*\/)?(?:tsc|vue-tsc|tsgo|svelte-check|glint)(?:\.js)?(?:\s|$)|^node\s+(?:\S*\/)?(?:tsc|vue-tsc)(?:\.js)?(?:\s|$)/;
 /** Linters: ESLint (and gts, xo, standard, which run it), oxlint, Biome's lint. */
 const LINTER = /^(?:\S*\/)?(?:eslint|oxlint|xo|standard|next\s+lint)(?:\s|$)|^(?:\S*\/)?(?:gts\s+(?:lint|check)|biome\s+(?:lint|check|ci))(?:\s|$)/;
-/** A type check that writes nothing: tsc and vue-tsc only with `--noEmit`; the others never emit. */
+/** Type checkers that may emit: a check only where they write nothing (`--noEmit`, or `noEmit` in the tsconfig they read: ./tscEmit); the others never emit. */
 const EMITS = /^(?:\S*\/)?(?:node\s+\S*\/)?(?:tsc|vue-tsc|tsgo)(?:\.js)?(?:\s|$)/;
 /** Flags that make a run a build or a watch, not a check (`lint: eslint . --fix` still lints: its check leaves `--fix` out). */
 const NOT_CHECK_FLAGS = /(?:^|\s)(?:-w|--watch|--emitDeclarationOnly|--declaration|--outDir)(?:[=\s]|$)/;
@@ -57,11 +58,11 @@ export function scriptKinds(scripts: Readonly<Record<string, string>>, name: str
  * mode: `types: vue-tsc --noEmit`, `check:ts: tsc --noEmit -p .`), whatever their name: those no
  * other such script, nor a script in `skip` (the tests, found as such), runs as part of itself.
  */
-export function typecheckEntryPoints(scripts: Readonly<Record<string, string>>, skip: ReadonlySet<string>): string[] {
+export function typecheckEntryPoints(scripts: Readonly<Record<string, string>>, skip: ReadonlySet<string>, dir: string): string[] {
   const checks = Object.keys(scripts).filter((n) => {
     if (skip.has(n) || NOT_A_CHECK.test(n) || /^(?:pre|post)/.test(n)) return false;
     const steps = resolveScript({ ...scripts }, n).filter((s) => s.hook !== true);
-    return steps.length > 0 && steps.every((s) => TYPECHECKER.test(s.command) && !NOT_CHECK_FLAGS.test(s.command) && (!EMITS.test(s.command) || /(?:^|\s)--noEmit(?:[=\s]|$)/.test(s.command)));
+    return steps.length > 0 && steps.every((s) => TYPECHECKER.test(s.command) && !NOT_CHECK_FLAGS.test(s.command) && (!EMITS.test(s.command) || tscWritesNothing(s.command, dir)));
   });
   const runBy = [...checks, ...[...skip].filter((n) => scripts[n] !== undefined)];
   return checks.filter((n) => !runBy.some((m) => m !== n && resolveScript({ ...scripts }, m).some((s) => s.script === n)));

@@ -196,7 +196,7 @@ function typecheckChecks(found: Found, scope: Scope, scripts: Record<string, str
   }
   // A type check under another name (`types: vue-tsc --noEmit`, `test:types: tsc --noEmit`): found by what it runs.
   // Not the tests' nor the lint's own scripts (`lint:types: tsc --noEmit` is found as a lint), nor what they run.
-  const named = typecheckEntryPoints(scripts, new Set([...TEST_SCRIPTS, ...Object.keys(scripts).filter((n) => n === 'lint' || n.startsWith('lint:'))]));
+  const named = typecheckEntryPoints(scripts, new Set([...TEST_SCRIPTS, ...Object.keys(scripts).filter((n) => n === 'lint' || n.startsWith('lint:'))]), scope.dir);
   for (const name of named) {
     found.note(scope, `${name}: scripts.${name} ("${scripts[name]}") runs a type checker without writing files: the project's type check, found by what it runs rather than by its name`);
     addScript(found, scope, scripts, name, 'the project\'s own type check');

@@ -2,13 +2,12 @@
 // emitting, `tsc --build`, coverage output): another check reading those files at the same time sees
 // them half written or gone, so the verifier runs such checks first, one at a time.
 import * as path from 'node:path';
-import { parse } from 'jsonc-parser';
-import { readTextIfPresent } from '../fileText';
 import type { CheckSpec } from '../types';
 import type { CoverageFolders } from './coverageFolders';
 import { coverageFolders } from './coverageFolders';
 import { mayReadFolders } from './coverageReaders';
 import { resolveScript, scriptsIn, splitChain } from './infer';
+import { tscWritesNothing } from './tscEmit';
 
 const scriptsOrNone = (cwd: string): Record<string, string> => scriptsIn(cwd) ?? {};
 
@@ -39,7 +38,7 @@ export function writing(command: string, cwd: string): Writing | undefined {
   const steps = resolveScript(scripts, '\0command');
   for (const s of steps) {
     const where = s.script !== undefined && s.script !== '\0command' ? ` (scripts.${s.script})` : '';
-    if (/^(?:\S*\/)?tsc(?:\s|$)/.test(s.command) && (/(?:^|\s)(?:-b|--build)(?:\s|$)/.test(s.command) || !(/--noEmit\b(?!\s+false\b)/.test(s.command) || configNoEmit(s.command, cwd)))) return { why: `\`${s.command}\`${where} writes its build output` };
+    if (/^(?:\S*\/)?tsc(?:\s|$)/.test(s.command) && !tscWritesNothing(s.command, cwd)) return { why: `\`${s.command}\`${where} writes its build output` };
     if (WRITER.test(s.command)) return { why: `\`${s.command}\`${where} writes files` };
   }
   const bodies = [command, ...new Set(steps.map((s) => s.script).filter((n): n is string => n !== undefined && n !== '\0command'))].map((n) => scripts[n] ?? n);
@@ -55,25 +54,6 @@ export function writing(command: string, cwd: string): Writing | undefined {
     folders.push(...f.folders);
   }
   return why !== undefined ? { why, coverage: { folders: [...new Set(folders)] } } : undefined;
-}
-
-/**
- * Whether the tsconfig a `tsc` call reads (`-p`/`--project`, else the folder's tsconfig.json) sets
- * `noEmit` itself: then the call writes nothing (`tsc -p tsconfig.json` as a project's type check)
- * and runs beside the other checks. A setting only inherited through `extends` is not followed: the
- * call is then taken to write, which only costs it running alone.
- */
-function configNoEmit(command: string, cwd: string): boolean {
-  if (/(?:^|\s)--noEmit\s+false\b/.test(command)) return false;
-  const t = command.trim().split(/\s+/);
-  const i = t.findIndex((a) => a === '-p' || a === '--project');
-  const named = i >= 0 ? t[i + 1] : undefined;
-  let file = path.resolve(cwd, named ?? 'tsconfig.json');
-  if (named !== undefined && !/\.json$/i.test(named)) file = path.join(file, 'tsconfig.json');
-  const text = readTextIfPresent(file, ['ENOTDIR', 'EISDIR']);
-  if (text === undefined) return false;
-  const config = parse(text, [], { allowTrailingComma: true }) as { compilerOptions?: { noEmit?: unknown } } | undefined;
-  return config?.compilerOptions?.noEmit === true;
 }
 
 /** Which checks of a pass run alone, before the others, and what to say of each check that writes. */
