@@ -126,6 +126,12 @@ export function normalizeMessage(message: string, ctx: NormalizeContext): string
     // hex addresses and UUIDs
     .replace(/\b0x[0-9a-f]{4,}\b/gi, '0xA')
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, 'UUID')
+    // Values past a double's integers (a BigInt literal of 10 digits or more, 16 digits or more) and
+    // long hex runs (random ids, digests): drawn from a clock or a random source, they are another
+    // number each run (uuid's v7 tests print 37-digit BigInts), while the test and what it asserts stay
+    .replace(/\b\d{10,}n\b/g, 'BIG')
+    .replace(/\b\d{16,}\b/g, 'BIG')
+    .replace(/\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{16,}\b/gi, 'HEX')
     // seeds, PIDs, ephemeral ports
     .replace(/\b(seed|pid|process)\b(["']?\s*[:=#]?\s*)-?\d+/gi, '$1$2N')
     .replace(/\b(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\]):\d+/g, '$1:PORT')

@@ -1,6 +1,6 @@
 // The failure identity: equal where only noise differs, different where a failure changed.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Failure, VerifyResult } from '../../../src/core/types';
@@ -10,7 +10,7 @@ import { parseOutput } from '../../../src/core/verify/parsers/index';
 import { parseGeneric } from '../../../src/core/verify/parsers/generic';
 import { checkEnv, runCommand } from '../../../src/core/verify/runner';
 import { Verifier } from '../../../src/core/verify/verifier';
-import { copyFixture } from '../../support/fixtures';
+import { REPO, copyFixture, tempTree } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
 
 describe('normalizeMessage', () => {
@@ -57,6 +57,17 @@ describe('normalizeMessage', () => {
     assert.equal(n('ECONNREFUSED 127.0.0.1:53122'), n('ECONNREFUSED 127.0.0.1:40001'));
     assert.equal(n('\u001b[31mexpected\u001b[39m 3'), 'expected 3');
     assert.equal(n('boom\n    at f (src/a.js:3:1)\n    at node:internal/x:1:1\n ❯ test/a.test.js:4:2'), 'boom');
+  });
+
+  it('removes values drawn from a clock or a random source: BigInts, integers past a double, long hex runs', () => {
+    // uuid's v7 tests: `assert.strictEqual` on 37-digit BigInts made from the clock, another each run.
+    assert.equal(n('Expected value to strictly be equal to:\n  2171176712567518384416920363776199330n\nReceived:\n  2171176712567480605485057406614489762n'), n('Expected value to strictly be equal to:\n  2171174512719054354625424535485665191n\nReceived:\n  2171174626498316793475862088790913355n'));
+    assert.equal(n('hrtime 1234567890123456789 past the deadline'), n('hrtime 9876543210987654321 past the deadline'));
+    assert.equal(n("expected 'a3f9c2d4e5b60718293a4b5c6d7e8f90' to equal 'x'"), n("expected '0b1c2d3e4f5a69788796a5b4c3d2e1f0' to equal 'x'"));
+    // What an assertion about a number says stays: ordinary integers, short BigInts, words of hex letters.
+    assert.notEqual(n('expected 123456789012345 to be 1'), n('expected 123456789012346 to be 1'));
+    assert.notEqual(n('Expected: 42n\nReceived: 43n'), n('Expected: 42n\nReceived: 44n'));
+    assert.notEqual(n("'deadbeefcafebabe' is not 'x'"), n("'facadebeefcafeba' is not 'x'"));
   });
 
   it('keeps what makes a failure this failure', () => {
@@ -264,6 +275,32 @@ describe('identity of a real check whose output is cut, checked twice', function
       assert.equal(a.failureHash, b.failureHash);
     } finally {
       s.cleanup();
+    }
+  });
+});
+
+describe('identity of a failure whose values come from the clock and a random source (real Jest)', function () {
+  this.timeout(120000);
+  it('two runs on the same bytes have one identity, and a changed assertion another', async () => {
+    const t = tempTree(
+      {
+        'package.json': '{ "name": "volatile-values", "private": true }',
+        'volatile.test.js': "const { randomBytes } = require('node:crypto');\nconst assert = require('node:assert');\n\ntest('a v7-like value', () => {\n  const v = (BigInt(Date.now()) << 80n) | BigInt('0x' + randomBytes(8).toString('hex'));\n  assert.strictEqual(v, 1n);\n});\n\ntest('a random id', () => {\n  expect(randomBytes(16).toString('hex')).toBe('fixed');\n});\n",
+      },
+      'fug-volatile-',
+    );
+    symlinkSync(path.join(REPO, 'node_modules'), path.join(t.dir, 'node_modules'), 'dir');
+    try {
+      const checks = [{ name: 'test', command: 'jest', parser: 'jest' as const }];
+      const run = () => new Verifier({ root: t.dir, checks, parallel: false, outputLimitKb: 256, flakyReruns: 0 }).verify(undefined, { previous: null });
+      const [a, b] = [await run(), await run()];
+      assert.equal(a.failures.length, 2);
+      assert.notEqual(a.failures.map((f) => f.message).join(), b.failures.map((f) => f.message).join(), 'the messages differ run to run');
+      assert.equal(a.failureHash, b.failureHash);
+      writeFileSync(path.join(t.dir, 'volatile.test.js'), readFileSync(path.join(t.dir, 'volatile.test.js'), 'utf8').replace("toBe('fixed')", "toBe('other')"));
+      assert.notEqual((await run()).failureHash, a.failureHash, 'what the test asserts is still the identity');
+    } finally {
+      t.cleanup();
     }
   });
 });
