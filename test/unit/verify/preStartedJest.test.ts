@@ -19,13 +19,17 @@ import { liveRecorded } from '../../support/procs';
 const LIMIT = 256 * 1024;
 const READY = /^pre-started jest ready/;
 
-/** A logger whose `ready()` resolves once a pre-started Jest said it loaded the runner (and returns that line). */
+/**
+ * A logger whose `ready()` resolves once a pre-started Jest said it loaded the runner (and returns
+ * that line), and rejects once a check was not pre-started or its process said it is not ready.
+ */
 function readyLogger(): { logger: Logger; ready(): Promise<string>; lines: string[] } {
   const lines: string[] = [];
   let waiting: ((l: string) => void) | undefined;
+  const NOT = /: not pre-started: |^pre-started jest not ready/;
   const note = (m: string): void => {
     lines.push(m);
-    if (READY.test(m) || /^pre-started jest not ready/.test(m)) waiting?.(m);
+    if (READY.test(m) || NOT.test(m)) waiting?.(m);
   };
   const logger = { debug: note, info: note, warn: note, error: note } as Logger;
   return {
@@ -33,11 +37,12 @@ function readyLogger(): { logger: Logger; ready(): Promise<string>; lines: strin
     lines,
     ready: () =>
       new Promise<string>((resolve) => {
-        const seen = lines.find((l) => READY.test(l));
+        const seen = lines.find((l) => READY.test(l) || NOT.test(l));
         if (seen !== undefined) return resolve(seen);
         waiting = resolve;
       }).then((l) => {
-        lines.splice(0, lines.length, ...lines.filter((x) => !READY.test(x)));
+        lines.splice(0, lines.length, ...lines.filter((x) => !READY.test(x) && !NOT.test(x)));
+        if (!READY.test(l)) throw new Error(l);
         return l;
       }),
   };
