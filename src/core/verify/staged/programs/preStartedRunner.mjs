@@ -1,9 +1,10 @@
 // @ts-check
 // A pre-started test runner (../preStarted.ts starts it with `node FILE INIT`, INIT the last argument,
 // JSON: the runner package's modules to load, what its bin sets in the environment first, and
-// `hold`: the command it is for, where it can be held). It loads the
-// project's own runner's heavy modules (for Vitest, `vitest/node`: what its CLI imports before it
-// does anything; for Jest, the packages its CLI requires lazily on every run) and, where it can hold it (Vitest 3 and 4: `holdShape`), runs the command
+// `hold`: the command it is for, where it can be held). It loads the project's own runner's heavy
+// modules (for Vitest, `vitest/node`: what its CLI imports before it does anything; for Jest, the
+// packages its CLI requires lazily on every run) and, where it can hold it (Vitest 3 and 4:
+// `holdShape`), runs the command
 // itself up to the moment its test run starts (the config loaded, the Vite servers created, the
 // plugins set up) and holds there. On `go` it becomes (or goes on as) the command: `process.argv`
 // is what the command's node would have (node, the bin entry it ran, the command's arguments) and
