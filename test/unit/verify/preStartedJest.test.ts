@@ -58,7 +58,7 @@ const CONFIG = 'module.exports = {\n  testEnvironment: "node",\n  roots: ["<root
  * test may edit (jest's bin requires jest-cli from where it really is).
  */
 function project(ownJest = false, extra: Record<string, string> = {}): { dir: string; put(rel: string, text: string): void; cleanup(): void } {
-  const t = tempTree({ 'package.json': '{ "name": "pre-started-jest", "private": true }\n', 'jest.config.js': CONFIG, 'src/cart.js': CART(), 'test/t0.test.js': TEST(0), 'test/t1.test.js': TEST(1), ...extra }, 'fug-prejest-');
+  const t = tempTree({ 'package.json': '{ "name": "pre-started-jest", "private": true, "scripts": { "test": "jest --coverage" } }\n', 'jest.config.js': CONFIG, 'src/cart.js': CART(), 'test/t0.test.js': TEST(0), 'test/t1.test.js': TEST(1), ...extra }, 'fug-prejest-');
   const nm = path.join(t.dir, 'node_modules');
   if (!ownJest) {
     symlinkSync(path.join(REPO, 'node_modules'), nm, 'dir');
@@ -259,25 +259,30 @@ describe('pre-started Jest in the verifier: the verdict is the command\'s', func
   // A targeted step: the edit touches cart.js, so the run is t0's alone (--findRelatedTests and our
   // retry runner as --testRunner), in the process pre-started for `jest --coverage`.
   const FLAKY = 'const { existsSync, writeFileSync } = require("node:fs");\nconst { total } = require("../src/cart.js");\n\ntest("flaky once", () => {\n  const first = !existsSync("flaky-ran");\n  writeFileSync("flaky-ran", "");\n  expect(first ? -1 : total([])).toBe(0);\n});\n';
-  const steps: [string, (put: (rel: string, text: string) => void) => string[]][] = [
-    ['a new failure in a targeted step', (put) => (put('src/cart.js', CART(1)), ['src/cart.js'])],
-    ['a new flaky failure in a targeted step (retried in the run)', (put) => (put('test/flaky.test.js', FLAKY), put('src/cart.js', `${CART()}// edited\n`), ['src/cart.js', 'test/flaky.test.js'])],
+  // The check's command an npm script (`npm test`): primed with the runner's own command in it, as the staged runs call it.
+  const steps: [string, (put: (rel: string, text: string) => void) => string[], string][] = [
+    ['a new failure in a targeted step', (put) => (put('src/cart.js', CART(1)), ['src/cart.js']), 'jest --coverage'],
+    ['a new flaky failure in a targeted step (retried in the run)', (put) => (put('test/flaky.test.js', FLAKY), put('src/cart.js', `${CART()}// edited\n`), ['src/cart.js', 'test/flaky.test.js']), 'jest --coverage'],
+    ['a new failure in a targeted step of `npm test`', (put) => (put('src/cart.js', CART(1)), ['src/cart.js']), 'npm test --silent'],
   ];
-  for (const [name, edit] of steps) {
+  for (const [name, edit, command] of steps) {
     it(`${name}: run in the pre-started process, same failures, flakes, identity and green as an unstaged pass`, async () => {
       // Other tests that do not import cart.js: the step's selection is not the whole suite.
       const p = project(false, { 'src/other.js': 'module.exports = { one: () => 1 };\n', 'test/other.test.js': 'const { one } = require("../src/other.js");\ntest("one", () => expect(one()).toBe(1));\n' });
       const storage = `${p.dir}-storage`;
       const log = readyLogger();
-      const staged = new Verifier({ root: p.dir, checks: [CHECK], parallel: false, outputLimitKb: 256, staged: true, storageDir: storage, logger: log.logger });
-      const plain = new Verifier({ root: p.dir, checks: [CHECK], parallel: false, outputLimitKb: 256, staged: false });
+      const checks = [{ ...CHECK, command }];
+      const staged = new Verifier({ root: p.dir, checks, parallel: false, outputLimitKb: 256, staged: true, storageDir: storage, logger: log.logger });
+      const plain = new Verifier({ root: p.dir, checks, parallel: false, outputLimitKb: 256, staged: false });
       try {
         await staged.warm();
         await log.ready();
         const first = await staged.verify(undefined, { previous: null });
         assert.equal(first.green, true);
         await staged.warm();
-        await log.ready();
+        // `npm test` itself ran cold (another command than the process's): the process stays, ready, for the step.
+        if (command.startsWith('npm')) assert.match(log.lines.join('\n'), /check test: the command runs cold: the command is not a plain jest call/);
+        else await log.ready();
         const changed = edit(p.put);
         const v = await staged.verify(undefined, { previous: first, changed });
         // The targeted run (with the in-run retry runner) ran in it; a passing one is followed by the full run, cold.
@@ -289,6 +294,7 @@ describe('pre-started Jest in the verifier: the verdict is the command\'s', func
         assert.deepEqual(v.flaky.map(shown), c.flaky.map(shown));
         assert.equal(v.failureHash, c.failureHash);
         assert.equal(v.green, c.green);
+        if (command.startsWith('npm')) assert.match(log.lines.join('\n'), /check test: jest --coverage --passWithNoTests --findRelatedTests/);
         if (name.includes('flaky')) assert.deepEqual(v.flaky.map((f) => f.file), ['test/flaky.test.js']);
         else assert.equal(v.green, false);
       } finally {

@@ -25,7 +25,7 @@ import { WarmTsc, warmTscPlan } from './warmTsc';
 import type { WarmLintRun } from './warmEslint';
 import type { WarmRunOptions } from './warmChild';
 import { WarmLinters } from './warmEslint';
-import { PreStartedRunners } from './preStarted';
+import { PreStartedRunners, preStartPlan } from './preStarted';
 import { VitestTypecheck } from './vitestTypecheck';
 import { MochaFiles } from './mochaFiles';
 import { runPreScript } from './preScript';
@@ -117,7 +117,10 @@ export class Stager {
       const cwd = this.x.cwd(c);
       if (parserOf(c) === 'eslint') builds.push(this.linters.prime(c.name, splitCommand(c.command), { cwd, env: this.x.env(cwd), timeoutMs: this.x.timeoutMs(c) }));
       if (PreStartedRunners.serves(parserOf(c))) {
-        const argv = splitCommand(this.x.runsAs?.(c) ?? c.command);
+        const runsAs = this.x.runsAs?.(c) ?? c.command;
+        // An npm script (`npm test`): the runner's own command, as the staged runs call it.
+        const resolved = testCommand(runsAs, cwd, parserOf(c));
+        const argv = !('reason' in resolved) && 'fallback' in preStartPlan(parserOf(c), splitCommand(runsAs), cwd, this.x.env(cwd)) ? resolved.argv : splitCommand(runsAs);
         // Primed with the argv its run will have (./vitestTypecheck's flag included).
         const shimmed = argv ? await this.typecheckArgv(c, parserOf(c), argv) : undefined;
         this.preStarted.prime(c.name, parserOf(c), shimmed?.argv ?? argv, cwd, this.x.env(cwd));
