@@ -357,9 +357,10 @@ export class Verifier {
       ...(this.opts.killGraceMs !== undefined ? { killGraceMs: this.opts.killGraceMs } : {}),
       ...(signal ? { signal } : {}),
     };
-    // Once primed: ESLint answers in its warm process, Vitest runs in a pre-started one (./staged/warmEslint, ./staged/preStarted).
+    // Once primed: ESLint answers in its warm process, Vitest and Jest run in a pre-started one (./staged/warmEslint, ./staged/preStarted).
     const warm = await this.stager?.warmRun(spec, parser, argv ?? splitCommand(spec.command), run);
     if (warm && 'fallback' in warm) this.logger.debug(`check ${spec.name}: the command runs cold: ${warm.fallback}`);
+    else if (warm) this.logger.debug(`check ${spec.name}: ${warm.note}`);
     const r = warm && 'r' in warm ? warm.r : await runCommand(run);
     let failures: Failure[];
     let passed: PassedTests | undefined;

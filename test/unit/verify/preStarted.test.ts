@@ -256,7 +256,7 @@ describe('pre-started Vitest: where it is used and where the command runs cold',
       assert.ok('fallback' in preStartPlan('vitest', argv, p.dir, env), argv.join(' '));
     }
     assert.ok('fallback' in preStartPlan('vitest', undefined, p.dir, env), 'a shell line');
-    assert.ok('fallback' in preStartPlan('jest', ['jest'], p.dir, env), 'no runner for jest yet');
+    assert.ok('fallback' in preStartPlan('mocha', ['mocha'], p.dir, env), 'no runner for mocha');
     // A pnpm-style shell wrapper sets its own environment: not a link to the bin.
     mkdirSync(path.join(p.dir, 'bin'));
     writeFileSync(path.join(p.dir, 'bin', 'vitest'), `#!/bin/sh\nbasedir=$(dirname "$0")\nexport NODE_PATH="x"\nexec node "$basedir/../node_modules/vitest/vitest.mjs" "$@"\n`, { mode: 0o755 });

@@ -109,3 +109,26 @@ export function launchOf(prefix: readonly string[]): Launch {
   const n = prefix.findIndex((a) => path.basename(a) === 'node');
   return { vars, ...(n >= 0 ? { node: { bin: prefix[n]!, flags: prefix.slice(n + 1) } } : {}) };
 }
+
+/**
+ * `cross-env A=b … tool …` or `env A=b … tool …` (each launcher `installed`): the variables they set
+ * and the argv they run, with no launcher before it: the argv itself. Undefined where a token before
+ * the tool does more than set a variable to its literal text: a flag of env's, or a value cross-env
+ * rewrites (`$VAR` and `${VAR}` expanded, `;` made the platform's list delimiter, `\` escaping them).
+ */
+export function variablesBefore(argv: readonly string[], installed: (exe: string) => boolean): { vars: Record<string, string>; rest: string[] } | undefined {
+  const vars: Record<string, string> = {};
+  let k = 0;
+  while (k < argv.length && ENV_SETTERS.has(path.basename(argv[k]!))) {
+    const launcher = argv[k]!;
+    for (k++; k < argv.length && ASSIGNMENT.test(argv[k]!); k++) {
+      const eq = argv[k]!.indexOf('=');
+      const value = argv[k]!.slice(eq + 1);
+      if (/[$;\\]/.test(value)) return undefined;
+      vars[argv[k]!.slice(0, eq)] = value;
+    }
+    // One that is not there fails the command ("not found"): only a process of its own says so.
+    if (!installed(launcher)) return undefined;
+  }
+  return { vars, rest: argv.slice(k) };
+}

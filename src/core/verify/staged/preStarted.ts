@@ -20,6 +20,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Socket } from 'node:net';
@@ -28,24 +29,53 @@ import { scrubEnv } from '../../secrets';
 import { CHECK_MARKER_ENV, signalCheck } from '../containment';
 import type { RunCommandResult } from '../runner';
 import { CappedOutput, isExecutableFile } from '../runner';
+import { variablesBefore } from './launchers';
 import { programFile } from './programFile';
 import type { WarmRunOptions } from './warmChild';
 import { endWarmChild, realpathOrSelf, recordWarmChild } from './warmChild';
 
-/** A Node test runner that can be pre-started: its package, the command's name for its bin, and the package exports to load ahead. */
+/**
+ * A Node test runner that can be pre-started: its package, the command's name for its bin, and the
+ * modules to load ahead: `./x`, an export of the package itself; `a > b`, a package as the runner's
+ * own dependencies resolve it (`jest-cli > @jest/core`: @jest/core as jest-cli requires it).
+ * `envDefaults`: what its bin sets before it loads anything, where the environment has no value
+ * (a module loaded ahead reads the environment the bin would give it). `holds`: whether its run can
+ * be held ahead (./programs/preStartedRunner.mjs `holdShape`), else it is import-only.
+ */
 export interface NodeRunner {
   parser: ParserId;
   pkg: string;
   bin: string;
   preload: string[];
+  envDefaults?: Record<string, string>;
+  holds: boolean;
 }
 
-/** What its CLI imports before it reads anything of the project: `vitest/node` is nearly all of Vitest's start. */
-export const NODE_RUNNERS: readonly NodeRunner[] = [{ parser: 'vitest', pkg: 'vitest', bin: 'vitest', preload: ['./node'] }];
+/**
+ * What each CLI loads before it reads anything of the project. `vitest/node` is nearly all of
+ * Vitest's start. Jest requires its packages lazily (each at first use), so the ones every run loads
+ * in its own process are named: its CLI, @jest/core and what @jest/core runs a test run with (config,
+ * haste map, resolver, runtime, transform, runner, reporters, snapshot). None reads the project at
+ * import; the few that read the environment, the cwd or stdout's kind at import (jest-resolve,
+ * @jest/reporters, jest-util's isInteractive) read what the command's process would: the process
+ * has the same cwd, environment (with NODE_ENV as jest's bin sets it) and pipes. The test
+ * environment, jest-circus and the coverage libraries are loaded by the config's choice: not ahead.
+ */
+export const NODE_RUNNERS: readonly NodeRunner[] = [
+  { parser: 'vitest', pkg: 'vitest', bin: 'vitest', preload: ['./node'], holds: true },
+  {
+    parser: 'jest',
+    pkg: 'jest',
+    bin: 'jest',
+    preload: ['jest-cli', ...['@jest/core', 'jest-config', 'jest-util', 'jest-validate', 'yargs', 'chalk'].map((p) => `jest-cli > ${p}`), ...['jest-haste-map', 'jest-resolve', 'jest-runtime', '@jest/transform', 'jest-runner', '@jest/reporters', 'jest-snapshot', 'jest-watcher', '@jest/test-result', '@jest/console'].map((p) => `jest-cli > @jest/core > ${p}`)],
+    envDefaults: { NODE_ENV: 'test' },
+    holds: false,
+  },
+];
 
-/** How a command runs in a pre-started process, or why it cannot. */
+/** How a command runs in a pre-started process, or why it cannot; `vars`: what a launcher before the bin sets (`cross-env A=b`). */
 export type PreStartPlan =
-  | { runner: NodeRunner; node: string; entry: string; bin: string; args: string[]; preload: string[]; version: string }
+  | { runner: NodeRunner; node: string; entry: string; bin: string; args: string[]; preload: string[]; version: string; vars: Record<string, string> }
   | { fallback: string };
 
 /** The path the first `exe` on the check's PATH has, as a spawn (and `/usr/bin/env`) finds it. */
@@ -83,13 +113,37 @@ function exportFile(dir: string, exports: unknown, sub: string): string | undefi
   return rel === undefined ? undefined : path.resolve(dir, rel);
 }
 
+/**
+ * The file a `preload` entry names (NodeRunner): an export of the package at `dir`, or a package as
+ * the chain of dependencies resolves it from there, as `require` finds it (its real path, Node's key).
+ */
+function preloadFile(dir: string, json: Record<string, unknown>, entry: string): string | undefined {
+  if (entry.startsWith('./')) return exportFile(dir, json.exports, entry);
+  let file: string | undefined;
+  for (const name of entry.split(' > ')) {
+    try {
+      file = createRequire(path.join(dir, 'package.json')).resolve(name);
+    } catch {
+      return undefined;
+    }
+    const pkg = packageOf(file, name);
+    if (!pkg) return undefined;
+    dir = pkg.dir;
+  }
+  return file;
+}
+
 /** Whether (and how) `argv`, a `parser` check's command run in `cwd` with `env`, can run in a pre-started process. */
-export function preStartPlan(parser: ParserId, argv: readonly string[] | undefined, cwd: string, env: Record<string, string>): PreStartPlan {
+export function preStartPlan(parser: ParserId, argv: readonly string[] | undefined, cwd: string, outer: Record<string, string>): PreStartPlan {
   const runner = NODE_RUNNERS.find((r) => r.parser === parser);
   if (!runner) return { fallback: `no pre-started runner for ${parser}` };
-  if (!argv || argv.length === 0 || path.basename(argv[0]!) !== runner.bin) return { fallback: `the command is not a plain ${runner.bin} call (a launcher, a wrapper or a shell line)` };
-  const entry = argv[0]!.includes('/') ? path.resolve(cwd, argv[0]!) : onPath(runner.bin, env, cwd);
-  if (entry === undefined || !isExecutableFile(entry)) return { fallback: `${argv[0]} is not found on the check's PATH` };
+  // `cross-env A=b jest`: the process is started with what the launcher would add to the environment.
+  const launched = argv ? variablesBefore(argv, (exe) => (exe.includes('/') ? isExecutableFile(path.resolve(cwd, exe)) : onPath(exe, outer, cwd) !== undefined)) : undefined;
+  const plain = launched?.rest;
+  if (!launched || !plain || plain.length === 0 || path.basename(plain[0]!) !== runner.bin) return { fallback: `the command is not a plain ${runner.bin} call (a launcher other than cross-env or env setting variables, a wrapper or a shell line)` };
+  const env = { ...outer, ...launched.vars };
+  const entry = plain[0]!.includes('/') ? path.resolve(cwd, plain[0]!) : onPath(runner.bin, env, cwd);
+  if (entry === undefined || !isExecutableFile(entry)) return { fallback: `${plain[0]} is not found on the check's PATH` };
   const bin = realpathOrSelf(entry);
   const pkg = packageOf(bin, runner.pkg);
   const own = pkg && (typeof pkg.json.bin === 'string' ? pkg.json.bin : (pkg.json.bin as Record<string, unknown> | undefined)?.[runner.bin]);
@@ -100,9 +154,10 @@ export function preStartPlan(parser: ParserId, argv: readonly string[] | undefin
   if (!/^#!\s*\/usr\/bin\/env\s+node$/.test(shebang)) return { fallback: `${runner.pkg}'s bin starts with \`${shebang}\`, not \`#!/usr/bin/env node\`` };
   const node = onPath('node', env, cwd);
   if (node === undefined) return { fallback: 'no node on the check\'s PATH' };
-  const preload = runner.preload.map((sub) => exportFile(pkg.dir, pkg.json.exports, sub));
-  if (preload.some((p) => p === undefined)) return { fallback: `${runner.pkg} exports no ${runner.preload.join(', ')} to load ahead` };
-  return { runner, node, entry, bin, args: argv.slice(1), preload: preload as string[], version: typeof pkg.json.version === 'string' ? pkg.json.version : '' };
+  const preload = runner.preload.map((entry) => preloadFile(pkg.dir, pkg.json, entry));
+  const missing = runner.preload.filter((_, i) => preload[i] === undefined);
+  if (missing.length > 0) return { fallback: `${runner.pkg} ${typeof pkg.json.version === 'string' ? pkg.json.version : ''} resolves no ${missing.join(', ')} to load ahead` };
+  return { runner, node, entry, bin, args: plain.slice(1), preload: preload as string[], version: typeof pkg.json.version === 'string' ? pkg.json.version : '', vars: launched.vars };
 }
 
 /** What a run needs besides the argv: the command's limits, environment and cancel (as runCommand takes them). */
@@ -178,9 +233,12 @@ export class PreStarted {
 
   /** Spawns the process; it loads the runner and says `ready` (or why not) on fd 3. */
   start(): void {
-    const env = { ...scrubEnv(this.env), [CHECK_MARKER_ENV]: this.marker };
+    // What a launcher before the bin sets reaches it as the launcher passes it (after our scrub of the check's own).
+    const env = { ...scrubEnv(this.env), ...this.plan.vars, [CHECK_MARKER_ENV]: this.marker };
+    const { runner } = this.plan;
+    const init = { preload: this.plan.preload, ...(runner.envDefaults ? { envDefaults: runner.envDefaults } : {}), ...(runner.holds ? { hold: { bin: this.plan.bin, argv1: this.plan.entry, args: this.plan.args } } : {}) };
     // argv0 `node`, as `#!/usr/bin/env node` starts the command's node; stdin as runCommand gives it.
-    const child = spawn(this.plan.node, [programFile('preStartedRunner.mjs'), JSON.stringify({ preload: this.plan.preload, hold: { bin: this.plan.bin, argv1: this.plan.entry, args: this.plan.args } })], { argv0: 'node', cwd: this.cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+    const child = spawn(this.plan.node, [programFile('preStartedRunner.mjs'), JSON.stringify(init)], { argv0: 'node', cwd: this.cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
     this.child = child;
     recordWarmChild(this.x.recordDir, this.marker, child.pid, `pre-started ${this.plan.runner.bin} (${this.cwd})`);
     child.on('error', (e) => this.gone(`it could not start: ${e.message}`));
@@ -221,6 +279,7 @@ export class PreStarted {
   mismatch(plan: Extract<PreStartPlan, { bin: string }>, cwd: string, env: Record<string, string>): string | undefined {
     if (cwd !== this.cwd) return `the check runs in ${cwd}, it was started in ${this.cwd}`;
     if (!sameEnv(env, this.env)) return "the check's environment differs from the one it was started with";
+    if (!sameEnv(plan.vars, this.plan.vars)) return `the command's launcher sets ${JSON.stringify(plan.vars)}, it was started with ${JSON.stringify(this.plan.vars)}`;
     if (plan.entry !== this.plan.entry || plan.bin !== this.plan.bin || plan.node !== this.plan.node) return `the command runs ${plan.entry} with ${plan.node}, it was started for ${this.plan.entry} with ${this.plan.node}`;
     return undefined;
   }

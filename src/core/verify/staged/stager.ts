@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { CheckResult, CheckSpec, Failure, Logger, ParserId } from '../../types';
 import { parseOutput, WHOLE_CHECK_IDS } from '../parsers/index';
-import { scriptsIn } from '../infer';
 import { splitCommand } from '../runner';
 import { checkRecordDir } from '../containment';
 import type { Attempt, Confirmed } from './attempt';
@@ -19,17 +18,18 @@ import { retryDir } from './inRunRetry';
 import { JestRetry } from './jestRetry';
 import { MochaRetry } from './mochaRetry';
 import { VitestRetry } from './vitestRetry';
-import { isTestFile, relatedTestFiles, sourceFiles } from './related';
+import { isTestFile, relatedTestFiles } from './related';
 import type { WarmTscPlan } from './warmTsc';
 import { WarmTsc, warmTscPlan } from './warmTsc';
 import { launchText } from './warmLaunch';
 import type { WarmLintRun } from './warmEslint';
 import type { WarmRunOptions } from './warmChild';
 import { WarmLinters } from './warmEslint';
-import { PreStartedRunners } from './preStarted';
+import { PreStartedRunners, preStartPlan } from './preStarted';
 import { VitestTypecheck } from './vitestTypecheck';
 import { MochaFiles } from './mochaFiles';
 import { runPreScript } from './preScript';
+import { wholeSuite } from './wholeSuite';
 
 /** What the stager needs of the verifier: running a check (narrowed), and the check's setting. */
 export interface StagedExec {
@@ -119,7 +119,10 @@ export class Stager {
       const cwd = this.x.cwd(c);
       if (parserOf(c) === 'eslint') builds.push(this.linters.prime(c.name, splitCommand(c.command), { cwd, env: this.x.env(cwd), timeoutMs: this.x.timeoutMs(c) }));
       if (PreStartedRunners.serves(parserOf(c))) {
-        const argv = splitCommand(this.x.runsAs?.(c) ?? c.command);
+        const runsAs = this.x.runsAs?.(c) ?? c.command;
+        // An npm script (`npm test`): the runner's own command, as the staged runs call it.
+        const resolved = testCommand(runsAs, cwd, parserOf(c));
+        const argv = !('reason' in resolved) && 'fallback' in preStartPlan(parserOf(c), splitCommand(runsAs), cwd, this.x.env(cwd)) ? resolved.argv : splitCommand(runsAs);
         // Primed with the argv its run will have (./vitestTypecheck's flag included).
         const shimmed = argv ? await this.typecheckArgv(c, parserOf(c), argv) : undefined;
         this.preStarted.prime(c.name, parserOf(c), shimmed?.argv ?? argv, cwd, this.x.env(cwd));
@@ -340,7 +343,7 @@ export class Stager {
     let argv: string[] | undefined;
     let note: string;
     const related = relatedTestFiles(cwd, edited);
-    const whole = this.wholeSuite(spec, cwd, new Set([...failing, ...related]));
+    const whole = wholeSuite(spec.command, cwd, new Set([...failing, ...related]));
     let mode: 'targeted' | 'full' = 'targeted';
     if (whole !== undefined) {
       // Narrowing would select every test file there is: the command's own run is no dearer, and it is the full test run.
@@ -382,19 +385,6 @@ export class Stager {
     const apart = held ? ' (not in the same run: the run was the pre-started process\'s own command)' : retry && 'reason' in retry ? ` (not in the same run: ${retry.reason})` : inRun ? ' (those the run did not retry)' : '';
     if (confirmed.attempts.length > 1) note = `${note}; the tests whose result changed re-run${apart}`;
     return checkResult(spec, parser, confirmed, mode, { note });
-  }
-
-  /**
-   * Whether a step's selection holds every test file of the check's folder (as node --test and the
-   * usual layouts name them), so that the command itself can run instead: then the run is the full
-   * test run, which the gate takes as it is. Not where the command is an npm script with `pre`/`post`
-   * scripts (the staged run skips them, the command would not).
-   */
-  private wholeSuite(spec: CheckSpec, cwd: string, selected: ReadonlySet<string>): { tests: string[]; note: string } | undefined {
-    if (selected.size === 0) return undefined;
-    const tests = sourceFiles(cwd).filter(isTestFile);
-    if (tests.length === 0 || tests.some((t) => !selected.has(t)) || hasScriptHooks(spec.command, cwd)) return undefined;
-    return { tests, note: `the failing and related test files are all ${tests.length} test file(s) there are: the command ran itself, the full test run` };
   }
 
   /** Whether the check's pre-started process holds `argv` (with its typecheck flag, as the run would add it) ready to run. */
@@ -458,15 +448,6 @@ export class Stager {
     const cwd = this.x.cwd(spec);
     return files.map((f) => path.relative(cwd, path.resolve(this.x.root, f)).split(path.sep).join('/')).filter((f) => !f.startsWith('..') && !path.isAbsolute(f));
   }
-}
-
-/** Whether the command runs a package.json script that npm runs with a `pre` or `post` script around it. */
-function hasScriptHooks(command: string, cwd: string): boolean {
-  const argv = splitCommand(command);
-  if (!argv || !['npm', 'yarn', 'pnpm'].includes(path.basename(argv[0] ?? ''))) return false;
-  const scripts = scriptsIn(cwd) ?? {};
-  const names = argv.slice(1).map((a) => (a === 't' ? 'test' : a));
-  return names.some((n) => scripts[`pre${n}`] !== undefined || scripts[`post${n}`] !== undefined);
 }
 
 /** Whether each of `tests` failed again in `a`. */

@@ -1,8 +1,10 @@
 // @ts-check
 // A pre-started test runner (../preStarted.ts starts it with `node FILE INIT`, INIT the last argument,
-// JSON: the runner package's modules to load, and `hold`: the command it is for). It loads the
-// project's own runner's heavy modules (for Vitest, `vitest/node`: what its CLI imports before it
-// does anything) and, where it can hold it (Vitest 3 and 4: `holdShape`), runs the command
+// JSON: the runner package's modules to load, what its bin sets in the environment first, and
+// `hold`: the command it is for, where it can be held). It loads the project's own runner's heavy
+// modules (for Vitest, `vitest/node`: what its CLI imports before it does anything; for Jest, the
+// packages its CLI requires lazily on every run) and, where it can hold it (Vitest 3 and 4:
+// `holdShape`), runs the command
 // itself up to the moment its test run starts (the config loaded, the Vite servers created, the
 // plugins set up) and holds there. On `go` it becomes (or goes on as) the command: `process.argv`
 // is what the command's node would have (node, the bin entry it ran, the command's arguments) and
@@ -26,7 +28,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as util from 'node:util';
 import { MessageChannel } from 'node:worker_threads';
 
-/** @type {{ preload: string[], hold?: { bin: string, argv1: string, args: string[] } }} */
+/** @type {{ preload: string[], envDefaults?: Record<string, string>, hold?: { bin: string, argv1: string, args: string[] } }} */
 const init = JSON.parse(process.argv[process.argv.length - 1] ?? '{}');
 const control = new net.Socket({ fd: 3, readable: true, writable: true });
 /** @param {object} m */
@@ -82,6 +84,8 @@ export async function load(url, context, next) {
 async function preload() {
   if (typeof nodeModule.register !== 'function') return `Node ${process.version} has no module.register: what the runner loads could not be watched`;
   nodeModule.register(`data:text/javascript,${encodeURIComponent(HOOKS)}`, { data: { port: channel.port2 }, transferList: [channel.port2] });
+  // What the bin sets before it loads anything where the environment has none (jest's NODE_ENV=test): the modules read it at load.
+  for (const [k, v] of Object.entries(init.envDefaults ?? {})) if (process.env[k] === undefined) process.env[k] = v;
   try {
     for (const file of init.preload) await import(pathToFileURL(file).href);
   } catch (e) {
