@@ -12,6 +12,7 @@ import { prepareChecks } from '../core/launch';
 import { ask, ensureWorker, stopWorker } from '../core/gate/worker/client';
 import { workerPlace } from '../core/gate/worker/place';
 import type { WorkerInfo } from '../core/gate/worker/protocol';
+import type { Logger } from '../core/types';
 import { serveWorker } from '../core/gate/worker/server';
 import { settingsAnswer } from './workspaceSettings';
 
@@ -44,9 +45,24 @@ export async function runWorker(root: string, storageDir: string): Promise<numbe
     storageDir,
     idleMs: idleSeconds * 1000,
     log,
-    prepare: () => prepareChecks({ root, frontEnd: 'hook', storageDir }, { settings: () => settingsAnswer(root, {}) }),
+    // What the checks say of themselves (warm, pre-started, cold and why) goes to the same log; their
+    // debug lines only with FIX_UNTIL_GREEN_DEBUG set, as the CLI's own.
+    prepare: () => prepareChecks({ root, frontEnd: 'hook', storageDir }, { settings: () => settingsAnswer(root, {}), logger: workerLogger(log) }),
   });
   return 0;
+}
+
+/** The checks' logger in the worker: each line into worker.log, marked by its level; debug lines only with FIX_UNTIL_GREEN_DEBUG set. */
+function workerLogger(log: (line: string) => void): Logger {
+  const debug = process.env.FIX_UNTIL_GREEN_DEBUG !== undefined && process.env.FIX_UNTIL_GREEN_DEBUG !== '';
+  return {
+    info: (m) => log(`info: ${m}`),
+    warn: (m) => log(`warn: ${m}`),
+    error: (m) => log(`error: ${m}`),
+    debug: (m) => {
+      if (debug) log(`debug: ${m}`);
+    },
+  };
 }
 
 /** `hook --stop-worker`: ends the folder's worker, if one runs. */

@@ -7,7 +7,7 @@
 // another verdict. The verdict held is the verdict cold (a config that throws included), and the
 // config's globalSetup runs once per run, held or cold.
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Failure, Logger } from '../../../src/core/types';
 import { checkEnv, runCommand } from '../../../src/core/verify/runner';
@@ -132,6 +132,32 @@ describe('pre-started Vitest held before its test run: used only where nothing i
       assert.match(w.fallback, why);
     });
   }
+
+  it("a run of the command in between (it rewrites Vitest's results cache): still used, and the cache read again at the run, as a fresh process reads it", async () => {
+    await primed();
+    const between = await cold();
+    assert.equal(between.exitCode, 0);
+    // The cache the run in between wrote (under node_modules/.vite/vitest, shared through the link
+    // with every project here), with an entry of ours added: a name of this test's own, taken out after.
+    const base = path.join(p.dir, 'node_modules', '.vite', 'vitest');
+    const file = readdirSync(base).map((d) => path.join(base, d, 'results.json')).filter((f) => existsSync(f)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!;
+    type Cache = { results: [string, unknown][]; version: string };
+    const ghost = `:ghost/${path.basename(p.dir)}.test.ts`;
+    const cache = JSON.parse(readFileSync(file, 'utf8')) as Cache;
+    cache.results.push([ghost, { duration: 1, failed: false }]);
+    writeFileSync(file, JSON.stringify(cache));
+    try {
+      const w = await runners.run('test', 'vitest', ARGV, opts());
+      assert.ok(w && 'r' in w, `held: ${w && 'fallback' in w ? w.fallback : 'none'}`);
+      assert.match(w.note, /run ahead up to its test run/);
+      assert.deepEqual(stableVitestOutput(w.r.output), stableVitestOutput(between.output));
+      // Vitest writes back what it read plus this run's: the entry written in between is there.
+      assert.ok((JSON.parse(readFileSync(file, 'utf8')) as Cache).results.some(([k]) => k === ghost), 'the cache was read again at the run');
+    } finally {
+      const now = JSON.parse(readFileSync(file, 'utf8')) as Cache;
+      writeFileSync(file, JSON.stringify({ ...now, results: now.results.filter(([k]) => k !== ghost) }));
+    }
+  });
 
   it('a narrowed run (other arguments) runs cold and leaves the held process for the full command', async () => {
     await primed();

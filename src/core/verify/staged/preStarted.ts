@@ -445,12 +445,15 @@ export class PreStartedRunners {
     this.byCheck.set(check, p);
   }
 
-  /** Whether the check's process holds `argv` itself, ready and unchanged since: a run of exactly `argv` would be served by it. */
-  holds(check: string, parser: ParserId, argv: readonly string[], cwd: string, env: Record<string, string>): boolean {
+  /** Why the check's process would not serve a run of exactly `argv` now (undefined: it holds `argv` itself, ready and unchanged since). */
+  notHolding(check: string, parser: ParserId, argv: readonly string[], cwd: string, env: Record<string, string>): string | undefined {
     const p = this.byCheck.get(check);
-    if (!p?.isHeld) return false;
+    if (!p) return 'none is started';
+    if (!p.isHeld) return p.starting ? 'it is still preparing' : 'it is not held before its test run';
     const plan = preStartPlan(parser, argv, cwd, env);
-    return !('fallback' in plan) && p.sameArgs(plan.args) && p.mismatch(plan, cwd, env) === undefined && p.unusable() === undefined;
+    if ('fallback' in plan) return plan.fallback;
+    if (!p.sameArgs(plan.args)) return `it holds \`${p.plan.args.join(' ')}\`, the run would be \`${plan.args.join(' ')}\``;
+    return p.mismatch(plan, cwd, env) ?? p.unusable();
   }
 
   /** `argv` run by the check's pre-started process; undefined where it has none, `{fallback}` (with why) where it cannot be used. */

@@ -387,12 +387,14 @@ export class Stager {
     return checkResult(spec, parser, confirmed, mode, { note });
   }
 
-  /** Whether the check's pre-started process holds `argv` (with its typecheck flag, as the run would add it) ready to run. */
+  /** Whether the check's pre-started process holds `argv` (with its typecheck flag, as the run would add it) ready to run; where not, the log says why. */
   private async heldRun(spec: CheckSpec, parser: ParserId, argv: readonly string[]): Promise<boolean> {
     if (!PreStartedRunners.serves(parser)) return false;
     const cwd = this.x.cwd(spec);
     const shimmed = await this.typecheckArgv(spec, parser, argv);
-    return this.preStarted.holds(spec.name, parser, shimmed?.argv ?? argv, cwd, this.x.env(cwd));
+    const why = this.preStarted.notHolding(spec.name, parser, shimmed?.argv ?? argv, cwd, this.x.env(cwd));
+    if (why !== undefined) this.x.logger.debug(`check ${spec.name}: the whole suite runs with in-run retries, not in the pre-started process: ${why}`);
+    return why === undefined;
   }
 
   /** Jest, Vitest and mocha retry failing tests inside the targeted run (./inRunRetry); node:test and node-tap are re-run apart. */

@@ -353,6 +353,34 @@ function configFiles(ctx, since) {
 }
 
 /**
+ * Vitest's results cache object where it has the shape read here (Vitest 3 and 4: `readFromCache`,
+ * its `cache` and `workspacesKeyMap` maps), else undefined (its file then stays observed, and a
+ * change to it sends the run cold).
+ * @param {any} ctx
+ */
+function resultsCache(ctx) {
+  const r = ctx?.cache?.results;
+  if (typeof r?.readFromCache !== 'function' || typeof r?.getCachePath !== 'function' || !(r.cache instanceof Map) || !(r.workspacesKeyMap instanceof Map)) return undefined;
+  return typeof r.getCachePath() === 'string' ? r : undefined;
+}
+
+/**
+ * The results cache as a fresh process has it: emptied, then read from its file where there is one.
+ * @param {any} results
+ * @param {any} ctx
+ */
+async function rereadResults(results, ctx) {
+  results.cache = new Map();
+  results.workspacesKeyMap = new Map();
+  if (typeof ctx.version === 'string') results.version = ctx.version;
+  try {
+    await results.readFromCache();
+  } catch {
+    // As Vitest itself: an unreadable cache is no cache.
+  }
+}
+
+/**
  * Runs the command now and holds it where its test run would start: the first call of a RUN_METHODS
  * method waits there for `go`, after `ready` told the parent what the process observed. Output until
  * then is kept and written at `go`. Past the hold, everything passes through.
@@ -383,9 +411,12 @@ function runHeld(shape, hold) {
     const ownDirs = new Set([...own].map((p) => path.dirname(p)));
     /** @type {[string, string, string][]} */
     const seen = [];
+    // Vitest's results cache (the last run's durations and failures, which only order the files) is
+    // read again at `go`, as a fresh process reads it at its start: a run in between rewrote it.
+    const results = resultsCache(ctx);
     for (const [key, [kind, s]] of observed) {
       const p = key.slice(2);
-      if (isOwn(p)) continue;
+      if (isOwn(p) || (results !== undefined && p === results.getCachePath())) continue;
       seen.push([p, kind, kind === 'd' && ownDirs.has(p) ? listingSig(p) : s]);
     }
     send({ type: 'ready', held: true, files: [...modules].filter(([p]) => !isOwn(p)), observed: [...seen, ...config.files] });
@@ -394,6 +425,7 @@ function runHeld(shape, hold) {
       process.stderr.write(`fix-until-green pre-started runner: held for \`${hold.args.join(' ')}\`, asked to run \`${m.args.join(' ')}\`\n`);
       process.exit(70);
     }
+    if (results !== undefined) await rereadResults(results, ctx);
     replayOutput();
     // A reporter's start time, taken when it was made (at the prime): the run's, as a cold run prints it.
     for (const r of Array.isArray(ctx.reporters) ? ctx.reporters : []) {
