@@ -4,7 +4,7 @@
 // (saying why) where an affected file lies outside the patterns, and confirms a flake by its file.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { VerifyResult } from '../../../src/core/types';
 import type { TestCommand } from '../../../src/core/verify/staged/commands';
@@ -12,23 +12,13 @@ import { testCommand } from '../../../src/core/verify/staged/commands';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
+import { scratchFiles } from '../../support/scratchFiles';
 
 describe('staged tests: a Jest command with path patterns of its own', function () {
   this.timeout(240000);
   let s: Scratch;
   let v: Verifier;
-  const file = (rel: string): string => path.join(s.project, rel);
-  const ran = (): string[] => {
-    const log = file('.ran');
-    const lines = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
-    rmSync(log, { force: true });
-    return lines;
-  };
-  const edit = (rel: string, from: string, to: string): void => {
-    const text = readFileSync(file(rel), 'utf8');
-    assert.ok(text.includes(from), `${rel} holds ${from}`);
-    writeFileSync(file(rel), text.replace(from, to));
-  };
+  const { file, ran, edit } = scratchFiles(() => s.project);
   const ids = (r: VerifyResult): string[] => r.failures.map((f) => f.id ?? '').sort();
   const verifier = (staged: boolean): Verifier => new Verifier({ root: s.project, checks: [{ name: 'test', command: 'npm test --silent' }], parallel: false, outputLimitKb: 256, flakyReruns: 1, staged, storageDir: s.storage });
 

@@ -3,29 +3,18 @@
 // step whose affected files include one deeper runs the command in full, saying which, instead of a
 // narrowed run that would run a test the command never runs.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as path from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { VerifyResult } from '../../../src/core/types';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
+import { scratchFiles } from '../../support/scratchFiles';
 
 describe('staged tests: a mocha command naming a folder', function () {
   this.timeout(240000);
   let s: Scratch;
   let v: Verifier;
-  const file = (rel: string): string => path.join(s.project, rel);
-  const ran = (): string[] => {
-    const log = file('.ran');
-    const lines = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
-    rmSync(log, { force: true });
-    return lines;
-  };
-  const edit = (rel: string, from: string, to: string): void => {
-    const text = readFileSync(file(rel), 'utf8');
-    assert.ok(text.includes(from), `${rel} holds ${from}`);
-    writeFileSync(file(rel), text.replace(from, to));
-  };
+  const { file, ran, edit } = scratchFiles(() => s.project);
   const ids = (r: VerifyResult): string[] => r.failures.map((f) => f.id ?? '').sort();
 
   beforeEach(() => {

@@ -3,30 +3,19 @@
 // for the part), then the full suite decides green; a step that breaks a test stops at its file.
 // Each test file logs its loading to `.ran`, which is what the assertions read.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as path from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { VerifyResult } from '../../../src/core/types';
 import { testCommand } from '../../../src/core/verify/staged/commands';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
+import { scratchFiles } from '../../support/scratchFiles';
 
 describe('staged tests: node-tap', function () {
   this.timeout(300000);
   let s: Scratch;
   let v: Verifier;
-  const file = (rel: string): string => path.join(s.project, rel);
-  const ran = (): string[] => {
-    const log = file('.ran');
-    const lines = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
-    rmSync(log, { force: true });
-    return lines;
-  };
-  const edit = (rel: string, from: string, to: string): void => {
-    const text = readFileSync(file(rel), 'utf8');
-    assert.ok(text.includes(from), `${rel} holds ${from}`);
-    writeFileSync(file(rel), text.replace(from, to));
-  };
+  const { ran, edit } = scratchFiles(() => s.project);
   const rows = (r: VerifyResult): string[] => r.failures.map((f) => `${f.file}:${f.line} ${f.id ?? ''}`).sort();
 
   beforeEach(() => {
@@ -81,18 +70,7 @@ describe('staged tests: node-tap behind a tshy pretest', function () {
   this.timeout(300000);
   let s: Scratch;
   let v: Verifier;
-  const file = (rel: string): string => path.join(s.project, rel);
-  const ran = (): string[] => {
-    const log = file('.ran');
-    const lines = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
-    rmSync(log, { force: true });
-    return lines;
-  };
-  const edit = (rel: string, from: string, to: string): void => {
-    const text = readFileSync(file(rel), 'utf8');
-    assert.ok(text.includes(from), `${rel} holds ${from}`);
-    writeFileSync(file(rel), text.replace(from, to));
-  };
+  const { file, ran, edit } = scratchFiles(() => s.project);
   const rows = (r: VerifyResult): string[] => r.failures.map((f) => `${f.file}:${f.line} ${f.id ?? ''}`).sort();
 
   beforeEach(() => {

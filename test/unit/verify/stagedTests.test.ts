@@ -3,12 +3,12 @@
 // passed; a step that breaks a test stops at the targeted set; a flake is confirmed by re-running
 // only its test file. Each test file logs its loading to `.ran`, which is what the assertions read.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as path from 'node:path';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { VerifyResult } from '../../../src/core/types';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { copyFixture } from '../../support/fixtures';
 import type { Scratch } from '../../support/fixtures';
+import { scratchFiles } from '../../support/scratchFiles';
 
 const RUNNERS = ['jest', 'vitest', 'mocha', 'node-test'] as const;
 
@@ -17,19 +17,7 @@ for (const runner of RUNNERS) {
     this.timeout(240000);
     let s: Scratch;
     let v: Verifier;
-    const file = (rel: string): string => path.join(s.project, rel);
-    /** The test files loaded since the last call, in order, and the log cleared. */
-    const ran = (): string[] => {
-      const log = file('.ran');
-      const lines = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
-      rmSync(log, { force: true });
-      return lines;
-    };
-    const edit = (rel: string, from: string, to: string): void => {
-      const text = readFileSync(file(rel), 'utf8');
-      assert.ok(text.includes(from), `${rel} holds ${from}`);
-      writeFileSync(file(rel), text.replace(from, to));
-    };
+    const { file, ran, edit } = scratchFiles(() => s.project);
     const ids = (r: VerifyResult): string[] => r.failures.map((f) => f.id ?? '').sort();
     /** The project made green (its failing test fixed) and verified in full: the state a step starts from. */
     const greenStart = async (): Promise<VerifyResult> => {
