@@ -368,11 +368,14 @@ export class Stager {
     if (pre && 'full' in pre) return pre;
     if (pre?.cancelled) return checkResult(spec, parser, single(pre.cancelled), mode);
     if (pre) note = `${pre.note}${note}`;
-    // The whole suite, held as it is by the check's pre-started process: the command runs there as
-    // it is, without in-run retries (their arguments would leave it unused); new failures are
-    // confirmed apart, as where there are none.
-    const held = argv !== undefined && mode === 'full' && (await this.heldRun(spec, parser, argv));
-    const retry = argv && !held ? this.retryFor(spec, cmd) : undefined;
+    // The whole suite runs as the command is, without in-run retries, where they would cost more
+    // than they save: the held Vitest holds exactly the command (retry arguments leave it unused),
+    // and Jest keys its transform cache on the project config, which our --testRunner changes (every
+    // file transformed again, the cache of the project's own runs unused). Known failures stand; new
+    // ones are confirmed apart, as where there are no in-run retries.
+    const plain = argv === undefined || mode !== 'full' ? undefined : cmd.runner === 'jest' ? 'the run was the command itself: Jest keys its transform cache on the config, which our retry runner would change' : (await this.heldRun(spec, parser, argv)) ? "the run was the pre-started process's own command" : undefined;
+    const asIs = plain !== undefined;
+    const retry = argv && !asIs ? this.retryFor(spec, cmd) : undefined;
     const inRunRetry = retry && !('reason' in retry) ? retry : undefined;
     const known = before.failures.map((f) => ({ file: path.resolve(this.x.root, f.file!), id: f.id ?? '', message: f.message }));
     const first = argv ? await this.x.run(spec, parser, inRunRetry ? inRunRetry.argv(argv, known) : argv, signal) : noRun();
@@ -382,7 +385,7 @@ export class Stager {
     const rerun = await this.confirm(spec, parser, first, [...before.failures, ...(inRun?.retried ?? [])], signal);
     const confirmed = rerun ? { ...rerun, flaky: [...(inRun?.confirmed.flaky ?? []), ...rerun.flaky] } : (inRun?.confirmed ?? single(first));
     if (inRun) note = `${note}; ${inRun.note}`;
-    const apart = held ? ' (not in the same run: the run was the pre-started process\'s own command)' : retry && 'reason' in retry ? ` (not in the same run: ${retry.reason})` : inRun ? ' (those the run did not retry)' : '';
+    const apart = plain !== undefined ? ` (not in the same run: ${plain})` : retry && 'reason' in retry ? ` (not in the same run: ${retry.reason})` : inRun ? ' (those the run did not retry)' : '';
     if (confirmed.attempts.length > 1) note = `${note}; the tests whose result changed re-run${apart}`;
     return checkResult(spec, parser, confirmed, mode, { note });
   }
