@@ -14,6 +14,7 @@ import { checkEnv, runCommand } from '../../../src/core/verify/runner';
 import { PreStartedRunners } from '../../../src/core/verify/staged/preStarted';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { REPO, tempTree } from '../../support/fixtures';
+import { assertSameVerdict } from '../../support/sameVerdict';
 import { liveRecorded, stableVitestOutput } from '../../support/procs';
 
 const ARGV = ['vitest', 'run', '--typecheck'];
@@ -305,11 +306,7 @@ describe('pre-started Vitest held: a step that selects the whole suite runs in i
         else assert.doesNotMatch(test.stagedNote ?? '', /re-run/);
         rmSync(path.join(t.dir, 'flaky-ran'), { force: true });
         const c = await plain.verify(undefined, { previous: null });
-        const shown = (f: Failure): string => `${f.file}:${f.line}:${f.id}:${f.message}`;
-        assert.deepEqual(v.failures.map(shown), c.failures.map(shown));
-        assert.deepEqual(v.flaky.map(shown), c.flaky.map(shown));
-        assert.equal(v.failureHash, c.failureHash);
-        assert.equal(v.green, c.green);
+        assertSameVerdict(v, c);
         if (name === 'a new flaky failure') assert.deepEqual(v.flaky.map((f) => f.file), ['test/flaky.test.ts']);
       } finally {
         await staged.release();

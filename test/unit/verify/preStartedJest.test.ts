@@ -9,11 +9,12 @@
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Failure, Logger } from '../../../src/core/types';
+import type { Logger } from '../../../src/core/types';
 import { checkEnv, runCommand } from '../../../src/core/verify/runner';
 import { PreStartedRunners, preStartPlan } from '../../../src/core/verify/staged/preStarted';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { REPO, tempTree } from '../../support/fixtures';
+import { assertSameVerdict } from '../../support/sameVerdict';
 import { liveRecorded } from '../../support/procs';
 
 const LIMIT = 256 * 1024;
@@ -289,11 +290,7 @@ describe('pre-started Jest in the verifier: the verdict is the command\'s', func
         assert.match(log.lines.join('\n'), /--findRelatedTests src\/cart\.js.* --testRunner \S+retry-runner\.cjs\ncheck test: run in a pre-started process \(jest [\d.]+ loaded ahead/, log.lines.join('\n'));
         rmSync(path.join(p.dir, 'flaky-ran'), { force: true });
         const c = await plain.verify(undefined, { previous: null });
-        const shown = (f: Failure): string => `${f.file}:${f.line}:${f.id}:${f.message}`;
-        assert.deepEqual(v.failures.map(shown), c.failures.map(shown));
-        assert.deepEqual(v.flaky.map(shown), c.flaky.map(shown));
-        assert.equal(v.failureHash, c.failureHash);
-        assert.equal(v.green, c.green);
+        assertSameVerdict(v, c);
         if (command.startsWith('npm')) assert.match(log.lines.join('\n'), /check test: jest --coverage --passWithNoTests --findRelatedTests/);
         if (name.includes('flaky')) assert.deepEqual(v.flaky.map((f) => f.file), ['test/flaky.test.js']);
         else assert.equal(v.green, false);

@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Failure, Logger } from '../../../src/core/types';
+import type { Logger } from '../../../src/core/types';
 import { Verifier } from '../../../src/core/verify/verifier';
 import { REPO, tempTree } from '../../support/fixtures';
+import { assertSameVerdict } from '../../support/sameVerdict';
 
 const CART = (off = 0): string => `exports.total = (lines) => lines.reduce((acc, l) => acc + l.price * l.quantity, ${off});\n`;
 const TEST = (i: number, expected = (i + 1) * 2): string => `const { total } = require('../src/cart');\n\ntest('total ${i}', () => {\n  expect(total([{ price: ${i + 1}, quantity: 2 }])).toBe(${expected});\n});\n`;
@@ -45,11 +46,7 @@ describe('staged tests: a step that selects the whole Jest suite runs the comman
         else assert.doesNotMatch(test.stagedNote ?? '', /re-run/);
         rmSync(path.join(t.dir, 'flaky-ran'), { force: true });
         const c = await plain.verify(undefined, { previous: null });
-        const shown = (f: Failure): string => `${f.file}:${f.line}:${f.id}:${f.message}`;
-        assert.deepEqual(v.failures.map(shown), c.failures.map(shown));
-        assert.deepEqual(v.flaky.map(shown), c.flaky.map(shown));
-        assert.equal(v.failureHash, c.failureHash);
-        assert.equal(v.green, c.green);
+        assertSameVerdict(v, c);
         if (name === 'a new flaky failure') assert.deepEqual(v.flaky.map((f) => f.file), ['test/flaky.test.js']);
       } finally {
         await staged.release();

@@ -117,18 +117,12 @@ export function launchOf(prefix: readonly string[]): Launch {
  * rewrites (`$VAR` and `${VAR}` expanded, `;` made the platform's list delimiter, `\` escaping them).
  */
 export function variablesBefore(argv: readonly string[], installed: (exe: string) => boolean): { vars: Record<string, string>; rest: string[] } | undefined {
-  const vars: Record<string, string> = {};
   let k = 0;
   while (k < argv.length && ENV_SETTERS.has(path.basename(argv[k]!))) {
-    const launcher = argv[k]!;
-    for (k++; k < argv.length && ASSIGNMENT.test(argv[k]!); k++) {
-      const eq = argv[k]!.indexOf('=');
-      const value = argv[k]!.slice(eq + 1);
-      if (/[$;\\]/.test(value)) return undefined;
-      vars[argv[k]!.slice(0, eq)] = value;
-    }
     // One that is not there fails the command ("not found"): only a process of its own says so.
-    if (!installed(launcher)) return undefined;
+    if (!installed(argv[k]!)) return undefined;
+    for (k++; k < argv.length && ASSIGNMENT.test(argv[k]!); k++);
   }
-  return { vars, rest: argv.slice(k) };
+  const { vars } = launchOf(argv.slice(0, k));
+  return Object.values(vars).some((v) => /[$;\\]/.test(v)) ? undefined : { vars, rest: argv.slice(k) };
 }
