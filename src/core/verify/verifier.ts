@@ -18,11 +18,13 @@ import { parseOutput, timedOutFailures } from './parsers/index';
 import { TEST_RUNNERS } from './parsers/locate';
 import { type PassedTests, passingTests } from './parsers/passed';
 import { checkRecordDir } from './containment';
+import { eslintParts } from './checkerChain/plan';
+import { runInParts } from './checkerChain/run';
 import { incompleteList } from './cut';
 import { withNoTests } from './noTests';
 import { checkEnv, runCommand, splitCommand } from './runner';
 import type { Attempt } from './staged/attempt';
-import { checkResult, confirm, looseKey, ranClean } from './staged/attempt';
+import { checkResult, confirm, looseKey, ranClean, withReason } from './staged/attempt';
 import { codeFailures, notInstalled, notInstalledNote } from './notInstalled';
 import { gateReuse } from './staged/gateReuse';
 import { readValues } from './values';
@@ -127,7 +129,7 @@ export class Verifier {
    * so the build overlaps the model call; `release` ends it.
    */
   async warm(): Promise<void> {
-    await this.stager?.prime(this.opts.checks, (c) => this.parserOf(c));
+    await this.stager?.prime(this.opts.checks, (c) => this.parserOf(c), (c) => eslintParts(c.name, c.command, path.resolve(this.opts.root, c.cwd ?? '.'), this.parserOf(c)));
   }
 
   /** Ends every process kept warm for the run; waits until they are gone. */
@@ -289,7 +291,7 @@ export class Verifier {
     const r = await this.stager!.initial(spec, parser, signal);
     if (!('full' in r)) return r;
     this.logger.debug(`check ${spec.name}: runs its command (${r.full})`);
-    return { ...(await this.runCheck(spec, previous, signal)), stagedNote: r.full };
+    return withReason(await this.runCheck(spec, previous, signal), r.full);
   }
 
   /** A check of a step with staged checks on: warm or targeted, else in full with the reason in its note. */
@@ -302,7 +304,7 @@ export class Verifier {
     const { result: staged, note } = await runChained(spec, this.chainOf(spec, of, signal), (run, sig) => this.stager!.stage(run, parser, before, changed, sig));
     if (!('full' in staged)) return { ...staged, command: spec.command, ...(note !== undefined ? { stagedNote: staged.stagedNote !== undefined ? `${note}; ${staged.stagedNote}` : note } : {}) };
     this.logger.debug(`check ${spec.name}: runs in full (${staged.full})`);
-    return { ...(await this.runCheck(spec, previous, signal, of)), stagedNote: staged.full };
+    return withReason(await this.runCheck(spec, previous, signal, of), staged.full);
   }
 
   /**
@@ -361,7 +363,9 @@ export class Verifier {
     const warm = await this.stager?.warmRun(spec, parser, argv ?? splitCommand(spec.command), run);
     if (warm && 'fallback' in warm) this.logger.debug(`check ${spec.name}: the command runs cold: ${warm.fallback}`);
     else if (warm) this.logger.debug(`check ${spec.name}: ${warm.note}`);
-    const r = warm && 'r' in warm ? warm.r : await runCommand(run);
+    // A chain of static checkers (`eslint src && prettier -c src`) runs part by part, its ESLint warm (./checkerChain).
+    const parts = warm && 'r' in warm ? undefined : argv ? undefined : await runInParts(spec.name, parser, run, { warm: async (name, part, o) => this.stager?.warmRun({ name, command: part.line }, 'eslint', part.argv, o), cold: runCommand, debug: (l) => this.logger.debug(l) });
+    const r = warm && 'r' in warm ? warm.r : (parts?.r ?? (await runCommand(run)));
     let failures: Failure[];
     let passed: PassedTests | undefined;
     let missing: Attempt['notInstalled'];
@@ -404,7 +408,7 @@ export class Verifier {
     const incomplete = r.cancelled ? undefined : incompleteList(parser, { text: r.output, cut: machine ? false : r.truncated, exitCode: r.exitCode, timedOut: r.timedOut }, failures);
     if (incomplete) this.logger.info(`check ${spec.name}: its output was cut at ${this.opts.outputLimitKb} KB: ${failures.length} failure(s) read${incomplete.reported !== undefined ? ` of the ${incomplete.reported} its summary counts` : ''}; not compared as a count`);
     this.logger.debug(`check ${spec.name}: exit ${r.exitCode} in ${r.durationMs} ms, ${failures.length} failure(s)`);
-    const warmNote = [warm && 'r' in warm ? warm.note : undefined, typecheck?.note()].filter((n) => n !== undefined && n !== '').join('; ');
+    const warmNote = [warm && 'r' in warm ? warm.note : undefined, parts?.note, typecheck?.note()].filter((n) => n !== undefined && n !== '').join('; ');
     return { r, failures, ...(passed ? { passed } : {}), ...(incomplete ? { incomplete } : {}), ...(missing ? { notInstalled: missing } : {}), ...(warmNote !== '' ? { warm: warmNote } : {}) };
   }
 
@@ -490,3 +494,4 @@ function passSignal(outer: AbortSignal | undefined): { signal: AbortSignal | und
   else outer.addEventListener('abort', onAbort, { once: true });
   return { signal: pass.signal, done: () => outer.removeEventListener('abort', onAbort) };
 }
+

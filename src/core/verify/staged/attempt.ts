@@ -65,6 +65,11 @@ export function checkResult(spec: CheckSpec, parser: ParserId, c: Confirmed, mod
   };
 }
 
+/** A full run's result with why it was full first, then how it ran (a warm linter, a pre-started runner). */
+export function withReason(r: CheckResult, full: string): CheckResult {
+  return { ...r, stagedNote: r.stagedNote !== undefined ? `${full}; ${r.stagedNote}` : full };
+}
+
 /** The shown run's passing tests, none of them a test that counts as failing or flaky. */
 function passedOf(c: Confirmed): Pick<CheckResult, 'passed' | 'passedCapped'> {
   const p = c.shown.passed;

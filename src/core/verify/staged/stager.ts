@@ -104,10 +104,11 @@ export class Stager {
   /**
    * Starts the warm type checkers and has them build their programs (while the model thinks); one
    * already built is left as it is. Each ESLint check's warm linter runs its command once, so the
-   * next pass finds ESLint, its config and plugins loaded. A Vitest check gets a process with Vitest
+   * next pass finds ESLint, its config and plugins loaded (and so does each ESLint part `lintParts`
+   * names, of a check run part by part). A Vitest check gets a process with Vitest
    * loaded, waiting to run its next command (./preStarted).
    */
-  async prime(checks: readonly CheckSpec[], parserOf: (c: CheckSpec) => ParserId): Promise<void> {
+  async prime(checks: readonly CheckSpec[], parserOf: (c: CheckSpec) => ParserId, lintParts?: (c: CheckSpec) => { name: string; argv: string[] }[]): Promise<void> {
     const builds: Promise<unknown>[] = [];
     // The type checkers first: a Vitest check below is primed with its typecheck answered by one (./vitestTypecheck).
     for (const c of checks) {
@@ -118,6 +119,8 @@ export class Stager {
     for (const c of checks) {
       const cwd = this.x.cwd(c);
       if (parserOf(c) === 'eslint') builds.push(this.linters.prime(c.name, splitCommand(c.command), { cwd, env: this.x.env(cwd), timeoutMs: this.x.timeoutMs(c) }));
+      // The ESLint parts of a chain of checkers (`eslint src && prettier -c src`), run part by part (../checkerChain).
+      for (const p of lintParts?.(c) ?? []) builds.push(this.linters.prime(p.name, p.argv, { cwd, env: this.x.env(cwd), timeoutMs: this.x.timeoutMs(c) }));
       if (PreStartedRunners.serves(parserOf(c))) {
         const runsAs = this.x.runsAs?.(c) ?? c.command;
         // An npm script (`npm test`): the runner's own command, as the staged runs call it.
