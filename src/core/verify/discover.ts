@@ -15,7 +15,7 @@ import { missingTool } from './missingTool';
 import type { PnpRunner } from './packageManager';
 import { declares, pnpRunner } from './packageManager';
 import type { Workspace, WorkspacePackage } from './workspaces';
-import { dependentsOf, enclosingWorkspace, workspaceAt } from './workspaces';
+import { checkPrefix, dependentsOf, enclosingWorkspace, workspaceAt } from './workspaces';
 import type { PrerequisitePlan } from './taskGraph/prerequisites';
 import { checkPrerequisites, noPrerequisites } from './taskGraph/discovered';
 
@@ -94,7 +94,13 @@ class Found {
   tasks: { check: string; dir: string; task: string }[] = [];
 
   add(scope: Scope, check: { name: string; command: string; parser: ParserId }, origin: Omit<CheckOrigin, 'parser' | 'package'>, task?: string): void {
-    const name = scope.prefix + check.name;
+    let name = scope.prefix + check.name;
+    // A name another folder's check has (a root script `web:test` beside the package web's `test`): named by its folder too.
+    if (this.origins[name] !== undefined) {
+      const taken = name;
+      for (let n = 1; this.origins[name] !== undefined; n++) name = `${scope.cwd ?? '.'}:${check.name}${n > 1 ? `#${n}` : ''}`;
+      this.notes.push(`${name}: named by its folder: ${taken} is another check's name`);
+    }
     this.checks.push({ ...check, name, ...(scope.cwd !== undefined ? { cwd: scope.cwd } : {}) });
     this.origins[name] = { ...origin, parser: check.parser, ...(scope.pkg !== undefined ? { package: scope.pkg } : {}) };
     if (task !== undefined) this.tasks.push({ check: name, dir: scope.dir, task });
@@ -420,9 +426,9 @@ function fanOutTargets(found: Found, scope: Scope, scripts: Record<string, strin
   }
 }
 
-function packageScope(root: string, p: WorkspacePackage): Scope {
+function packageScope(root: string, p: WorkspacePackage, workspace: Workspace): Scope {
   const cwd = path.relative(root, p.dir).split(path.sep).join('/');
-  return { dir: p.dir, cwd, prefix: `${p.name}:`, label: `${cwd}/package.json`, pkg: p.name, infer: false };
+  return { dir: p.dir, cwd, prefix: `${checkPrefix(p, workspace)}:`, label: `${cwd}/package.json`, pkg: p.name, infer: false };
 }
 
 export function discoverChecks(root: string): Discovery {
@@ -434,15 +440,15 @@ export function discoverChecks(root: string): Discovery {
     discoverIn(found, self, workspace);
     found.notes.push(`workspace: ${workspace.packages.length} package(s) from ${workspace.source}; each is checked by its own scripts, in its own folder`);
     const targets = rootFanOutTargets(workspace);
-    for (const p of workspace.packages) discoverIn(found, { ...packageScope(root, p), targets });
+    for (const p of workspace.packages) discoverIn(found, { ...packageScope(root, p, workspace), targets });
   } else {
     discoverIn(found, self);
     const enclosing = enclosingWorkspace(root);
     if (enclosing !== undefined) {
       // A package of a monorepo: a change here can break the packages that depend on it, so their checks run too.
-      const dependents = dependentsOf(enclosing.workspace, enclosing.self.name);
+      const dependents = dependentsOf(enclosing.workspace, enclosing.self);
       found.notes.push(`workspace: ${enclosing.self.name} is a package of the workspace at ${path.relative(root, enclosing.workspace.root) || '.'}; ${dependents.length > 0 ? `the packages that depend on it are checked too: ${dependents.map((d) => d.name).join(', ')}` : 'no other package depends on it'}`);
-      for (const p of dependents) discoverIn(found, packageScope(root, p));
+      for (const p of dependents) discoverIn(found, packageScope(root, p, enclosing.workspace));
     }
   }
   if (found.checks.length === 0) found.notes.push('nothing found to check: no typecheck, lint or test script, tsconfig.json or ESLint config; set fixUntilGreen.checks');

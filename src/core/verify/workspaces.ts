@@ -117,17 +117,33 @@ export function enclosingWorkspace(dir: string): { workspace: Workspace; self: W
   }
 }
 
-/** The packages that depend on `name`, directly or through others, in the workspace's order. */
-export function dependentsOf(workspace: Workspace, name: string): WorkspacePackage[] {
-  const hit = new Set<string>([name]);
+/**
+ * What a package's checks are named by (`<this>:<script>`): its name; where packages of the workspace
+ * share a name (an example copied with its package.json: gql.tada's two `example-pokemon-api`), each
+ * of those by its folder instead, so no two checks share a name.
+ */
+export function checkPrefix(p: WorkspacePackage, workspace: Workspace): string {
+  if (workspace.packages.filter((q) => q.name === p.name).length < 2) return p.name;
+  return path.relative(workspace.root, p.dir).split(path.sep).join('/');
+}
+
+/**
+ * The packages that depend on `self`, directly or through others, in the workspace's order. Followed
+ * by folder: a package whose name another shares (./checkPrefix) is not taken for a dependent of
+ * what only the other depends on.
+ */
+export function dependentsOf(workspace: Workspace, self: WorkspacePackage): WorkspacePackage[] {
+  const hit = new Set<string>([self.dir]);
+  const names = new Set<string>([self.name]);
   for (let grew = true; grew; ) {
     grew = false;
     for (const p of workspace.packages) {
-      if (!hit.has(p.name) && p.deps.some((d) => hit.has(d))) {
-        hit.add(p.name);
+      if (!hit.has(p.dir) && p.deps.some((d) => names.has(d))) {
+        hit.add(p.dir);
+        names.add(p.name);
         grew = true;
       }
     }
   }
-  return workspace.packages.filter((p) => p.name !== name && hit.has(p.name));
+  return workspace.packages.filter((p) => p.dir !== self.dir && hit.has(p.dir));
 }

@@ -268,7 +268,7 @@ describe('check discovery', function () {
     assert.ok(d.notes.includes('web:test:unit: apps/web/package.json scripts.test:unit ("mocha -r tsx") is not run: the workspace root\'s fan-out runs its own tests (test) in each package, not scripts.test:unit'), d.notes.join('\n'));
     const ws = workspaceAt(dir)!;
     assert.equal(ws.source, 'pnpm-workspace.yaml');
-    assert.deepEqual(dependentsOf(ws, '@x/core').map((p) => p.name), ['web', '@x/ui']);
+    assert.deepEqual(dependentsOf(ws, ws.packages.find((p) => p.name === '@x/core')!).map((p) => p.name), ['web', '@x/ui']);
     // yarn's object form, run in a package: its own scripts, then its dependents' in their folders.
     rmSync(path.join(dir, 'pnpm-workspace.yaml'));
     write('package.json', JSON.stringify({ name: 'root', workspaces: { packages: ['packages/*', 'apps/*'] } }));
@@ -281,6 +281,26 @@ describe('check discovery', function () {
       ['@x/ui:test', '../ui'],
     ]);
     assert.match(inCore.notes.join('\n'), /workspace: @x\/core is a package of the workspace at \.\.\/\.\.; the packages that depend on it are checked too: web, @x\/ui/);
+  });
+
+  it('packages that share a name (an example copied with its package.json) are named by their folders, and a package check named like a root check gets its folder too: no two checks share a name', () => {
+    write('pnpm-workspace.yaml', "packages:\n  - 'examples/*'\n  - 'packages/*'\n");
+    write('package.json', JSON.stringify({ name: 'root', scripts: { 'lint:test': 'eslint test' } }));
+    write('examples/api/package.json', JSON.stringify({ name: '@x/example-api', scripts: { test: 'vitest run' } }));
+    write('examples/vue/package.json', JSON.stringify({ name: '@x/example-api', scripts: { test: 'vitest run' } }));
+    write('packages/lint/package.json', JSON.stringify({ name: 'lint', scripts: { test: 'jest' } }));
+    const d = discoverChecks(dir);
+    assert.deepEqual(d.checks.map((c) => [c.name, c.cwd ?? '.']), [
+      ['lint:test', '.'],
+      ['examples/api:test', 'examples/api'],
+      ['examples/vue:test', 'examples/vue'],
+      ['packages/lint:test', 'packages/lint'],
+    ]);
+    assert.equal(d.origins['examples/vue:test']!.package, '@x/example-api');
+    assert.match(d.notes.join('\n'), /packages\/lint:test: named by its folder: lint:test is another check's name/);
+    // Seen from a package of that workspace: its dependents are named the same way.
+    write('examples/vue/package.json', JSON.stringify({ name: '@x/example-api', dependencies: { lint: 'workspace:*' }, scripts: { test: 'vitest run' } }));
+    assert.deepEqual(discoverChecks(path.join(dir, 'packages', 'lint')).checks.map((c) => c.name), ['test', 'examples/vue:test']);
   });
 
   it('a solution tsconfig (project references, JSONC) is checked with `tsc -b`', () => {
