@@ -134,6 +134,22 @@ describe('which commands run part by part', () => {
     assert.match(reason('npm run one --silent'), /no chain/);
     assert.match(reason('npm run lint --silent', 'vitest'), /no chain of static checkers/);
   });
+
+  it("not where npm's settings change how it runs a script (`node-options` sets NODE_OPTIONS for it, `script-shell`)", () => {
+    writeFileSync(path.join(p.dir, '.npmrc'), 'fund=false\nnode-options=--max-old-space-size=4096\n');
+    try {
+      assert.match(reason('npm run lint --silent'), /\.npmrc sets node-options/);
+    } finally {
+      rmSync(path.join(p.dir, '.npmrc'));
+    }
+    process.env.npm_config_script_shell = '/bin/bash';
+    try {
+      assert.match(reason('npm run lint --silent'), /npm_config_script_shell is set/);
+    } finally {
+      delete process.env.npm_config_script_shell;
+    }
+    assert.equal(reason('npm run lint --silent'), 'eslint src | prettier --check src');
+  });
 });
 
 describe('a chain of checkers in the verifier', function () {

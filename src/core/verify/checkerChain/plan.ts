@@ -7,10 +7,14 @@
 // code is the failing part's, as npm hands the shell's on. So the ESLint part can be answered by its
 // warm linter (../staged/warmEslint: byte for byte what the command prints).
 // Only where that is exact: npm's own script run quieted (`--silent`: no banner lines to miss), no
+// npm setting that changes how scripts run (`node-options`, `script-shell`), no
 // `pre`/`post` script around any script it runs, every step a plain command (no shell syntax: no
 // globs, quotes or variables a shell would expand, ../runner splitCommand), and every step one of
 // the static checkers below behind launchers only (npx, cross-env): tools that read nothing npm sets
 // for a script (npm_package_*, npm_lifecycle_event). Anything else runs through npm, as written.
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { readTextIfPresent } from '../../fileText';
 import type { ParserId } from '../../types';
 import { splitCommand } from '../runner';
 import { packageScripts } from '../staged/commands';
@@ -42,6 +46,8 @@ export function checkerChain(command: string, cwd: string, parser: ParserId): Ch
   const own = splitCommand(command);
   let body: string;
   if (own) {
+    const npmrc = scriptConfig(cwd);
+    if (npmrc !== undefined) return { reason: npmrc };
     const name = quietScript(own);
     if (name === undefined) return { reason: 'the command is no `npm run <script> --silent`' };
     const s = plainScript(scripts, name);
@@ -54,6 +60,31 @@ export function checkerChain(command: string, cwd: string, parser: ParserId): Ch
   if ('reason' in parts) return parts;
   if (parts.length < 2) return { reason: 'the command is no chain' };
   return { parts };
+}
+
+/** npm settings that change how a script runs (`node-options` sets NODE_OPTIONS for it; `script-shell`), read where npm reads them: its environment, the global, the user's and the project's npmrc files. */
+const SCRIPT_SETTINGS = /^\s*(node-options|script-shell)\s*=/m;
+
+/** Why npm would run the script otherwise than its shell line says, or undefined. */
+function scriptConfig(cwd: string): string | undefined {
+  for (const k of Object.keys(process.env)) if (/^npm_config_(node_options|script_shell)$/i.test(k)) return `npm's ${k} is set: it changes how npm runs the script`;
+  const env = (k: string): string | undefined => process.env[`npm_config_${k}`] ?? process.env[`NPM_CONFIG_${k.toUpperCase()}`];
+  const user = env('userconfig') ?? path.join(os.homedir(), '.npmrc');
+  const global = env('globalconfig') ?? path.join(path.dirname(path.dirname(process.execPath)), 'etc', 'npmrc');
+  const files = [global, user, ...ancestors(cwd).map((d) => path.join(d, '.npmrc'))];
+  for (const f of files) {
+    const m = SCRIPT_SETTINGS.exec(readTextIfPresent(f, ['EISDIR', 'ENOTDIR', 'EACCES']) ?? '');
+    if (m) return `${f} sets ${m[1]}: it changes how npm runs the script`;
+  }
+  return undefined;
+}
+
+function ancestors(dir: string): string[] {
+  const out: string[] = [];
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    out.push(d);
+    if (path.dirname(d) === d) return out;
+  }
 }
 
 /** The script an `npm run <name> --silent` (or `npm test -s`) runs; undefined for anything else. */
