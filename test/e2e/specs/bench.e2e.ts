@@ -116,6 +116,9 @@ describe('Fix Until Green in VS Code: Benchmark Models on This Repository…', f
     const worktrees = gitIn(repo.root, ['worktree', 'list', '--porcelain']).split('\n').filter((l) => l.startsWith('worktree '));
     assert.deepEqual(worktrees, [`worktree ${repo.root}`], 'no worktree of a task copy left registered');
     assert.equal(userState(repo.root), userBefore, "the user's working tree and index are as they were");
+    // The report opens with that message (src/vscode/benchUi.ts) and takes the focus when it shows: a
+    // palette opened before then is closed under the command being typed (a CI failure). Wait for it.
+    await vs.panel().locator('[data-testid="summary-table"]').waitFor({ timeout: 60000 });
     await vs.runCommand('View: Close All Editors');
   });
 
