@@ -17,7 +17,8 @@ import * as path from 'node:path';
 import { readTextIfPresent } from '../../fileText';
 import type { ParserId } from '../../types';
 import { splitCommand } from '../runner';
-import { packageScripts } from '../staged/commands';
+import { STATIC_PARSERS } from '../chainOnce';
+import { packageScripts, plainSteps } from '../staged/commands';
 import { toolIndex } from '../staged/launchers';
 
 /** One step of the chain: its line, the argv it runs, and the checker it runs. */
@@ -34,14 +35,12 @@ export interface CheckerChain {
 
 /** The checkers a chain may be made of: each reads its config and its files, and nothing npm sets. */
 const CHECKERS = new Set(['eslint', 'prettier', 'tsc', 'biome', 'oxlint']);
-/** Checks read by these parsers are static checkers, or chains of them (`eslint . && prettier -c .` is read with the prettier parser). */
-const STATIC: ReadonlySet<ParserId> = new Set(['tsc', 'eslint', 'biome', 'oxlint', 'prettier']);
 /** How deep scripts that call scripts are followed (`lint: npm run lint:js && npm run lint:format`). */
 const MAX_DEPTH = 4;
 
 /** The chain `command` runs, part by part, or why it runs as written. */
 export function checkerChain(command: string, cwd: string, parser: ParserId): CheckerChain | { reason: string } {
-  if (!STATIC.has(parser)) return { reason: `a ${parser} check is no chain of static checkers` };
+  if (!STATIC_PARSERS.has(parser)) return { reason: `a ${parser} check is no chain of static checkers` };
   const scripts = packageScripts(cwd) ?? {};
   const own = splitCommand(command);
   let body: string;
@@ -109,9 +108,10 @@ function plainScript(scripts: Record<string, unknown>, name: string): string | {
 
 /** A script body's steps as parts, scripts it calls through npm followed (quieted by the outer `--silent`, as npm passes its log level on). */
 function partsOf(body: string, scripts: Record<string, unknown>, depth: number): ChainPart[] | { reason: string } {
-  if (/\|\||[;|<>`$()]|&(?!&)/.test(body.replaceAll('&&', ' '))) return { reason: 'the script needs a shell for more than `&&`' };
+  const lines = plainSteps(body);
+  if (!lines) return { reason: 'the script needs a shell for more than `&&`' };
   const out: ChainPart[] = [];
-  for (const line of body.split('&&').map((s) => s.trim())) {
+  for (const line of lines) {
     const argv = splitCommand(line);
     if (!argv) return { reason: `\`${line}\` needs a shell (globs, quotes, variables)` };
     const called = argv[0] === 'npm' ? calledScript(argv) : undefined;

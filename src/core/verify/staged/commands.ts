@@ -390,7 +390,7 @@ export function stepsWithPre(command: string, cwd: string, withPost = false): { 
 }
 
 /** A line's `&&` steps, or undefined where it needs a shell for more (`||`, `;`, pipes, redirections). */
-function plainSteps(body: string): string[] | undefined {
+export function plainSteps(body: string): string[] | undefined {
   if (CHAIN_OTHER_SHELL.test(body.replaceAll('&&', ' '))) return undefined;
   return body.split('&&').map((step) => step.trim());
 }
